@@ -1,0 +1,56 @@
+/* gpusizer: small shared helpers: checked arithmetic, allocation that exits
+ * on failure, atomic file writes. */
+#ifndef GS_UTIL_H
+#define GS_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+
+#define GS_GIB (1024.0 * 1024.0 * 1024.0)
+
+/* Overflow-checked unsigned arithmetic: false on overflow. */
+static inline bool gs_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return !__builtin_mul_overflow(a, b, r);
+}
+static inline bool gs_add_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return !__builtin_add_overflow(a, b, r);
+}
+
+/* Allocation: print "gpusizer: out of memory" and exit 14 on failure.
+ * The caller owns (and frees) what these return. */
+void *gs_xmalloc(size_t n);
+void *gs_xcalloc(size_t n, size_t size);
+void *gs_xrealloc(void *p, size_t n);
+char *gs_xstrdup(const char *s);
+
+/* Read a whole file (at most max bytes) into a NUL-terminated malloc'd
+ * buffer the caller frees. GS_EIO / GS_EINPUT naming the path. */
+gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_error *e);
+
+/*
+ * Atomic file write: gs_atomic_open creates "<path>.tmp.<pid>.XXXXXX" in
+ * the same directory; gs_atomic_commit flushes, fsyncs and renames it over
+ * path; gs_atomic_abort closes and unlinks it. Every temporary is also
+ * removed at exit or on SIGINT/SIGTERM/SIGHUP if still open.
+ */
+typedef struct gs_atomic {
+	FILE *fp;
+	char path[4096];
+	char tmp[4096];
+} gs_atomic;
+gs_err gs_atomic_open(gs_atomic *w, const char *path, gs_error *e);
+gs_err gs_atomic_commit(gs_atomic *w, gs_error *e);
+void gs_atomic_abort(gs_atomic *w);
+/* Write a whole buffer atomically. */
+gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_error *e);
+
+/* mkdir -p; GS_EIO naming the path. */
+gs_err gs_mkdirs(const char *path, gs_error *e);
+
+#endif
