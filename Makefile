@@ -72,3 +72,5 @@ clean:
 	rm -rf build gpusizer
 
 -include $(OBJ:.o=.d)
+# Targets contributed per area (fuzz, bench, ...).
+-include $(wildcard mk/*.mk)

@@ -1,0 +1,92 @@
+/* gpusizer: the sizing matrix as the report writers see it, and the one
+ * interface every output format implements. Rows are streamed: a writer
+ * must not need all rows of the sweep in memory at once (a sweep may have
+ * millions of cells); it may keep one model's rows. */
+#ifndef GS_REPORT_H
+#define GS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "engine.h"
+#include "err.h"
+#include "gpu.h"
+#include "settings.h"
+
+/* Verdict of one configuration on one GPU class at one GPU count. */
+typedef enum gs_verdict {
+	GS_FITS = 0,        /* device <= usable, headroom >= 10%            */
+	GS_TIGHT,           /* fits with under 10% headroom                  */
+	GS_NO_FIT,          /* device > usable                               */
+	GS_NOT_RUNNABLE,    /* needs bf16/fp8 the GPU lacks                  */
+	GS_VERDICT_MAX
+} gs_verdict;
+
+#define GS_TIGHT_HEADROOM 0.10
+
+/* A model of the sweep (borrowed by writers; owned by the driver). */
+typedef struct gs_model {
+	const char *id;        /* "meta-llama/Llama-3.1-8B" or a config path */
+	const char *slug;      /* file-name-safe: "meta-llama--Llama-3.1-8B" */
+	const gs_arch *arch;
+	const char *param_source; /* where params_total was checked, e.g. "config tally; Hub safetensors 8030261248" */
+} gs_model;
+
+/* One configuration row: a model, settings (incl. gpus count and sharding)
+ * and its estimates. `seeds` holds the seeds' formulas for the same row,
+ * indexed by gs_formula (seeds[GS_F_DETAILED] unused). */
+typedef struct gs_row {
+	size_t index;          /* stable across runs: order of the sweep */
+	const gs_model *model;
+	gs_settings settings;
+	char label[160];       /* gs_settings_label */
+	char id[64];           /* stable row id, e.g. "llama-3-1-8b-r0042", for verify */
+	gs_estimate est;       /* detailed */
+	gs_estimate seeds[GS_F_MAX];
+	gs_err err;            /* GS_OK, or why this row has no estimate */
+	char err_msg[256];
+} gs_row;
+
+/* Verdict of a row on a GPU class (pure): uses est.device vs usable_bytes
+ * and the precision's need for bf16/fp8. headroom = 1 - device/usable. */
+gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom);
+const char *gs_verdict_name(gs_verdict v); /* "fits", "tight", "does not fit", "not runnable" */
+
+/* What every writer gets at the start. */
+typedef struct gs_report_meta {
+	const char *spec_path;
+	const char *out_dir;       /* write files under here (atomically) */
+	const gs_gpu *gpus;        /* the GPU classes (columns), sorted */
+	size_t n_gpus;
+	const gs_model *models;
+	size_t n_models;
+	int64_t epoch;             /* SOURCE_DATE_EPOCH or spec "date"; for XLSX */
+	const char *tool_version;
+	const char *assumptions;   /* Markdown text: the named assumptions */
+} gs_report_meta;
+
+/* One output format. Calls: begin, then for each model: model_begin, rows,
+ * model_end, then end. free is always called (also after a failure).
+ * Writers write through gs_atomic (util.h): a failure leaves old files. */
+typedef struct gs_writer gs_writer;
+struct gs_writer {
+	const char *name; /* "md", "html", "xlsx", "json", "csv" */
+	gs_err (*begin)(gs_writer *w, const gs_report_meta *m, gs_error *e);
+	gs_err (*model_begin)(gs_writer *w, const gs_model *model, gs_error *e);
+	gs_err (*row)(gs_writer *w, const gs_row *r, gs_error *e);
+	gs_err (*model_end)(gs_writer *w, const gs_model *model, gs_error *e);
+	gs_err (*end)(gs_writer *w, gs_error *e);
+	void (*free)(gs_writer *w);
+	void *state;
+};
+
+/* Constructors, one per format (each in report_<fmt>.c). */
+gs_writer *gs_writer_md(void);   /* Markdown (+ SVG charts); HTML derives from it */
+gs_writer *gs_writer_html(void);
+gs_writer *gs_writer_xlsx(void);
+gs_writer *gs_writer_json(void);
+gs_writer *gs_writer_csv(void);
+
+#endif
