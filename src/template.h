@@ -1,0 +1,120 @@
+/* gpusizer: a small text template engine for the Markdown reports, and the
+ * growable text buffer the report writers share.
+ *
+ * Data model: a tree of values (string, number, bool, list, map) that the
+ * caller builds with gs_tv_*. A container owns what is added to it: adding a
+ * value hands it over, and gs_tv_free on the root frees the whole tree.
+ * Strings and keys are copied. Maps keep insertion order.
+ *
+ * Template syntax (see templates/README.md):
+ *   {{ a.b }}        the value, escaped by the environment's escape function
+ *   {{& a.b }}       the value, raw
+ *   {{ "text" }}     a literal (escaped); {{& "{{" }} prints "{{"
+ *   {% for x in a.list %} ... {% endfor %}   x, loop.index (1-based),
+ *                    loop.first, loop.last, loop.length inside
+ *   {% if [not] a.b %} ... {% elif [not] c %} ... {% else %} ... {% endif %}
+ *   {% include "partials/legend.md.tmpl" %}   (depth limit GS_TMPL_MAX_DEPTH)
+ *   {# comment #}
+ * A {% %} or {# #} tag alone on its line takes the whole line with it (its
+ * leading blanks and its newline), so block tags do not leave blank lines.
+ * Truth: false, 0, "" and the empty list are false; everything else true.
+ * Numbers print as integers when integral, else with 2 decimals; numbers
+ * and bools are printed unescaped.
+ * An unknown variable is an error (in output, if and for alike), as is
+ * printing a list or a map. Every error is GS_ETEMPLATE with a message
+ * "DIR/NAME:LINE: what", naming the template file that holds the tag.
+ */
+#ifndef GS_TEMPLATE_H
+#define GS_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* ---- growable text buffer ---- */
+
+#define GS_TBUF_MAX ((size_t)1 << 30) /* past this, too_big is set and adds are dropped */
+
+typedef struct gs_tbuf {
+	char *p;      /* NUL-terminated when non-NULL; owned, free with gs_tbuf_free */
+	size_t len;
+	size_t cap;
+	bool too_big; /* an add would have passed GS_TBUF_MAX */
+} gs_tbuf;
+
+/* Start a buffer with { 0 } (or gs_tbuf_init). Allocation failure exits
+ * (gs_xrealloc). */
+void gs_tbuf_init(gs_tbuf *b);
+void gs_tbuf_add(gs_tbuf *b, const char *s, size_t n);
+void gs_tbuf_puts(gs_tbuf *b, const char *s);
+void gs_tbuf_putc(gs_tbuf *b, char c);
+/* printf into the buffer. Use it for integers and strings only: doubles go
+ * through gs_fmt_fixed (mdesc.h), which does not depend on the locale. */
+void gs_tbuf_printf(gs_tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gs_tbuf_reset(gs_tbuf *b); /* len = 0, keeps the memory */
+void gs_tbuf_free(gs_tbuf *b);  /* frees and zeroes; safe on a zeroed buffer */
+
+/* ---- values ---- */
+
+typedef enum gs_tv_kind { GS_TV_STR = 0, GS_TV_NUM, GS_TV_BOOL, GS_TV_LIST, GS_TV_MAP } gs_tv_kind;
+
+typedef struct gs_tval gs_tval;
+
+/* Constructors return a new value the caller owns (until added to a list
+ * or a map). Allocation failure exits. */
+gs_tval *gs_tv_str(const char *s);            /* copies s (NULL = "") */
+gs_tval *gs_tv_strn(const char *s, size_t n); /* copies n bytes */
+gs_tval *gs_tv_num(double v);
+gs_tval *gs_tv_bool(bool b);
+gs_tval *gs_tv_list(void);
+gs_tval *gs_tv_map(void);
+
+/* Append v to a list / set key in a map (replacing an older value, which is
+ * freed). Takes ownership of v; returns v (borrowed) for chaining. */
+gs_tval *gs_tv_push(gs_tval *list, gs_tval *v);
+gs_tval *gs_tv_set(gs_tval *map, const char *key, gs_tval *v);
+/* Shorthands for gs_tv_set(map, key, gs_tv_str(s)) etc. */
+gs_tval *gs_tv_set_str(gs_tval *map, const char *key, const char *s);
+gs_tval *gs_tv_set_num(gs_tval *map, const char *key, double v);
+gs_tval *gs_tv_set_bool(gs_tval *map, const char *key, bool b);
+
+gs_tv_kind gs_tv_kind_of(const gs_tval *v);
+/* Borrowed lookups: the value under key (NULL if none or not a map); the
+ * list's length and i-th item. */
+const gs_tval *gs_tv_get(const gs_tval *map, const char *key);
+size_t gs_tv_len(const gs_tval *list);
+const gs_tval *gs_tv_at(const gs_tval *list, size_t i);
+const char *gs_tv_text(const gs_tval *v); /* a string's text, else NULL */
+
+void gs_tv_free(gs_tval *v); /* the value and all it holds; NULL is fine */
+
+/* ---- templates ---- */
+
+#define GS_TMPL_MAX_DEPTH 16        /* nested includes */
+#define GS_TMPL_MAX_NEST 64         /* nested for/if blocks in one template */
+#define GS_TMPL_MAX_SIZE (1u << 20) /* bytes of one template file */
+
+/* Appends the escaped form of s to out. */
+typedef void (*gs_tmpl_escape_fn)(gs_tbuf *out, const char *s);
+
+typedef struct gs_tmpl_env gs_tmpl_env;
+
+/* A template environment: templates are read from dir/NAME on first use
+ * and kept parsed until gs_tmpl_env_free. dir is copied. escape NULL means
+ * gs_md_escape (Markdown). */
+gs_tmpl_env *gs_tmpl_env_new(const char *dir, gs_tmpl_escape_fn escape);
+
+/* Register a template from memory under name (text is copied); it takes
+ * precedence over a file of the same name. Parse errors are reported here. */
+gs_err gs_tmpl_env_add(gs_tmpl_env *env, const char *name, const char *text, gs_error *e);
+
+/* Render template name with data (a map, borrowed) appending to out. On
+ * error out may hold partial text; the caller discards it. */
+gs_err gs_tmpl_render(gs_tmpl_env *env, const char *name, const gs_tval *data, gs_tbuf *out,
+                      gs_error *e);
+
+void gs_tmpl_env_free(gs_tmpl_env *env); /* NULL is fine */
+
+#endif
