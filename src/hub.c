@@ -1,0 +1,1400 @@
+/* gpusizer: Hugging Face Hub client: model info, config.json and safetensors
+ * headers for many models at once (libcurl multi), written to the model
+ * cache atomically per model. Protocol facts: shared/HUB-API.md. */
+#define _POSIX_C_SOURCE 200809L
+#include "hub.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+
+#include "models.h"
+#include "safetensors.h"
+#include "util.h"
+
+#define HUB_DEFAULT "https://huggingface.co"
+#define MAX_REDIRS 5
+#define MAX_SHARDS 4096
+#define PROBE_BYTES 100000u            /* first header request: bytes=0-99999 */
+#define BODY_MAX_SMALL (16u << 20)     /* model info, config.json */
+#define BODY_MAX_INDEX (64u << 20)     /* model.safetensors.index.json */
+
+typedef enum rq_kind { RQ_API, RQ_CONFIG, RQ_INDEX, RQ_HEADER } rq_kind;
+
+static const char *const kind_name[] = {"model info", "config.json",
+                                        "model.safetensors.index.json", "safetensors header"};
+
+typedef struct model model;
+
+/* One HTTP request (retried in place). Owned by the run; freed when done. */
+typedef struct req {
+	model *m;
+	rq_kind kind;
+	int shard;          /* RQ_HEADER: index into m->shards */
+	char url[2400];
+	char inm[260];      /* If-None-Match value, "" for none */
+	uint64_t want;      /* RQ_HEADER: bytes requested (bytes=0-(want-1)) */
+	size_t max_body;
+	int attempt;        /* attempts made so far */
+	double not_before;  /* monotonic time before which it must not start */
+	CURL *h;
+	struct curl_slist *hdrs;
+	/* body */
+	unsigned char *body;
+	size_t len, cap;
+	bool too_big, got_enough;
+	/* response (last hop, except the first-seen Hub metadata headers) */
+	long status;
+	char etag[260], linked_etag[260], repo_commit[64];
+	char err_code[64], err_msg[300], ctype[128];
+	double retry_after;  /* seconds, < 0 when absent */
+	bool has_rl;
+	double rl_t;
+	long rl_r;
+	uint64_t crange_total;
+	struct req *next;
+} req;
+
+struct model {
+	char id[300], repo[256], rev[256], slug[256], dir[4096];
+	gs_hub_result *res;
+	int pending;
+	bool failed, skip;
+	/* previous meta.json (written by fetch), for ETags and reuse */
+	cJSON *old;
+	char old_sha[48], old_api_etag[260], old_cfg_etag[260], old_index_etag[260];
+	bool have_cfg_file;
+	/* model info */
+	bool api_304;
+	char sha[48], canonical[256], api_etag[260];
+	cJSON *gated;       /* copy: false / "auto" / "manual" */
+	bool is_private;
+	cJSON *hub_st;      /* copy of the "safetensors" object, or NULL */
+	uint64_t hub_total;
+	bool st_single, st_sharded;
+	cJSON *api_quant;   /* copy of config.quantization_config from model info */
+	/* config.json */
+	unsigned char *cfg;
+	size_t cfg_len;
+	bool cfg_304;
+	char cfg_etag[260];
+	/* safetensors */
+	bool index_304;
+	char index_etag[260];
+	char **shards;
+	int n_shards;
+	uint64_t *shard_size;
+	gs_st_tally tally;
+	bool tally_reused;
+	cJSON *old_header; /* copy of old params.header when reused */
+};
+
+typedef struct run {
+	const gs_hub_opts *o;
+	CURLM *multi;
+	req *queue;          /* not started, FIFO */
+	int active, jobs;
+	char endpoint[1024];
+	char auth[1200];     /* "Authorization: Bearer ..." or "" (never printed) */
+	double timeout_s, max_wait;
+	int retries;
+	int done_models, n_models;
+} run;
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double env_double(const char *name, double def, double lo, double hi)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (v == NULL || v[0] == '\0')
+		return def;
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno != 0 || *end != '\0' || !(d >= lo && d <= hi)) {
+		fprintf(stderr, "gpusizer: %s=\"%s\" is not a number in [%g, %g]; using %g\n", name, v,
+		        lo, hi, def);
+		return def;
+	}
+	return d;
+}
+
+void gs_hub_endpoint(char *buf, size_t n)
+{
+	const char *v = getenv("HF_ENDPOINT");
+	size_t l;
+
+	snprintf(buf, n, "%s", (v != NULL && v[0] != '\0') ? v : HUB_DEFAULT);
+	l = strlen(buf);
+	while (l > 0 && buf[l - 1] == '/')
+		buf[--l] = '\0';
+}
+
+/* Token: HF_TOKEN, HUGGING_FACE_HUB_TOKEN, then the token file (HF_TOKEN_PATH,
+ * HF_HOME/token, XDG_CACHE_HOME/huggingface/token, ~/.cache/huggingface/token).
+ * Whitespace stripped; anything but printable ASCII rejected (never echoed). */
+static void load_token(char *tok, size_t n)
+{
+	const char *v = getenv("HF_TOKEN");
+	char path[4096] = "", buf[1024];
+	size_t len = 0;
+
+	tok[0] = '\0';
+	if (v == NULL || v[0] == '\0')
+		v = getenv("HUGGING_FACE_HUB_TOKEN");
+	if (v != NULL && v[0] != '\0') {
+		snprintf(buf, sizeof buf, "%s", v);
+	} else {
+		const char *p;
+		FILE *fp;
+		if ((p = getenv("HF_TOKEN_PATH")) != NULL && p[0])
+			snprintf(path, sizeof path, "%s", p);
+		else if ((p = getenv("HF_HOME")) != NULL && p[0])
+			snprintf(path, sizeof path, "%s/token", p);
+		else if ((p = getenv("XDG_CACHE_HOME")) != NULL && p[0])
+			snprintf(path, sizeof path, "%s/huggingface/token", p);
+		else if ((p = getenv("HOME")) != NULL && p[0])
+			snprintf(path, sizeof path, "%s/.cache/huggingface/token", p);
+		if (path[0] == '\0' || (fp = fopen(path, "rb")) == NULL)
+			return;
+		len = fread(buf, 1, sizeof buf - 1, fp);
+		fclose(fp);
+		buf[len] = '\0';
+	}
+	/* trim */
+	{
+		char *s = buf, *e;
+		while (*s && isspace((unsigned char)*s))
+			s++;
+		e = s + strlen(s);
+		while (e > s && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		for (char *c = s; *c; c++)
+			if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f) {
+				fputs("gpusizer: warning: the Hugging Face token holds characters that "
+				      "cannot go in an HTTP header; sending no token\n", stderr);
+				memset(buf, 0, sizeof buf);
+				return;
+			}
+		if (strlen(s) + 1 <= n)
+			memcpy(tok, s, strlen(s) + 1);
+	}
+	memset(buf, 0, sizeof buf);
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
+{
+	req *r = ud;
+	size_t n = sz * nm, take = n;
+
+	r->m->res->body_bytes += n;
+	if (r->kind == RQ_HEADER) {
+		/* keep only the bytes asked for, even if the server ignored Range */
+		size_t room = r->len < r->want ? (size_t)(r->want - r->len) : 0;
+		if (take > room)
+			take = room;
+	} else if (r->len + n > r->max_body) {
+		r->too_big = true;
+		return 0;
+	}
+	if (r->len + take + 1 > r->cap) {
+		size_t c = r->cap ? r->cap : 16384;
+		while (c < r->len + take + 1)
+			c *= 2;
+		r->body = gs_xrealloc(r->body, c);
+		r->cap = c;
+	}
+	memcpy(r->body + r->len, p, take);
+	r->len += take;
+	r->body[r->len] = '\0';
+	if (r->kind == RQ_HEADER && r->len >= r->want) {
+		r->got_enough = true;
+		return take == n ? n : 0; /* stop a server that sends more */
+	}
+	return n;
+}
+
+static void copy_value(char *dst, size_t n, const char *v, size_t vl)
+{
+	if (vl >= n)
+		vl = n - 1;
+	memcpy(dst, v, vl);
+	dst[vl] = '\0';
+}
+
+static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
+{
+	req *r = ud;
+	size_t n = sz * nm, nl, vl;
+	const char *colon, *v;
+
+	if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
+		/* a new hop: reset what belongs to one response */
+		const char *sp = memchr(p, ' ', n);
+		r->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+		r->etag[0] = r->err_code[0] = r->err_msg[0] = r->ctype[0] = '\0';
+		r->retry_after = -1;
+		r->has_rl = false;
+		r->crange_total = 0;
+		return n;
+	}
+	colon = memchr(p, ':', n);
+	if (colon == NULL)
+		return n;
+	nl = (size_t)(colon - p);
+	v = colon + 1;
+	vl = n - nl - 1;
+	while (vl > 0 && (*v == ' ' || *v == '\t'))
+		v++, vl--;
+	while (vl > 0 && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
+		vl--;
+#define IS(name) (nl == sizeof(name) - 1 && strncasecmp(p, name, nl) == 0)
+	if (IS("ETag"))
+		copy_value(r->etag, sizeof r->etag, v, vl);
+	else if (IS("X-Linked-Etag") && !r->linked_etag[0])
+		copy_value(r->linked_etag, sizeof r->linked_etag, v, vl);
+	else if (IS("X-Repo-Commit") && !r->repo_commit[0])
+		copy_value(r->repo_commit, sizeof r->repo_commit, v, vl);
+	else if (IS("X-Error-Code"))
+		copy_value(r->err_code, sizeof r->err_code, v, vl);
+	else if (IS("X-Error-Message"))
+		copy_value(r->err_msg, sizeof r->err_msg, v, vl);
+	else if (IS("Content-Type"))
+		copy_value(r->ctype, sizeof r->ctype, v, vl);
+	else if (IS("Retry-After")) {
+		char tmp[64];
+		char *end;
+		double d;
+		copy_value(tmp, sizeof tmp, v, vl);
+		d = strtod(tmp, &end);
+		if (end != tmp && *end == '\0' && d >= 0)
+			r->retry_after = d; /* HTTP-date form: ignored, backoff applies */
+	} else if (IS("RateLimit")) {
+		/* "api";r=0;t=55 (draft-ietf-httpapi-ratelimit-headers) */
+		char tmp[256];
+		const char *q;
+		copy_value(tmp, sizeof tmp, v, vl);
+		if ((q = strstr(tmp, ";r=")) != NULL)
+			r->rl_r = strtol(q + 3, NULL, 10);
+		else
+			r->rl_r = -1;
+		if ((q = strstr(tmp, ";t=")) != NULL) {
+			r->rl_t = strtod(q + 3, NULL);
+			r->has_rl = r->rl_t >= 0;
+		}
+	} else if (IS("Content-Range")) {
+		char tmp[128];
+		const char *slash;
+		copy_value(tmp, sizeof tmp, v, vl);
+		slash = strchr(tmp, '/');
+		if (slash != NULL && isdigit((unsigned char)slash[1]))
+			r->crange_total = strtoull(slash + 1, NULL, 10);
+	}
+#undef IS
+	return n;
+}
+
+static void free_req(req *r)
+{
+	if (r == NULL)
+		return;
+	if (r->h != NULL)
+		curl_easy_cleanup(r->h);
+	curl_slist_free_all(r->hdrs);
+	free(r->body);
+	free(r);
+}
+
+static void enqueue(run *R, req *r)
+{
+	req **pp = &R->queue;
+	while (*pp != NULL)
+		pp = &(*pp)->next;
+	r->next = NULL;
+	*pp = r;
+}
+
+static req *new_req(model *m, rq_kind kind, const char *url, const char *inm)
+{
+	req *r = gs_xcalloc(1, sizeof *r);
+	r->m = m;
+	r->kind = kind;
+	snprintf(r->url, sizeof r->url, "%s", url);
+	if (inm != NULL)
+		snprintf(r->inm, sizeof r->inm, "%s", inm);
+	r->max_body = kind == RQ_INDEX ? BODY_MAX_INDEX : BODY_MAX_SMALL;
+	m->pending++;
+	return r;
+}
+
+static bool start_req(run *R, req *r)
+{
+	char line[600];
+
+	r->attempt++;
+	r->m->res->requests++;
+	r->len = 0;
+	r->too_big = r->got_enough = false;
+	r->status = 0;
+	r->etag[0] = r->linked_etag[0] = r->repo_commit[0] = '\0';
+	r->err_code[0] = r->err_msg[0] = r->ctype[0] = '\0';
+	r->retry_after = -1;
+	r->has_rl = false;
+	r->crange_total = 0;
+	curl_slist_free_all(r->hdrs);
+	r->hdrs = NULL;
+	if (r->h == NULL)
+		r->h = curl_easy_init();
+	else
+		curl_easy_reset(r->h);
+	if (r->h == NULL)
+		return false;
+	/* The token goes in a custom header; libcurl does not send it to a host
+	 * other than the first one after a redirect (no CURLOPT_UNRESTRICTED_AUTH),
+	 * so a CDN or a foreign mirror never sees it. */
+	if (R->auth[0] != '\0')
+		r->hdrs = curl_slist_append(r->hdrs, R->auth);
+	r->hdrs = curl_slist_append(r->hdrs, "Accept-Encoding: identity");
+	if (r->inm[0] != '\0') {
+		snprintf(line, sizeof line, "If-None-Match: %s", r->inm);
+		r->hdrs = curl_slist_append(r->hdrs, line);
+	}
+	curl_easy_setopt(r->h, CURLOPT_URL, r->url);
+	curl_easy_setopt(r->h, CURLOPT_HTTPHEADER, r->hdrs);
+	curl_easy_setopt(r->h, CURLOPT_USERAGENT, "gpusizer/0.1 (libcurl)");
+	curl_easy_setopt(r->h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(r->h, CURLOPT_MAXREDIRS, (long)MAX_REDIRS);
+	curl_easy_setopt(r->h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+	curl_easy_setopt(r->h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(r->h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(r->h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(r->h, CURLOPT_TIMEOUT_MS, (long)(R->timeout_s * 1000));
+	curl_easy_setopt(r->h, CURLOPT_CONNECTTIMEOUT_MS,
+	                 (long)(fmin(R->timeout_s, 10.0) * 1000));
+	curl_easy_setopt(r->h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body);
+	curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(r->h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(r->h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(r->h, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(r->h, CURLOPT_PRIVATE, r);
+	if (r->kind == RQ_HEADER) {
+		snprintf(line, sizeof line, "0-%llu", (unsigned long long)(r->want - 1));
+		curl_easy_setopt(r->h, CURLOPT_RANGE, line);
+		curl_easy_setopt(r->h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)0);
+	}
+	if (curl_multi_add_handle(R->multi, r->h) != CURLM_OK)
+		return false;
+	R->active++;
+	return true;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static cJSON *jget(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = jget(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static uint64_t ju64(const cJSON *v)
+{
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1.8e19)
+		return (uint64_t)v->valuedouble;
+	return 0;
+}
+
+/* Strip W/ and quotes from an ETag value. */
+static void norm_etag(char *dst, size_t n, const char *src)
+{
+	size_t l;
+	if (strncmp(src, "W/", 2) == 0)
+		src += 2;
+	snprintf(dst, n, "%s", src);
+	l = strlen(dst);
+	if (l >= 2 && dst[0] == '"' && dst[l - 1] == '"') {
+		memmove(dst, dst + 1, l - 2);
+		dst[l - 2] = '\0';
+	}
+}
+
+/* The If-None-Match form of a stored (normalised) ETag. */
+static void quote_etag(char *dst, size_t n, const char *et)
+{
+	if (et[0] == '\0')
+		dst[0] = '\0';
+	else
+		snprintf(dst, n, "\"%s\"", et);
+}
+
+static bool looks_html(const req *r)
+{
+	size_t i = 0;
+	if (strncasecmp(r->ctype, "text/html", 9) == 0)
+		return true;
+	while (i < r->len && isspace(r->body[i]))
+		i++;
+	return i < r->len && r->body[i] == '<';
+}
+
+static bool is_hex(const char *s, size_t min)
+{
+	size_t n = strlen(s);
+	if (n < min || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static void fail_model(model *m, gs_err code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail_model(model *m, gs_err code, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[560];
+
+	m->failed = true;
+	if (m->res->err.code != GS_OK)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	gs_fail(&m->res->err, code, "%s: %s", m->id, msg);
+}
+
+/* Percent-encode a revision with no safe characters (refs/pr/1 -> refs%2Fpr%2F1). */
+static void quote_rev(char *dst, size_t n, const char *rev)
+{
+	size_t o = 0;
+	for (const char *p = rev; *p && o + 4 < n; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~')
+			dst[o++] = (char)c;
+		else
+			o += (size_t)snprintf(dst + o, n - o, "%%%02X", c);
+	}
+	dst[o] = '\0';
+}
+
+static const char *rev_for_files(const model *m)
+{
+	return m->sha[0] ? m->sha : (m->rev[0] ? m->rev : "main");
+}
+
+/* ---- per-model steps --------------------------------------------------- */
+
+static void queue_header(run *R, model *m, int shard, uint64_t want)
+{
+	char url[2400], rq[300];
+	req *r;
+
+	quote_rev(rq, sizeof rq, rev_for_files(m));
+	snprintf(url, sizeof url, "%s/%s/resolve/%s/%s", R->endpoint, m->repo, rq, m->shards[shard]);
+	r = new_req(m, RQ_HEADER, url, NULL);
+	r->shard = shard;
+	r->want = want;
+	enqueue(R, r);
+}
+
+static void add_shard(model *m, const char *name)
+{
+	for (int i = 0; i < m->n_shards; i++)
+		if (strcmp(m->shards[i], name) == 0)
+			return;
+	m->shards = gs_xrealloc(m->shards, sizeof *m->shards * (size_t)(m->n_shards + 1));
+	m->shard_size = gs_xrealloc(m->shard_size, sizeof *m->shard_size * (size_t)(m->n_shards + 1));
+	m->shards[m->n_shards] = gs_xstrdup(name);
+	m->shard_size[m->n_shards] = 0;
+	m->n_shards++;
+}
+
+static bool shard_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 200 || s[0] == '/' || strstr(s, "..") != NULL)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-/", s[i]))
+			return false;
+	return n > 12 && strcmp(s + n - 12, ".safetensors") == 0;
+}
+
+/* Previous header tally is reusable: same commit, fetched by us. */
+static bool reuse_header(model *m)
+{
+	const cJSON *h = jget(jget(m->old, "params"), "header");
+	if (m->old == NULL || !m->old_sha[0] || strcmp(m->old_sha, m->sha) != 0 || !cJSON_IsObject(h))
+		return false;
+	m->old_header = cJSON_Duplicate(h, 1);
+	m->tally_reused = true;
+	return true;
+}
+
+static void after_api(run *R, model *m)
+{
+	char url[2400], rq[300], inm[270];
+
+	quote_rev(rq, sizeof rq, rev_for_files(m));
+	snprintf(url, sizeof url, "%s/%s/resolve/%s/config.json", R->endpoint, m->repo, rq);
+	quote_etag(inm, sizeof inm, m->have_cfg_file ? m->old_cfg_etag : "");
+	enqueue(R, new_req(m, RQ_CONFIG, url, inm));
+	if (reuse_header(m))
+		return;
+	if (m->st_single) {
+		add_shard(m, "model.safetensors");
+		queue_header(R, m, 0, PROBE_BYTES);
+	} else if (m->st_sharded) {
+		snprintf(url, sizeof url, "%s/%s/resolve/%s/model.safetensors.index.json", R->endpoint,
+		         m->repo, rq);
+		quote_etag(inm, sizeof inm, m->old_index_etag);
+		enqueue(R, new_req(m, RQ_INDEX, url, inm));
+	}
+}
+
+static void api_from_old(model *m)
+{
+	const cJSON *o = m->old, *st = jget(o, "safetensors_files");
+	const char *s;
+
+	if ((s = jstr(o, "sha")) != NULL)
+		snprintf(m->sha, sizeof m->sha, "%s", s);
+	if ((s = jstr(o, "canonical_id")) != NULL)
+		snprintf(m->canonical, sizeof m->canonical, "%s", s);
+	m->gated = cJSON_Duplicate(jget(o, "gated"), 1);
+	m->is_private = cJSON_IsTrue(jget(o, "private"));
+	m->hub_st = cJSON_Duplicate(jget(jget(o, "params"), "hub_safetensors"), 1);
+	if (m->hub_st != NULL)
+		cJSON_DeleteItemFromObjectCaseSensitive(m->hub_st, "source");
+	m->hub_total = ju64(jget(m->hub_st, "total"));
+	m->api_quant = cJSON_Duplicate(jget(jget(o, "quantization"), "api_quantization_config"), 1);
+	s = jstr(o, "safetensors_layout");
+	m->st_single = s != NULL && strcmp(s, "single") == 0;
+	m->st_sharded = s != NULL && strcmp(s, "sharded") == 0;
+	(void)st;
+}
+
+static void on_api(run *R, model *m, req *r)
+{
+	cJSON *root, *sib, *it, *st, *cfg;
+	const char *s;
+
+	if (r->status == 304) {
+		m->api_304 = true;
+		snprintf(m->api_etag, sizeof m->api_etag, "%s", m->old_api_etag);
+		api_from_old(m);
+		after_api(R, m);
+		return;
+	}
+	if (looks_html(r)) {
+		fail_model(m, GS_ENET, "%s: got an HTML page instead of JSON (a proxy or mirror error "
+		           "page?); previous cached copy kept", r->url);
+		return;
+	}
+	root = cJSON_ParseWithLength((const char *)r->body, r->len);
+	if (root == NULL || !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		fail_model(m, GS_ENET, "%s: model info is not a valid JSON object (%zu bytes, truncated "
+		           "or malformed); previous cached copy kept", r->url, r->len);
+		return;
+	}
+	s = jstr(root, "sha");
+	if (s == NULL || !is_hex(s, 7)) {
+		cJSON_Delete(root);
+		fail_model(m, GS_ENET, "%s: model info has no commit \"sha\"; previous cached copy kept",
+		           r->url);
+		return;
+	}
+	snprintf(m->sha, sizeof m->sha, "%s", s);
+	if ((s = jstr(root, "id")) != NULL && strcmp(s, m->repo) != 0)
+		snprintf(m->canonical, sizeof m->canonical, "%s", s);
+	if (r->etag[0])
+		norm_etag(m->api_etag, sizeof m->api_etag, r->etag);
+	m->gated = cJSON_Duplicate(jget(root, "gated"), 1);
+	m->is_private = cJSON_IsTrue(jget(root, "private"));
+	st = jget(root, "safetensors");
+	if (cJSON_IsObject(st)) {
+		m->hub_st = cJSON_CreateObject();
+		cJSON_AddItemToObject(m->hub_st, "parameters",
+		                      cJSON_Duplicate(jget(st, "parameters"), 1));
+		m->hub_total = ju64(jget(st, "total"));
+		if (m->hub_total == 0) {
+			cJSON_ArrayForEach(it, jget(st, "parameters"))
+				m->hub_total += ju64(it);
+		}
+		cJSON_AddNumberToObject(m->hub_st, "total", (double)m->hub_total);
+	}
+	cfg = jget(root, "config");
+	if (cJSON_IsObject(jget(cfg, "quantization_config")))
+		m->api_quant = cJSON_Duplicate(jget(cfg, "quantization_config"), 1);
+	sib = jget(root, "siblings");
+	cJSON_ArrayForEach(it, sib) {
+		s = jstr(it, "rfilename");
+		if (s == NULL)
+			continue;
+		if (strcmp(s, "model.safetensors") == 0)
+			m->st_single = true;
+		else if (strcmp(s, "model.safetensors.index.json") == 0)
+			m->st_sharded = true;
+	}
+	if (m->st_single)
+		m->st_sharded = false;
+	cJSON_Delete(root);
+	after_api(R, m);
+}
+
+static void on_config(model *m, req *r)
+{
+	cJSON *root;
+
+	if (r->status == 304) {
+		if (!m->have_cfg_file) {
+			fail_model(m, GS_ENET, "%s: 304 Not Modified for a file not in the cache", r->url);
+			return;
+		}
+		m->cfg_304 = true;
+		snprintf(m->cfg_etag, sizeof m->cfg_etag, "%s", m->old_cfg_etag);
+		return;
+	}
+	if (looks_html(r)) {
+		fail_model(m, GS_ENET, "%s: got an HTML page instead of config.json (a proxy or mirror "
+		           "error page?); previous cached copy kept", r->url);
+		return;
+	}
+	root = cJSON_ParseWithLength((const char *)r->body, r->len);
+	if (root == NULL || !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		fail_model(m, GS_ECONFIG, "%s: config.json is not a valid JSON object (%zu bytes, "
+		           "truncated or malformed); previous cached copy kept", r->url, r->len);
+		return;
+	}
+	cJSON_Delete(root);
+	m->cfg = r->body;
+	m->cfg_len = r->len;
+	r->body = NULL;
+	norm_etag(m->cfg_etag, sizeof m->cfg_etag, r->linked_etag[0] ? r->linked_etag : r->etag);
+	if (!m->sha[0] && is_hex(r->repo_commit, 40))
+		snprintf(m->sha, sizeof m->sha, "%.40s", r->repo_commit);
+}
+
+static void on_index(run *R, model *m, req *r)
+{
+	cJSON *root, *it;
+	const cJSON *st;
+
+	if (r->status == 304) {
+		m->index_304 = true;
+		snprintf(m->index_etag, sizeof m->index_etag, "%s", m->old_index_etag);
+		st = jget(m->old, "safetensors_files");
+		cJSON_ArrayForEach(it, st)
+			if (cJSON_IsString(it) && shard_name_ok(it->valuestring))
+				add_shard(m, it->valuestring);
+		if (m->n_shards == 0) {
+			fail_model(m, GS_ENET, "%s: 304 Not Modified but no shard list is cached", r->url);
+			return;
+		}
+	} else {
+		if (looks_html(r)) {
+			fail_model(m, GS_ENET, "%s: got an HTML page instead of JSON; previous cached "
+			           "copy kept", r->url);
+			return;
+		}
+		root = cJSON_ParseWithLength((const char *)r->body, r->len);
+		if (root == NULL || !cJSON_IsObject(jget(root, "weight_map"))) {
+			cJSON_Delete(root);
+			fail_model(m, GS_ENET, "%s: not a safetensors index (no \"weight_map\" object; "
+			           "truncated or malformed); previous cached copy kept", r->url);
+			return;
+		}
+		cJSON_ArrayForEach(it, jget(root, "weight_map")) {
+			if (!cJSON_IsString(it) || !shard_name_ok(it->valuestring)) {
+				cJSON_Delete(root);
+				fail_model(m, GS_ENET, "%s: weight_map entry \"%s\" is not a safetensors "
+				           "file name", r->url, it->string ? it->string : "");
+				return;
+			}
+			add_shard(m, it->valuestring);
+			if (m->n_shards > MAX_SHARDS) {
+				cJSON_Delete(root);
+				fail_model(m, GS_ENET, "%s: more than %d shards", r->url, MAX_SHARDS);
+				return;
+			}
+		}
+		cJSON_Delete(root);
+		norm_etag(m->index_etag, sizeof m->index_etag,
+		          r->linked_etag[0] ? r->linked_etag : r->etag);
+	}
+	for (int i = 0; i < m->n_shards; i++)
+		queue_header(R, m, i, PROBE_BYTES);
+}
+
+static void on_header_done(run *R, model *m, req *r)
+{
+	uint64_t hlen;
+	const char *name = m->shards[r->shard];
+	char where[600];
+	gs_error e = {0};
+
+	snprintf(where, sizeof where, "%.200s (%.390s)", name, r->url);
+	if (r->status != 206 && r->status != 200) {
+		fail_model(m, GS_ENET, "%s: unexpected HTTP %ld for a range request", where, r->status);
+		return;
+	}
+	if (gs_st_header_len(where, r->body, r->len, &hlen, &e) != GS_OK) {
+		fail_model(m, e.code, "%s; previous cached copy kept", e.msg);
+		return;
+	}
+	if (r->crange_total != 0)
+		m->shard_size[r->shard] = r->crange_total;
+	if (hlen + 8 > r->len && r->len >= r->want && r->want == PROBE_BYTES &&
+	    (m->shard_size[r->shard] == 0 || hlen + 8 <= m->shard_size[r->shard])) {
+		/* header longer than the probe: ask for exactly 8 + N bytes */
+		queue_header(R, m, r->shard, hlen + 8);
+		return;
+	}
+	if (gs_st_parse(where, r->body, r->len, m->shard_size[r->shard], &m->tally, &e) != GS_OK)
+		fail_model(m, e.code, "%s; previous cached copy kept", e.msg);
+}
+
+/* Map an HTTP error response to an error code and message. */
+static void http_error(run *R, model *m, req *r)
+{
+	const char *target = r->kind == RQ_API ? "model info" : kind_name[r->kind];
+	bool gated = strcasecmp(r->err_code, "GatedRepo") == 0;
+	bool token = R->auth[0] != '\0';
+
+	if (gated || (r->status == 403 && strstr(r->err_msg, "gated") != NULL)) {
+		char extra[160] = "";
+		if (m->hub_total)
+			snprintf(extra, sizeof extra, " (the Hub reports %llu stored parameters for it)",
+			         (unsigned long long)m->hub_total);
+		fail_model(m, GS_EGATED,
+		           "gated repository: access must be requested on https://huggingface.co/%s "
+		           "and a token set (HF_TOKEN or the token file); %s%s",
+		           m->repo,
+		           token ? "the token sent is not (yet) approved for it"
+		                 : "no token was sent",
+		           extra);
+	} else if (r->status == 404 && (strcasecmp(r->err_code, "EntryNotFound") == 0)) {
+		fail_model(m, GS_ENOTFOUND, "%s: file not found in the repository (%s)", r->url,
+		           target);
+	} else if (r->status == 404 && strcasecmp(r->err_code, "RevisionNotFound") == 0) {
+		fail_model(m, GS_ENOTFOUND, "revision \"%s\" not found", m->rev[0] ? m->rev : "main");
+	} else if (r->status == 404) {
+		fail_model(m, GS_ENOTFOUND, "repository not found on %s (HTTP 404%s%s)%s", R->endpoint,
+		           r->err_code[0] ? ", " : "", r->err_code,
+		           token ? "; if it is private, the token has no access to it" : "");
+	} else if (r->status == 401 && strstr(r->err_msg, "Invalid credentials") != NULL) {
+		fail_model(m, GS_EAUTH, "the Hub refused the token (invalid credentials); check "
+		           "HF_TOKEN or the token file");
+	} else if (r->status == 401) {
+		fail_model(m, GS_EAUTH, "repository is private (or does not exist): HTTP 401 %s; %s",
+		           token ? "with the token sent" : "without a token",
+		           token ? "the token cannot read it"
+		                 : "set HF_TOKEN or the token file if you have access");
+	} else if (r->status == 403) {
+		fail_model(m, GS_EAUTH, "access refused (HTTP 403%s%s)", r->err_msg[0] ? ": " : "",
+		           r->err_msg);
+	} else {
+		fail_model(m, GS_ENET, "%s: HTTP %ld%s%s", r->url, r->status, r->err_msg[0] ? ": " : "",
+		           r->err_msg);
+	}
+}
+
+static bool retryable(CURLcode cc, long status)
+{
+	switch (cc) {
+	case CURLE_OK:
+		return status == 408 || status == 429 || status == 500 || status == 502 ||
+		       status == 503 || status == 504;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void finish_model(run *R, model *m);
+
+/* A request completed (cc = libcurl result). */
+static void req_done(run *R, req *r, CURLcode cc)
+{
+	model *m = r->m;
+	char why[400];
+
+	curl_multi_remove_handle(R->multi, r->h);
+	R->active--;
+	if (r->status == 304)
+		m->res->not_modified++;
+	if (cc == CURLE_WRITE_ERROR && r->got_enough)
+		cc = CURLE_OK;
+	if (!m->failed && retryable(cc, r->status) && r->attempt <= R->retries) {
+		double wait, cap = R->max_wait;
+		const char *basis;
+		if (cc == CURLE_OK && r->status == 429 && r->has_rl && r->rl_r == 0) {
+			wait = r->rl_t + (double)rand() / RAND_MAX * 0.25;
+			basis = "RateLimit reset time";
+		} else if (r->retry_after >= 0) {
+			wait = r->retry_after;
+			basis = "Retry-After";
+		} else {
+			wait = ldexp(1.0, r->attempt - 1) * (0.5 + 0.5 * (double)rand() / RAND_MAX);
+			basis = "exponential backoff with jitter";
+		}
+		if (wait > cap)
+			wait = cap;
+		if (cc == CURLE_OK)
+			snprintf(why, sizeof why, "HTTP %ld", r->status);
+		else
+			snprintf(why, sizeof why, "%s", curl_easy_strerror(cc));
+		fprintf(stderr, "gpusizer: %s: %s: %s; retry %d/%d in %.2f s (%s%s)\n", m->id,
+		        kind_name[r->kind], why, r->attempt, R->retries, wait, basis,
+		        wait == cap ? ", capped by GPUSIZER_MAX_RETRY_WAIT" : "");
+		r->not_before = now_mono() + wait;
+		enqueue(R, r);
+		return;
+	}
+	if (!m->failed) {
+		if (cc != CURLE_OK) {
+			if (r->too_big || cc == CURLE_FILESIZE_EXCEEDED)
+				fail_model(m, GS_ENET, "%s: response larger than the %zu-byte limit; previous "
+				           "cached copy kept", r->url, r->max_body);
+			else if (cc == CURLE_TOO_MANY_REDIRECTS)
+				fail_model(m, GS_ENET, "%s: more than %d redirects", r->url, MAX_REDIRS);
+			else
+				fail_model(m, GS_ENET, "%s: %s%s (after %d attempt%s); previous cached copy "
+				           "kept", r->url, curl_easy_strerror(cc),
+				           cc == CURLE_OPERATION_TIMEDOUT ? " (GPUSIZER_TIMEOUT)" : "",
+				           r->attempt, r->attempt == 1 ? "" : "s");
+		} else if (r->status == 304 && r->inm[0] == '\0') {
+			fail_model(m, GS_ENET, "%s: 304 without a conditional request", r->url);
+		} else if (r->status != 200 && r->status != 206 && r->status != 304) {
+			http_error(R, m, r);
+		} else {
+			switch (r->kind) {
+			case RQ_API:
+				on_api(R, m, r);
+				break;
+			case RQ_CONFIG:
+				on_config(m, r);
+				break;
+			case RQ_INDEX:
+				on_index(R, m, r);
+				break;
+			case RQ_HEADER:
+				on_header_done(R, m, r);
+				break;
+			}
+		}
+	}
+	m->pending--;
+	free_req(r);
+	if (m->pending == 0)
+		finish_model(R, m);
+}
+
+/* ---- writing the cache ------------------------------------------------- */
+
+static int cmp_count(const void *a, const void *b)
+{
+	return strcmp(((const gs_st_count *)a)->name, ((const gs_st_count *)b)->name);
+}
+
+static cJSON *count_obj(gs_st_count *rows, int n)
+{
+	cJSON *o = cJSON_CreateObject();
+	qsort(rows, (size_t)n, sizeof *rows, cmp_count);
+	for (int i = 0; i < n; i++)
+		cJSON_AddNumberToObject(o, rows[i].name, (double)rows[i].params);
+	return o;
+}
+
+static void now_iso(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void add_diff(cJSON *diffs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_diff(cJSON *diffs, const char *fmt, ...)
+{
+	char buf[700];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	cJSON_AddItemToArray(diffs, cJSON_CreateString(buf));
+}
+
+static cJSON *build_meta(run *R, model *m, cJSON *cfg_json)
+{
+	cJSON *meta = cJSON_CreateObject(), *files, *params, *diffs, *q, *o;
+	char ts[32], line[1400];
+	uint64_t header_total = 0;
+	const char *qmethod = NULL;
+	const cJSON *qc = jget(cfg_json, "quantization_config");
+
+	now_iso(ts, sizeof ts);
+	cJSON_AddStringToObject(meta, "id", m->repo);
+	if (m->canonical[0])
+		cJSON_AddStringToObject(meta, "canonical_id", m->canonical);
+	cJSON_AddStringToObject(meta, "revision", m->rev[0] ? m->rev : "main");
+	cJSON_AddStringToObject(meta, "sha", m->sha);
+	cJSON_AddStringToObject(meta, "endpoint", R->endpoint);
+	snprintf(line, sizeof line, "fetched from %s (model info, config.json%s) at commit %s",
+	         R->endpoint, m->n_shards || m->tally_reused ? ", safetensors headers" : "", m->sha);
+	cJSON_AddStringToObject(meta, "source", line);
+	cJSON_AddStringToObject(meta, "fetched_at", ts);
+	cJSON_AddItemToObject(meta, "gated", m->gated ? cJSON_Duplicate(m->gated, 1) : cJSON_CreateNull());
+	cJSON_AddBoolToObject(meta, "private", m->is_private);
+	files = cJSON_AddObjectToObject(meta, "files");
+	o = cJSON_AddObjectToObject(files, "api");
+	cJSON_AddStringToObject(o, "etag", m->api_etag);
+	o = cJSON_AddObjectToObject(files, "config.json");
+	cJSON_AddStringToObject(o, "etag", m->cfg_etag);
+	if (m->st_sharded) {
+		o = cJSON_AddObjectToObject(files, "model.safetensors.index.json");
+		cJSON_AddStringToObject(o, "etag", m->index_etag);
+	}
+	cJSON_AddStringToObject(meta, "safetensors_layout",
+	                        m->st_single ? "single" : m->st_sharded ? "sharded" : "none");
+	o = cJSON_AddArrayToObject(meta, "safetensors_files");
+	if (m->tally_reused) {
+		cJSON *it;
+		cJSON_ArrayForEach(it, jget(m->old, "safetensors_files"))
+			cJSON_AddItemToArray(o, cJSON_Duplicate(it, 1));
+	} else {
+		for (int i = 0; i < m->n_shards; i++)
+			cJSON_AddItemToArray(o, cJSON_CreateString(m->shards[i]));
+	}
+
+	params = cJSON_AddObjectToObject(meta, "params");
+	diffs = cJSON_CreateArray();
+	if (m->hub_st != NULL) {
+		o = cJSON_Duplicate(m->hub_st, 1);
+		cJSON_AddStringToObject(o, "source", "Hub model info (GET /api/models/{id}) "
+		                        "safetensors field: stored tensor elements by dtype");
+		cJSON_AddItemToObject(params, "hub_safetensors", o);
+	}
+	if (m->tally_reused) {
+		cJSON_AddItemToObject(params, "header", cJSON_Duplicate(m->old_header, 1));
+		header_total = ju64(jget(m->old_header, "total"));
+	} else if (m->tally.files > 0) {
+		gs_st_tally *t = &m->tally;
+		header_total = t->total;
+		o = cJSON_AddObjectToObject(params, "header");
+		cJSON_AddNumberToObject(o, "total", (double)t->total);
+		cJSON_AddNumberToObject(o, "bytes", (double)t->bytes);
+		cJSON_AddNumberToObject(o, "tensors", (double)t->tensors);
+		cJSON_AddNumberToObject(o, "files", (double)t->files);
+		cJSON_AddItemToObject(o, "by_dtype", count_obj(t->dtype, t->n_dtypes));
+		cJSON_AddItemToObject(o, "by_module", count_obj(t->module, t->n_modules));
+		cJSON_AddNumberToObject(o, "buffers", (double)t->buffers);
+		cJSON_AddNumberToObject(o, "buffer_tensors", (double)t->buffer_tensors);
+		if (t->quant_hint[0])
+			cJSON_AddStringToObject(o, "quantized_storage", t->quant_hint);
+		cJSON_AddStringToObject(o, "source", "safetensors headers read with HTTP Range "
+		                        "requests: per-tensor shape products summed");
+	}
+
+	/* quantisation: config first, then what the tensors show */
+	q = cJSON_CreateObject();
+	if (cJSON_IsObject(qc)) {
+		qmethod = jstr(qc, "quant_method");
+		cJSON_AddStringToObject(q, "method", qmethod ? qmethod : "unknown");
+		if (cJSON_IsNumber(jget(qc, "bits")))
+			cJSON_AddNumberToObject(q, "bits", jget(qc, "bits")->valuedouble);
+		else if (cJSON_IsTrue(jget(qc, "load_in_4bit")))
+			cJSON_AddNumberToObject(q, "bits", 4);
+		else if (cJSON_IsTrue(jget(qc, "load_in_8bit")))
+			cJSON_AddNumberToObject(q, "bits", 8);
+		cJSON_AddStringToObject(q, "from", "config.json quantization_config");
+	}
+	if (m->tally.quant_hint[0])
+		cJSON_AddStringToObject(q, "tensors", m->tally.quant_hint);
+	if (m->api_quant != NULL)
+		cJSON_AddItemToObject(q, "api_quantization_config", cJSON_Duplicate(m->api_quant, 1));
+	if (cJSON_GetArraySize(q) > 0) {
+		cJSON_AddItemToObject(meta, "quantization", q);
+		add_diff(diffs, "quantized checkpoint (%s%s%s): stored element counts are packed "
+		         "storage (e.g. 8 4-bit values per int32) plus scales/zero points, not logical "
+		         "parameters; size it from the config, not from these counts",
+		         qmethod ? qmethod : "", qmethod && m->tally.quant_hint[0] ? "; " : "",
+		         m->tally.quant_hint);
+	} else {
+		cJSON_Delete(q);
+		cJSON_AddNullToObject(meta, "quantization");
+	}
+
+	if (m->hub_total && header_total && m->hub_total != header_total)
+		add_diff(diffs, "Hub model info total %llu differs from the header tally %llu by %lld "
+		         "(the Hub figure may be computed at another commit)",
+		         (unsigned long long)m->hub_total, (unsigned long long)header_total,
+		         (long long)(header_total - m->hub_total));
+	if (!m->tally_reused && m->tally.buffers)
+		add_diff(diffs, "%llu stored elements are in %llu non-parameter buffers (e.g. %s: "
+		         "causal masks / position ids); they count in the safetensors totals but are "
+		         "not parameters", (unsigned long long)m->tally.buffers,
+		         (unsigned long long)m->tally.buffer_tensors, m->tally.buffer_example);
+	if (!m->st_single && !m->st_sharded)
+		add_diff(diffs, "no model.safetensors or model.safetensors.index.json in the "
+		         "repository: no header tally (pickle-only checkpoints are not read)");
+	if (m->tally_reused) {
+		cJSON *it;
+		cJSON_ArrayForEach(it, jget(m->old, "differences"))
+			if (cJSON_IsString(it) && strstr(it->valuestring, "non-parameter buffers"))
+				cJSON_AddItemToArray(diffs, cJSON_Duplicate(it, 1));
+	}
+	cJSON_AddItemToObject(meta, "differences", diffs);
+
+	if (header_total)
+		snprintf(line, sizeof line, "safetensors headers at %.12s: %llu stored elements%s%s",
+		         m->sha, (unsigned long long)header_total,
+		         m->hub_total == header_total ? " (equal to the Hub model info total)"
+		         : m->hub_total ? " (Hub model info total differs, see differences)" : "",
+		         m->tally_reused ? ", tally reused (same commit)" : "");
+	else if (m->hub_total)
+		snprintf(line, sizeof line, "Hub model info safetensors total at %.12s: %llu stored "
+		         "elements (headers not read)", m->sha, (unsigned long long)m->hub_total);
+	else
+		snprintf(line, sizeof line, "config.json at %.12s only (no safetensors counts)", m->sha);
+	cJSON_AddStringToObject(meta, "param_source", line);
+	return meta;
+}
+
+/* Write config.json (when changed) then meta.json, each atomically. */
+static void write_model(run *R, model *m)
+{
+	char path[4200];
+	char *cfgbuf = NULL, *text;
+	cJSON *cfg_json, *meta;
+	gs_error e = {0};
+
+	if (gs_mkdirs(m->dir, &e) != GS_OK) {
+		fail_model(m, e.code, "%s", e.msg);
+		return;
+	}
+	snprintf(path, sizeof path, "%s/config.json", m->dir);
+	if (m->cfg_304) {
+		size_t len;
+		if (gs_read_file(path, BODY_MAX_SMALL, &cfgbuf, &len, &e) != GS_OK) {
+			fail_model(m, e.code, "%s", e.msg);
+			return;
+		}
+		cfg_json = cJSON_ParseWithLength(cfgbuf, len);
+	} else {
+		cfg_json = cJSON_ParseWithLength((const char *)m->cfg, m->cfg_len);
+	}
+	meta = build_meta(R, m, cfg_json);
+	cJSON_Delete(cfg_json);
+	free(cfgbuf);
+	text = cJSON_Print(meta);
+	cJSON_Delete(meta);
+	if (!m->cfg_304 && gs_write_file_atomic(path, m->cfg, m->cfg_len, &e) != GS_OK) {
+		free(text);
+		fail_model(m, e.code, "%s", e.msg);
+		return;
+	}
+	snprintf(path, sizeof path, "%s/meta.json", m->dir);
+	{
+		size_t tl = strlen(text);
+		text = gs_xrealloc(text, tl + 2);
+		text[tl] = '\n';
+		text[tl + 1] = '\0';
+		if (gs_write_file_atomic(path, text, tl + 1, &e) != GS_OK)
+			fail_model(m, e.code, "%s", e.msg);
+	}
+	free(text);
+}
+
+static void finish_model(run *R, model *m)
+{
+	gs_hub_result *res = m->res;
+
+	if (!m->failed) {
+		res->unchanged = m->api_304 && m->cfg_304 && (m->tally_reused || (!m->st_single && !m->st_sharded));
+		if (!res->unchanged)
+			write_model(R, m);
+	}
+	snprintf(res->sha, sizeof res->sha, "%s", m->sha);
+	res->params_hub = m->hub_total;
+	res->params_header = m->tally_reused ? ju64(jget(m->old_header, "total")) : m->tally.total;
+	R->done_models++;
+	if (R->o->progress)
+		fprintf(stderr, "gpusizer: fetch [%d/%d] %s: %s\n", R->done_models, R->n_models, m->id,
+		        res->err.code == GS_OK ? (res->unchanged ? "unchanged" : "ok") : "failed");
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+static void load_old(model *m)
+{
+	char path[4200];
+	char *buf = NULL;
+	const char *s;
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/config.json", m->dir);
+	m->have_cfg_file = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	snprintf(path, sizeof path, "%s/meta.json", m->dir);
+	if (gs_read_file(path, 1 << 24, &buf, NULL, NULL) != GS_OK)
+		return;
+	m->old = cJSON_Parse(buf);
+	free(buf);
+	if (!cJSON_IsObject(m->old) || !cJSON_IsObject(jget(m->old, "files"))) {
+		/* not written by fetch (e.g. copied reference): no ETags to reuse */
+		cJSON_Delete(m->old);
+		m->old = NULL;
+		return;
+	}
+	if ((s = jstr(m->old, "sha")) != NULL)
+		snprintf(m->old_sha, sizeof m->old_sha, "%s", s);
+	if ((s = jstr(jget(jget(m->old, "files"), "api"), "etag")) != NULL)
+		snprintf(m->old_api_etag, sizeof m->old_api_etag, "%s", s);
+	if ((s = jstr(jget(jget(m->old, "files"), "config.json"), "etag")) != NULL)
+		snprintf(m->old_cfg_etag, sizeof m->old_cfg_etag, "%s", s);
+	if ((s = jstr(jget(jget(m->old, "files"), "model.safetensors.index.json"), "etag")) != NULL)
+		snprintf(m->old_index_etag, sizeof m->old_index_etag, "%s", s);
+	/* a different requested revision: start afresh */
+	s = jstr(m->old, "revision");
+	if (s == NULL || strcmp(s, m->rev[0] ? m->rev : "main") != 0)
+		m->old_api_etag[0] = '\0';
+}
+
+static void free_model(model *m)
+{
+	cJSON_Delete(m->old);
+	cJSON_Delete(m->gated);
+	cJSON_Delete(m->hub_st);
+	cJSON_Delete(m->api_quant);
+	cJSON_Delete(m->old_header);
+	free(m->cfg);
+	for (int i = 0; i < m->n_shards; i++)
+		free(m->shards[i]);
+	free(m->shards);
+	free(m->shard_size);
+}
+
+static gs_err offline_run(const gs_hub_opts *o, model *ms, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+		gs_error e = {0};
+		if (ms[i].skip)
+			continue;
+		if (gs_model_resolve(o->models_dir, ms[i].id, path, sizeof path, &e) != GS_OK)
+			gs_fail(&ms[i].res->err, GS_EOFFLINE, "%s: offline and not cached (%s); run "
+			        "`gpusizer fetch %s` while online", ms[i].id, e.msg, ms[i].id);
+	}
+	return GS_OK;
+}
+
+gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
+                    gs_error *e)
+{
+	run R;
+	model *ms;
+	const char *mdir = o->models_dir ? o->models_dir : GS_MODELS_DIR_DEFAULT;
+	char token[1024];
+	gs_err worst = GS_OK;
+	static bool curl_ready;
+
+	memset(res, 0, sizeof *res * (size_t)(n > 0 ? n : 0));
+	if (n <= 0)
+		return GS_OK;
+	ms = gs_xcalloc((size_t)n, sizeof *ms);
+	/* validate every id before any network use */
+	for (int i = 0; i < n; i++) {
+		model *m = &ms[i];
+		gs_err rc;
+		m->res = &res[i];
+		snprintf(m->id, sizeof m->id, "%s", ids[i]);
+		rc = gs_model_parse_id(ids[i], m->repo, sizeof m->repo, m->rev, sizeof m->rev, &res[i].err);
+		if (rc == GS_OK)
+			rc = gs_model_slug(ids[i], m->slug, sizeof m->slug, &res[i].err);
+		if (rc != GS_OK) {
+			gs_fail(e, rc, "%s", res[i].err.msg);
+			free(ms);
+			return rc;
+		}
+		if (!m->rev[0] && o->revision != NULL && o->revision[0] != '\0')
+			snprintf(m->rev, sizeof m->rev, "%s", o->revision);
+		if (snprintf(m->dir, sizeof m->dir, "%s/%s", mdir, m->slug) >= (int)sizeof m->dir) {
+			free(ms);
+			return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", mdir);
+		}
+		for (int j = 0; j < i; j++)
+			if (!ms[j].skip && strcmp(ms[j].slug, m->slug) == 0) {
+				m->skip = true; /* the same cache folder: fetched once */
+				break;
+			}
+	}
+
+	if (o->offline || gs_env_true("HF_HUB_OFFLINE")) {
+		offline_run(o, ms, n);
+		goto results;
+	}
+
+	memset(&R, 0, sizeof R);
+	R.o = o;
+	R.jobs = o->jobs > 0 ? o->jobs : 8;
+	R.n_models = n;
+	gs_hub_endpoint(R.endpoint, sizeof R.endpoint);
+	R.timeout_s = env_double("GPUSIZER_TIMEOUT", 60, 0.05, 86400);
+	R.max_wait = env_double("GPUSIZER_MAX_RETRY_WAIT", 60, 0, 3600);
+	R.retries = (int)env_double("GPUSIZER_RETRIES", 5, 0, 20);
+	load_token(token, sizeof token);
+	if (token[0])
+		snprintf(R.auth, sizeof R.auth, "Authorization: Bearer %s", token);
+	memset(token, 0, sizeof token);
+	srand((unsigned)time(NULL) ^ (unsigned)getpid());
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			free(ms);
+			return gs_fail(e, GS_ENET, "libcurl initialisation failed");
+		}
+		curl_ready = true;
+		atexit(curl_global_cleanup);
+	}
+	R.multi = curl_multi_init();
+	if (R.multi == NULL) {
+		free(ms);
+		return gs_fail(e, GS_ENET, "libcurl initialisation failed");
+	}
+
+	for (int i = 0; i < n; i++) {
+		model *m = &ms[i];
+		char url[2400], rq[300], inm[270];
+		if (m->skip)
+			continue;
+		load_old(m);
+		if (m->rev[0]) {
+			quote_rev(rq, sizeof rq, m->rev);
+			snprintf(url, sizeof url, "%s/api/models/%s/revision/%s", R.endpoint, m->repo, rq);
+		} else {
+			snprintf(url, sizeof url, "%s/api/models/%s", R.endpoint, m->repo);
+		}
+		strncat(url, "?expand=sha&expand=gated&expand=private&expand=safetensors"
+		        "&expand=siblings&expand=config", sizeof url - strlen(url) - 1);
+		quote_etag(inm, sizeof inm, m->old_api_etag);
+		enqueue(&R, new_req(m, RQ_API, url, inm));
+	}
+
+	while (R.queue != NULL || R.active > 0) {
+		double t = now_mono(), next = -1;
+		req **pp = &R.queue;
+		int running, left;
+		CURLMsg *msg;
+
+		while (*pp != NULL && R.active < R.jobs) {
+			req *r = *pp;
+			if (r->not_before <= t) {
+				*pp = r->next;
+				r->next = NULL;
+				if (!start_req(&R, r)) {
+					model *m = r->m;
+					fail_model(m, GS_ENET, "%s: cannot start the request", r->url);
+					m->pending--;
+					free_req(r);
+					if (m->pending == 0)
+						finish_model(&R, m);
+				}
+			} else {
+				if (next < 0 || r->not_before < next)
+					next = r->not_before;
+				pp = &r->next;
+			}
+		}
+		curl_multi_perform(R.multi, &running);
+		while ((msg = curl_multi_info_read(R.multi, &left)) != NULL) {
+			if (msg->msg == CURLMSG_DONE) {
+				req *r = NULL;
+				CURLcode cc = msg->data.result;
+				CURL *h = msg->easy_handle;
+				curl_easy_getinfo(h, CURLINFO_PRIVATE, (char **)&r);
+				curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+				req_done(&R, r, cc);
+			}
+		}
+		if (R.active == 0 && R.queue == NULL)
+			break;
+		{
+			int ms_wait = 200;
+			if (next >= 0) {
+				double d = (next - now_mono()) * 1000;
+				if (d < ms_wait)
+					ms_wait = d < 0 ? 0 : (int)d + 1;
+			}
+			if (R.active > 0) {
+				curl_multi_poll(R.multi, NULL, 0, ms_wait, NULL);
+			} else if (ms_wait > 0) {
+				struct timespec ts = {ms_wait / 1000, (long)(ms_wait % 1000) * 1000000L};
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	curl_multi_cleanup(R.multi);
+	memset(R.auth, 0, sizeof R.auth);
+
+results:
+	for (int i = 0; i < n; i++) {
+		if (ms[i].skip) {
+			for (int j = 0; j < i; j++)
+				if (!ms[j].skip && strcmp(ms[j].slug, ms[i].slug) == 0) {
+					res[i] = res[j];
+					res[i].requests = 0;
+					res[i].body_bytes = 0;
+					res[i].not_modified = 0;
+					break;
+				}
+		}
+		if (res[i].err.code != GS_OK) {
+			if (gs_exit_code(res[i].err.code) > gs_exit_code(worst))
+				worst = res[i].err.code;
+			if (e != NULL && e->code == GS_OK)
+				gs_fail(e, res[i].err.code, "%s", res[i].err.msg);
+		}
+		free_model(&ms[i]);
+	}
+	free(ms);
+	if (worst != GS_OK && e != NULL && e->code != worst) {
+		/* keep the first message but report the worst code */
+		e->code = worst;
+	}
+	return worst;
+}

@@ -1,0 +1,50 @@
+/* gpusizer: the Hugging Face Hub client (libcurl multi): fetches config.json,
+ * model info and safetensors headers for many models at once into the model
+ * cache (models.h), with auth, mirrors, redirects, retries and conditional
+ * requests. See shared/HUB-API.md for the protocol facts it relies on. */
+#ifndef GS_HUB_H
+#define GS_HUB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+
+/* Options for one fetch run. Strings are borrowed. */
+typedef struct gs_hub_opts {
+	const char *models_dir; /* NULL = "models" */
+	const char *revision;   /* for ids without "@rev"; NULL = "main" */
+	int jobs;               /* models in flight at once; <= 0 = 8 */
+	bool offline;           /* never touch the network (also HF_HUB_OFFLINE) */
+	bool progress;          /* progress lines on stderr */
+	FILE *out;              /* one result line per model; NULL = none */
+} gs_hub_opts;
+
+/* Outcome for one model (filled by gs_hub_fetch, one per id). */
+typedef struct gs_hub_result {
+	gs_error err;           /* err.code == GS_OK on success */
+	char sha[48];           /* resolved commit, "" when unknown */
+	uint64_t params_hub;    /* Hub API safetensors total, 0 unknown */
+	uint64_t params_header; /* safetensors headers tally, 0 not read */
+	uint64_t body_bytes;    /* response body bytes received for this model */
+	int requests;           /* HTTP requests made (retries included) */
+	int not_modified;       /* of which answered 304 */
+	bool unchanged;         /* cache already current (all 304) */
+} gs_hub_result;
+
+/*
+ * Fetch every id (validated first; "org/name[@rev]") into the model cache.
+ * res must hold n entries (zeroed by the callee). Each model is written
+ * atomically (files to temporaries, meta.json last); a failing model keeps
+ * its previous cached copy and does not stop the others. Returns the worst
+ * per-model error (by exit code), with e holding the first failure's detail.
+ */
+gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
+                    gs_error *e);
+
+/* Hub endpoint: HF_ENDPOINT without trailing '/', else https://huggingface.co.
+ * Written to buf (n bytes). */
+void gs_hub_endpoint(char *buf, size_t n);
+
+#endif

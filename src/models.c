@@ -1,0 +1,374 @@
+/* gpusizer: the local model cache: id validation, slugs, resolving ids to
+ * config.json paths (models/ first, then the huggingface_hub cache), and
+ * meta.json reading. */
+#define _POSIX_C_SOURCE 200809L
+#include "models.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "hub.h"
+#include "util.h"
+
+#define SEG_MAX 96
+
+bool gs_env_true(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL)
+		return false;
+	return strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 || strcasecmp(v, "yes") == 0 ||
+	       strcasecmp(v, "true") == 0;
+}
+
+static bool seg_char(unsigned char c)
+{
+	return isalnum(c) || c == '.' || c == '_' || c == '-';
+}
+
+/* Validate one id segment [s, s+len). */
+static gs_err check_segment(const char *id, const char *s, size_t len, gs_error *e)
+{
+	if (len == 0)
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": empty segment (expected org/name)", id);
+	if (len > SEG_MAX)
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": a segment is longer than %d characters",
+		               id, SEG_MAX);
+	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": \".\" and \"..\" are not allowed", id);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			return gs_fail(e, GS_EUSAGE, "model id: control character (0x%02x) not allowed", c);
+		if (!seg_char(c))
+			return gs_fail(e, GS_EUSAGE,
+			               "model id \"%s\": character '%c' not allowed (each segment is "
+			               "[A-Za-z0-9._-])", id, c);
+	}
+	for (size_t i = 0; i + 1 < len; i++)
+		if (s[i] == '-' && s[i + 1] == '-')
+			return gs_fail(e, GS_EUSAGE, "model id \"%s\": \"--\" is not allowed (it separates org and "
+				               "name in cache folder names)", id);
+	return GS_OK;
+}
+
+gs_err gs_model_parse_id(const char *id, char *repo, size_t n_repo, char *rev, size_t n_rev,
+                         gs_error *e)
+{
+	const char *at, *slash, *end;
+	gs_err rc;
+
+	if (id == NULL || id[0] == '\0')
+		return gs_fail(e, GS_EUSAGE, "model id is empty (expected org/name)");
+	for (const char *p = id; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return gs_fail(e, GS_EUSAGE, "model id: control character (0x%02x) not allowed",
+			               (unsigned char)*p);
+	if (id[0] == '/')
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": absolute paths are not model ids", id);
+	at = strchr(id, '@');
+	end = at ? at : id + strlen(id);
+	slash = memchr(id, '/', (size_t)(end - id));
+	if (slash != NULL) {
+		if (memchr(slash + 1, '/', (size_t)(end - slash - 1)) != NULL)
+			return gs_fail(e, GS_EUSAGE,
+			               "model id \"%s\": at most one '/' (expected org/name)", id);
+		rc = check_segment(id, id, (size_t)(slash - id), e);
+		if (rc == GS_OK)
+			rc = check_segment(id, slash + 1, (size_t)(end - slash - 1), e);
+	} else {
+		rc = check_segment(id, id, (size_t)(end - id), e);
+	}
+	if (rc != GS_OK)
+		return rc;
+	if ((size_t)(end - id) >= 4 && strncmp(end - 4, ".git", 4) == 0)
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": must not end in .git", id);
+	if ((size_t)(end - id) + 1 > n_repo)
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": too long", id);
+	memcpy(repo, id, (size_t)(end - id));
+	repo[end - id] = '\0';
+	if (rev != NULL && n_rev > 0)
+		rev[0] = '\0';
+	if (at != NULL) {
+		const char *r = at + 1;
+		size_t rl = strlen(r);
+		if (rl == 0)
+			return gs_fail(e, GS_EUSAGE, "model id \"%s\": empty revision after '@'", id);
+		if (rl > 255 || rev == NULL || rl + 1 > n_rev)
+			return gs_fail(e, GS_EUSAGE, "model id \"%s\": revision too long", id);
+		for (size_t i = 0; i < rl; i++) {
+			unsigned char c = (unsigned char)r[i];
+			if (!seg_char(c) && c != '/')
+				return gs_fail(e, GS_EUSAGE,
+				               "model id \"%s\": character '%c' not allowed in a revision",
+				               id, c);
+		}
+		if (strstr(r, "..") != NULL || r[0] == '/' || r[rl - 1] == '/' || strstr(r, "//"))
+			return gs_fail(e, GS_EUSAGE, "model id \"%s\": malformed revision", id);
+		memcpy(rev, r, rl + 1);
+	}
+	return GS_OK;
+}
+
+gs_err gs_model_slug(const char *id, char *slug, size_t n, gs_error *e)
+{
+	char repo[256], rev[256];
+	gs_err rc = gs_model_parse_id(id, repo, sizeof repo, rev, sizeof rev, e);
+	char *s = strchr(repo, '/');
+	int w;
+
+	if (rc != GS_OK)
+		return rc;
+	if (s != NULL)
+		w = snprintf(slug, n, "%.*s--%s", (int)(s - repo), repo, s + 1);
+	else
+		w = snprintf(slug, n, "%s", repo);
+	if (w < 0 || (size_t)w >= n)
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": too long", id);
+	return GS_OK;
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static gs_err put_path(char *out, size_t n, const char *path, gs_error *e)
+{
+	if (strlen(path) + 1 > n)
+		return gs_fail(e, GS_EIO, "%s: path too long", path);
+	memcpy(out, path, strlen(path) + 1);
+	return GS_OK;
+}
+
+static bool is_hex_sha(const char *s)
+{
+	size_t n = strlen(s);
+	if (n != 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* huggingface_hub cache root (HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE, HF_HOME/hub,
+ * XDG_CACHE_HOME/huggingface/hub, ~/.cache/huggingface/hub); false if none. */
+static bool hf_cache_dir(char *buf, size_t n)
+{
+	const char *v;
+	int w = -1;
+
+	if ((v = getenv("HF_HUB_CACHE")) != NULL && v[0])
+		w = snprintf(buf, n, "%s", v);
+	else if ((v = getenv("HUGGINGFACE_HUB_CACHE")) != NULL && v[0])
+		w = snprintf(buf, n, "%s", v);
+	else if ((v = getenv("HF_HOME")) != NULL && v[0])
+		w = snprintf(buf, n, "%s/hub", v);
+	else if ((v = getenv("XDG_CACHE_HOME")) != NULL && v[0])
+		w = snprintf(buf, n, "%s/huggingface/hub", v);
+	else if ((v = getenv("HOME")) != NULL && v[0])
+		w = snprintf(buf, n, "%s/.cache/huggingface/hub", v);
+	return w > 0 && (size_t)w < n;
+}
+
+/* Look for config.json of repo at rev ("" = main) in the huggingface_hub cache. */
+static bool hf_cache_lookup(const char *slug, const char *rev, char *out, size_t n)
+{
+	char root[2048], path[4096], sha[128];
+	const char *r = rev[0] ? rev : "main";
+
+	if (!hf_cache_dir(root, sizeof root))
+		return false;
+	if (is_hex_sha(r)) {
+		snprintf(sha, sizeof sha, "%s", r);
+	} else {
+		FILE *fp;
+		size_t got;
+		if (snprintf(path, sizeof path, "%s/models--%s/refs/%s", root, slug, r) >= (int)sizeof path)
+			return false;
+		fp = fopen(path, "rb");
+		if (fp == NULL)
+			return false;
+		got = fread(sha, 1, sizeof sha - 1, fp);
+		fclose(fp);
+		sha[got] = '\0';
+		while (got > 0 && (sha[got - 1] == '\n' || sha[got - 1] == '\r' || sha[got - 1] == ' '))
+			sha[--got] = '\0';
+		if (!is_hex_sha(sha))
+			return false;
+	}
+	if (snprintf(path, sizeof path, "%s/models--%s/snapshots/%s/config.json", root, slug, sha) >=
+	    (int)sizeof path)
+		return false;
+	if (!is_file(path) || strlen(path) + 1 > n)
+		return false;
+	memcpy(out, path, strlen(path) + 1);
+	return true;
+}
+
+/* Read meta.json's "sha" and "revision" (either may be absent). */
+static void meta_rev(const char *meta_path, char *sha, size_t ns, char *revision, size_t nr)
+{
+	char *buf = NULL;
+	cJSON *root;
+	const cJSON *v;
+
+	sha[0] = revision[0] = '\0';
+	if (gs_read_file(meta_path, 1 << 22, &buf, NULL, NULL) != GS_OK)
+		return;
+	root = cJSON_Parse(buf);
+	free(buf);
+	if (root == NULL)
+		return;
+	v = cJSON_GetObjectItemCaseSensitive(root, "sha");
+	if (cJSON_IsString(v))
+		snprintf(sha, ns, "%s", v->valuestring);
+	v = cJSON_GetObjectItemCaseSensitive(root, "revision");
+	if (cJSON_IsString(v))
+		snprintf(revision, nr, "%s", v->valuestring);
+	cJSON_Delete(root);
+}
+
+gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_path, size_t n,
+                        gs_error *e)
+{
+	char repo[256], rev[256], slug[256], path[4096];
+	gs_err rc;
+	size_t il;
+
+	if (models_dir == NULL)
+		models_dir = GS_MODELS_DIR_DEFAULT;
+	if (id == NULL || id[0] == '\0')
+		return gs_fail(e, GS_EUSAGE, "model id is empty (expected org/name or a config.json path)");
+	il = strlen(id);
+	/* A path: ends in .json, or an existing file, or a directory with config.json. */
+	if ((il > 5 && strcmp(id + il - 5, ".json") == 0) || is_file(id)) {
+		if (!is_file(id))
+			return gs_fail(e, GS_ENOTFOUND, "%s: no such config file", id);
+		return put_path(config_path, n, id, e);
+	}
+	if (is_dir(id) && snprintf(path, sizeof path, "%s/config.json", id) < (int)sizeof path &&
+	    is_file(path))
+		return put_path(config_path, n, path, e);
+
+	rc = gs_model_parse_id(id, repo, sizeof repo, rev, sizeof rev, e);
+	if (rc == GS_OK)
+		rc = gs_model_slug(id, slug, sizeof slug, e);
+	if (rc != GS_OK)
+		return rc;
+	if (snprintf(path, sizeof path, "%s/%s/config.json", models_dir, slug) >= (int)sizeof path)
+		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);
+	if (is_file(path)) {
+		char mpath[4096], sha[128], revision[256];
+		bool ok = true;
+		if (rev[0]) {
+			snprintf(mpath, sizeof mpath, "%s/%s/meta.json", models_dir, slug);
+			meta_rev(mpath, sha, sizeof sha, revision, sizeof revision);
+			ok = strcmp(revision, rev) == 0 ||
+			     (strlen(rev) >= 7 && strncmp(sha, rev, strlen(rev)) == 0);
+		}
+		if (ok)
+			return put_path(config_path, n, path, e);
+	}
+	if (hf_cache_lookup(slug, rev, path, sizeof path))
+		return put_path(config_path, n, path, e);
+	return gs_fail(e, GS_ENOTFOUND,
+	               "model %s%s%s is not cached in %s/%s (nor in the huggingface_hub cache)",
+	               repo, rev[0] ? " at revision " : "", rev, models_dir, slug);
+}
+
+gs_err gs_model_ensure(const char *models_dir, const char *id, bool offline, char *config_path,
+                       size_t n, gs_error *e)
+{
+	gs_error tmp = {0};
+	gs_err rc = gs_model_resolve(models_dir, id, config_path, n, &tmp);
+	gs_hub_opts o;
+	gs_hub_result r;
+	const char *ids[1];
+
+	if (rc != GS_ENOTFOUND) {
+		if (rc != GS_OK)
+			return gs_fail(e, rc, "%s", tmp.msg);
+		return GS_OK;
+	}
+	/* A missing config path is not something to fetch. */
+	if (strlen(id) > 5 && strcmp(id + strlen(id) - 5, ".json") == 0)
+		return gs_fail(e, rc, "%s", tmp.msg);
+	if (offline || gs_env_true("HF_HUB_OFFLINE"))
+		return gs_fail(e, GS_EOFFLINE,
+		               "offline: %s; run `gpusizer fetch%s%s %s` while online",
+		               tmp.msg, models_dir ? " --models-dir " : "", models_dir ? models_dir : "",
+		               id);
+	memset(&o, 0, sizeof o);
+	o.models_dir = models_dir;
+	o.jobs = 1;
+	o.progress = isatty(2);
+	ids[0] = id;
+	rc = gs_hub_fetch(&o, ids, 1, &r, e);
+	if (rc != GS_OK)
+		return rc;
+	return gs_model_resolve(models_dir, id, config_path, n, e);
+}
+
+static uint64_t json_u64(const cJSON *o)
+{
+	if (cJSON_IsNumber(o) && o->valuedouble >= 0 && o->valuedouble < 1.8e19)
+		return (uint64_t)o->valuedouble;
+	return 0;
+}
+
+gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta *m, gs_error *e)
+{
+	char slug[256], path[4096];
+	char *buf = NULL;
+	cJSON *root;
+	const cJSON *params, *v;
+	gs_err rc;
+
+	memset(m, 0, sizeof *m);
+	if (models_dir == NULL)
+		models_dir = GS_MODELS_DIR_DEFAULT;
+	rc = gs_model_slug(id, slug, sizeof slug, e);
+	if (rc != GS_OK)
+		return rc;
+	if (snprintf(path, sizeof path, "%s/%s/meta.json", models_dir, slug) >= (int)sizeof path)
+		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);
+	rc = gs_read_file(path, 1 << 24, &buf, NULL, e);
+	if (rc != GS_OK)
+		return rc;
+	root = cJSON_Parse(buf);
+	free(buf);
+	if (root == NULL || !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return gs_fail(e, GS_EINPUT, "%s: not a JSON object", path);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "sha");
+	if (cJSON_IsString(v))
+		snprintf(m->sha, sizeof m->sha, "%s", v->valuestring);
+	v = cJSON_GetObjectItemCaseSensitive(root, "param_source");
+	if (cJSON_IsString(v))
+		snprintf(m->param_source, sizeof m->param_source, "%s", v->valuestring);
+	params = cJSON_GetObjectItemCaseSensitive(root, "params");
+	v = cJSON_GetObjectItemCaseSensitive(params, "hub_safetensors");
+	m->hub_safetensors_total = json_u64(cJSON_GetObjectItemCaseSensitive(v, "total"));
+	v = cJSON_GetObjectItemCaseSensitive(params, "header");
+	m->header_total = json_u64(cJSON_GetObjectItemCaseSensitive(v, "total"));
+	cJSON_Delete(root);
+	return GS_OK;
+}
