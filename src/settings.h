@@ -60,6 +60,7 @@ typedef struct gs_settings {
 	double lora_dropout;
 	bool train_embeddings;   /* embeddings + head fully trained (modules_to_save) */
 	int64_t batch, seq;
+	int64_t grad_accum;      /* micro-batches per optimizer step (grads live across them) */
 	bool grad_ckpt;
 	gs_attn attn;
 	gs_loss loss;
@@ -69,20 +70,23 @@ typedef struct gs_settings {
 	gs_offload offload;
 	gs_dtype kv_dtype;
 	bool kv_dtype_set;       /* false: the compute dtype */
+	int64_t cuda_context_mib; /* CUDA context + library handles outside torch's allocator */
 	gs_formula formula;
 	double trainable_fraction; /* cookbook only; < 0 = the seed's default */
 } gs_settings;
 
 /* Defaults: full, precision by method (full amp-bf16, lora bf16, qlora nf4,
  * inference bf16), adamw, r 16, targets qv, dropout 0.05, batch 1, seq 2048,
- * no checkpointing, sdpa, standard loss, 1 GPU ddp, tp 1, no offload,
- * adapters fp32, kv cache at compute dtype, detailed formula. */
+ * grad-accum 1, no checkpointing, sdpa, standard loss, 1 GPU ddp, tp 1, no offload,
+ * adapters fp32, kv cache at compute dtype, CUDA context 1343 MiB (see
+ * engine.c, constants), detailed formula. */
 void gs_settings_default(gs_settings *s);
 
 /* Set one setting by its flag name without dashes ("method", "precision",
  * "adapter-dtype", "optimizer", "lora-r", "lora-targets", "lora-dropout",
- * "train-embeddings", "batch", "seq", "grad-ckpt", "attn", "loss", "gpus",
- * "sharding", "tp", "offload", "kv-dtype", "formula", "trainable-fraction")
+ * "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt", "attn", "loss", "gpus",
+ * "sharding", "tp", "offload", "kv-dtype", "cuda-context", "formula",
+ * "trainable-fraction")
  * from its text value (booleans: "true"/"false"/"on"/"off"/"1"/"0").
  * Unknown name or bad value: GS_EUSAGE with a detail naming both. */
 gs_err gs_settings_set(gs_settings *s, const char *name, const char *value, gs_error *e);
