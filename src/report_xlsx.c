@@ -1,0 +1,1245 @@
+/* gpusizer: XLSX writer for the sizing matrix (libxlsxwriter, constant-
+ * memory mode). Sheets: Summary, GPUs, Assumptions, Charts, then one sheet
+ * per model whose verdict cells are live formulas over the GPUs sheet.
+ * Owned by the xlsx area.
+ *
+ * Streaming: rows are written as they arrive (constant-memory mode keeps
+ * one row of each sheet in memory); what the Summary needs is kept small
+ * (one entry per model, method and context) and written at the end, to a
+ * sheet created first. Strings from outside are cleaned to valid UTF-8 and
+ * written with worksheet_write_string, never as formulas. */
+#define _POSIX_C_SOURCE 200809L
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <xlsxwriter.h>
+
+#include "report_xlsx.h"
+#include "util.h"
+
+/* Longest text Excel keeps in a cell, in characters. */
+#define XL_CELL_CHARS 32767
+/* Charts on the Charts sheet (one per model, the first ones). */
+#define XL_CHARTS_MAX 100
+#define XL_CHART_ROWS_APART 24
+
+/* GPUs sheet layout (0-based rows; formulas use Excel's 1-based rows). */
+#define GPU_ROW_TIGHT 1 /* B2: the tight headroom */
+#define GPU_ROW_HEAD 3
+#define GPU_ROW0 4 /* first GPU: Excel row 5 */
+enum { GC_ID, GC_NAME, GC_CLASS, GC_TOTAL, GC_USABLE, GC_BF16, GC_FP8, GC_BW, GC_TFLOPS, GC_SOURCE, GC_MAX };
+
+/* Model sheet: fixed front columns, one verdict column per GPU, then the
+ * detail columns (offset by n_gpus). */
+enum { MC_ID, MC_CONFIG, MC_DEVICE, MC_GPUS, MC_V0 };
+enum {
+	D_MODEL, D_METHOD, D_PREC, D_OPTIM, D_BATCH, D_GRAD_ACCUM, D_SEQ, D_CKPT, D_SHARD, D_TP, D_OFFLOAD,
+	D_LORA_R, D_LORA_TGT, D_LORA_DROP, D_ADAPTER, D_TRAIN_EMB, D_ATTN, D_LOSS, D_KV, D_CUDA_CTX, D_FORMULA, D_TRAIN_FRAC,
+	D_PTOTAL, D_PTRAIN, D_PACTIVE, D_W, D_G, D_O, D_A, D_B, D_BPPW, D_BPPG, D_BPPO, D_RECIPE,
+	D_PHASE, D_STEP, D_ALLOC, D_RESERVED, D_HOST, D_COOKBOOK, D_THUMB, D_ZERO1, D_NEED_BF16,
+	D_NEED_FP8, D_NOTE, D_ERROR, D_MAX
+};
+
+static const struct {
+	const char *head;
+	double width;
+} detail_cols[D_MAX] = {
+	[D_MODEL] = {"Model", 30},
+	[D_METHOD] = {"Method", 9},
+	[D_PREC] = {"Precision", 12},
+	[D_OPTIM] = {"Optimizer", 16},
+	[D_BATCH] = {"Batch", 7},
+	[D_GRAD_ACCUM] = {"Gradient accumulation", 11},
+	[D_SEQ] = {"Context (tokens)", 10},
+	[D_CKPT] = {"Gradient checkpointing", 13},
+	[D_SHARD] = {"Sharding", 9},
+	[D_TP] = {"Tensor parallel", 9},
+	[D_OFFLOAD] = {"Offload", 10},
+	[D_LORA_R] = {"LoRA r", 7},
+	[D_LORA_TGT] = {"LoRA targets", 12},
+	[D_LORA_DROP] = {"LoRA dropout", 8},
+	[D_ADAPTER] = {"Adapter dtype", 9},
+	[D_TRAIN_EMB] = {"Train embeddings", 10},
+	[D_ATTN] = {"Attention", 9},
+	[D_LOSS] = {"Loss", 9},
+	[D_KV] = {"KV cache dtype", 9},
+	[D_CUDA_CTX] = {"CUDA context MiB", 9},
+	[D_FORMULA] = {"Formula", 10},
+	[D_TRAIN_FRAC] = {"Trainable fraction (cookbook)", 11},
+	[D_PTOTAL] = {"Params total", 16},
+	[D_PTRAIN] = {"Params trainable", 16},
+	[D_PACTIVE] = {"Params active per token", 16},
+	[D_W] = {"W weights GiB", 10},
+	[D_G] = {"G gradients GiB", 10},
+	[D_O] = {"O optimizer states GiB", 10},
+	[D_A] = {"A activations GiB", 10},
+	[D_B] = {"B buffers GiB", 10},
+	[D_BPPW] = {"W bytes/param", 9},
+	[D_BPPG] = {"G bytes/trainable param", 9},
+	[D_BPPO] = {"O bytes/trainable param", 9},
+	[D_RECIPE] = {"Recipe", 40},
+	[D_PHASE] = {"Peak phase", 10},
+	[D_STEP] = {"Peak step", 6},
+	[D_ALLOC] = {"Allocated GiB per GPU", 10},
+	[D_RESERVED] = {"Reserved GiB per GPU", 10},
+	[D_HOST] = {"Host GiB (offload)", 10},
+	[D_COOKBOOK] = {"Seed cookbook GiB", 10},
+	[D_THUMB] = {"Seed rule of thumb GiB", 10},
+	[D_ZERO1] = {"Seed 18 bytes/param rule GiB", 10},
+	[D_NEED_BF16] = {"Needs bf16", 7},
+	[D_NEED_FP8] = {"Needs fp8", 7},
+	[D_NOTE] = {"Note", 40},
+	[D_ERROR] = {"Error", 30},
+};
+
+static uint32_t data_rows_max = GS_XLSX_DATA_ROWS_MAX;
+
+void gs_xlsx_set_data_rows_max(uint32_t rows)
+{
+	data_rows_max = rows == 0 || rows > GS_XLSX_DATA_ROWS_MAX ? GS_XLSX_DATA_ROWS_MAX : rows;
+}
+
+/* The best (smallest) fitting GPU class and count for one model, method
+ * and context, over every configuration of that method at that context. */
+typedef struct xl_best {
+	size_t model_no;
+	gs_method method;
+	int64_t seq;
+	size_t n_configs;
+	uint64_t min_device;  /* smallest per-GPU device of any configuration */
+	bool found, tight;
+	size_t gpu;           /* index in meta->gpus */
+	int64_t count;
+	uint64_t cost;        /* count x usable bytes, the ranking */
+	uint64_t device;      /* per GPU, of the chosen configuration */
+	double headroom;
+	char label[160];
+	char row_id[64];
+} xl_best;
+
+typedef struct xl_model {
+	char *id;      /* cleaned */
+	char *source;  /* cleaned param_source, or NULL */
+	char *sheet;   /* first sheet's name */
+	size_t rows;
+} xl_model;
+
+typedef struct xl_state {
+	const gs_report_meta *m;
+	char path[4096];
+	gs_atomic out;
+	bool out_open;
+	lxw_workbook *wb;
+	lxw_worksheet *summary, *charts;
+	lxw_error lerr; /* first libxlsxwriter failure */
+	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_pct, *f_wrap, *f_verdict[GS_VERDICT_MAX];
+
+	char **names; /* sheet names in use */
+	size_t n_names;
+
+	/* GPUs as Excel reads them back. */
+	char **gpu_head; /* verdict column headings */
+	double *usable_gib;
+	double tight;
+	char col_nb[8], col_nf[8]; /* column letters of the needs flags */
+
+	/* The model being written. */
+	xl_model *models;
+	size_t n_models, cap_models;
+	bool in_model;
+	lxw_worksheet *ws, *first_ws;
+	int part;
+	uint32_t part_rows;  /* data rows on ws */
+	uint32_t first_rows; /* data rows on first_ws */
+	size_t best0;        /* this model's first summary entry */
+	xl_best *best;
+	size_t n_best, cap_best;
+	size_t n_charts;
+	bool done;
+} xl_state;
+
+/* ---- strings ---------------------------------------------------------- */
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Length of the valid UTF-8 sequence at s allowed in XML, or 0. */
+static size_t utf8_ok(const unsigned char *s, uint32_t *cp_out)
+{
+	uint32_t cp;
+	size_t len;
+
+	if (s[0] < 0x80) {
+		len = 1;
+		cp = s[0];
+	} else if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+		len = 2;
+		cp = s[0] & 0x1F;
+	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		len = 3;
+		cp = s[0] & 0x0F;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t k = 1; k < len; k++) {
+		if ((s[k] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3F);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
+		return 0;
+	*cp_out = cp;
+	return len;
+}
+
+/*
+ * Copy s into out (n >= 8 bytes, always NUL-terminated) as text Excel reads
+ * back unchanged: bytes that are not valid UTF-8 and control characters
+ * other than tab and newline become U+FFFD, a literal "_xHHHH_" is escaped
+ * as "_x005F_xHHHH_", at most max_chars characters (whole characters).
+ * NULL reads as "".
+ */
+static void xl_clean(const char *s, char *out, size_t n, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t o = 0, chars = 0;
+
+	while (*p != '\0' && chars < max_chars) {
+		uint32_t cp = 0;
+		size_t len = utf8_ok(p, &cp);
+		const char *emit = NULL;
+		size_t elen;
+
+		if (len == 0 || (cp < 0x20 && cp != '\t' && cp != '\n')) {
+			emit = "\xEF\xBF\xBD";
+			elen = 3;
+			len = len ? len : 1;
+		} else if (cp == '_' && p[1] == 'x' && is_hex((char)p[2]) && is_hex((char)p[3]) &&
+		           is_hex((char)p[4]) && is_hex((char)p[5]) && p[6] == '_') {
+			emit = "_x005F_";
+			elen = 7;
+		} else {
+			emit = (const char *)p;
+			elen = len;
+		}
+		if (o + elen + 1 > n)
+			break;
+		memcpy(out + o, emit, elen);
+		o += elen;
+		p += len;
+		chars++;
+	}
+	out[o] = '\0';
+}
+
+/* Malloc'd cleaned copy (caller frees). */
+static char *xl_clean_dup(const char *s, size_t max_chars)
+{
+	size_t len = s ? strlen(s) : 0;
+	size_t n = len * 7 + 8;
+	char *out = gs_xmalloc(n);
+
+	xl_clean(s, out, n, max_chars);
+	return out;
+}
+
+/* ---- cells ------------------------------------------------------------ */
+
+static void note_err(xl_state *st, lxw_error rc)
+{
+	if (rc != LXW_NO_ERROR && st->lerr == LXW_NO_ERROR)
+		st->lerr = rc;
+}
+
+/* An outside (or any) string, cleaned; always a string cell. */
+static void put_str(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                    lxw_format *f)
+{
+	char buf[2048];
+
+	if (s == NULL || *s == '\0')
+		return;
+	if (strlen(s) < sizeof buf / 8) {
+		xl_clean(s, buf, sizeof buf, XL_CELL_CHARS);
+		note_err(st, worksheet_write_string(ws, r, c, buf, f));
+	} else {
+		char *big = xl_clean_dup(s, XL_CELL_CHARS);
+		note_err(st, worksheet_write_string(ws, r, c, big, f));
+		free(big);
+	}
+}
+
+/* A string we made (names, headings): known clean, no copy. */
+static void put_lit(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                    lxw_format *f)
+{
+	note_err(st, worksheet_write_string(ws, r, c, s, f));
+}
+
+static void put_num(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                    lxw_format *f)
+{
+	note_err(st, worksheet_write_number(ws, r, c, v, f));
+}
+
+static void put_gib(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, uint64_t bytes)
+{
+	note_err(st, worksheet_write_number(ws, r, c, (double)bytes / GS_GIB, st->f_gib));
+}
+
+static void put_bool(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, bool v)
+{
+	note_err(st, worksheet_write_boolean(ws, r, c, v ? 1 : 0, NULL));
+}
+
+/* The value Excel reads back from a number cell: libxlsxwriter writes
+ * numbers with "%.16G". Cached verdicts are computed from these. */
+static double as_stored(double v)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof buf, "%.16G", v);
+	return strtod(buf, NULL);
+}
+
+/* ---- verdicts --------------------------------------------------------- */
+
+/* What the row needs of a GPU, asked of gs_row_verdict (the one rule) with
+ * a GPU that has room to spare and lacks only bf16 or only fp8. */
+static void row_needs(const gs_row *r, bool *bf16, bool *fp8)
+{
+	gs_gpu probe;
+	gs_row ok = *r;
+
+	ok.err = GS_OK;
+	memset(&probe, 0, sizeof probe);
+	probe.total_bytes = probe.usable_bytes = UINT64_MAX / 2;
+	probe.bf16 = false;
+	probe.fp8 = true;
+	*bf16 = gs_row_verdict(&ok, &probe, NULL) == GS_NOT_RUNNABLE;
+	probe.bf16 = true;
+	probe.fp8 = false;
+	*fp8 = gs_row_verdict(&ok, &probe, NULL) == GS_NOT_RUNNABLE;
+}
+
+/* The verdict formula's value, evaluated as Excel does from the stored
+ * cells (see verdict_formula). */
+static gs_verdict cached_verdict(double dev_gib, double usable_gib, double tight, bool nb, bool nf,
+                                 const gs_gpu *g)
+{
+	if (!(usable_gib > 0) || (nb && !g->bf16) || (nf && !g->fp8))
+		return GS_NOT_RUNNABLE;
+	if (dev_gib > usable_gib)
+		return GS_NO_FIT;
+	return 1 - dev_gib / usable_gib >= tight ? GS_FITS : GS_TIGHT;
+}
+
+/* The live verdict of row r (0-based sheet row) on GPU gi: the same rule as
+ * gs_row_verdict, over the GPUs sheet's usable GiB (E), bf16 (F), fp8 (G)
+ * and tight headroom (B2), and this row's device GiB (C) and needs flags. */
+static void verdict_formula(const xl_state *st, char *buf, size_t n, lxw_row_t row, size_t gi)
+{
+	unsigned r = (unsigned)row + 1, g = GPU_ROW0 + 1 + (unsigned)gi;
+
+	snprintf(buf, n,
+	         "=IF(OR(NOT(GPUs!$E$%u>0),AND($%s%u,NOT(GPUs!$F$%u)),AND($%s%u,NOT(GPUs!$G$%u))),"
+	         "\"%s\",IF($C%u>GPUs!$E$%u,\"%s\",IF(1-$C%u/GPUs!$E$%u>=GPUs!$B$%u,\"%s\",\"%s\")))",
+	         g, st->col_nb, r, g, st->col_nf, r, g, gs_verdict_name(GS_NOT_RUNNABLE), r, g,
+	         gs_verdict_name(GS_NO_FIT), r, g, GPU_ROW_TIGHT + 1, gs_verdict_name(GS_FITS),
+	         gs_verdict_name(GS_TIGHT));
+}
+
+/* ---- sheet names ------------------------------------------------------ */
+
+static bool name_taken(const xl_state *st, const char *name)
+{
+	static const char *const reserved[] = {"Summary", "GPUs", "Assumptions", "Charts", "History"};
+
+	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+		if (strcasecmp(reserved[i], name) == 0)
+			return true;
+	for (size_t i = 0; i < st->n_names; i++)
+		if (strcasecmp(st->names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Cut s to at most max_chars UTF-8 characters (s is valid UTF-8). */
+static void utf8_cut(char *s, size_t max_chars)
+{
+	size_t chars = 0;
+
+	for (char *p = s; *p != '\0'; p++) {
+		if (((unsigned char)*p & 0xC0) != 0x80) {
+			if (chars == max_chars) {
+				*p = '\0';
+				return;
+			}
+			chars++;
+		}
+	}
+}
+
+/* A valid Excel sheet name from outside text: no []:*?/\ , no apostrophe at
+ * either end, at most 31 characters. */
+static void sheet_base(const char *text, char *out, size_t n)
+{
+	char *p, *q;
+
+	xl_clean(text, out, n, LXW_SHEETNAME_MAX);
+	for (p = out; *p != '\0'; p++)
+		if (strchr("[]:*?/\\\t\n", *p) != NULL)
+			*p = '_';
+	for (p = out; *p == '\''; p++)
+		;
+	memmove(out, p, strlen(p) + 1);
+	for (q = out + strlen(out); q > out && q[-1] == '\''; q--)
+		q[-1] = '\0';
+	utf8_cut(out, LXW_SHEETNAME_MAX);
+	for (q = out + strlen(out); q > out && q[-1] == '\''; q--)
+		q[-1] = '\0';
+	if (out[0] == '\0')
+		snprintf(out, n, "Model");
+}
+
+/* Add a worksheet named base, or "base (k)" for the first free k >= start
+ * (base cut to fit 31 characters). NULL with st->lerr set when impossible. */
+static lxw_worksheet *add_sheet(xl_state *st, const char *base, int start, char *name, size_t n)
+{
+	for (int k = start; k < start + 10000; k++) {
+		lxw_worksheet *ws;
+
+		if (k <= 1) {
+			snprintf(name, n, "%s", base);
+		} else {
+			char suffix[16];
+			int sl = snprintf(suffix, sizeof suffix, " (%d)", k);
+			snprintf(name, n, "%s", base);
+			utf8_cut(name, LXW_SHEETNAME_MAX - (size_t)sl);
+			for (size_t len = strlen(name); len > 0 && name[len - 1] == '\''; len--)
+				name[len - 1] = '\0';
+			if (strlen(name) + (size_t)sl + 1 > n)
+				continue;
+			strcat(name, suffix);
+		}
+		if (name_taken(st, name) || workbook_validate_sheet_name(st->wb, name) != LXW_NO_ERROR)
+			continue;
+		ws = workbook_add_worksheet(st->wb, name);
+		if (ws == NULL)
+			continue;
+		st->names = gs_xrealloc(st->names, (st->n_names + 1) * sizeof *st->names);
+		st->names[st->n_names++] = gs_xstrdup(name);
+		return ws;
+	}
+	note_err(st, LXW_ERROR_SHEETNAME_ALREADY_USED);
+	return NULL;
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static gs_err lxw_fail(xl_state *st, lxw_error rc, gs_error *e)
+{
+	gs_err code;
+
+	switch (rc) {
+	case LXW_ERROR_MEMORY_MALLOC_FAILED:
+		code = GS_ENOMEM;
+		break;
+	case LXW_ERROR_CREATING_XLSX_FILE:
+	case LXW_ERROR_CREATING_TMPFILE:
+	case LXW_ERROR_READING_TMPFILE:
+	case LXW_ERROR_ZIP_FILE_OPERATION:
+	case LXW_ERROR_ZIP_PARAMETER_ERROR:
+	case LXW_ERROR_ZIP_BAD_ZIP_FILE:
+	case LXW_ERROR_ZIP_INTERNAL_ERROR:
+	case LXW_ERROR_ZIP_FILE_ADD:
+	case LXW_ERROR_ZIP_CLOSE:
+		code = GS_EIO;
+		break;
+	default:
+		code = GS_EINTERNAL;
+		break;
+	}
+	return gs_fail(e, code, "%s: libxlsxwriter: %s (previous file kept)", st->path,
+	               lxw_strerror(rc));
+}
+
+static gs_err check(xl_state *st, gs_error *e)
+{
+	return st->lerr == LXW_NO_ERROR ? GS_OK : lxw_fail(st, st->lerr, e);
+}
+
+/* ---- begin: workbook, formats, GPUs and Assumptions sheets ------------ */
+
+static lxw_format *verdict_format(lxw_workbook *wb, lxw_color_t bg, lxw_color_t fg)
+{
+	lxw_format *f = workbook_add_format(wb);
+
+	format_set_bg_color(f, bg);
+	format_set_font_color(f, fg);
+	return f;
+}
+
+static void make_formats(xl_state *st)
+{
+	lxw_workbook *wb = st->wb;
+
+	st->f_title = workbook_add_format(wb);
+	format_set_bold(st->f_title);
+	format_set_font_size(st->f_title, 14);
+	st->f_head = workbook_add_format(wb);
+	format_set_bold(st->f_head);
+	format_set_text_wrap(st->f_head);
+	format_set_align(st->f_head, LXW_ALIGN_VERTICAL_TOP);
+	format_set_bottom(st->f_head, LXW_BORDER_THIN);
+	format_set_bg_color(st->f_head, 0xDDEBF7);
+	st->f_gib = workbook_add_format(wb);
+	format_set_num_format(st->f_gib, "0.00");
+	st->f_int = workbook_add_format(wb);
+	format_set_num_format(st->f_int, "#,##0");
+	st->f_dec = workbook_add_format(wb);
+	format_set_num_format(st->f_dec, "0.0");
+	st->f_pct = workbook_add_format(wb);
+	format_set_num_format(st->f_pct, "0%");
+	st->f_wrap = workbook_add_format(wb);
+	format_set_text_wrap(st->f_wrap);
+	format_set_align(st->f_wrap, LXW_ALIGN_VERTICAL_TOP);
+	st->f_verdict[GS_FITS] = verdict_format(wb, 0xC6EFCE, 0x006100);
+	st->f_verdict[GS_TIGHT] = verdict_format(wb, 0xFFEB9C, 0x9C5700);
+	st->f_verdict[GS_NO_FIT] = verdict_format(wb, 0xFFC7CE, 0x9C0006);
+	st->f_verdict[GS_NOT_RUNNABLE] = verdict_format(wb, 0xD9D9D9, 0x404040);
+}
+
+/* Colour a block of verdict cells by their text (live: follows the formulas). */
+static void colour_verdicts(xl_state *st, lxw_worksheet *ws, lxw_row_t r0, lxw_col_t c0,
+                            lxw_row_t r1, lxw_col_t c1)
+{
+	for (int v = 0; v < GS_VERDICT_MAX; v++) {
+		char text[48];
+		lxw_conditional_format cf;
+
+		snprintf(text, sizeof text, "\"%s\"", gs_verdict_name((gs_verdict)v));
+		memset(&cf, 0, sizeof cf);
+		cf.type = LXW_CONDITIONAL_TYPE_CELL;
+		cf.criteria = LXW_CONDITIONAL_CRITERIA_EQUAL_TO;
+		cf.value_string = text;
+		cf.format = st->f_verdict[v];
+		note_err(st, worksheet_conditional_format_range(ws, r0, c0, r1, c1, &cf));
+	}
+}
+
+static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
+{
+	static const char *const heads[GC_MAX] = {
+		[GC_ID] = "Id", [GC_NAME] = "Name", [GC_CLASS] = "Class",
+		[GC_TOTAL] = "Total GiB (driver)", [GC_USABLE] = "Usable GiB (one process)",
+		[GC_BF16] = "bf16", [GC_FP8] = "fp8", [GC_BW] = "Bandwidth GB/s",
+		[GC_TFLOPS] = "Dense bf16 TFLOPS", [GC_SOURCE] = "Source",
+	};
+	static const double widths[GC_MAX] = {16, 34, 9, 11, 11, 7, 7, 11, 11, 80};
+	const gs_report_meta *m = st->m;
+	lxw_row_t last = GPU_ROW0 + (lxw_row_t)m->n_gpus - 1;
+
+	for (int c = 0; c < GC_MAX; c++)
+		worksheet_set_column(ws, (lxw_col_t)c, (lxw_col_t)c, widths[c], NULL);
+	put_lit(st, ws, 0, 0, "GPU classes: edit a usable memory, bf16, fp8 or the tight headroom below and "
+	        "every verdict on the model sheets recalculates.", st->f_title);
+	put_lit(st, ws, GPU_ROW_TIGHT, 0, "Tight below headroom", NULL);
+	put_num(st, ws, GPU_ROW_TIGHT, 1, st->tight, st->f_pct);
+	put_lit(st, ws, GPU_ROW_TIGHT, 2, "(a configuration fits with at least this share of usable "
+	        "memory left; under it, tight)", NULL);
+	put_lit(st, ws, 2, 0, "Memory in GiB (2^30 bytes). Usable: what one process can allocate. "
+	        "bf16/fp8: TRUE or FALSE.", NULL);
+	for (int c = 0; c < GC_MAX; c++)
+		put_lit(st, ws, GPU_ROW_HEAD, (lxw_col_t)c, heads[c], st->f_head);
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const gs_gpu *g = &m->gpus[i];
+		lxw_row_t r = GPU_ROW0 + (lxw_row_t)i;
+
+		put_str(st, ws, r, GC_ID, g->id, NULL);
+		put_str(st, ws, r, GC_NAME, g->name, NULL);
+		put_str(st, ws, r, GC_CLASS, g->klass, NULL);
+		put_gib(st, ws, r, GC_TOTAL, g->total_bytes);
+		put_gib(st, ws, r, GC_USABLE, g->usable_bytes);
+		put_bool(st, ws, r, GC_BF16, g->bf16);
+		put_bool(st, ws, r, GC_FP8, g->fp8);
+		put_num(st, ws, r, GC_BW, g->bandwidth_gbs, st->f_int);
+		put_num(st, ws, r, GC_TFLOPS, g->bf16_tflops, st->f_dec);
+		put_str(st, ws, r, GC_SOURCE, g->source, NULL);
+	}
+	worksheet_freeze_panes(ws, GPU_ROW0, 2);
+	note_err(st, worksheet_autofilter(ws, GPU_ROW_HEAD, 0, m->n_gpus ? last : GPU_ROW_HEAD,
+	                                  GC_MAX - 1));
+}
+
+static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
+{
+	static const char *const legend[] = {
+		"Legend",
+		"fits: the configuration's device memory per GPU leaves at least the tight headroom "
+		"(GPUs sheet, B2) of the GPU's usable memory free.",
+		"tight: it fits with less headroom than that.",
+		"does not fit: device memory per GPU is more than the GPU's usable memory.",
+		"not runnable: the configuration needs bf16 or fp8 and the GPU lacks it.",
+		"no estimate: the configuration could not be sized (see its Error column).",
+		"",
+		"Units",
+		"GiB = 2^30 bytes. Memory is per GPU: multi-GPU rows are already divided by the sharding; "
+		"the GPUs column says how many.",
+		"Device = what nvidia-smi shows for the process: reserved by the allocator plus the CUDA "
+		"context. The verdicts compare device with usable.",
+		"W weights, G gradients, O optimizer states, A activations, B buffers and workspace, live "
+		"at the peak.",
+	};
+	const char *text = st->m->assumptions;
+	lxw_row_t r = 2;
+
+	worksheet_set_column(ws, 0, 0, 120, NULL);
+	put_lit(st, ws, 0, 0, "Assumptions", st->f_title);
+	while (text != NULL && *text != '\0') {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+		char *line = gs_xmalloc(len + 1);
+
+		memcpy(line, text, len);
+		line[len] = '\0';
+		if (len > 0 && line[len - 1] == '\r')
+			line[len - 1] = '\0';
+		put_str(st, ws, r++, 0, line, NULL);
+		free(line);
+		text = nl ? nl + 1 : text + len;
+	}
+	r++;
+	for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
+		put_lit(st, ws, r++, 0, legend[i], i == 0 || i == 7 ? st->f_head : NULL);
+}
+
+static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
+{
+	xl_state *st = w->state;
+	lxw_workbook_options opt;
+	lxw_doc_properties props;
+	lxw_worksheet *gpus, *assum;
+	char title[] = "gpusizer sizing workbook";
+	char nul[] = "";
+	char created_by[] = "gpusizer";
+	char tmpdir[4096];
+	gs_err rc;
+
+	st->m = m;
+	if (snprintf(st->path, sizeof st->path, "%s/%s", m->out_dir, GS_XLSX_FILE) >=
+	    (int)sizeof st->path)
+		return gs_fail(e, GS_EIO, "%s: output directory path too long", m->out_dir);
+	rc = gs_atomic_open(&st->out, st->path, e);
+	if (rc != GS_OK)
+		return rc;
+	st->out_open = true;
+
+	/* libxlsxwriter writes the file itself, at workbook_close, to the
+	 * temporary name gs_atomic made; its own temporaries (unlinked at once)
+	 * go to the output directory, not a possibly memory-backed /tmp. */
+	snprintf(tmpdir, sizeof tmpdir, "%s", m->out_dir);
+	memset(&opt, 0, sizeof opt);
+	opt.constant_memory = LXW_TRUE;
+	opt.tmpdir = tmpdir;
+	opt.use_zip64 = LXW_FALSE;
+	st->wb = workbook_new_opt(st->out.tmp, &opt);
+	if (st->wb == NULL)
+		return gs_fail(e, GS_ENOMEM, "%s: cannot create the workbook", st->path);
+
+	/* A fixed creation date makes identical inputs give identical bytes;
+	 * libxlsxwriter reads 0 as "now", so the epoch itself maps to 1 s. */
+	memset(&props, 0, sizeof props);
+	props.title = title;
+	props.author = created_by;
+	props.comments = nul;
+	props.created = (time_t)(m->epoch > 0 ? m->epoch : 1);
+	note_err(st, workbook_set_properties(st->wb, &props));
+
+	make_formats(st);
+	st->tight = as_stored(GS_TIGHT_HEADROOM);
+	st->usable_gib = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *st->usable_gib);
+	st->gpu_head = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *st->gpu_head);
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		char head[256];
+
+		st->usable_gib[i] = as_stored((double)m->gpus[i].usable_bytes / GS_GIB);
+		snprintf(head, sizeof head, "%s: %s", m->gpus[i].klass, m->gpus[i].name);
+		st->gpu_head[i] = xl_clean_dup(head, XL_CELL_CHARS);
+	}
+	lxw_col_to_name(st->col_nb, (lxw_col_t)(MC_V0 + m->n_gpus + D_NEED_BF16), 0);
+	lxw_col_to_name(st->col_nf, (lxw_col_t)(MC_V0 + m->n_gpus + D_NEED_FP8), 0);
+
+	/* Sheet order: Summary (filled at the end), GPUs, Assumptions, Charts,
+	 * then the models. */
+	st->summary = workbook_add_worksheet(st->wb, "Summary");
+	gpus = workbook_add_worksheet(st->wb, "GPUs");
+	assum = workbook_add_worksheet(st->wb, "Assumptions");
+	st->charts = workbook_add_worksheet(st->wb, "Charts");
+	if (st->summary == NULL || gpus == NULL || assum == NULL || st->charts == NULL)
+		return gs_fail(e, GS_EIO, "%s: cannot add the worksheets (temporary files in %s?)",
+		               st->path, m->out_dir);
+	write_gpus_sheet(st, gpus);
+	write_assumptions_sheet(st, assum);
+	worksheet_set_column(st->charts, 0, 0, 12, NULL);
+	put_lit(st, st->charts, 0, 0, "Memory per GPU at the peak, GiB, stacked W/G/O/A/B, for the "
+	        "first configurations of each model sheet (its rows 2 onward; the number is in each "
+	        "chart's title).", NULL);
+	return check(st, e);
+}
+
+/* ---- models ----------------------------------------------------------- */
+
+static void sheet_header(xl_state *st, lxw_worksheet *ws)
+{
+	const gs_report_meta *m = st->m;
+	lxw_col_t d0 = (lxw_col_t)(MC_V0 + m->n_gpus);
+
+	worksheet_set_row(ws, 0, 45, NULL);
+	worksheet_set_column(ws, MC_ID, MC_ID, 22, NULL);
+	worksheet_set_column(ws, MC_CONFIG, MC_CONFIG, 44, NULL);
+	worksheet_set_column(ws, MC_DEVICE, MC_DEVICE, 10, NULL);
+	worksheet_set_column(ws, MC_GPUS, MC_GPUS, 6, NULL);
+	if (m->n_gpus > 0)
+		worksheet_set_column(ws, MC_V0, (lxw_col_t)(MC_V0 + m->n_gpus - 1), 14, NULL);
+	for (int d = 0; d < D_MAX; d++)
+		worksheet_set_column(ws, (lxw_col_t)(d0 + d), (lxw_col_t)(d0 + d), detail_cols[d].width,
+		                     NULL);
+	put_lit(st, ws, 0, MC_ID, "Row id", st->f_head);
+	put_lit(st, ws, 0, MC_CONFIG, "Configuration", st->f_head);
+	put_lit(st, ws, 0, MC_DEVICE, "Device GiB per GPU", st->f_head);
+	put_lit(st, ws, 0, MC_GPUS, "GPUs", st->f_head);
+	for (size_t i = 0; i < m->n_gpus; i++)
+		put_lit(st, ws, 0, (lxw_col_t)(MC_V0 + i), st->gpu_head[i], st->f_head);
+	for (int d = 0; d < D_MAX; d++)
+		put_lit(st, ws, 0, (lxw_col_t)(d0 + d), detail_cols[d].head, st->f_head);
+	worksheet_freeze_panes(ws, 1, MC_DEVICE);
+}
+
+/* Filter and colours for the sheet now complete. */
+static void sheet_finish(xl_state *st, lxw_worksheet *ws, uint32_t rows)
+{
+	lxw_col_t last = (lxw_col_t)(MC_V0 + st->m->n_gpus + D_MAX - 1);
+
+	note_err(st, worksheet_autofilter(ws, 0, 0, rows, last));
+	if (rows > 0 && st->m->n_gpus > 0)
+		colour_verdicts(st, ws, 1, MC_V0, rows, (lxw_col_t)(MC_V0 + st->m->n_gpus - 1));
+}
+
+static gs_err xl_model_begin(gs_writer *w, const gs_model *model, gs_error *e)
+{
+	xl_state *st = w->state;
+	char base[LXW_MAX_SHEETNAME_LENGTH], name[LXW_MAX_SHEETNAME_LENGTH + 16];
+	const char *id = model->id ? model->id : "";
+	const char *tail = strrchr(id, '/');
+	xl_model *xm;
+
+	/* The repository name ("Llama-3.1-8B") is what a reader looks for; the
+	 * full id is in the Model column and on the Summary. */
+	sheet_base(tail && tail[1] ? tail + 1 : id, base, sizeof base);
+	st->ws = add_sheet(st, base, 1, name, sizeof name);
+	if (st->ws == NULL)
+		return gs_fail(e, GS_EIO, "%s: cannot add a worksheet for model %s", st->path, id);
+	if (st->n_models == st->cap_models) {
+		st->cap_models = st->cap_models ? st->cap_models * 2 : 16;
+		st->models = gs_xrealloc(st->models, st->cap_models * sizeof *st->models);
+	}
+	xm = &st->models[st->n_models++];
+	xm->id = xl_clean_dup(id, XL_CELL_CHARS);
+	xm->source = model->param_source ? xl_clean_dup(model->param_source, XL_CELL_CHARS) : NULL;
+	xm->sheet = gs_xstrdup(name);
+	xm->rows = 0;
+	st->in_model = true;
+	st->first_ws = st->ws;
+	st->part = 1;
+	st->part_rows = st->first_rows = 0;
+	st->best0 = st->n_best;
+	sheet_header(st, st->ws);
+	return check(st, e);
+}
+
+static xl_best *best_entry(xl_state *st, gs_method method, int64_t seq)
+{
+	xl_best *b;
+
+	for (size_t i = st->best0; i < st->n_best; i++)
+		if (st->best[i].method == method && st->best[i].seq == seq)
+			return &st->best[i];
+	if (st->n_best == st->cap_best) {
+		st->cap_best = st->cap_best ? st->cap_best * 2 : 64;
+		st->best = gs_xrealloc(st->best, st->cap_best * sizeof *st->best);
+	}
+	b = &st->best[st->n_best++];
+	memset(b, 0, sizeof *b);
+	b->model_no = st->n_models - 1;
+	b->method = method;
+	b->seq = seq;
+	b->min_device = UINT64_MAX;
+	return b;
+}
+
+static void best_offer(xl_state *st, const gs_row *r, size_t gi, gs_verdict v, double headroom)
+{
+	const gs_gpu *g = &st->m->gpus[gi];
+	xl_best *b = best_entry(st, r->settings.method, r->settings.seq);
+	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
+	uint64_t cost;
+
+	if (v != GS_FITS && v != GS_TIGHT)
+		return;
+	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
+		cost = UINT64_MAX;
+	if (b->found && (cost > b->cost || (cost == b->cost && count > b->count) ||
+	                 (cost == b->cost && count == b->count && gi >= b->gpu)))
+		return;
+	b->found = true;
+	b->tight = v == GS_TIGHT;
+	b->gpu = gi;
+	b->count = count;
+	b->cost = cost;
+	b->device = r->est.device;
+	b->headroom = headroom;
+	snprintf(b->label, sizeof b->label, "%s", r->label);
+	snprintf(b->row_id, sizeof b->row_id, "%s", r->id);
+}
+
+static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r)
+{
+	const gs_report_meta *m = st->m;
+	const gs_settings *s = &r->settings;
+	const gs_estimate *x = &r->est;
+	lxw_col_t d0 = (lxw_col_t)(MC_V0 + m->n_gpus);
+	bool lora = s->method == GS_LORA || s->method == GS_QLORA;
+	bool ok = r->err == GS_OK;
+	char f[512];
+
+	put_str(st, ws, row, MC_ID, r->id, NULL);
+	put_str(st, ws, row, MC_CONFIG, r->label, NULL);
+	put_num(st, ws, row, MC_GPUS, (double)s->gpus, NULL);
+	put_str(st, ws, row, d0 + D_MODEL, st->models[st->n_models - 1].id, NULL);
+	put_lit(st, ws, row, d0 + D_METHOD, gs_method_name(s->method), NULL);
+	put_lit(st, ws, row, d0 + D_PREC, gs_prec_name(gs_settings_precision(s)), NULL);
+	if (s->method != GS_INFER)
+		put_lit(st, ws, row, d0 + D_OPTIM, gs_optim_name(s->optimizer), NULL);
+	put_num(st, ws, row, d0 + D_BATCH, (double)s->batch, NULL);
+	if (s->method != GS_INFER)
+		put_num(st, ws, row, d0 + D_GRAD_ACCUM, (double)s->grad_accum, NULL);
+	put_num(st, ws, row, d0 + D_SEQ, (double)s->seq, NULL);
+	put_lit(st, ws, row, d0 + D_CKPT, s->grad_ckpt ? "on" : "off", NULL);
+	put_lit(st, ws, row, d0 + D_SHARD, gs_shard_name(s->sharding), NULL);
+	put_num(st, ws, row, d0 + D_TP, (double)s->tp, NULL);
+	put_lit(st, ws, row, d0 + D_OFFLOAD, gs_offload_name(s->offload), NULL);
+	if (lora) {
+		put_num(st, ws, row, d0 + D_LORA_R, (double)s->lora_r, NULL);
+		put_str(st, ws, row, d0 + D_LORA_TGT, s->lora_targets, NULL);
+		put_num(st, ws, row, d0 + D_LORA_DROP, s->lora_dropout, NULL);
+		put_lit(st, ws, row, d0 + D_ADAPTER, gs_dtype_name(s->adapter_dtype), NULL);
+		put_lit(st, ws, row, d0 + D_TRAIN_EMB, s->train_embeddings ? "on" : "off", NULL);
+	}
+	put_lit(st, ws, row, d0 + D_ATTN, gs_attn_name(s->attn), NULL);
+	put_lit(st, ws, row, d0 + D_LOSS, gs_loss_name(s->loss), NULL);
+	put_lit(st, ws, row, d0 + D_KV, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "compute", NULL);
+	put_num(st, ws, row, d0 + D_CUDA_CTX, (double)s->cuda_context_mib, st->f_int);
+	put_lit(st, ws, row, d0 + D_FORMULA, gs_formula_name(s->formula), NULL);
+	if (s->trainable_fraction >= 0)
+		put_num(st, ws, row, d0 + D_TRAIN_FRAC, s->trainable_fraction, NULL);
+
+	if (!ok) {
+		for (size_t i = 0; i < m->n_gpus; i++)
+			put_lit(st, ws, row, (lxw_col_t)(MC_V0 + i), "no estimate", NULL);
+		put_str(st, ws, row, d0 + D_ERROR, r->err_msg[0] ? r->err_msg : gs_strerror(r->err), NULL);
+		return;
+	}
+
+	bool nb, nf;
+	double dev = as_stored((double)x->device / GS_GIB);
+
+	row_needs(r, &nb, &nf);
+	put_gib(st, ws, row, MC_DEVICE, x->device);
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		gs_verdict v = cached_verdict(dev, st->usable_gib[i], st->tight, nb, nf, &m->gpus[i]);
+		double h = st->usable_gib[i] > 0 ? 1 - dev / st->usable_gib[i] : 0;
+
+		verdict_formula(st, f, sizeof f, row, i);
+		note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
+		                                         gs_verdict_name(v)));
+		best_offer(st, r, i, v, h);
+	}
+	put_num(st, ws, row, d0 + D_PTOTAL, (double)x->params_total, st->f_int);
+	put_num(st, ws, row, d0 + D_PTRAIN, (double)x->params_trainable, st->f_int);
+	put_num(st, ws, row, d0 + D_PACTIVE, (double)x->params_active, st->f_int);
+	put_gib(st, ws, row, d0 + D_W, x->W);
+	put_gib(st, ws, row, d0 + D_G, x->G);
+	put_gib(st, ws, row, d0 + D_O, x->O);
+	put_gib(st, ws, row, d0 + D_A, x->A);
+	put_gib(st, ws, row, d0 + D_B, x->B);
+	put_num(st, ws, row, d0 + D_BPPW, x->bpp_W, st->f_gib);
+	put_num(st, ws, row, d0 + D_BPPG, x->bpp_G, st->f_gib);
+	put_num(st, ws, row, d0 + D_BPPO, x->bpp_O, st->f_gib);
+	put_str(st, ws, row, d0 + D_RECIPE, x->recipe, NULL);
+	put_lit(st, ws, row, d0 + D_PHASE, gs_phase_name(x->peak_phase), NULL);
+	put_num(st, ws, row, d0 + D_STEP, (double)x->peak_step, NULL);
+	put_gib(st, ws, row, d0 + D_ALLOC, x->allocated);
+	put_gib(st, ws, row, d0 + D_RESERVED, x->reserved);
+	put_gib(st, ws, row, d0 + D_HOST, x->host);
+	/* A seed's slot is filled when its formula field names it. */
+	if (r->seeds[GS_F_COOKBOOK].formula == GS_F_COOKBOOK)
+		put_gib(st, ws, row, d0 + D_COOKBOOK, r->seeds[GS_F_COOKBOOK].device);
+	if (r->seeds[GS_F_RULE_OF_THUMB].formula == GS_F_RULE_OF_THUMB)
+		put_gib(st, ws, row, d0 + D_THUMB, r->seeds[GS_F_RULE_OF_THUMB].device);
+	if (r->seeds[GS_F_ZERO1_RULE].formula == GS_F_ZERO1_RULE)
+		put_gib(st, ws, row, d0 + D_ZERO1, r->seeds[GS_F_ZERO1_RULE].device);
+	put_bool(st, ws, row, d0 + D_NEED_BF16, nb);
+	put_bool(st, ws, row, d0 + D_NEED_FP8, nf);
+	put_str(st, ws, row, d0 + D_NOTE, x->note, NULL);
+}
+
+static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
+{
+	xl_state *st = w->state;
+	xl_model *xm;
+
+	if (!st->in_model)
+		return gs_fail(e, GS_EINTERNAL, "%s: row outside a model", st->path);
+	xm = &st->models[st->n_models - 1];
+	if (st->part_rows >= data_rows_max) {
+		char name[LXW_MAX_SHEETNAME_LENGTH + 16];
+		lxw_worksheet *next;
+
+		sheet_finish(st, st->ws, st->part_rows);
+		next = add_sheet(st, xm->sheet, st->part + 1, name, sizeof name);
+		if (next == NULL)
+			return gs_fail(e, GS_EIO, "%s: cannot add a continuation sheet for %s", st->path,
+			               xm->id);
+		fprintf(stderr,
+		        "gpusizer: xlsx: model %s has more than %" PRIu32 " configurations, more than "
+		        "a sheet holds; continued on sheet \"%s\"\n",
+		        xm->id, data_rows_max * (uint32_t)st->part, name);
+		st->ws = next;
+		st->part++;
+		st->part_rows = 0;
+		sheet_header(st, next);
+	}
+	write_row(st, st->ws, st->part_rows + 1, r);
+	st->part_rows++;
+	if (st->part == 1)
+		st->first_rows = st->part_rows;
+	xm->rows++;
+	if (r->err == GS_OK) {
+		xl_best *b = best_entry(st, r->settings.method, r->settings.seq);
+		b->n_configs++;
+		if (r->est.device < b->min_device)
+			b->min_device = r->est.device;
+	}
+	return check(st, e);
+}
+
+static void add_chart(xl_state *st, const xl_model *xm)
+{
+	static const struct {
+		const char *name;
+		int col;
+		lxw_color_t colour;
+	} parts[] = {
+		{"W weights", D_W, 0x4472C4}, {"G gradients", D_G, 0xED7D31},
+		{"O optimizer states", D_O, 0xA5A5A5}, {"A activations", D_A, 0xFFC000},
+		{"B buffers", D_B, 0x5B9BD5},
+	};
+	lxw_col_t d0 = (lxw_col_t)(MC_V0 + st->m->n_gpus);
+	lxw_row_t last = st->first_rows < GS_XLSX_CHART_ROWS ? st->first_rows : GS_XLSX_CHART_ROWS;
+	lxw_chart *chart;
+	lxw_chart_options opt;
+	char title[640], clean_title[1024];
+
+	if (st->first_rows == 0 || st->n_charts >= XL_CHARTS_MAX)
+		return;
+	chart = workbook_add_chart(st->wb, LXW_CHART_COLUMN_STACKED);
+	if (chart == NULL) {
+		note_err(st, LXW_ERROR_MEMORY_MALLOC_FAILED);
+		return;
+	}
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		lxw_chart_series *s = chart_add_series(chart, NULL, NULL);
+		lxw_chart_fill fill;
+
+		if (s == NULL) {
+			note_err(st, LXW_ERROR_MEMORY_MALLOC_FAILED);
+			return;
+		}
+		chart_series_set_categories(s, xm->sheet, 1, MC_CONFIG, last, MC_CONFIG);
+		chart_series_set_values(s, xm->sheet, 1, (lxw_col_t)(d0 + parts[i].col), last,
+		                        (lxw_col_t)(d0 + parts[i].col));
+		chart_series_set_name(s, parts[i].name);
+		memset(&fill, 0, sizeof fill);
+		fill.color = parts[i].colour;
+		chart_series_set_fill(s, &fill);
+	}
+	/* The title starts with text we chose, so an id beginning with "=" can
+	 * never read as a formula reference. */
+	snprintf(title, sizeof title, "GiB per GPU at the peak: %.200s, configurations 1-%u of %zu "
+	         "(sheet %.40s, rows 2-%u)", xm->id, (unsigned)last, xm->rows, xm->sheet,
+	         (unsigned)last + 1);
+	xl_clean(title, clean_title, sizeof clean_title, 255);
+	chart_title_set_name(chart, clean_title);
+	chart_axis_set_name(chart->y_axis, "GiB");
+	chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
+	memset(&opt, 0, sizeof opt);
+	opt.x_scale = 3.0;
+	opt.y_scale = 1.5;
+	note_err(st, worksheet_insert_chart_opt(st->charts,
+	                                        (lxw_row_t)(2 + st->n_charts * XL_CHART_ROWS_APART), 0,
+	                                        chart, &opt));
+	st->n_charts++;
+}
+
+static gs_err xl_model_end(gs_writer *w, const gs_model *model, gs_error *e)
+{
+	xl_state *st = w->state;
+
+	(void)model;
+	if (!st->in_model)
+		return gs_fail(e, GS_EINTERNAL, "%s: model end outside a model", st->path);
+	sheet_finish(st, st->ws, st->part_rows);
+	add_chart(st, &st->models[st->n_models - 1]);
+	st->in_model = false;
+	return check(st, e);
+}
+
+/* ---- end: Summary, close, rename --------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void best_text(const xl_state *st, const xl_best *b, char *buf, size_t n)
+{
+	const gs_gpu *g;
+
+	if (!b->found) {
+		snprintf(buf, n, "none fits");
+		return;
+	}
+	g = &st->m->gpus[b->gpu];
+	snprintf(buf, n, "%" PRId64 " x %s (%s)%s", b->count, g->klass, g->name,
+	         b->tight ? ", tight" : "");
+}
+
+static void write_summary(xl_state *st)
+{
+	static const char *const how[] = {
+		"How to read this workbook",
+		"Summary (this sheet): for each model and method, the smallest GPU class and count on which "
+		"some swept configuration of that method fits, at each context length. Smallest = least "
+		"total usable memory (count x usable), then fewer GPUs. \"tight\" = under the tight "
+		"headroom. Computed from the GPUs sheet as written: it does not recalculate.",
+		"Model sheets: one row per configuration with every setting and the estimate. The verdict "
+		"columns (one per GPU class) are live formulas over the GPUs sheet: edit a GPU's usable "
+		"memory, bf16/fp8 support or the tight headroom there and every verdict updates.",
+		"Colours: green fits, yellow tight, red does not fit, grey not runnable (needs bf16 or fp8 "
+		"the GPU lacks). Charts sheet: W/G/O/A/B per configuration, stacked.",
+		"Memory is per GPU in GiB (2^30 bytes); multi-GPU rows are already divided by their "
+		"sharding. Assumptions sheet: what the estimates assume, the legend and units.",
+	};
+	static const char *const detail_heads[] = {
+		"Model", "Method", "Context (tokens)", "GPU class", "GPU", "GPUs", "Device GiB per GPU",
+		"Usable GiB per GPU", "Headroom", "Verdict", "Configuration", "Row id",
+		"Configurations sized", "Smallest device GiB per GPU",
+	};
+	const gs_report_meta *m = st->m;
+	lxw_worksheet *ws = st->summary;
+	int64_t *ctx = gs_xmalloc((st->n_best ? st->n_best : 1) * sizeof *ctx);
+	size_t n_ctx = 0;
+	lxw_row_t r = 0;
+	char buf[512];
+
+	for (size_t i = 0; i < st->n_best; i++)
+		ctx[n_ctx++] = st->best[i].seq;
+	qsort(ctx, n_ctx, sizeof *ctx, cmp_i64);
+	if (n_ctx > 0) {
+		size_t u = 1;
+		for (size_t i = 1; i < n_ctx; i++)
+			if (ctx[i] != ctx[u - 1])
+				ctx[u++] = ctx[i];
+		n_ctx = u;
+	}
+	/* Excel's column limit: 16,384 (two leading columns). */
+	if (n_ctx > 16000)
+		n_ctx = 16000;
+
+	worksheet_set_column(ws, 0, 0, 36, NULL);
+	worksheet_set_column(ws, 1, 1, 9, NULL);
+	if (n_ctx > 0)
+		worksheet_set_column(ws, 2, (lxw_col_t)(1 + n_ctx), 28, NULL);
+	worksheet_set_column(ws, (lxw_col_t)(2 + n_ctx), (lxw_col_t)(2 + n_ctx), 60, NULL);
+	put_lit(st, ws, r++, 0, "gpusizer sizing workbook", st->f_title);
+	snprintf(buf, sizeof buf, "gpusizer %s, spec %s", m->tool_version ? m->tool_version : "",
+	         m->spec_path ? m->spec_path : "(none)");
+	put_str(st, ws, r++, 0, buf, NULL);
+	for (size_t i = 0; i < sizeof how / sizeof how[0]; i++)
+		put_lit(st, ws, r++, 0, how[i], i == 0 ? st->f_head : NULL);
+	r++;
+
+	/* Pivot: model x method rows, one column per context. */
+	put_lit(st, ws, r, 0, "Model", st->f_head);
+	put_lit(st, ws, r, 1, "Method", st->f_head);
+	for (size_t c = 0; c < n_ctx; c++) {
+		snprintf(buf, sizeof buf, "%" PRId64 " tokens", ctx[c]);
+		put_lit(st, ws, r, (lxw_col_t)(2 + c), buf, st->f_head);
+	}
+	put_lit(st, ws, r, (lxw_col_t)(2 + n_ctx), "Parameter count source", st->f_head);
+	r++;
+	for (size_t mi = 0; mi < st->n_models; mi++) {
+		for (int meth = 0; meth < GS_METHOD_MAX; meth++) {
+			bool any = false;
+
+			for (size_t i = 0; i < st->n_best && !any; i++)
+				any = st->best[i].model_no == mi && st->best[i].method == (gs_method)meth;
+			if (!any)
+				continue;
+			put_str(st, ws, r, 0, st->models[mi].id, NULL);
+			put_lit(st, ws, r, 1, gs_method_name((gs_method)meth), NULL);
+			for (size_t i = 0; i < st->n_best; i++) {
+				const xl_best *b = &st->best[i];
+				const int64_t *at;
+
+				if (b->model_no != mi || b->method != (gs_method)meth)
+					continue;
+				at = bsearch(&b->seq, ctx, n_ctx, sizeof *ctx, cmp_i64);
+				if (at == NULL)
+					continue;
+				best_text(st, b, buf, sizeof buf);
+				put_str(st, ws, r, (lxw_col_t)(2 + (at - ctx)), buf,
+				        st->f_verdict[!b->found ? GS_NO_FIT : b->tight ? GS_TIGHT : GS_FITS]);
+			}
+			put_str(st, ws, r, (lxw_col_t)(2 + n_ctx), st->models[mi].source, NULL);
+			r++;
+		}
+	}
+	r++;
+
+	/* Detail: one row per model, method and context. */
+	lxw_row_t head = r;
+	for (size_t c = 0; c < sizeof detail_heads / sizeof detail_heads[0]; c++)
+		put_lit(st, ws, r, (lxw_col_t)c, detail_heads[c], st->f_head);
+	r++;
+	for (size_t mi = 0; mi < st->n_models; mi++) {
+		for (int meth = 0; meth < GS_METHOD_MAX; meth++) {
+			for (size_t c = 0; c < n_ctx; c++) {
+				for (size_t i = 0; i < st->n_best; i++) {
+					const xl_best *b = &st->best[i];
+
+					if (b->model_no != mi || b->method != (gs_method)meth || b->seq != ctx[c])
+						continue;
+					put_str(st, ws, r, 0, st->models[mi].id, NULL);
+					put_lit(st, ws, r, 1, gs_method_name(b->method), NULL);
+					put_num(st, ws, r, 2, (double)b->seq, NULL);
+					if (b->found) {
+						const gs_gpu *g = &m->gpus[b->gpu];
+						put_str(st, ws, r, 3, g->klass, NULL);
+						put_str(st, ws, r, 4, g->name, NULL);
+						put_num(st, ws, r, 5, (double)b->count, NULL);
+						put_gib(st, ws, r, 6, b->device);
+						put_gib(st, ws, r, 7, g->usable_bytes);
+						put_num(st, ws, r, 8, b->headroom, st->f_pct);
+						put_lit(st, ws, r, 9, gs_verdict_name(b->tight ? GS_TIGHT : GS_FITS),
+						        st->f_verdict[b->tight ? GS_TIGHT : GS_FITS]);
+						put_str(st, ws, r, 10, b->label, NULL);
+						put_str(st, ws, r, 11, b->row_id, NULL);
+					} else {
+						put_lit(st, ws, r, 3, "none fits", st->f_verdict[GS_NO_FIT]);
+					}
+					put_num(st, ws, r, 12, (double)b->n_configs, NULL);
+					if (b->min_device != UINT64_MAX)
+						put_gib(st, ws, r, 13, b->min_device);
+					r++;
+				}
+			}
+		}
+	}
+	note_err(st, worksheet_autofilter(ws, head, 0, r > head + 1 ? r - 1 : head,
+	                                  (lxw_col_t)(sizeof detail_heads / sizeof detail_heads[0] - 1)));
+	worksheet_activate(ws);
+	free(ctx);
+}
+
+static gs_err xl_end(gs_writer *w, gs_error *e)
+{
+	xl_state *st = w->state;
+	lxw_error rc;
+	gs_err err;
+
+	if (st->in_model)
+		return gs_fail(e, GS_EINTERNAL, "%s: end inside a model", st->path);
+	write_summary(st);
+	err = check(st, e);
+	if (err != GS_OK)
+		return err;
+	rc = workbook_close(st->wb); /* writes the file and frees the workbook */
+	st->wb = NULL;
+	if (rc != LXW_NO_ERROR)
+		return lxw_fail(st, rc, e);
+	st->out_open = false;
+	err = gs_atomic_commit(&st->out, e);
+	if (err == GS_OK)
+		st->done = true;
+	return err;
+}
+
+static void xl_free(gs_writer *w)
+{
+	xl_state *st;
+
+	if (w == NULL)
+		return;
+	st = w->state;
+	if (st != NULL) {
+		if (st->wb != NULL)
+			lxw_workbook_free(st->wb); /* never closed: nothing written */
+		if (st->out_open)
+			gs_atomic_abort(&st->out);
+		for (size_t i = 0; i < st->n_names; i++)
+			free(st->names[i]);
+		free(st->names);
+		for (size_t i = 0; st->m != NULL && st->gpu_head != NULL && i < st->m->n_gpus; i++)
+			free(st->gpu_head[i]);
+		free(st->gpu_head);
+		free(st->usable_gib);
+		for (size_t i = 0; i < st->n_models; i++) {
+			free(st->models[i].id);
+			free(st->models[i].source);
+			free(st->models[i].sheet);
+		}
+		free(st->models);
+		free(st->best);
+		free(st);
+	}
+	free(w);
+}
+
+gs_writer *gs_writer_xlsx(void)
+{
+	gs_writer *w = gs_xcalloc(1, sizeof *w);
+
+	w->name = "xlsx";
+	w->begin = xl_begin;
+	w->model_begin = xl_model_begin;
+	w->row = xl_row;
+	w->model_end = xl_model_end;
+	w->end = xl_end;
+	w->free = xl_free;
+	w->state = gs_xcalloc(1, sizeof(xl_state));
+	return w;
+}
