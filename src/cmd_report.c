@@ -1,13 +1,787 @@
-/* gpusizer: placeholder for the report command until its module lands. */
+/* gpusizer: `gpusizer report`: reads the sweep spec, resolves models and GPU
+ * classes, streams every row to the output writers into a temporary
+ * directory beside out/, then moves the files into place (or, with
+ * --check, compares them with out/). Owned by the report driver area. */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "err.h"
+#include "gpu.h"
+#include "models.h"
+#include "report.h"
+#include "spec.h"
+#include "sweep.h"
+#include "util.h"
+
+#ifndef GS_VERSION
+#define GS_VERSION "0.1.0"
+#endif
+
+/* Writers other areas provide; a missing one is skipped with a warning
+ * (weak, so the driver builds while they are written). */
+#pragma weak gs_writer_md
+#pragma weak gs_writer_html
+#pragma weak gs_writer_xlsx
+
+static const char *const ASSUMPTIONS =
+	"- **device** memory (what `nvidia-smi` shows for the process: PyTorch's reserved pool, "
+	"the CUDA context and library workspaces) decides the verdict; it is compared with the "
+	"GPU's *usable* memory (what one process can allocate: the driver's total minus its "
+	"reservations), per GPU.\n"
+	"- **fits**: device <= usable with at least 10% headroom; **tight**: fits with under 10% "
+	"headroom; **does not fit**: device > usable; **not runnable**: the row needs bf16 or fp8 "
+	"the GPU lacks (V100 and T4 have no bf16; fp8 needs Ada, Hopper, Blackwell or MI300X). "
+	"Quantised bases (nf4, int8, GPTQ, AWQ) compute in bf16.\n"
+	"- headroom = 1 - device / usable. GiB = 2^30 bytes.\n"
+	"- Multi-GPU rows give per-GPU memory under the named sharding (ddp replicates; "
+	"ZeRO/FSDP shard), on GPUs of one class.\n"
+	"- Estimates come from the detailed step simulation; the seeds' closed formulas "
+	"(cookbook, rule of thumb, ZeRO-1 rule) are shown beside it for comparison.\n"
+	"- Combinations the settings reject (e.g. a full fine-tuning recipe with LoRA) are "
+	"skipped and counted; rows whose estimate fails are listed with the error.\n";
+
+static volatile sig_atomic_t g_stop;
+
+static void on_stop(int sig)
+{
+	g_stop = sig;
+}
+
+static void usage(FILE *fp)
+{
+	fputs("usage: gpusizer report [--spec FILE] [--out DIR] [--check] [--format LIST]\n"
+	      "                       [--models-dir DIR] [--gpus-dir DIR] [--offline] [AXIS OVERRIDES]\n"
+	      "\n"
+	      "Sweep the spec (default sizing.json) across GPU classes and write the sizing\n"
+	      "reports (Markdown, HTML, XLSX, JSON, CSV) into out/. Identical inputs give\n"
+	      "byte-identical files. Files are generated in a temporary directory beside out/\n"
+	      "and renamed into place; a failure leaves the previous reports.\n"
+	      "\n"
+	      "  --spec FILE          the sweep spec (default sizing.json; docs/spec.md)\n"
+	      "  --out DIR            output directory (default: the spec's \"out\", else out)\n"
+	      "  --check              regenerate into a temporary directory and compare with\n"
+	      "                       DIR: exit 0 when current, 5 and the stale files when not\n"
+	      "  --format LIST        comma list of md, html, xlsx, json, csv (default: spec)\n"
+	      "  --models-dir DIR     model cache (default: the spec's, else models)\n"
+	      "  --gpus-dir DIR       GPU class files (default: the spec's, else gpus)\n"
+	      "  --offline            never fetch a model (also HF_HUB_OFFLINE=1)\n"
+	      "  --quiet              no progress on stderr even on a terminal\n"
+	      "axis overrides (comma lists; replace the spec's):\n"
+	      "  --models ID,...  --gpus ID,...  --methods M,...  --precisions P,...\n"
+	      "  --optimizers O,...  --batches N,...  --seqs N,...  --grad-ckpt true,false\n"
+	      "  --lora-r N,...  --lora-targets T,...  --attn A,...\n"
+	      "  --gpu-counts COUNT[:SHARDING[:TP]],...   e.g. 1,2:zero3,8:fsdp\n"
+	      "\n"
+	      "Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
+	      "\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec/config/GPU file/template,\n"
+	      "4 write failed (previous reports kept), 5 stale (--check), 6-10 model fetch.\n",
+	      fp);
+}
+
+/* ---- temporary tree ---- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void rm_tree(const char *dir)
+{
+	if (dir != NULL && dir[0] != '\0')
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+typedef struct file_list {
+	char **v;
+	size_t n, cap;
+} file_list;
+
+static void fl_free(file_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+static void fl_add(file_list *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->v = gs_xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = gs_xstrdup(s);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static file_list *g_walk_list;
+static size_t g_walk_root;
+
+static int walk_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_F && strlen(path) > g_walk_root)
+		fl_add(g_walk_list, path + g_walk_root + 1);
+	return 0;
+}
+
+/* Files under dir (relative paths, sorted). */
+static void list_files(const char *dir, file_list *l)
+{
+	g_walk_list = l;
+	g_walk_root = strlen(dir);
+	nftw(dir, walk_entry, 16, FTW_PHYS);
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof *l->v, cmp_str);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	bool same = fa != NULL && fb != NULL;
+	char ba[65536], bb[65536];
+
+	while (same) {
+		size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+		if (na != nb || memcmp(ba, bb, na) != 0)
+			same = false;
+		if (na == 0 || na < sizeof ba)
+			break;
+	}
+	if (same && (ferror(fa) || ferror(fb)))
+		same = false;
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* Top-level directory of a relative path ("" for a top-level file). */
+static void top_dir(const char *rel, char *buf, size_t n)
+{
+	const char *s = strchr(rel, '/');
+	size_t len = s ? (size_t)(s - rel) : 0;
+
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, rel, len);
+	buf[len] = '\0';
+}
+
+static bool generated_dir(const file_list *gen, const char *rel)
+{
+	char t[256], u[256];
+
+	top_dir(rel, t, sizeof t);
+	if (t[0] == '\0')
+		return false;
+	for (size_t i = 0; i < gen->n; i++) {
+		top_dir(gen->v[i], u, sizeof u);
+		if (strcmp(t, u) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool in_files(const file_list *l, const char *rel)
+{
+	return bsearch(&rel, l->v, l->n, sizeof *l->v, cmp_str) != NULL;
+}
+
+/* Files in out/ under directories the writers produce, not produced now. */
+static void extras(const char *out, const file_list *gen, file_list *extra)
+{
+	file_list have = { 0 };
+
+	list_files(out, &have);
+	for (size_t i = 0; i < have.n; i++)
+		if (generated_dir(gen, have.v[i]) && !in_files(gen, have.v[i]) &&
+		    strstr(have.v[i], ".tmp.") == NULL)
+			fl_add(extra, have.v[i]);
+	fl_free(&have);
+}
+
+static gs_err path_join(char *buf, size_t n, const char *a, const char *b, gs_error *e)
+{
+	if (snprintf(buf, n, "%s/%s", a, b) >= (int)n)
+		return gs_fail(e, GS_EIO, "%s/%s: path too long", a, b);
+	return GS_OK;
+}
+
+static gs_err parent_dirs(const char *path, gs_error *e)
+{
+	char dir[4096];
+	char *slash;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return GS_OK;
+	*slash = '\0';
+	return gs_mkdirs(dir, e);
+}
+
+/* Moves every generated file into out/ (each rename atomic), after checking
+ * that nothing stands in the way; then removes out/ files under generated
+ * directories that this run did not produce. */
+static gs_err install(const char *tmp, const char *out, const file_list *gen, size_t *n_removed,
+                      gs_error *e)
+{
+	char src[4096], dst[4096];
+	file_list extra = { 0 };
+	struct stat st;
+	gs_err rc;
+
+	if ((rc = gs_mkdirs(out, e)) != GS_OK)
+		return rc;
+	for (size_t i = 0; i < gen->n; i++) {
+		if ((rc = path_join(dst, sizeof dst, out, gen->v[i], e)) != GS_OK)
+			return rc;
+		if (stat(dst, &st) == 0 && S_ISDIR(st.st_mode))
+			return gs_fail(e, GS_EIO, "%s: is a directory; nothing was replaced", dst);
+		if ((rc = parent_dirs(dst, e)) != GS_OK)
+			return rc;
+		if (access(dst, F_OK) == 0 && access(dst, W_OK) != 0 && errno == EROFS)
+			return gs_fail(e, GS_EIO, "%s: read-only file system; nothing was replaced", dst);
+	}
+	for (size_t i = 0; i < gen->n; i++) {
+		if ((rc = path_join(src, sizeof src, tmp, gen->v[i], e)) != GS_OK ||
+		    (rc = path_join(dst, sizeof dst, out, gen->v[i], e)) != GS_OK)
+			return rc;
+		if (rename(src, dst) != 0)
+			return gs_fail(e, GS_EIO, "%s: cannot move into place: %s (%zu of %zu files replaced)",
+			               dst, strerror(errno), i, gen->n);
+	}
+	extras(out, gen, &extra);
+	for (size_t i = 0; i < extra.n; i++)
+		if (path_join(dst, sizeof dst, out, extra.v[i], e) == GS_OK && unlink(dst) == 0)
+			(*n_removed)++;
+	fl_free(&extra);
+	return GS_OK;
+}
+
+/* ---- the run ---- */
+
+typedef struct run {
+	gs_spec sp;
+	gs_gpu *all_gpus;
+	size_t n_all_gpus;
+	gs_gpu *gpus;
+	size_t n_gpus;
+	gs_model *models;
+	gs_arch *archs;
+	size_t n_models;
+	gs_writer *w[8];
+	int n_w;
+	char tmp[4096];
+	bool check, offline, quiet, progress;
+	const char *out;
+	int64_t epoch;
+	size_t rows, skipped;
+} run;
+
+static gs_err each_row(void *ctx, const gs_row *r, gs_error *e)
+{
+	run *R = ctx;
+	gs_err rc;
+
+	if (g_stop)
+		return gs_fail(e, GS_EIO, "interrupted by signal %d; previous reports kept", (int)g_stop);
+	for (int i = 0; i < R->n_w; i++)
+		if ((rc = R->w[i]->row(R->w[i], r, e)) != GS_OK)
+			return rc;
+	R->rows++;
+	return GS_OK;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static gs_err spec_model_error(const run *R, size_t i, gs_error *sub, gs_error *e)
+{
+	int line = R->sp.models.line ? gs_spec_line(R->sp.text, "models", (int)i) : 0;
+	gs_err code = sub->code;
+
+	if (code == GS_EUSAGE || code == GS_ENOTFOUND || code == GS_EOFFLINE)
+		code = GS_ESPEC;
+	if (line > 0)
+		return gs_fail(e, code, "%s:%d: models[%zu]: \"%s\": %s", R->sp.path, line, i,
+		               R->sp.models.v[i], sub->msg);
+	return gs_fail(e, code, "--models: \"%s\": %s", R->sp.models.v[i], sub->msg);
+}
+
+static gs_err load_models(run *R, gs_error *e)
+{
+	R->n_models = R->sp.models.n;
+	R->models = gs_xcalloc(R->n_models, sizeof *R->models);
+	R->archs = gs_xcalloc(R->n_models, sizeof *R->archs);
+	for (size_t i = 0; i < R->n_models; i++) {
+		const char *id = R->sp.models.v[i];
+		char cfg[4096], slug[256];
+		gs_error sub = { 0 };
+		gs_model_meta meta;
+		gs_err rc;
+
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(R->sp.models.v[k], id) == 0)
+				return gs_fail(e, GS_ESPEC, "%s: models: \"%s\" listed twice", R->sp.path, id);
+		rc = gs_model_ensure(R->sp.models_dir, id, R->offline, cfg, sizeof cfg, &sub);
+		if (rc != GS_OK)
+			return spec_model_error(R, i, &sub, e);
+		if ((rc = gs_config_load(cfg, &R->archs[i], e)) != GS_OK)
+			return rc;
+		if (gs_model_slug(id, slug, sizeof slug, &sub) != GS_OK) {
+			/* A config path: slug from the path. */
+			size_t k = 0;
+			for (const char *p = id; *p && k + 1 < sizeof slug; p++)
+				slug[k++] = (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p) &&
+				             *p) ? *p : '-';
+			slug[k] = '\0';
+		}
+		R->models[i].id = id;
+		R->models[i].slug = gs_xstrdup(slug);
+		R->models[i].arch = &R->archs[i];
+		memset(&meta, 0, sizeof meta);
+		sub.code = GS_OK;
+		sub.msg[0] = '\0';
+		if (gs_model_meta_load(R->sp.models_dir, id, &meta, &sub) == GS_OK && meta.param_source[0])
+			R->models[i].param_source = gs_xstrdup(meta.param_source);
+		else
+			R->models[i].param_source = gs_xstrdup("config.json tally");
+	}
+	return GS_OK;
+}
+
+static gs_err load_gpus(run *R, gs_error *e)
+{
+	gs_err rc = gs_gpus_load(R->sp.gpus_dir, &R->all_gpus, &R->n_all_gpus, e);
+
+	if (rc != GS_OK)
+		return rc;
+	R->gpus = gs_xcalloc(R->n_all_gpus, sizeof *R->gpus);
+	if (R->sp.gpus.n == 0) {
+		memcpy(R->gpus, R->all_gpus, R->n_all_gpus * sizeof *R->gpus);
+		R->n_gpus = R->n_all_gpus;
+		return GS_OK;
+	}
+	for (size_t i = 0; i < R->sp.gpus.n; i++) {
+		const gs_gpu *g = gs_gpu_find(R->all_gpus, R->n_all_gpus, R->sp.gpus.v[i]);
+		int line = R->sp.gpus.line ? gs_spec_line(R->sp.text, "gpus", (int)i) : 0;
+		if (g == NULL) {
+			if (line > 0)
+				return gs_fail(e, GS_ESPEC, "%s:%d: gpus[%zu]: unknown GPU \"%s\" (no %s/%s.json)",
+				               R->sp.path, line, i, R->sp.gpus.v[i], R->sp.gpus_dir,
+				               R->sp.gpus.v[i]);
+			return gs_fail(e, GS_EUSAGE, "--gpus: unknown GPU \"%s\" (no %s/%s.json)",
+			               R->sp.gpus.v[i], R->sp.gpus_dir, R->sp.gpus.v[i]);
+		}
+		for (size_t k = 0; k < R->n_gpus; k++)
+			if (strcmp(R->gpus[k].id, g->id) == 0)
+				return gs_fail(e, line ? GS_ESPEC : GS_EUSAGE, "%s:%d: gpus[%zu]: \"%s\" listed twice",
+				               R->sp.path, line, i, R->sp.gpus.v[i]);
+		R->gpus[R->n_gpus++] = *g;
+	}
+	/* Columns in capacity order, whatever the spec's order. */
+	for (size_t i = 1; i < R->n_gpus; i++)
+		for (size_t k = i; k > 0; k--) {
+			gs_gpu *a = &R->gpus[k - 1], *b = &R->gpus[k];
+			if (a->usable_bytes < b->usable_bytes ||
+			    (a->usable_bytes == b->usable_bytes && strcmp(a->id, b->id) <= 0))
+				break;
+			gs_gpu t = *a;
+			*a = *b;
+			*b = t;
+		}
+	return GS_OK;
+}
+
+static gs_err make_writers(run *R, gs_error *e)
+{
+	static const char *const order[] = { "md", "html", "xlsx", "json", "csv" };
+	gs_writer *(*ctor[])(void) = { gs_writer_md, gs_writer_html, gs_writer_xlsx, gs_writer_json,
+		                       gs_writer_csv };
+
+	(void)e;
+	for (int k = 0; k < 5; k++) {
+		bool want = false;
+		for (size_t i = 0; i < R->sp.formats.n; i++)
+			want = want || strcmp(R->sp.formats.v[i], order[k]) == 0;
+		if (!want)
+			continue;
+		if (ctor[k] == NULL) {
+			fprintf(stderr, "gpusizer: report: warning: the %s writer is not built in; skipped\n",
+			        order[k]);
+			continue;
+		}
+		R->w[R->n_w++] = ctor[k]();
+	}
+	return GS_OK;
+}
+
+static gs_err make_tmp(run *R, gs_error *e)
+{
+	char parent[4096];
+	const char *base, *slash;
+	gs_err rc;
+
+	if (R->check) {
+		const char *td = getenv("TMPDIR");
+		if (td == NULL || td[0] == '\0')
+			td = "/tmp";
+		snprintf(R->tmp, sizeof R->tmp, "%s/gpusizer-check.XXXXXX", td);
+	} else {
+		slash = strrchr(R->out, '/');
+		if (slash == NULL) {
+			snprintf(parent, sizeof parent, ".");
+			base = R->out;
+		} else {
+			size_t n = (size_t)(slash - R->out);
+			snprintf(parent, sizeof parent, "%.*s", (int)(n ? n : 1), R->out);
+			base = slash + 1;
+		}
+		if ((rc = gs_mkdirs(parent, e)) != GS_OK)
+			return rc;
+		if (snprintf(R->tmp, sizeof R->tmp, "%s/.%.*s.tmp.%ld.XXXXXX", parent,
+		             (int)strcspn(base, "/"), base, (long)getpid()) >= (int)sizeof R->tmp)
+			return gs_fail(e, GS_EIO, "%s: path too long", R->out);
+	}
+	if (mkdtemp(R->tmp) == NULL) {
+		int err = errno;
+		char msg[4096];
+		snprintf(msg, sizeof msg, "%s", R->tmp);
+		R->tmp[0] = '\0';
+		return gs_fail(e, GS_EIO, "%s: cannot create the temporary directory: %s", msg,
+		               strerror(err));
+	}
+	return GS_OK;
+}
+
+static void install_signals(run *R)
+{
+	struct sigaction sa;
+	gs_atomic probe;
+	gs_error ignore = { 0 };
+	char path[4096];
+
+	/* util.c installs its own handlers on the first atomic open; open one
+	 * first so that ours, installed after, are the ones in force. */
+	if (snprintf(path, sizeof path, "%s/.probe", R->tmp) < (int)sizeof path &&
+	    gs_atomic_open(&probe, path, &ignore) == GS_OK)
+		gs_atomic_abort(&probe);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static gs_err generate(run *R, gs_error *e)
+{
+	gs_report_meta meta;
+	gs_settings base;
+	size_t per_model, skipped_per_model, index = 0;
+	double t0 = now_s();
+	gs_err rc;
+
+	if ((rc = gs_sweep_base(&R->sp, &base, e)) != GS_OK)
+		return rc;
+	per_model = gs_sweep_count(&R->sp, &base, &skipped_per_model);
+	memset(&meta, 0, sizeof meta);
+	meta.spec_path = R->sp.path;
+	meta.out_dir = R->tmp;
+	meta.gpus = R->gpus;
+	meta.n_gpus = R->n_gpus;
+	meta.models = R->models;
+	meta.n_models = R->n_models;
+	meta.epoch = R->epoch;
+	meta.tool_version = GS_VERSION;
+	meta.assumptions = ASSUMPTIONS;
+	for (int i = 0; i < R->n_w; i++)
+		if ((rc = R->w[i]->begin(R->w[i], &meta, e)) != GS_OK)
+			return rc;
+	for (size_t m = 0; m < R->n_models; m++) {
+		const gs_model *md = &R->models[m];
+		for (int i = 0; i < R->n_w; i++)
+			if ((rc = R->w[i]->model_begin(R->w[i], md, e)) != GS_OK)
+				return rc;
+		rc = gs_sweep_model(&R->sp, &base, md, &index, &R->skipped, each_row, R, e);
+		if (rc != GS_OK)
+			return rc;
+		for (int i = 0; i < R->n_w; i++)
+			if ((rc = R->w[i]->model_end(R->w[i], md, e)) != GS_OK)
+				return rc;
+		if (R->progress) {
+			double el = now_s() - t0, left = el / (double)(m + 1) * (double)(R->n_models - m - 1);
+			fprintf(stderr, "\rgpusizer: report: %zu/%zu models, %zu rows, about %.0f s left   ",
+			        m + 1, R->n_models, R->rows, left);
+		}
+		if (g_stop)
+			return gs_fail(e, GS_EIO, "interrupted by signal %d; previous reports kept", (int)g_stop);
+	}
+	if (R->progress)
+		fprintf(stderr, "\rgpusizer: report: %zu/%zu models, %zu rows; writing files...        ",
+		        R->n_models, R->n_models, R->rows);
+	for (int i = 0; i < R->n_w; i++)
+		if ((rc = R->w[i]->end(R->w[i], e)) != GS_OK)
+			return rc;
+	if (R->progress)
+		fputc('\n', stderr);
+	(void)per_model;
+	(void)skipped_per_model;
+	if (g_stop)
+		return gs_fail(e, GS_EIO, "interrupted by signal %d; previous reports kept", (int)g_stop);
+	return GS_OK;
+}
+
+static gs_err compare(run *R, const file_list *gen, gs_error *e)
+{
+	file_list extra = { 0 };
+	size_t bad = 0;
+	char a[4096], b[4096];
+	struct stat st;
+
+	for (size_t i = 0; i < gen->n; i++) {
+		if (path_join(a, sizeof a, R->tmp, gen->v[i], e) != GS_OK ||
+		    path_join(b, sizeof b, R->out, gen->v[i], e) != GS_OK)
+			return GS_EIO;
+		if (stat(b, &st) != 0) {
+			printf("missing: %s\n", b);
+			bad++;
+		} else if (!same_file(a, b)) {
+			printf("stale: %s\n", b);
+			bad++;
+		}
+	}
+	extras(R->out, gen, &extra);
+	for (size_t i = 0; i < extra.n; i++) {
+		printf("extra: %s/%s\n", R->out, extra.v[i]);
+		bad++;
+	}
+	fl_free(&extra);
+	if (bad)
+		return gs_fail(e, GS_ESTALE, "report --check: %zu of the files in %s are stale, missing or extra (run gpusizer report to regenerate)",
+		               bad, R->out);
+	printf("%s: %zu files current\n", R->out, gen->n);
+	return GS_OK;
+}
+
+static void run_free(run *R)
+{
+	for (int i = 0; i < R->n_w; i++)
+		if (R->w[i] != NULL && R->w[i]->free != NULL)
+			R->w[i]->free(R->w[i]);
+	R->n_w = 0;
+	if (R->tmp[0] != '\0')
+		rm_tree(R->tmp);
+	R->tmp[0] = '\0';
+	for (size_t i = 0; i < R->n_models; i++) {
+		free((char *)R->models[i].slug);
+		free((char *)R->models[i].param_source);
+	}
+	free(R->models);
+	free(R->archs);
+	free(R->all_gpus);
+	free(R->gpus);
+	gs_spec_free(&R->sp);
+}
+
+static const char *const override_flags[] = {
+	"models", "gpus", "methods", "precisions", "optimizers", "batches", "seqs", "grad-ckpt",
+	"lora-r", "lora-targets", "attn", "gpu-counts", NULL,
+};
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("gpusizer: report: not built yet\n", stderr);
-	return gs_exit_code(GS_EINTERNAL);
+	static run R;
+	static char out_buf[4096];
+	gs_error e = { 0 };
+	gs_err rc = GS_OK;
+	const char *spec_path = "sizing.json", *out = NULL, *models_dir = NULL, *gpus_dir = NULL;
+	const char *format = NULL;
+	const char *ov_name[32], *ov_val[32];
+	int n_ov = 0;
+	file_list gen = { 0 };
+	const char *sde;
+
+	memset(&R, 0, sizeof R);
+	R.offline = gs_env_true("HF_HUB_OFFLINE");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *eq;
+		char name[64];
+		size_t nlen;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(a, "--check") == 0) {
+			R.check = true;
+			continue;
+		}
+		if (strcmp(a, "--offline") == 0) {
+			R.offline = true;
+			continue;
+		}
+		if (strcmp(a, "--quiet") == 0) {
+			R.quiet = true;
+			continue;
+		}
+		if (strncmp(a, "--", 2) != 0) {
+			fprintf(stderr, "gpusizer: report: unexpected argument \"%s\" (try gpusizer report --help)\n", a);
+			return gs_exit_code(GS_EUSAGE);
+		}
+		eq = strchr(a, '=');
+		nlen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if (nlen >= sizeof name) {
+			fprintf(stderr, "gpusizer: report: unknown option \"%s\"\n", a);
+			return gs_exit_code(GS_EUSAGE);
+		}
+		memcpy(name, a + 2, nlen);
+		name[nlen] = '\0';
+		if (eq)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else {
+			fprintf(stderr, "gpusizer: report: %s needs a value\n", a);
+			return gs_exit_code(GS_EUSAGE);
+		}
+		if (strcmp(name, "spec") == 0)
+			spec_path = val;
+		else if (strcmp(name, "out") == 0)
+			out = val;
+		else if (strcmp(name, "models-dir") == 0)
+			models_dir = val;
+		else if (strcmp(name, "gpus-dir") == 0)
+			gpus_dir = val;
+		else if (strcmp(name, "format") == 0 || strcmp(name, "formats") == 0)
+			format = val;
+		else {
+			bool ok = false;
+			for (int k = 0; override_flags[k] != NULL && !ok; k++)
+				ok = strcmp(override_flags[k], name) == 0;
+			if (!ok || n_ov >= 32) {
+				fprintf(stderr, "gpusizer: report: unknown option \"--%s\" (try gpusizer report --help)\n",
+				        name);
+				return gs_exit_code(GS_EUSAGE);
+			}
+			ov_name[n_ov] = override_flags[0]; /* replaced below */
+			for (int k = 0; override_flags[k] != NULL; k++)
+				if (strcmp(override_flags[k], name) == 0)
+					ov_name[n_ov] = override_flags[k];
+			ov_val[n_ov++] = val;
+		}
+		if (val[0] == '\0') {
+			fprintf(stderr, "gpusizer: report: --%s: empty value\n", name);
+			return gs_exit_code(GS_EUSAGE);
+		}
+	}
+
+	if ((rc = gs_spec_load(spec_path, &R.sp, &e)) != GS_OK)
+		goto out;
+	for (int i = 0; i < n_ov; i++)
+		if ((rc = gs_spec_override(&R.sp, ov_name[i], ov_val[i], &e)) != GS_OK)
+			goto out;
+	if (format != NULL && (rc = gs_spec_override(&R.sp, "formats", format, &e)) != GS_OK)
+		goto out;
+	if (models_dir != NULL) {
+		free(R.sp.models_dir);
+		R.sp.models_dir = gs_xstrdup(models_dir);
+	}
+	if (gpus_dir != NULL) {
+		free(R.sp.gpus_dir);
+		R.sp.gpus_dir = gs_xstrdup(gpus_dir);
+	}
+	snprintf(out_buf, sizeof out_buf, "%s", out ? out : R.sp.out);
+	for (size_t n = strlen(out_buf); n > 1 && out_buf[n - 1] == '/'; n--)
+		out_buf[n - 1] = '\0';
+	R.out = out_buf;
+	R.epoch = R.sp.epoch;
+	sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde != NULL && sde[0] != '\0') {
+		char *end;
+		long long v;
+		errno = 0;
+		v = strtoll(sde, &end, 10);
+		if (errno || *end != '\0' || v < 315532800LL || v > 4102444799LL) {
+			rc = gs_fail(&e, GS_EUSAGE, "SOURCE_DATE_EPOCH=\"%s\": expected seconds since 1970 (1980-2099)",
+			             sde);
+			goto out;
+		}
+		R.epoch = v;
+	}
+	if ((rc = load_gpus(&R, &e)) != GS_OK || (rc = load_models(&R, &e)) != GS_OK ||
+	    (rc = make_writers(&R, &e)) != GS_OK)
+		goto out;
+	if (R.n_w == 0) {
+		rc = gs_fail(&e, GS_EUSAGE, "report: no output format available");
+		goto out;
+	}
+	R.progress = !R.quiet && isatty(2);
+	if ((rc = make_tmp(&R, &e)) != GS_OK)
+		goto out;
+	install_signals(&R);
+	if ((rc = generate(&R, &e)) != GS_OK)
+		goto out;
+	for (int i = 0; i < R.n_w; i++)
+		R.w[i]->free(R.w[i]);
+	R.n_w = 0;
+	list_files(R.tmp, &gen);
+	if (R.check) {
+		rc = compare(&R, &gen, &e);
+	} else {
+		size_t removed = 0;
+		rc = install(R.tmp, R.out, &gen, &removed, &e);
+		if (rc == GS_OK) {
+			printf("%s: %zu files (%zu models, %zu rows x %zu GPU classes",
+			       R.out, gen.n, R.n_models, R.rows, R.n_gpus);
+			if (R.skipped)
+				printf("; %zu combinations skipped", R.skipped);
+			if (removed)
+				printf("; %zu old files removed", removed);
+			printf(")\n");
+		}
+	}
+out:
+	fl_free(&gen);
+	run_free(&R);
+	if (g_stop) {
+		int sig = (int)g_stop;
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	if (rc != GS_OK) {
+		gs_report_error(&e);
+		return gs_exit_code(rc);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return gs_exit_code(GS_EIO);
+	return 0;
 }

@@ -1,0 +1,286 @@
+/* gpusizer: GPU classes from gpus/*.json (one file per GPU), validated.
+ * Owned by the report driver area. See docs/spec.md, "GPU files". */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+
+#define GPU_FILE_MAX (256 * 1024)
+#define MIB 1048576ULL
+
+static const char *const known_fields[] = {
+	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
+	"bandwidth_gbs", "bf16_tflops", "sources", "notes", NULL,
+};
+
+/* Figures that need an entry in "sources" when present. */
+static const char *const sourced_fields[] = {
+	"total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
+	"bandwidth_gbs", "bf16_tflops", NULL,
+};
+
+static bool known(const char *k)
+{
+	for (int i = 0; known_fields[i] != NULL; i++)
+		if (strcmp(known_fields[i], k) == 0)
+			return true;
+	return false;
+}
+
+static bool valid_id(const char *s)
+{
+	if (*s == '\0' || *s == '.')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-' || *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+static gs_err get_str(const cJSON *o, const char *file, const char *key, char *dst, size_t n,
+                      gs_error *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v == NULL)
+		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\"", file, key);
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected a non-empty string", file, key);
+	if (strlen(v->valuestring) >= n)
+		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": longer than %zu characters", file, key,
+		               n - 1);
+	memcpy(dst, v->valuestring, strlen(v->valuestring) + 1);
+	return GS_OK;
+}
+
+static gs_err get_bool(const cJSON *o, const char *file, const char *key, bool *dst, gs_error *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v == NULL)
+		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\"", file, key);
+	if (!cJSON_IsBool(v))
+		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected true or false", file, key);
+	*dst = cJSON_IsTrue(v);
+	return GS_OK;
+}
+
+static gs_err get_pos(const cJSON *o, const char *file, const char *key, double *dst, gs_error *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v == NULL)
+		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\"", file, key);
+	if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
+		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected a positive number", file, key);
+	*dst = v->valuedouble;
+	return GS_OK;
+}
+
+/* A byte count given as "<base>_bytes" or "<base>_mib" (exactly one). */
+static gs_err get_bytes(const cJSON *o, const char *file, const char *base, uint64_t *dst,
+                        gs_error *e)
+{
+	char kb[32], km[32];
+	const cJSON *vb, *vm, *v;
+	double d;
+
+	snprintf(kb, sizeof kb, "%s_bytes", base);
+	snprintf(km, sizeof km, "%s_mib", base);
+	vb = cJSON_GetObjectItemCaseSensitive(o, kb);
+	vm = cJSON_GetObjectItemCaseSensitive(o, km);
+	if (vb == NULL && vm == NULL)
+		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\" (or \"%s\")", file, km, kb);
+	if (vb != NULL && vm != NULL)
+		return gs_fail(e, GS_EGPUFILE, "%s: fields \"%s\" and \"%s\": give one, not both", file,
+		               km, kb);
+	v = vb ? vb : vm;
+	d = v->valuedouble;
+	if (!cJSON_IsNumber(v) || !(d >= 1) || d != floor(d) || d > 9.0e15)
+		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected a positive whole number", file,
+		               vb ? kb : km);
+	*dst = (uint64_t)d;
+	if (vm != NULL && !gs_mul_u64(*dst, MIB, dst))
+		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": too large", file, km);
+	return GS_OK;
+}
+
+static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error *e)
+{
+	char *text = NULL;
+	cJSON *root = NULL;
+	const cJSON *it, *src;
+	gs_err rc;
+	size_t used = 0;
+
+	memset(g, 0, sizeof *g);
+	rc = gs_read_file(path, GPU_FILE_MAX, &text, NULL, e);
+	if (rc != GS_OK) {
+		if (rc == GS_EINPUT && e != NULL)
+			e->code = GS_EGPUFILE;
+		return rc == GS_EINPUT ? GS_EGPUFILE : rc;
+	}
+	root = cJSON_Parse(text);
+	if (root == NULL || !cJSON_IsObject(root)) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: not a JSON object", path);
+		goto out;
+	}
+	if (strlen(stem) >= sizeof g->id || !valid_id(stem)) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: file name: use letters, digits, '-', '_', '.' (at most %zu)",
+		             path, sizeof g->id - 1);
+		goto out;
+	}
+	memcpy(g->id, stem, strlen(stem) + 1);
+	cJSON_ArrayForEach(it, root)
+	{
+		if (!known(it->string)) {
+			rc = gs_fail(e, GS_EGPUFILE, "%s: unknown field \"%s\"", path, it->string);
+			goto out;
+		}
+	}
+	if ((rc = get_str(root, path, "name", g->name, sizeof g->name, e)) != GS_OK ||
+	    (rc = get_str(root, path, "class", g->klass, sizeof g->klass, e)) != GS_OK ||
+	    (rc = get_bytes(root, path, "total", &g->total_bytes, e)) != GS_OK ||
+	    (rc = get_bytes(root, path, "usable", &g->usable_bytes, e)) != GS_OK ||
+	    (rc = get_bool(root, path, "bf16", &g->bf16, e)) != GS_OK ||
+	    (rc = get_bool(root, path, "fp8", &g->fp8, e)) != GS_OK ||
+	    (rc = get_pos(root, path, "bandwidth_gbs", &g->bandwidth_gbs, e)) != GS_OK ||
+	    (rc = get_pos(root, path, "bf16_tflops", &g->bf16_tflops, e)) != GS_OK)
+		goto out;
+	if (g->usable_bytes > g->total_bytes) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"usable\": larger than the total", path);
+		goto out;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(root, "notes");
+	if (it != NULL && !cJSON_IsString(it)) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"notes\": expected a string", path);
+		goto out;
+	}
+	src = cJSON_GetObjectItemCaseSensitive(root, "sources");
+	if (src == NULL || !cJSON_IsObject(src)) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources\": expected an object naming a source for every figure",
+		             path);
+		goto out;
+	}
+	cJSON_ArrayForEach(it, src)
+	{
+		if (!cJSON_IsString(it) || it->valuestring[0] == '\0') {
+			rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": expected a non-empty string",
+			             path, it->string);
+			goto out;
+		}
+	}
+	for (int i = 0; sourced_fields[i] != NULL; i++) {
+		const char *f = sourced_fields[i];
+		if (cJSON_GetObjectItemCaseSensitive(root, f) == NULL)
+			continue;
+		it = cJSON_GetObjectItemCaseSensitive(src, f);
+		if (it == NULL) {
+			rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": missing (every figure needs a source)",
+			             path, f);
+			goto out;
+		}
+		/* Keep a short summary: "field: source; ..." (truncated). */
+		if (used + 4 < sizeof g->source) {
+			int n = snprintf(g->source + used, sizeof g->source - used, "%s%s: %s",
+			                 used ? "; " : "", f, it->valuestring);
+			used = n < 0 ? used : used + (size_t)n;
+			if (used >= sizeof g->source)
+				used = sizeof g->source - 1;
+		}
+	}
+	rc = GS_OK;
+out:
+	cJSON_Delete(root);
+	free(text);
+	return rc;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+	const gs_gpu *x = a, *y = b;
+
+	if (x->usable_bytes != y->usable_bytes)
+		return x->usable_bytes < y->usable_bytes ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+gs_err gs_gpus_load(const char *dir, gs_gpu **out, size_t *n, gs_error *e)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	gs_gpu *g = NULL;
+	gs_err rc = GS_OK;
+
+	*out = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (d == NULL)
+		return gs_fail(e, GS_EGPUFILE, "%s: cannot read the GPU directory", dir);
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		if (nn == cap) {
+			cap = cap ? cap * 2 : 32;
+			names = gs_xrealloc(names, cap * sizeof *names);
+		}
+		names[nn++] = gs_xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (nn == 0) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: no GPU files (*.json)", dir);
+		goto out;
+	}
+	qsort(names, nn, sizeof *names, cmp_name);
+	g = gs_xcalloc(nn, sizeof *g);
+	for (size_t i = 0; i < nn; i++) {
+		char path[4096], stem[256];
+		size_t len = strlen(names[i]) - 5;
+		if (len >= sizeof stem ||
+		    snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) {
+			rc = gs_fail(e, GS_EGPUFILE, "%s/%s: path too long", dir, names[i]);
+			goto out;
+		}
+		memcpy(stem, names[i], len);
+		stem[len] = '\0';
+		if ((rc = parse_one(path, stem, &g[i], e)) != GS_OK)
+			goto out;
+	}
+	qsort(g, nn, sizeof *g, cmp_gpu);
+	*out = g;
+	*n = nn;
+	g = NULL;
+out:
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	free(g);
+	return rc;
+}
+
+const gs_gpu *gs_gpu_find(const gs_gpu *g, size_t n, const char *id_or_name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(g[i].id, id_or_name) == 0)
+			return &g[i];
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(g[i].name, id_or_name) == 0)
+			return &g[i];
+	return NULL;
+}

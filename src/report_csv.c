@@ -1,0 +1,197 @@
+/* gpusizer: CSV writer: out/sizing.csv, RFC 4180 (CRLF lines; text fields
+ * always double-quoted, quotes doubled; numbers bare). Values are written
+ * raw: no apostrophe is added before '=', '+', '-' or '@' (see
+ * docs/spec.md: import as text if a spreadsheet would evaluate them).
+ * Owned by the report driver area. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+typedef struct csv_state {
+	gs_atomic out;
+	const gs_report_meta *meta;
+} csv_state;
+
+static void cstr(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (*p == '"')
+			fputc('"', fp);
+		fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static void cnum(FILE *fp, double d)
+{
+	fprintf(fp, "%.10g", d);
+}
+
+static const char *const fixed_cols[] = {
+	"index", "id", "model", "label", "method", "precision", "adapter-dtype", "optimizer",
+	"lora-r", "lora-targets", "lora-dropout", "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt",
+	"attn", "loss", "gpus", "sharding", "tp", "offload", "kv-dtype", "cuda-context", "error", "recipe",
+	"params_total", "params_trainable", "params_active", "W_bytes", "G_bytes", "O_bytes",
+	"A_bytes", "B_bytes", "allocated_bytes", "reserved_bytes", "device_bytes", "host_bytes",
+	"peak_phase", "peak_step", NULL,
+};
+
+static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
+{
+	csv_state *st = w->state;
+	char path[4096];
+	FILE *fp;
+	gs_err rc;
+
+	st->meta = m;
+	if (snprintf(path, sizeof path, "%s/sizing.csv", m->out_dir) >= (int)sizeof path)
+		return gs_fail(e, GS_EIO, "%s: path too long", m->out_dir);
+	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
+		return rc;
+	fp = st->out.fp;
+	for (int i = 0; fixed_cols[i] != NULL; i++) {
+		fputs(i ? "," : "", fp);
+		cstr(fp, fixed_cols[i]);
+	}
+	for (int f = 1; f < GS_F_MAX; f++) {
+		char col[64];
+		snprintf(col, sizeof col, "%s device_bytes", gs_formula_name((gs_formula)f));
+		fputc(',', fp);
+		cstr(fp, col);
+	}
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		char col[96];
+		snprintf(col, sizeof col, "%s verdict", m->gpus[i].id);
+		fputc(',', fp);
+		cstr(fp, col);
+		snprintf(col, sizeof col, "%s headroom", m->gpus[i].id);
+		fputc(',', fp);
+		cstr(fp, col);
+	}
+	fputs("\r\n", fp);
+	return GS_OK;
+}
+
+static gs_err csv_model(gs_writer *w, const gs_model *model, gs_error *e)
+{
+	(void)w;
+	(void)model;
+	(void)e;
+	return GS_OK;
+}
+
+static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
+{
+	csv_state *st = w->state;
+	FILE *fp = st->out.fp;
+	const gs_settings *s = &r->settings;
+	const gs_estimate *x = &r->est;
+	bool ok = r->err == GS_OK;
+
+	fprintf(fp, "%zu,", r->index);
+	cstr(fp, r->id);
+	fputc(',', fp);
+	cstr(fp, r->model->id);
+	fputc(',', fp);
+	cstr(fp, r->label);
+	fputc(',', fp);
+	cstr(fp, gs_method_name(s->method));
+	fputc(',', fp);
+	cstr(fp, gs_prec_name(gs_settings_precision(s)));
+	fputc(',', fp);
+	cstr(fp, gs_dtype_name(s->adapter_dtype));
+	fputc(',', fp);
+	cstr(fp, gs_optim_name(s->optimizer));
+	fprintf(fp, ",%" PRId64 ",", s->lora_r);
+	cstr(fp, s->lora_targets);
+	fputc(',', fp);
+	cnum(fp, s->lora_dropout);
+	fprintf(fp, ",\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",\"%s\",",
+	        s->train_embeddings ? "true" : "false", s->batch, s->seq, s->grad_accum,
+	        s->grad_ckpt ? "true" : "false");
+	cstr(fp, gs_attn_name(s->attn));
+	fputc(',', fp);
+	cstr(fp, gs_loss_name(s->loss));
+	fprintf(fp, ",%" PRId64 ",", s->gpus);
+	cstr(fp, gs_shard_name(s->sharding));
+	fprintf(fp, ",%" PRId64 ",", s->tp);
+	cstr(fp, gs_offload_name(s->offload));
+	fputc(',', fp);
+	cstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
+	fprintf(fp, ",%" PRId64 ",", s->cuda_context_mib);
+	cstr(fp, ok ? "" : r->err_msg);
+	fputc(',', fp);
+	if (ok) {
+		cstr(fp, x->recipe);
+		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		        ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+		        x->params_total, x->params_trainable, x->params_active, x->W, x->G, x->O, x->A,
+		        x->B, x->allocated, x->reserved, x->device, x->host);
+		cstr(fp, gs_phase_name(x->peak_phase));
+		fprintf(fp, ",%d", x->peak_step);
+		for (int f = 1; f < GS_F_MAX; f++) {
+			if (r->seeds[f].recipe == NULL)
+				fputs(",", fp);
+			else
+				fprintf(fp, ",%" PRIu64, r->seeds[f].device);
+		}
+	} else {
+		fputs(",,,,,,,,,,,,,,", fp);
+		for (int f = 1; f < GS_F_MAX; f++)
+			fputc(',', fp);
+	}
+	for (size_t i = 0; i < st->meta->n_gpus; i++) {
+		double h;
+		gs_verdict v = gs_row_verdict(r, &st->meta->gpus[i], &h);
+		fputc(',', fp);
+		cstr(fp, gs_verdict_name(v));
+		if (v == GS_NOT_RUNNABLE)
+			fputs(",", fp);
+		else
+			fprintf(fp, ",%.4f", h);
+	}
+	fputs("\r\n", fp);
+	if (ferror(fp))
+		return gs_fail(e, GS_EIO, "%s: write failed", st->out.path);
+	return GS_OK;
+}
+
+static gs_err csv_end(gs_writer *w, gs_error *e)
+{
+	csv_state *st = w->state;
+
+	return gs_atomic_commit(&st->out, e);
+}
+
+static void csv_free(gs_writer *w)
+{
+	if (w == NULL)
+		return;
+	if (w->state != NULL) {
+		csv_state *st = w->state;
+		if (st->out.fp != NULL)
+			gs_atomic_abort(&st->out);
+		free(st);
+	}
+	free(w);
+}
+
+gs_writer *gs_writer_csv(void)
+{
+	gs_writer *w = gs_xcalloc(1, sizeof *w);
+
+	w->name = "csv";
+	w->begin = csv_begin;
+	w->model_begin = csv_model;
+	w->row = csv_row;
+	w->model_end = csv_model;
+	w->end = csv_end;
+	w->free = csv_free;
+	w->state = gs_xcalloc(1, sizeof(csv_state));
+	return w;
+}

@@ -1,0 +1,256 @@
+/* gpusizer: JSON writer: out/sizing.json, every row with all its inputs and
+ * outputs, one row per line, streamed. Owned by the report driver area. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+typedef struct json_state {
+	gs_atomic out;
+	const gs_report_meta *meta;
+	size_t rows;
+} json_state;
+
+static void jstr(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", fp); break;
+		case '\\': fputs("\\\\", fp); break;
+		case '\n': fputs("\\n", fp); break;
+		case '\r': fputs("\\r", fp); break;
+		case '\t': fputs("\\t", fp); break;
+		default:
+			if (*p < 0x20)
+				fprintf(fp, "\\u%04x", *p);
+			else
+				fputc(*p, fp);
+		}
+	}
+	fputc('"', fp);
+}
+
+static void jnum(FILE *fp, double d)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof buf, "%.10g", d);
+	fputs(buf, fp);
+}
+
+static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
+{
+	json_state *st = w->state;
+	char path[4096];
+	FILE *fp;
+	gs_err rc;
+
+	st->meta = m;
+	if (snprintf(path, sizeof path, "%s/sizing.json", m->out_dir) >= (int)sizeof path)
+		return gs_fail(e, GS_EIO, "%s: path too long", m->out_dir);
+	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
+		return rc;
+	fp = st->out.fp;
+	fputs("{\"tool\": \"gpusizer\", \"tool_version\": ", fp);
+	jstr(fp, m->tool_version);
+	fputs(", \"spec\": ", fp);
+	jstr(fp, m->spec_path);
+	fprintf(fp, ", \"epoch\": %" PRId64 ", \"tight_headroom\": ", m->epoch);
+	jnum(fp, GS_TIGHT_HEADROOM);
+	fputs(",\n\"gpus\": [", fp);
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		const gs_gpu *g = &m->gpus[i];
+		fputs(i ? ",\n  {\"id\": " : "\n  {\"id\": ", fp);
+		jstr(fp, g->id);
+		fputs(", \"name\": ", fp);
+		jstr(fp, g->name);
+		fputs(", \"class\": ", fp);
+		jstr(fp, g->klass);
+		fprintf(fp, ", \"total_bytes\": %" PRIu64 ", \"usable_bytes\": %" PRIu64
+		        ", \"bf16\": %s, \"fp8\": %s, \"bandwidth_gbs\": ",
+		        g->total_bytes, g->usable_bytes, g->bf16 ? "true" : "false",
+		        g->fp8 ? "true" : "false");
+		jnum(fp, g->bandwidth_gbs);
+		fputs(", \"bf16_tflops\": ", fp);
+		jnum(fp, g->bf16_tflops);
+		fputs(", \"source\": ", fp);
+		jstr(fp, g->source);
+		fputc('}', fp);
+	}
+	fputs("],\n\"models\": [", fp);
+	for (size_t i = 0; i < m->n_models; i++) {
+		const gs_model *md = &m->models[i];
+		fputs(i ? ",\n  {\"id\": " : "\n  {\"id\": ", fp);
+		jstr(fp, md->id);
+		fputs(", \"slug\": ", fp);
+		jstr(fp, md->slug);
+		fprintf(fp, ", \"model_type\": ");
+		jstr(fp, md->arch->model_type);
+		fprintf(fp, ", \"params_total\": %" PRIu64 ", \"params_active\": %" PRIu64
+		        ", \"param_source\": ",
+		        md->arch->params_total, md->arch->params_active);
+		jstr(fp, md->param_source);
+		fputc('}', fp);
+	}
+	fputs("],\n\"rows\": [", fp);
+	return GS_OK;
+}
+
+static gs_err json_model(gs_writer *w, const gs_model *model, gs_error *e)
+{
+	(void)w;
+	(void)model;
+	(void)e;
+	return GS_OK;
+}
+
+static void j_settings(FILE *fp, const gs_settings *s)
+{
+	fputs("{\"method\": ", fp);
+	jstr(fp, gs_method_name(s->method));
+	fputs(", \"precision\": ", fp);
+	jstr(fp, gs_prec_name(gs_settings_precision(s)));
+	fputs(", \"adapter-dtype\": ", fp);
+	jstr(fp, gs_dtype_name(s->adapter_dtype));
+	fputs(", \"optimizer\": ", fp);
+	jstr(fp, gs_optim_name(s->optimizer));
+	fprintf(fp, ", \"lora-r\": %" PRId64 ", \"lora-targets\": ", s->lora_r);
+	jstr(fp, s->lora_targets);
+	fputs(", \"lora-dropout\": ", fp);
+	jnum(fp, s->lora_dropout);
+	fprintf(fp, ", \"train-embeddings\": %s, \"batch\": %" PRId64 ", \"seq\": %" PRId64
+	        ", \"grad-accum\": %" PRId64 ", \"grad-ckpt\": %s, \"attn\": ",
+	        s->train_embeddings ? "true" : "false", s->batch, s->seq, s->grad_accum,
+	        s->grad_ckpt ? "true" : "false");
+	jstr(fp, gs_attn_name(s->attn));
+	fputs(", \"loss\": ", fp);
+	jstr(fp, gs_loss_name(s->loss));
+	fprintf(fp, ", \"gpus\": %" PRId64 ", \"sharding\": ", s->gpus);
+	jstr(fp, gs_shard_name(s->sharding));
+	fprintf(fp, ", \"tp\": %" PRId64 ", \"offload\": ", s->tp);
+	jstr(fp, gs_offload_name(s->offload));
+	fputs(", \"kv-dtype\": ", fp);
+	jstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
+	fprintf(fp, ", \"cuda-context\": %" PRId64 "}", s->cuda_context_mib);
+}
+
+static void j_components(FILE *fp, const gs_estimate *x)
+{
+	fprintf(fp, "\"W\": %" PRIu64 ", \"G\": %" PRIu64 ", \"O\": %" PRIu64 ", \"A\": %" PRIu64
+	        ", \"B\": %" PRIu64 ", \"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
+	        ", \"device\": %" PRIu64 ", \"host\": %" PRIu64,
+	        x->W, x->G, x->O, x->A, x->B, x->allocated, x->reserved, x->device, x->host);
+}
+
+static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
+{
+	json_state *st = w->state;
+	FILE *fp = st->out.fp;
+	const gs_estimate *x = &r->est;
+
+	(void)e;
+	fprintf(fp, "%s\n  {\"index\": %zu, \"id\": ", st->rows ? "," : "", r->index);
+	jstr(fp, r->id);
+	fputs(", \"model\": ", fp);
+	jstr(fp, r->model->id);
+	fputs(", \"label\": ", fp);
+	jstr(fp, r->label);
+	fputs(", \"settings\": ", fp);
+	j_settings(fp, &r->settings);
+	if (r->err != GS_OK) {
+		fputs(", \"error\": ", fp);
+		jstr(fp, r->err_msg);
+		fputs(", \"estimate\": null, \"seeds\": null", fp);
+	} else {
+		fputs(", \"error\": null, \"estimate\": {\"recipe\": ", fp);
+		jstr(fp, x->recipe);
+		fprintf(fp, ", \"params_total\": %" PRIu64 ", \"params_trainable\": %" PRIu64
+		        ", \"params_active\": %" PRIu64 ", ",
+		        x->params_total, x->params_trainable, x->params_active);
+		j_components(fp, x);
+		fputs(", \"bpp_W\": ", fp);
+		jnum(fp, x->bpp_W);
+		fputs(", \"bpp_G\": ", fp);
+		jnum(fp, x->bpp_G);
+		fputs(", \"bpp_O\": ", fp);
+		jnum(fp, x->bpp_O);
+		fputs(", \"peak_phase\": ", fp);
+		jstr(fp, gs_phase_name(x->peak_phase));
+		fprintf(fp, ", \"peak_step\": %d, \"note\": ", x->peak_step);
+		jstr(fp, x->note);
+		fputs("}, \"seeds\": {", fp);
+		for (int f = 1; f < GS_F_MAX; f++) {
+			const gs_estimate *sd = &r->seeds[f];
+			fputs(f > 1 ? ", " : "", fp);
+			jstr(fp, gs_formula_name((gs_formula)f));
+			if (sd->recipe == NULL) {
+				fputs(": null", fp);
+				continue;
+			}
+			fputs(": {", fp);
+			j_components(fp, sd);
+			fputc('}', fp);
+		}
+		fputc('}', fp);
+	}
+	fputs(", \"gpu_verdicts\": {", fp);
+	for (size_t i = 0; i < st->meta->n_gpus; i++) {
+		double h;
+		gs_verdict v = gs_row_verdict(r, &st->meta->gpus[i], &h);
+		fputs(i ? ", " : "", fp);
+		jstr(fp, st->meta->gpus[i].id);
+		fputs(": {\"verdict\": ", fp);
+		jstr(fp, gs_verdict_name(v));
+		fputs(", \"headroom\": ", fp);
+		if (v == GS_NOT_RUNNABLE)
+			fputs("null", fp);
+		else
+			fprintf(fp, "%.4f", h);
+		fputc('}', fp);
+	}
+	fputs("}}", fp);
+	st->rows++;
+	if (ferror(fp))
+		return gs_fail(e, GS_EIO, "%s: write failed", st->out.path);
+	return GS_OK;
+}
+
+static gs_err json_end(gs_writer *w, gs_error *e)
+{
+	json_state *st = w->state;
+
+	fprintf(st->out.fp, "%s]}\n", st->rows ? "\n" : "");
+	return gs_atomic_commit(&st->out, e);
+}
+
+static void json_free(gs_writer *w)
+{
+	if (w == NULL)
+		return;
+	if (w->state != NULL) {
+		json_state *st = w->state;
+		if (st->out.fp != NULL)
+			gs_atomic_abort(&st->out);
+		free(st);
+	}
+	free(w);
+}
+
+gs_writer *gs_writer_json(void)
+{
+	gs_writer *w = gs_xcalloc(1, sizeof *w);
+
+	w->name = "json";
+	w->begin = json_begin;
+	w->model_begin = json_model;
+	w->row = json_row;
+	w->model_end = json_model;
+	w->end = json_end;
+	w->free = json_free;
+	w->state = gs_xcalloc(1, sizeof(json_state));
+	return w;
+}

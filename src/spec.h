@@ -1,0 +1,82 @@
+/* gpusizer: the sweep spec (sizing.json): models, axes, GPU classes and
+ * counts, formats, output directory. Parsed with cJSON and validated
+ * (every error names the file, the line and the key: GS_ESPEC). Owned by
+ * the report driver area; the format is documented in docs/spec.md. */
+#ifndef GS_SPEC_H
+#define GS_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "settings.h"
+
+/* A list of values as text (what gs_settings_set takes). The spec owns
+ * the strings. `line` is where the key stands (0 when set by a flag). */
+typedef struct gs_spec_list {
+	char **v;
+	size_t n;
+	int line;
+} gs_spec_list;
+
+typedef struct gs_spec_count {
+	int64_t count;
+	char sharding[16];
+	int64_t tp;
+} gs_spec_count;
+
+/* The axes that are swept, in the order rows are nested (outermost first
+ * after the model): method, precision, optimizer, lora_r, lora_targets,
+ * grad_ckpt, attn, batch, seq, then the GPU counts. */
+enum {
+	GS_AX_METHOD = 0, GS_AX_OPTIMIZER, GS_AX_LORA_R, GS_AX_LORA_TARGETS, GS_AX_GRAD_CKPT,
+	GS_AX_ATTN, GS_AX_BATCH, GS_AX_SEQ, GS_AX_MAX
+};
+
+typedef struct gs_spec {
+	char *path;              /* for messages */
+	char *text;              /* the spec's text, for line numbers */
+	int version;
+	int64_t epoch;           /* "date" at 00:00 UTC, seconds */
+	char date[16];
+	gs_spec_list models;     /* ids or config paths */
+	gs_spec_list gpus;       /* GPU ids; n == 0: every file in gpus_dir */
+	gs_spec_count *counts;
+	size_t n_counts;
+	int counts_line;
+	gs_spec_list axis[GS_AX_MAX];
+	gs_spec_list prec[GS_METHOD_MAX]; /* precisions per method */
+	gs_spec_list set_names, set_values; /* "settings": fixed for every row */
+	gs_spec_list formats;
+	char *out;               /* output directory ("out") */
+	char *models_dir;        /* "models" */
+	char *gpus_dir;          /* "gpus" */
+} gs_spec;
+
+/* The settings name (gs_settings_set) of an axis, and its spec key. */
+const char *gs_spec_axis_setting(int axis);
+const char *gs_spec_axis_key(int axis);
+
+/* Read and validate a spec file. On failure sp is freed/zeroed.
+ * The caller frees a loaded spec with gs_spec_free. */
+gs_err gs_spec_load(const char *path, gs_spec *sp, gs_error *e);
+/* Same from text (path only names it in messages). */
+gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *e);
+void gs_spec_free(gs_spec *sp);
+
+/*
+ * Override a part of the spec from a command-line flag value (a comma
+ * list): "models", "gpus", "formats", "methods", "precisions" (applies to
+ * every method; combinations a method rejects are skipped), "optimizers",
+ * "batches", "seqs", "grad-ckpt", "lora-r", "lora-targets", "attn",
+ * "gpu-counts" (COUNT[:SHARDING[:TP]],...). GS_EUSAGE on a bad value.
+ */
+gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error *e);
+
+/* Line (1-based) of a key given as a dotted path ("axes.batch"); with
+ * index >= 0, the line of that element of the array at the path. 0 when
+ * not found. */
+int gs_spec_line(const char *text, const char *path, int index);
+
+#endif

@@ -1,0 +1,199 @@
+/* gpusizer: the sweep: spec axes -> rows -> estimates (detailed + seeds).
+ * Owned by the report driver area. */
+#include "sweep.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct sweep_ctx {
+	const gs_spec *sp;
+	const gs_model *m;       /* NULL when only counting */
+	size_t *index;
+	size_t n_rows, n_skipped;
+	gs_sweep_fn fn;
+	void *ctx;
+	gs_row row;
+	char short_name[64];
+	gs_error *e;
+} sweep_ctx;
+
+enum { LV_METHOD = 0, LV_PREC, LV_OPTIM, LV_LORA_R, LV_LORA_T, LV_CKPT, LV_ATTN, LV_BATCH,
+       LV_SEQ, LV_COUNT, LV_LEAF };
+
+gs_err gs_sweep_base(const gs_spec *sp, gs_settings *base, gs_error *e)
+{
+	gs_settings_default(base);
+	for (size_t i = 0; i < sp->set_names.n; i++) {
+		gs_err rc = gs_settings_set(base, sp->set_names.v[i], sp->set_values.v[i], e);
+		if (rc != GS_OK)
+			return rc;
+	}
+	return GS_OK;
+}
+
+void gs_sweep_short_name(const char *slug, char *buf, size_t n)
+{
+	const char *s = strstr(slug, "--");
+	size_t k = 0;
+	bool dash = false;
+
+	s = s ? s + 2 : slug;
+	for (; *s && k + 1 < n; s++) {
+		if (isalnum((unsigned char)*s)) {
+			if (dash && k > 0 && k + 2 < n)
+				buf[k++] = '-';
+			dash = false;
+			buf[k++] = (char)tolower((unsigned char)*s);
+		} else {
+			dash = true;
+		}
+	}
+	if (k == 0 && n > 1)
+		buf[k++] = 'm';
+	buf[k] = '\0';
+}
+
+static gs_err leaf(sweep_ctx *c, const gs_settings *s)
+{
+	gs_error sub = { 0 };
+	gs_row *r = &c->row;
+	gs_err rc;
+
+	if (gs_settings_check(s, &sub) != GS_OK) {
+		c->n_skipped++;
+		return GS_OK;
+	}
+	c->n_rows++;
+	if (c->m == NULL)
+		return GS_OK;
+	memset(r, 0, sizeof *r);
+	r->index = (*c->index)++;
+	r->model = c->m;
+	r->settings = *s;
+	r->settings.formula = GS_F_DETAILED;
+	gs_settings_label(&r->settings, r->label, sizeof r->label);
+	snprintf(r->id, sizeof r->id, "%.50s-r%04zu", c->short_name, c->n_rows - 1);
+	rc = gs_estimate_run(c->m->arch, &r->settings, &r->est, &sub);
+	if (rc != GS_OK) {
+		r->err = rc;
+		snprintf(r->err_msg, sizeof r->err_msg, "%s", sub.msg[0] ? sub.msg : gs_strerror(rc));
+		memset(&r->est, 0, sizeof r->est);
+	} else {
+		for (int f = 1; f < GS_F_MAX; f++) {
+			gs_settings sf = r->settings;
+			gs_error se = { 0 };
+			sf.formula = (gs_formula)f;
+			if (gs_estimate_run(c->m->arch, &sf, &r->seeds[f], &se) != GS_OK) {
+				memset(&r->seeds[f], 0, sizeof r->seeds[f]);
+				r->seeds[f].recipe = NULL; /* not applicable to this row */
+			}
+			r->seeds[f].formula = (gs_formula)f;
+		}
+	}
+	return c->fn(c->ctx, r, c->e);
+}
+
+static gs_err set(sweep_ctx *c, gs_settings *s, const char *name, const char *v, bool *ok)
+{
+	gs_error sub = { 0 };
+
+	(void)c;
+	*ok = gs_settings_set(s, name, v, &sub) == GS_OK;
+	return GS_OK;
+}
+
+static gs_err rec(sweep_ctx *c, int level, const gs_settings *in)
+{
+	const gs_spec *sp = c->sp;
+	const gs_spec_list *l = NULL;
+	const char *name = NULL;
+	gs_method m = in->method;
+	bool lora = m == GS_LORA || m == GS_QLORA;
+
+	switch (level) {
+	case LV_METHOD: l = &sp->axis[GS_AX_METHOD]; name = "method"; break;
+	case LV_PREC: l = &sp->prec[m]; name = "precision"; break;
+	case LV_OPTIM: l = m == GS_INFER ? NULL : &sp->axis[GS_AX_OPTIMIZER]; name = "optimizer"; break;
+	case LV_LORA_R: l = lora ? &sp->axis[GS_AX_LORA_R] : NULL; name = "lora-r"; break;
+	case LV_LORA_T: l = lora ? &sp->axis[GS_AX_LORA_TARGETS] : NULL; name = "lora-targets"; break;
+	case LV_CKPT: l = m == GS_INFER ? NULL : &sp->axis[GS_AX_GRAD_CKPT]; name = "grad-ckpt"; break;
+	case LV_ATTN: l = &sp->axis[GS_AX_ATTN]; name = "attn"; break;
+	case LV_BATCH: l = &sp->axis[GS_AX_BATCH]; name = "batch"; break;
+	case LV_SEQ: l = &sp->axis[GS_AX_SEQ]; name = "seq"; break;
+	case LV_COUNT: {
+		for (size_t i = 0; i < sp->n_counts; i++) {
+			gs_settings s = *in;
+			char buf[32];
+			bool ok1, ok2, ok3;
+			gs_err rc;
+			snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].count);
+			set(c, &s, "gpus", buf, &ok1);
+			set(c, &s, "sharding", sp->counts[i].sharding, &ok2);
+			snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].tp);
+			set(c, &s, "tp", buf, &ok3);
+			if (!(ok1 && ok2 && ok3)) {
+				c->n_skipped++;
+				continue;
+			}
+			if ((rc = leaf(c, &s)) != GS_OK)
+				return rc;
+		}
+		return GS_OK;
+	}
+	default:
+		return leaf(c, in);
+	}
+	if (l == NULL || l->n == 0)
+		return rec(c, level + 1, in);
+	for (size_t i = 0; i < l->n; i++) {
+		gs_settings s = *in;
+		bool ok;
+		gs_err rc;
+		set(c, &s, name, l->v[i], &ok);
+		if (!ok) {
+			/* Counts what this level would have produced, as skipped. */
+			sweep_ctx sub = *c;
+			sub.m = NULL;
+			sub.n_rows = sub.n_skipped = 0;
+			rec(&sub, level + 1, in);
+			c->n_skipped += sub.n_rows + sub.n_skipped;
+			continue;
+		}
+		if ((rc = rec(c, level + 1, &s)) != GS_OK)
+			return rc;
+	}
+	return GS_OK;
+}
+
+size_t gs_sweep_count(const gs_spec *sp, const gs_settings *base, size_t *skipped)
+{
+	sweep_ctx c;
+
+	memset(&c, 0, sizeof c);
+	c.sp = sp;
+	rec(&c, 0, base);
+	if (skipped)
+		*skipped = c.n_skipped;
+	return c.n_rows;
+}
+
+gs_err gs_sweep_model(const gs_spec *sp, const gs_settings *base, const gs_model *m,
+                      size_t *index, size_t *skipped, gs_sweep_fn fn, void *ctx, gs_error *e)
+{
+	static sweep_ctx c; /* large (holds a row); one sweep at a time */
+	gs_err rc;
+
+	memset(&c, 0, sizeof c);
+	c.sp = sp;
+	c.m = m;
+	c.index = index;
+	c.fn = fn;
+	c.ctx = ctx;
+	c.e = e;
+	gs_sweep_short_name(m->slug, c.short_name, sizeof c.short_name);
+	rc = rec(&c, 0, base);
+	if (skipped)
+		*skipped += c.n_skipped;
+	return rc;
+}

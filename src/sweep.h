@@ -1,0 +1,35 @@
+/* gpusizer: expands a spec into sizing rows for one model (models x
+ * methods x precisions x optimizers x LoRA ranks/targets x checkpointing x
+ * attention x batch x seq x GPU counts), skipping combinations the settings
+ * reject (counted, not reported), and estimates each row with the detailed
+ * engine and every seed formula. Owned by the report driver area. */
+#ifndef GS_SWEEP_H
+#define GS_SWEEP_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "report.h"
+#include "spec.h"
+
+/* Called once per row; the row is only valid during the call. A non-OK
+ * return stops the sweep with that code. */
+typedef gs_err (*gs_sweep_fn)(void *ctx, const gs_row *r, gs_error *e);
+
+/* The settings every row starts from: defaults plus the spec's "settings". */
+gs_err gs_sweep_base(const gs_spec *sp, gs_settings *base, gs_error *e);
+
+/* Rows per model and combinations skipped per model (settings only: the
+ * same for every model). */
+size_t gs_sweep_count(const gs_spec *sp, const gs_settings *base, size_t *skipped);
+
+/* Sweep one model: calls fn for each row in a stable order. *index is the
+ * global row counter (incremented per row). *skipped counts skipped
+ * combinations. A row whose estimate fails is passed with r->err set. */
+gs_err gs_sweep_model(const gs_spec *sp, const gs_settings *base, const gs_model *m,
+                      size_t *index, size_t *skipped, gs_sweep_fn fn, void *ctx, gs_error *e);
+
+/* Short stable name for row ids: "llama-3-1-8b" from a slug. */
+void gs_sweep_short_name(const char *slug, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,77 @@
+/* gpusizer: the verdict of one sizing row on one GPU class (pure).
+ * Owned by the report driver area. */
+#include "report.h"
+
+static bool prec_needs_bf16(gs_prec p)
+{
+	switch (p) {
+	case GS_P_AMP_BF16:
+	case GS_P_MIXED_BF16:
+	case GS_P_BF16:
+	case GS_P_FP8_MIXED: /* fp8 GEMMs, bf16 everything else */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Quantised base weights (nf4, int8, GPTQ, AWQ) compute in bf16 in the
+ * engine's recipes (bnb_4bit_compute_dtype=bfloat16, the QLoRA default). */
+static bool prec_quantised(gs_prec p)
+{
+	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_GPTQ_INT4 ||
+	       p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4;
+}
+
+static bool row_needs_bf16(const gs_settings *s)
+{
+	gs_prec p = gs_settings_precision(s);
+
+	if (prec_needs_bf16(p))
+		return true;
+	if (s->method != GS_FULL && prec_quantised(p))
+		return true;
+	if ((s->method == GS_LORA || s->method == GS_QLORA) && s->adapter_dtype == GS_DT_BF16)
+		return true;
+	if (s->kv_dtype_set && s->kv_dtype == GS_DT_BF16)
+		return true;
+	return false;
+}
+
+static bool row_needs_fp8(const gs_settings *s)
+{
+	gs_prec p = gs_settings_precision(s);
+
+	return p == GS_P_FP8_MIXED || p == GS_P_FP8 ||
+	       (s->method != GS_FULL && s->adapter_dtype == GS_DT_FP8) ||
+	       (s->kv_dtype_set && s->kv_dtype == GS_DT_FP8);
+}
+
+gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)
+{
+	double h;
+
+	if (headroom != NULL)
+		*headroom = 0;
+	if (r->err != GS_OK || g->usable_bytes == 0)
+		return GS_NOT_RUNNABLE;
+	if ((row_needs_bf16(&r->settings) && !g->bf16) || (row_needs_fp8(&r->settings) && !g->fp8))
+		return GS_NOT_RUNNABLE;
+	h = 1.0 - (double)r->est.device / (double)g->usable_bytes;
+	if (headroom != NULL)
+		*headroom = h;
+	if (r->est.device > g->usable_bytes)
+		return GS_NO_FIT;
+	return h >= GS_TIGHT_HEADROOM ? GS_FITS : GS_TIGHT;
+}
+
+const char *gs_verdict_name(gs_verdict v)
+{
+	static const char *const names[GS_VERDICT_MAX] = {
+		[GS_FITS] = "fits",
+		[GS_TIGHT] = "tight",
+		[GS_NO_FIT] = "does not fit",
+		[GS_NOT_RUNNABLE] = "not runnable",
+	};
+	return (unsigned)v < GS_VERDICT_MAX ? names[v] : "unknown";
+}
