@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Regenerate tests/accuracy/cases.jsonl from the calibration data.
+
+    python3 tests/accuracy/build_cases.py [PATH/calibration.jsonl]
+
+(default: ../shared/measurements/calibration.jsonl next to the repository).
+Maintenance tool only: the tests read the committed cases.jsonl and never
+this script or the shared data. Every mapping decision is written here, once,
+and copied into the case's "note" so that each row says how its inputs were
+chosen. Grade C records are left out (README of the measurements: do not fit
+to them). Standard library only.
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_SRC = os.path.join(os.path.dirname(TOP), "shared", "measurements", "calibration.jsonl")
+
+GB, GIB, MIB = 10**9, 2**30, 2**20
+
+# ---------------------------------------------------------------- models
+# model field of a record -> (config path relative to the repo root, or None
+# for the manual shape), manual flags, and a note on where the shape comes from.
+R = "models/"                      # the 17 reference configs (models/<slug>/config.json)
+A = "tests/accuracy/models/"       # configs found for this suite (SOURCES.md)
+LITGPT_CFG = ("Lightning-AI/litgpt litgpt/config.py @0006c973aa7d6ace293e2a5fedaf1f8f804f960c")
+
+MODELS = {
+    "microsoft/phi-1_5": (A + "microsoft--phi-1_5.config.json", None, ""),
+    "microsoft/phi-2": (A + "microsoft--phi-2.config.json", None, ""),
+    "meta-llama/Llama-2-7b-hf": (A + "meta-llama--Llama-2-7b-hf.config.json", None, ""),
+    "meta-llama/Llama-2-13b-hf": (A + "meta-llama--Llama-2-13b-hf.config.json", None, ""),
+    "meta-llama/Llama-2-70b-hf": (A + "meta-llama--Llama-2-70b-hf.config.json", None, ""),
+    "meta-llama/Llama-2-70b-chat-hf": (A + "meta-llama--Llama-2-70b-hf.config.json", None,
+        "model: Llama-2-70b-hf config stands in for -chat-hf (same architecture; the chat model is a fine-tune)"),
+    "meta-llama/Meta-Llama-3-8B": (A + "meta-llama--Meta-Llama-3-8B.config.json", None, ""),
+    "meta-llama/Meta-Llama-3-8B-Instruct": (A + "meta-llama--Meta-Llama-3-8B.config.json", None,
+        "model: Meta-Llama-3-8B config stands in for -Instruct (same architecture)"),
+    "meta-llama/Meta-Llama-3.1-8B": (R + "meta-llama--Llama-3.1-8B/config.json", None, ""),
+    "meta-llama/Llama-3.1-8B": (R + "meta-llama--Llama-3.1-8B/config.json", None, ""),
+    "meta-llama/Llama-3.1-70B": (R + "meta-llama--Llama-3.1-70B/config.json", None, ""),
+    "meta-llama/Llama-3.2-1B": (R + "meta-llama--Llama-3.2-1B/config.json", None, ""),
+    "meta-llama/Llama-3.2-3B": (R + "meta-llama--Llama-3.2-3B/config.json", None, ""),
+    "mistralai/Mistral-7B-v0.1": (R + "mistralai--Mistral-7B-v0.1/config.json", None, ""),
+    "mistralai/Mistral-7B-v0.2 (unsloth/mistral-7b-v0.2)": (R + "mistralai--Mistral-7B-v0.1/config.json", None,
+        "model: Mistral-7B-v0.1 config stands in for v0.2: " + LITGPT_CFG +
+        " gives v0.2 the v0.1 shapes (32 layers, 8 KV groups, 14336 MLP, vocab 32000); only RoPE base/window differ"),
+    "microsoft/Phi-3-mini-4k-instruct": (R + "microsoft--Phi-3-mini-4k-instruct/config.json", None, ""),
+    "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T": (R + "TinyLlama--TinyLlama-1.1B-Chat-v1.0/config.json", None,
+        "model: TinyLlama-1.1B-Chat-v1.0 config stands in for the intermediate-step-1431k-3T base: " + LITGPT_CFG +
+        " uses one shape for both (22 layers, 32 heads, 4 KV groups, 2048, 5632, vocab 32000)"),
+    "google/gemma-2b": (A + "google--gemma-2b.config.json", None, ""),
+    "google/gemma-7b": (A + "google--gemma-7b.config.json", None, ""),
+    "google/gemma-2-2b": (A + "google--gemma-2-2b.config.json", None, ""),
+    "google/gemma-2-9b": (R + "google--gemma-2-9b/config.json", None, ""),
+    "codellama/CodeLlama-34b-hf": (A + "codellama--CodeLlama-34b-hf.config.json", None, ""),
+    "tiiuae/falcon-7b": (A + "tiiuae--falcon-7b.config.json", None,
+        "model: a falcon-7b-instruct config dump stands in for falcon-7b (same architecture per " + LITGPT_CFG +
+        "; multi_query=true with new_decoder_architecture=false means ONE KV head although the dump says num_kv_heads 71)"),
+    "google-bert/bert-large-uncased (AutoModelForSequenceClassification, 2 labels)":
+        (A + "google-bert--bert-large-uncased.config.json", None,
+         "model: bert-large-uncased config (BertForMaskedLM heads in the file; the run used a 2-label classifier, "
+         "a 2,050-parameter head)"),
+    "EleutherAI/gpt-j-6B": (A + "EleutherAI--gpt-j-6B.config.json", None,
+        "model: gptj is not an engine family; sized as a generic decoder"),
+    # Manual shapes from the framework that actually ran the measurement.
+    "stabilityai/stablelm-base-alpha-3b": (None,
+        ["--params", "3637321728", "--layers", "16", "--hidden", "4096", "--heads", "32",
+         "--kv-heads", "32", "--vocab", "50688"],
+        "model: no verified config.json found; shape from " + LITGPT_CFG + " (litgpt ran every StableLM record): "
+        "Config defaults n_layer 16, n_head 32, n_embd 4096, vocab 50254 padded to 50688, GptNeoxMLP 4*n_embd, "
+        "LayerNorm, biases, untied head; --params 3,637,321,728 = that module tally (records say 3.64e9). "
+        "--intermediate left out: the manual shape is a gated LLaMA block, so the engine solves the width from "
+        "--params (a plain 16384 GELU MLP holds as many weights as a gated ~10923 one)"),
+    "tiiuae/falcon-40b": (None,
+        ["--params", "41835970560", "--layers", "60", "--hidden", "8192", "--heads", "128",
+         "--kv-heads", "8", "--vocab", "65024"],
+        "model: no verified config.json found; shape from " + LITGPT_CFG + " (litgpt ran every Falcon-40B record): "
+        "n_layer 60, n_head 128, n_query_groups 8, n_embd 8192, vocab 65024, plain 4*n_embd MLP, no biases, "
+        "two LayerNorms per block, untied head; --params 41,835,970,560 = that tally (records say 41.8e9); "
+        "--intermediate left out (see the StableLM note)"),
+    "meta-llama/Llama-3.1-405B": (None,
+        ["--params", "405853388800", "--layers", "126", "--hidden", "16384", "--heads", "128",
+         "--kv-heads", "8", "--intermediate", "53248", "--vocab", "128256"],
+        "model: no verified config.json found; shape from torchtune's llama3_1_405b builder (code index file "
+        "625096414: vocab 128256, 126 layers, 128 heads, 8 KV heads, embed 16384, intermediate 53248, untied "
+        "output); --params = the LLaMA tally of that shape"),
+}
+UNSUPPORTED_MODELS = {
+    "bigcode/octocoder": "no verified config (octocoder / StarCoder gpt_bigcode config.json not found in any "
+                         "public copy reachable from this project)",
+}
+
+# LoRA module names per family for target lists that are not a preset.
+ALL = {"llama": "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj",
+       "phi": "q_proj,k_proj,v_proj,dense,fc1,fc2",
+       "phi3": "qkv_proj,o_proj,gate_up_proj,down_proj"}
+FAMILY = {"microsoft/phi-2": "phi", "microsoft/Phi-3-mini-4k-instruct": "phi3"}
+
+
+def family(model):
+    return FAMILY.get(model, "llama")
+
+
+def method_of(label):
+    """full, lora, qlora, inference, or the record's own label (adapters)."""
+    for m in ("inference", "qlora", "lora", "full"):
+        if label.startswith(m):
+            return m
+    return label.split(" (")[0]
+
+
+def unit_bytes(unit):
+    u = unit.lower()
+    if u.startswith("gib") or "likely gib" in u:
+        return GIB
+    if u.startswith("mib"):
+        return MIB
+    if u.startswith("gb"):
+        return GB
+    raise SystemExit("unknown unit: " + unit)
+
+
+def compare_of(r):
+    k = r["measured_kind"].lower()
+    if k.startswith("oom_lower_bound"):
+        return "device", "OOM: one-sided check, predicted device must reach the GPU capacity"
+    if k.startswith("torch.cuda.max_memory_reserved"):
+        return "reserved", ""
+    if "nvml" in k or "nvidia-smi" in k:
+        return "device", "NVML used memory = CUDA context + reserved"
+    if "peak_memory_active" in k:
+        return "allocated", ("kind: torch active_bytes peak mapped to allocated (active counts the same "
+                             "allocated blocks, minus ones awaiting a cross-stream free; one stream here)")
+    if "max_memory_allocated" in k:
+        return "allocated", ""
+    if "torchtune peak memory" in k:
+        return "allocated", ("kind: torchtune 'peak memory' of unstated kind mapped to allocated "
+                             "(torchtune logs peak_memory_alloc/active/reserved; alloc/active assumed)")
+    raise SystemExit("unknown kind: " + r["measured_kind"])
+
+
+def case(r):
+    """Return (args, notes, unsupported-reason or None)."""
+    i, m = r["id"], r["model"]
+    notes = []
+    if m in UNSUPPORTED_MODELS:
+        return [], notes, UNSUPPORTED_MODELS[m]
+    method = r["method"]
+    if method.startswith("llama-adapter"):
+        return [], notes, ("method: litgpt LLaMA-Adapter (prefix/gating PEFT) is not LoRA; no --method "
+                           "expresses adapter prompts")
+    if r["sharding"].startswith("generate_sequentially") or "device_map='auto' naive pipeline" in r["sharding"]:
+        return [], notes, ("sharding: layers placed sequentially over GPUs (pipeline, uneven per device); "
+                           "--gpus/--sharding/--tp express data, ZeRO/FSDP and tensor parallelism only")
+    opt = r["optimizer"] or ""
+    if "optimizer_in_bwd" in opt:
+        return [], notes, ("optimizer_in_bwd: torchtune steps each parameter inside backward and frees its "
+                           "gradient at once; no flag expresses fused backward+step")
+    if r["offload"] == "activation offloading to CPU":
+        return [], notes, "offload: activation offloading to CPU has no flag (--offload covers optimizer/params)"
+
+    args = []
+    cfg, manual, mnote = MODELS[m]
+    if mnote:
+        notes.append(mnote)
+
+    # ---- method / precision / adapters
+    w = r["weight_dtype"]
+    src = r["source"]
+    litgpt = src.startswith("Lightning-AI/litgpt")
+    torchtune = src.startswith("pytorch/torchtune")
+    if method.startswith("inference"):
+        args += ["--method", "inference"]
+        if w == "bf16":
+            prec = "bf16"
+        elif w == "fp16":
+            prec = "fp16"
+        elif w.startswith("fp32"):
+            prec = "fp32"
+            if "autocast" in w:
+                notes.append("precision: litgpt bf16-mixed keeps fp32 weights; the bf16 weight copies autocast "
+                             "caches during generation are not a flag")
+        elif w == "nf4":
+            prec = "nf4"
+        elif w.startswith("nf4 + double"):
+            prec = "nf4-dq"
+        elif w == "fp4":
+            prec = "nf4"
+            notes.append("precision: bnb fp4 mapped to nf4 (same storage: 4-bit codes + one fp32 absmax per 64)")
+        elif w.startswith("int8"):
+            prec = "int8"
+        else:
+            raise SystemExit("precision? " + i)
+        args += ["--precision", prec]
+    elif method == "full":
+        args += ["--method", "full"]
+        if w == "bf16":
+            args += ["--precision", "bf16"]
+            notes.append("precision: pure bf16 (weights, grads and AdamW states bf16: litgpt bf16-true / "
+                         "torchtune dtype bf16)")
+        elif w == "fp32" and r["compute_dtype"] == "fp32":
+            args += ["--precision", "fp32"]
+        elif w == "fp32" and r["compute_dtype"].startswith("fp16 AMP"):
+            args += ["--precision", "amp-fp16"]
+        else:
+            raise SystemExit("full precision? " + i)
+    else:  # lora / qlora / lora on int8
+        lm = "qlora" if (method == "qlora") else "lora"
+        args += ["--method", lm]
+        if w == "bf16":
+            prec = "bf16"
+        elif w.startswith("fp32"):
+            prec = "fp32"
+            notes.append("precision: litgpt bf16-mixed: fp32 base weights and fp32 LoRA params, bf16 autocast "
+                         "(autocast's cached bf16 weight copies are not a flag)")
+        elif w == "nf4":
+            prec = "nf4"
+        elif w.startswith("nf4 + double"):
+            prec = "nf4-dq"
+        elif w.startswith("nf4 (torchao)"):
+            prec = "nf4-dq"
+            notes.append("precision: torchao NF4 (block 64, scalers re-quantized per 256 blocks) mapped to nf4-dq")
+        elif w.startswith("int8"):
+            prec = "int8"
+            notes.append("precision: LLM.int8 linear weights; prepare_model_for_int8_training casts the rest to "
+                         "fp32, which the int8 recipe may not model")
+        else:
+            raise SystemExit("lora precision? " + i)
+        args += ["--precision", prec]
+        if litgpt or torchtune:
+            args += ["--adapter-dtype", "bf16" if prec != "fp32" else "fp32"]
+            notes.append("adapters: " + ("litgpt" if litgpt else "torchtune") + " keeps LoRA params at the model dtype")
+        else:
+            args += ["--adapter-dtype", "fp32"]
+            notes.append("adapters: PEFT default fp32")
+        args += ["--lora-r", str(r["lora_r"])]
+        t = r["lora_targets"] or ""
+        fam = family(m)
+        if t.startswith("q,v") or t.startswith("q_proj,v_proj ("):
+            targets = "qv"
+            if "fused" in t:
+                notes.append("targets: litgpt LoRA on the query and value slices of the fused qkv -> qv")
+            if "assumed" in t:
+                notes.append("targets: litgpt defaults of late 2023 (r 8, q+v) assumed by the record")
+        elif t.startswith("q,k,v,o(proj),mlp(all),lm_head"):
+            targets = ALL[fam] + ",lm_head"
+            notes.append("targets: litgpt lora_query/key/value/projection/mlp/head all true -> every linear + lm_head")
+        elif t.startswith("q,k,v,o + MLP + output"):
+            targets = ALL[fam] + ",lm_head"
+        elif t.startswith("q,k,v,o + MLP") or t.startswith("q_proj,v_proj,k_proj,output_proj + MLP"):
+            targets = "all-linear"
+        elif t.startswith("q_proj,k_proj,v_proj"):
+            targets = "q_proj,k_proj,v_proj"
+        else:
+            raise SystemExit("targets? " + i + " " + t)
+        args += ["--lora-targets", targets]
+        if litgpt:
+            args += ["--lora-dropout", "0.05"]
+        else:
+            args += ["--lora-dropout", "0"] if torchtune else ["--lora-dropout", "0.05"]
+            if torchtune:
+                notes.append("dropout: torchtune LoRA configs use lora_dropout 0.0")
+            else:
+                notes.append("dropout: llama-recipes LoRA default 0.05")
+
+    # ---- optimizer
+    if not method.startswith("inference"):
+        o = opt.lower()
+        if "paged adamw 32-bit" in o:
+            optim = "paged-adamw-32bit"
+        elif "paged adamw 8-bit" in o:
+            optim = "paged-adamw-8bit"
+        elif "adafactor" in o:
+            optim = "adafactor"
+        elif "8-bit" in o or "8bit" in o:
+            optim = "adamw-8bit"
+            if "adam 8-bit" in o:
+                notes.append("optimizer: bnb Adam8bit -> adamw-8bit (same two 8-bit states)")
+        elif "fused" in o:
+            optim = "adamw-fused"
+        elif o.startswith("adamw"):
+            optim = "adamw"
+        else:
+            raise SystemExit("optimizer? " + i + " " + opt)
+        args += ["--optimizer", optim]
+
+    # ---- shape of the step
+    b = r["batch"] if r["batch"] else 1
+    seq = r["seq_len"]
+    if isinstance(seq, str):
+        s = seq
+        if s.startswith("<=512"):
+            seq = 512
+            notes.append("seq: alpaca_cleaned truncated at 512 and padded per batch; the peak batch assumed to "
+                         "reach 512")
+        elif s.startswith("prompt 'Hello, my name is' (~6 tok) + 50"):
+            seq = 56
+            notes.append("seq: ~6 prompt tokens + 50 new (litgpt generate defaults, per the record); the KV "
+                         "cache is sized to prompt + max_new_tokens")
+        elif s.startswith("prompt 'Hello, my name is' (CLI default) + 256"):
+            seq = 262
+            notes.append("seq: ~6 prompt tokens + 256 new; KV cache sized to prompt + max_new_tokens")
+        elif s.startswith("prompt 'What food do llamas eat?'"):
+            seq = 265
+            notes.append("seq: ~9 prompt tokens + 256 new; 2 samples run one after another -> batch 1")
+        elif s.startswith("prompt + 100 new tokens"):
+            seq = 150
+            notes.append("seq: alpaca-template prompt (~50 tokens) + 100 new, assumed")
+        elif s.startswith("short prompts (<=8 tokens) + generate() default max_length 20"):
+            seq = 20
+            notes.append("seq: generate() default max_length 20")
+        else:
+            raise SystemExit("seq? " + i + " " + s)
+    if seq is None:  # BERT load-only
+        seq = 1
+        notes.append("shape: weights loaded, no forward; sized as inference of 1 token (activations ~0)")
+    args += ["--batch", str(b), "--seq", str(seq)]
+    if r["grad_accum"] and r["grad_accum"] > 1 and not method.startswith("inference"):
+        args += ["--grad-accum", str(r["grad_accum"])]
+    if not method.startswith("inference"):
+        args += ["--grad-ckpt"] if r["grad_ckpt"] else ["--no-grad-ckpt"]
+    attn = "eager" if r["attn_impl"].startswith("eager") else "sdpa"
+    args += ["--attn", attn]
+
+    # ---- loss
+    if not method.startswith("inference"):
+        n = r["notes"]
+        chunked = False
+        if litgpt:
+            chunked = True
+            if method == "full":
+                notes.append("loss: litgpt full.py computes chunked_cross_entropy over full bf16 logits (128-row "
+                             "chunks) -> chunked")
+            else:
+                notes.append("loss: litgpt LoRA scripts run model(..., lm_head_chunk_size=128) + "
+                             "chunked_cross_entropy -> chunked")
+        elif torchtune:
+            if "chunked CE=True" in n or "chunked CE" in n and "chunked CE=False" not in n:
+                chunked = True
+            elif src.startswith("pytorch/torchtune README.md 'Memory and training speed'"):
+                chunked = True
+                notes.append("loss: torchtune configs of 2024-09 use CEWithChunkedOutputLoss (assumed where the "
+                             "record does not say)")
+        args += ["--loss", "chunked" if chunked else "standard"]
+        if torchtune and ("compile on" in n or "compile=True" in n or "torch compile" in src):
+            notes.append("torch.compile on: not a flag; compiled kernels save fewer intermediates than the eager "
+                         "kernels the engine models")
+
+    # ---- GPUs
+    g = r["n_gpus"]
+    sh = r["sharding"]
+    if g and g > 1:
+        args += ["--gpus", str(g)]
+        if sh.startswith("FSDP"):
+            args += ["--sharding", "fsdp"]
+        elif sh.startswith("generate_tp"):
+            args += ["--tp", str(g)]
+            notes.append("sharding: litgpt generate_tp shards MLP and QKV over the GPUs -> --tp")
+        else:
+            raise SystemExit("sharding? " + i + " " + sh)
+    if r["offload"].startswith("FSDP CPU offload"):
+        args += ["--offload", "params"]
+        notes.append("offload: FSDP CPU offload of params, grads and optimizer states -> --offload params")
+    elif r["offload"].startswith("paged optimizer"):
+        pass  # only with optimizer_in_bwd, unsupported above
+
+    if cfg is None:
+        args = manual + args
+    return args, notes, None
+
+
+def main():
+    src = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_SRC
+    out = []
+    with open(src, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            if r["grade"] not in ("A", "B"):
+                continue
+            unit = r["measured_unit"]
+            mb = int(round(r["measured_value"] * unit_bytes(unit)))
+            compare, knote = compare_of(r)
+            bound = "lower" if "lower bound" in unit.lower() else None
+            args, notes, unsup = case(r)
+            if knote:
+                notes.insert(0, knote)
+            if "likely GiB" in unit:
+                notes.append("unit: 'GB' printed from a MiB measurement -> GiB (per the record)")
+            if "truncated" in unit:
+                notes.append("unit: integer GiB truncated by the logger; the true peak is up to 1 GiB higher")
+            if r["grade"] == "B":
+                notes.append("grade B; record notes: " + r["notes"][:300])
+            cfg = None
+            if not unsup:
+                cfg = MODELS[r["model"]][0]
+            out.append({
+                "id": r["id"], "grade": r["grade"], "method": method_of(r["method"]),
+                "model": cfg, "args": args if not unsup else [],
+                "compare": compare, "measured_bytes": mb, "bound": bound,
+                "unsupported": unsup, "note": "; ".join(notes),
+            })
+    path = os.path.join(HERE, "cases.jsonl")
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        for c in out:
+            f.write(json.dumps(c, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+    n_uns = sum(1 for c in out if c["unsupported"])
+    print("%d A/B cases, %d unsupported (%.1f%%)" % (len(out), n_uns, 100.0 * n_uns / len(out)))
+
+
+if __name__ == "__main__":
+    main()
