@@ -1,0 +1,876 @@
+/* gpusizer: the memory engine. One training step (or one inference
+ * forward) is simulated as a timeline of allocations and frees, per GPU;
+ * the peak is the maximum over it, with what is live at that moment.
+ * Pure: no I/O, no allocation. See docs/engine.md for the model and the
+ * measurements each constant rests on. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "constants.h"
+
+/* ------------------------------------------------------------------ */
+/* The timeline: live bytes per component, and the peak snapshot.      */
+
+enum { C_W, C_G, C_O, C_A, C_B, C_N };
+
+typedef struct tl {
+	double live[C_N];   /* torch-allocated bytes live now, by component */
+	double paged;       /* paged optimizer states (device, not torch)   */
+	double peak;        /* max over the timeline of sum(live)           */
+	double at[C_N];     /* live[] at the peak                           */
+	double paged_at;
+	gs_phase phase;
+	int step;
+} tl;
+
+static double sum(const double *v)
+{
+	return v[C_W] + v[C_G] + v[C_O] + v[C_A] + v[C_B];
+}
+
+/* Record a moment: live plus `extra` (transients by component). */
+static void mark(tl *t, const double *extra, gs_phase ph, int step)
+{
+	double v[C_N];
+	for (int c = 0; c < C_N; c++)
+		v[c] = t->live[c] + (extra ? extra[c] : 0.0);
+	double total = sum(v);
+	/* Compare with the paged states too: "device" decides fits. */
+	if (total + t->paged > t->peak + t->paged_at + 0.5) {
+		t->peak = total;
+		memcpy(t->at, v, sizeof v);
+		t->paged_at = t->paged;
+		t->phase = ph;
+		t->step = step;
+	}
+}
+
+/*
+ * n identical layers, each: at its mark, live + trans; afterwards live
+ * changes by delta. Live after j layers is live + j*delta, so the largest
+ * mark is at j = 0 or j = n-1 (delta's sign decides): exact, in O(1).
+ */
+static void run_layers(tl *t, int64_t n, const double *delta, const double *trans, gs_phase ph, int step)
+{
+	double d = sum(delta);
+	int64_t j = d > 0 ? n - 1 : 0;
+	double extra[C_N];
+
+	if (n <= 0)
+		return;
+	for (int c = 0; c < C_N; c++)
+		extra[c] = (double)j * delta[c] + trans[c];
+	mark(t, extra, ph, step);
+	for (int c = 0; c < C_N; c++)
+		t->live[c] += (double)n * delta[c];
+}
+
+/* ------------------------------------------------------------------ */
+/* Bytes per element of the formats involved.                          */
+
+static double dtype_bytes(gs_dtype d)
+{
+	switch (d) {
+	case GS_DT_FP32: return 4;
+	case GS_DT_FP8: return 1;
+	default: return 2;
+	}
+}
+
+/* Storage bytes per parameter of a decoder-layer linear weight. */
+static double linear_storage(gs_prec p, const gs_linear *l)
+{
+	double in = (double)l->in;
+	switch (p) {
+	case GS_P_FP32: return 4;
+	case GS_P_FP8: return 1 + 4.0 / in; /* per-row fp32 scale */
+	case GS_P_INT8: return 1 + 4.0 / in; /* LLM.int8: per-row fp32 scales */
+	case GS_P_NF4: return GS_NF4_BYTES;
+	case GS_P_NF4_DQ: return GS_NF4_DQ_BYTES;
+	case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4:
+		return 0.5 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
+	case GS_P_GPTQ_INT8:
+		return 1.0 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
+	default: return 2;
+	}
+}
+
+static bool quantized(gs_prec p)
+{
+	return p >= GS_P_INT8;
+}
+
+/* ------------------------------------------------------------------ */
+/* LoRA targets.                                                        */
+
+static bool name_in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		const char *q = strchr(p, ',');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		/* match the whole name, or its last dotted component */
+		if (len == n && strncmp(p, name, n) == 0)
+			return true;
+		const char *dot = strrchr(name, '.');
+		if (dot && len == strlen(dot + 1) && strncmp(p, dot + 1, len) == 0)
+			return true;
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	return false;
+}
+
+static bool lora_targeted(const char *targets, const gs_linear *l)
+{
+	if (strcmp(targets, "qv") == 0)
+		return l->role == GS_ROLE_Q || l->role == GS_ROLE_V || l->role == GS_ROLE_QKV;
+	if (strcmp(targets, "attn") == 0)
+		return l->role <= GS_ROLE_ATTN_OTHER;
+	if (strcmp(targets, "all-linear") == 0)
+		return l->role != GS_ROLE_ROUTER;
+	return name_in_list(targets, l->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* The recipe: bytes per parameter and per activation, by precision.   */
+
+typedef struct recipe {
+	const char *text;
+	double w;          /* weight bytes/param (non-linear params and, unless quantized, linears) */
+	double g;          /* grad bytes per trainable param */
+	double master;     /* fp32 master copy bytes per trainable param (counted in O) */
+	double state;      /* bytes per optimizer state element */
+	double cb;         /* compute (activation) bytes */
+	double rb;         /* residual stream bytes */
+	bool amp;          /* autocast over fp32 weights: bf16 weight copies, casts per linear */
+	double fp8_copy;   /* fp8 weight copies (bytes per linear param) */
+} recipe;
+
+static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
+{
+	memset(r, 0, sizeof *r);
+	r->cb = 2;
+	r->rb = 2;
+	if (s->method == GS_FULL) {
+		switch (p) {
+		case GS_P_FP32:
+			*r = (recipe){"fp32: fp32 weights, grads and optimizer states", 4, 4, 0, 4, 4, 4, false, 0};
+			break;
+		case GS_P_AMP_BF16: case GS_P_AMP_FP16:
+			*r = (recipe){p == GS_P_AMP_BF16
+			                  ? "amp-bf16: fp32 weights, bf16 autocast (bf16 weight copies live until backward), fp32 grads and states"
+			                  : "amp-fp16: fp32 weights, fp16 autocast (fp16 weight copies live until backward), fp32 grads and states",
+			              4, 4, 0, 4, 2, 4, true, 0};
+			break;
+		case GS_P_MIXED_BF16: case GS_P_MIXED_FP16:
+			*r = (recipe){"mixed: 16-bit weights and grads, fp32 master copy and fp32 states (ZeRO paper: 2+2+12 bytes/param)",
+			              2, 2, 4, 4, 2, 2, false, 0};
+			break;
+		case GS_P_FP8_MIXED:
+			*r = (recipe){"fp8-mixed: bf16 weights + fp8 copies of linear weights, fp32 main grads, fp32 master and states (Transformer Engine/Megatron)",
+			              2, 4, 4, 4, 2, 2, false, 1};
+			break;
+		default: /* pure bf16 / fp16 */
+			*r = (recipe){p == GS_P_BF16 ? "bf16: pure bf16 weights, grads and optimizer states (torchtune dtype bf16, litgpt bf16-true)"
+			                             : "fp16: pure fp16 weights, grads and optimizer states",
+			              2, 2, 0, 2, 2, 2, false, 0};
+		}
+		return;
+	}
+	/* LoRA / QLoRA / inference: base storage; compute in 16 bits unless fp32. */
+	r->w = p == GS_P_FP32 ? 4 : 2; /* non-linear params (embeddings, norms, head) */
+	r->cb = r->rb = p == GS_P_FP32 ? 4 : 2;
+	r->g = r->state = dtype_bytes(s->adapter_dtype);
+	if (s->method == GS_INFER)
+		r->text = quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
+		                                        : "inference: weights and compute at the storage dtype";
+	else if (s->method == GS_QLORA)
+		r->text = s->adapter_dtype == GS_DT_FP32
+		              ? "qlora: quantized frozen linear weights, bf16 rest and compute, fp32 adapters (PEFT default) with their grads and states"
+		              : "qlora: quantized frozen linear weights, bf16 rest and compute, bf16 adapters with their grads and states";
+	else
+		r->text = s->adapter_dtype == GS_DT_FP32
+		              ? "lora: frozen base at its dtype, fp32 adapters (PEFT default) with their grads and states"
+		              : "lora: frozen base at its dtype, bf16 adapters (litgpt) with their grads and states";
+}
+
+/* Optimizer: states per trainable element, and the step's temporaries. */
+static double optim_states(gs_optim o, double state_bytes, bool *paged)
+{
+	*paged = o == GS_O_PAGED_ADAMW_8BIT || o == GS_O_PAGED_ADAMW_32BIT;
+	switch (o) {
+	case GS_O_ADAMW: case GS_O_ADAMW_FUSED: return 2 * state_bytes;
+	case GS_O_ADAMW_8BIT: case GS_O_PAGED_ADAMW_8BIT: return 2 * (1 + 4.0 / GS_BNB_BLOCK);
+	case GS_O_PAGED_ADAMW_32BIT: return 8; /* bnb 32-bit states are fp32 whatever the param dtype */
+	case GS_O_SGD: return 0;
+	case GS_O_SGD_MOMENTUM: case GS_O_LION: return state_bytes;
+	case GS_O_ADAFACTOR: return 0; /* factored: computed from shapes */
+	default: return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-layer activations.                                               */
+
+typedef struct layer_cost {
+	double saved;      /* bytes saved for backward (no checkpointing) */
+	double ckpt;       /* bytes kept per layer under checkpointing */
+	double fwd_tmp;    /* forward temporaries on top of saved */
+	double bwd_tmp;    /* backward temporaries (activation grads) */
+	double amp_copy;   /* AMP weight copies (saved until the layer's backward) */
+	double deq;        /* quantized: one dequantized weight at a time */
+	double wgrad;      /* gradient bytes of this layer's trainable params */
+	double lin_params; /* linear params of this layer (all instances) */
+	double params;     /* all params of this layer */
+	double max_unit;   /* largest single weight (elements) */
+	double ada;        /* adafactor state elements for this layer */
+	double trainable;  /* trainable params of this layer */
+	double fwd_act;    /* inference: live activations while computing it */
+} layer_cost;
+
+typedef struct ctx {
+	const gs_arch *a;
+	const gs_settings *s;
+	gs_prec p;
+	recipe r;
+	bool full, lora, infer;
+	double T;      /* tokens per micro-batch per GPU */
+	double tp;     /* tensor-parallel degree */
+	double ab;     /* adapter bytes */
+} ctx;
+
+static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
+{
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double h = (double)a->hidden, T = c->T, tp = c->tp;
+	double cb = c->r.cb, rb = c->r.rb;
+	double nh = (double)a->heads, hd = (double)a->head_dim;
+	double q_dim = nh * hd / tp, kv_dim = (double)a->kv_heads * hd / tp;
+	double vhd = (double)(a->v_head_dim ? a->v_head_dim : a->head_dim);
+	double v_dim = nh * vhd / tp;
+	double seqs = (double)s->batch;
+	double sq = (double)s->seq;
+	double tok = 0, sqr = 0; /* saved per token, per (head * s^2) */
+	bool rms = a->norm == GS_NORM_RMS;
+	double n_norms = a->parallel_attn ? 1 : 2;
+	double lora_in = 0, lora_tok = 0;
+	double inner = (double)k->mlp_inner / tp;
+
+	memset(o, 0, sizeof *o);
+
+	/* Parameters and what trains. */
+	for (int i = 0; i < k->n_lin; i++) {
+		const gs_linear *l = &k->lin[i];
+		double p = (double)gs_linear_params(l) / tp;
+		double inst = (double)(l->in * l->out) / tp;
+		o->lin_params += p;
+		if (inst > o->max_unit)
+			o->max_unit = inst;
+		if (c->full) {
+			o->trainable += p;
+			o->ada += ((double)l->in + (double)l->out / tp) * (double)l->count;
+		} else if (c->lora && lora_targeted(s->lora_targets, l)) {
+			double ad = (double)s->lora_r * ((double)l->in + (double)l->out) * (double)l->count;
+			o->trainable += ad;
+			o->ada += ad; /* small vectors: unfactored */
+			/* Each adapted module casts (and drops out) its own input copy
+			 * for every token routed through it. */
+			double routed = l->expert ? (double)l->active : 1.0;
+			double copies = 0;
+			if (c->ab != cb || s->lora_dropout > 0)
+				copies = c->ab * (double)l->in * routed;
+			if (s->lora_dropout > 0)
+				copies += 1.0 * (double)l->in * routed; /* dropout mask */
+			lora_in += copies;
+			lora_tok += (double)s->lora_r * c->ab * routed * 2; /* A output, B input */
+		}
+	}
+	o->params = o->lin_params + (double)k->other_params;
+	if (c->full)
+		o->trainable += (double)k->other_params;
+
+	if (c->infer) {
+		/* Live while computing one layer without autograd: the residual,
+		 * q/k/v, attention output and the MLP's widest moment. */
+		double att = (q_dim + 2 * kv_dim + v_dim) * cb * T;
+		if (s->attn == GS_ATTN_EAGER)
+			att += (4 + cb) * nh / tp * sq * sq * seqs;
+		double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * inner * cb * T;
+		o->fwd_act = 2 * rb * h * T + (att > mlp ? att : mlp);
+		if (quantized(c->p))
+			o->deq = o->max_unit * cb;
+		return;
+	}
+
+	/* --- Norms: RMSNorm up-casts and saves an fp32 copy; LayerNorm saves
+	 * its input. A trainable norm weight also saves the normalised value. */
+	{
+		double per = rms ? 4 * h : rb * h + 8;
+		if (c->full)
+			per += (rms ? cb : rb) * h;
+		if (c->full && c->r.amp)
+			per += 4 * h - cb * h; /* AMP: the normalised fp32 value */
+		tok += n_norms * per;
+	}
+
+	/* --- Linear inputs saved for weight gradients (full fine-tuning).
+	 * Without AMP the q/k/v (and gate/up) share one saved input; AMP casts
+	 * a separate 16-bit copy for each linear. */
+	if (c->full) {
+		int n_in_attn = 0, n_in_mlp = 0;
+		for (int i = 0; i < k->n_lin; i++) {
+			gs_role r = k->lin[i].role;
+			if (r == GS_ROLE_Q || r == GS_ROLE_K || r == GS_ROLE_V || r == GS_ROLE_QKV)
+				n_in_attn++;
+			else if (r == GS_ROLE_GATE || r == GS_ROLE_UP || r == GS_ROLE_GATE_UP)
+				n_in_mlp++;
+		}
+		if (k->n_experts > 0)
+			n_in_mlp = 1; /* experts read gathered copies (below) */
+		double share_attn = c->r.amp ? n_in_attn : (n_in_attn ? 1 : 0);
+		double share_mlp = c->r.amp ? n_in_mlp : (n_in_mlp ? 1 : 0);
+		double lin_b = c->r.fp8_copy > 0 ? 1 : cb; /* fp8: inputs saved in fp8 */
+		tok += (share_attn + (a->parallel_attn ? 0 : share_mlp)) * h * lin_b;
+		tok += v_dim * lin_b;           /* o_proj input (contiguous copy) */
+		tok += inner * lin_b;           /* down_proj input */
+		o->amp_copy = c->r.amp ? 2 * o->lin_params : 0;
+	} else {
+		/* LoRA: frozen linears save nothing; a 16-bit adapter without
+		 * dropout saves the shared normalised input once. */
+		tok += lora_in + lora_tok;
+		if (c->ab == cb && s->lora_dropout <= 0 && lora_tok > 0)
+			tok += cb * h;
+	}
+
+	/* --- Attention core. */
+	{
+		bool expand = s->attn != GS_ATTN_FLASH && kv_dim < q_dim;
+		double kv_saved = expand ? q_dim : kv_dim;
+		double vv = expand ? v_dim : kv_dim * vhd / hd;
+		if (s->attn == GS_ATTN_EAGER) {
+			/* q, k for QK^T; fp32 softmax output and its 16-bit cast;
+			 * v and the probabilities for PV; dropout mask and output. */
+			tok += (q_dim + kv_saved + vv) * cb + v_dim * cb;
+			double per_el = 4 + cb;
+			if (a->dropout > 0)
+				per_el += 1 + cb;
+			sqr += per_el;
+		} else {
+			/* SDPA (flash / efficient kernels): q, k, v, output, logsumexp.
+			 * sdpa: GQA keys/values are expanded to all heads first (HF's
+			 * repeat_kv, litgpt, torchtune); flash: native GQA. */
+			tok += (q_dim + kv_saved + vv + v_dim) * cb + 4 * nh / tp;
+		}
+	}
+
+	/* --- MLP. */
+	if (a->act == GS_ACT_GATED)
+		tok += 3 * inner * cb; /* gate (act input), act output, up */
+	else
+		tok += inner * cb * (strcmp(a->model_type, "gpt2") == 0 ? 4 : 1); /* gelu_new saves 4 tensors */
+	if (k->n_experts > 0) {
+		double kx = (double)k->experts_per_tok;
+		tok += 2 * kx * h * cb + 4 * (double)k->n_experts; /* gathered input, weighted output, router probs */
+	}
+	/* Residual dropout masks. */
+	if (a->dropout > 0)
+		tok += 2 * h;
+
+	o->saved = tok * T + sqr * (nh / tp) * sq * sq * seqs;
+	o->ckpt = rb * h * T;
+
+	/* Temporaries: forward: eager QK^T scores and their masked copy;
+	 * backward: the residual gradient twice plus the widest of the MLP's
+	 * and attention's activation gradients. */
+	o->fwd_tmp = s->attn == GS_ATTN_EAGER ? 2 * cb * (nh / tp) * sq * sq * seqs : 0;
+	{
+		double mlp_b = 2 * inner * cb;
+		double att_b = (3 * q_dim * cb + 4 * q_dim);
+		double eager_b = s->attn == GS_ATTN_EAGER ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
+		o->bwd_tmp = 2 * rb * h * T + (mlp_b > att_b ? mlp_b : att_b) * T + eager_b;
+	}
+	if (quantized(c->p))
+		o->deq = o->max_unit * cb;
+	o->wgrad = o->trainable * c->r.g;
+}
+
+/* ------------------------------------------------------------------ */
+
+static gs_err too_big(gs_error *e, const gs_arch *a)
+{
+	return gs_fail(e, GS_EOVERFLOW, "%s: the estimate passes 2^62 bytes; check the model shape and settings",
+	               a->source[0] ? a->source : "model");
+}
+
+static uint64_t u64(double x)
+{
+	return x <= 0 ? 0 : (uint64_t)llround(x);
+}
+
+/* Allocator rounding and caching on top of the allocated peak. */
+static double reserved_of(double allocated)
+{
+	return allocated * (1.0 + GS_RESERVED_FRAC) + (allocated > 0 ? GS_RESERVED_FIXED : 0);
+}
+
+static void finish(gs_estimate *out, const tl *t, double context, double host, double params_total)
+{
+	double alloc = t->peak;
+	double reserved = reserved_of(alloc);
+	double device = reserved + context + t->paged_at;
+
+	out->W = u64(t->at[C_W]);
+	out->G = u64(t->at[C_G]);
+	out->O = u64(t->at[C_O] + t->paged_at);
+	out->A = u64(t->at[C_A]);
+	out->allocated = u64(alloc);
+	out->reserved = u64(reserved);
+	out->device = u64(device);
+	/* B: everything else on the device at the peak: temporaries, the
+	 * allocator's cache and rounding, the CUDA context. */
+	uint64_t wgoa = out->W + out->G + out->O + out->A;
+	out->B = out->device > wgoa ? out->device - wgoa : 0;
+	out->host = u64(host);
+	out->peak_phase = t->phase;
+	out->peak_step = t->step;
+	out->bpp_W = params_total > 0 ? t->at[C_W] / params_total : 0;
+}
+
+static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
+{
+	ctx c;
+	layer_cost lc[GS_MAX_LAYER_KINDS];
+	double n_dp, tp = (double)s->tp;
+	double W = 0, trainable = 0, lin_total = 0, ada = 0, max_unit = 0;
+	double emb = (double)a->p_embed, head = (double)a->p_head;
+	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
+	bool paged;
+	tl t;
+
+	memset(&c, 0, sizeof c);
+	c.a = a;
+	c.s = s;
+	c.p = gs_settings_precision(s);
+	make_recipe(s, c.p, &c.r);
+	c.full = s->method == GS_FULL;
+	c.lora = s->method == GS_LORA || s->method == GS_QLORA;
+	c.infer = s->method == GS_INFER;
+	c.T = (double)s->batch * (double)s->seq;
+	c.tp = tp;
+	c.ab = dtype_bytes(s->adapter_dtype);
+	n_dp = (double)s->gpus / tp;
+
+	for (int i = 0; i < a->n_kinds; i++) {
+		const gs_layer_kind *k = &a->kind[i];
+		double nl = (double)k->n_layers;
+		cost_layer(&c, k, &lc[i]);
+		trainable += nl * lc[i].trainable;
+		lin_total += nl * lc[i].lin_params;
+		ada += nl * lc[i].ada;
+		if (lc[i].max_unit > max_unit)
+			max_unit = lc[i].max_unit;
+		/* Weights of the layers at their storage. */
+		double lw = 0;
+		for (int j = 0; j < k->n_lin; j++) {
+			const gs_linear *l = &k->lin[j];
+			double bpp = c.full ? c.r.w : linear_storage(c.p, l);
+			lw += bpp * (double)gs_linear_params(l) / tp;
+		}
+		lw += c.r.w * (double)k->other_params + c.r.fp8_copy * lc[i].lin_params;
+		W += nl * lw;
+	}
+	/* Embeddings (vocab-parallel under TP), head, final norm: compute dtype
+	 * even when the linears are quantized. */
+	double emb_w = (emb + head) / tp + emb_other + fin;
+	W += c.r.w * emb_w;
+	if (c.full) {
+		trainable += emb_w;
+		ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin;
+		if (emb > max_unit)
+			max_unit = emb / tp;
+	}
+	/* LoRA --train-embeddings: PEFT modules_to_save keeps a trainable copy
+	 * of the embedding and the head at the compute dtype. */
+	double extra_train = 0;
+	if (c.lora && s->train_embeddings) {
+		extra_train = (emb + (head > 0 ? head : emb)) / tp;
+		W += c.r.cb * extra_train;
+	}
+
+	/* Optimizer states and gradients, whole model (before sharding). */
+	double st_el = optim_states(s->optimizer, c.r.state, &paged);
+	double grad_total = trainable * c.r.g + extra_train * c.r.cb;
+	double O_total;
+	if (s->optimizer == GS_O_ADAFACTOR)
+		O_total = 4 * (c.full ? ada : trainable) + (c.full ? 0 : 4 * extra_train);
+	else
+		O_total = trainable * st_el + extra_train * optim_states(s->optimizer, c.r.cb, &paged);
+	O_total += (trainable + extra_train) * c.r.master;
+	double params_trainable = trainable + extra_train;
+
+	/* Optimizer-step temporaries. */
+	double opt_tmp = 0;
+	switch (s->optimizer) {
+	case GS_O_ADAMW:
+		/* torch's multi-tensor AdamW materialises sqrt(exp_avg_sq) for the
+		 * whole group; DeepSpeed's fused Adam (mixed recipes) does not. */
+		opt_tmp = c.r.master > 0 ? 0 : params_trainable * c.r.state;
+		break;
+	case GS_O_LION:
+		opt_tmp = params_trainable * c.r.state;
+		break;
+	case GS_O_ADAFACTOR:
+		opt_tmp = 3 * 4 * max_unit; /* fp32 grad copy, update, its square: largest tensor */
+		break;
+	default:
+		break;
+	}
+	if (c.r.master > 0)
+		opt_tmp += 4 * params_trainable / n_dp; /* fp32 gradient partition */
+
+	/* Sharding: per-GPU shares. */
+	double W_gpu = W, G_gpu = grad_total, O_gpu = O_total, bucket = 0, gather = 0, host = 0;
+	double layer_params_max = 0;
+	for (int i = 0; i < a->n_kinds; i++)
+		if (lc[i].params > layer_params_max)
+			layer_params_max = lc[i].params;
+	if (s->gpus > 1 || s->sharding != GS_SH_DDP) {
+		switch (s->sharding) {
+		case GS_SH_DDP:
+			/* DDP's reducer keeps flat gradient buckets as large as the
+			 * gradients (gradient_as_bucket_view=False, the default). */
+			if (n_dp > 1)
+				bucket = grad_total;
+			break;
+		case GS_SH_ZERO1:
+			O_gpu /= n_dp;
+			break;
+		case GS_SH_ZERO2:
+			O_gpu /= n_dp;
+			G_gpu /= n_dp;
+			bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c.r.g);
+			break;
+		case GS_SH_ZERO3: case GS_SH_FSDP:
+			O_gpu /= n_dp;
+			G_gpu /= n_dp;
+			W_gpu /= n_dp;
+			/* the unit being computed and the prefetched next one, gathered
+			 * at compute dtype; its full gradient before reduce-scatter */
+			gather = 2 * layer_params_max * c.r.cb;
+			if (!c.infer)
+				bucket = layer_params_max * c.r.g;
+			break;
+		default:
+			break;
+		}
+	}
+	if (s->offload == GS_OFF_OPTIMIZER) {
+		host = O_total;
+		O_gpu = 0;
+		opt_tmp = 0; /* the step runs on the CPU */
+		host += grad_total; /* ZeRO-Offload keeps fp32 gradient partitions on the host */
+	} else if (s->offload == GS_OFF_PARAMS) {
+		host = O_total + W + (c.infer ? 0 : grad_total);
+		O_gpu = 0;
+		opt_tmp = 0;
+		W_gpu = 0;
+	}
+	double grad_frac = G_gpu / (grad_total > 0 ? grad_total : 1);
+
+	memset(&t, 0, sizeof t);
+	double context = (double)s->cuda_context_mib * 1048576.0;
+
+	if (c.infer) {
+		double kvb = s->kv_dtype_set ? dtype_bytes(s->kv_dtype) : c.r.cb;
+		double kv = (double)a->kv_cache_dim / tp * (double)a->layers * c.T * kvb;
+		double logits = c.T * (double)a->vocab / tp * c.r.cb;
+		double layer_tmp = 0, deq = 0;
+		for (int i = 0; i < a->n_kinds; i++) {
+			if (lc[i].fwd_act > layer_tmp)
+				layer_tmp = lc[i].fwd_act;
+			if (lc[i].deq > deq)
+				deq = lc[i].deq;
+		}
+		t.live[C_W] = W_gpu + gather;
+		mark(&t, NULL, GS_PH_LOAD, 1);
+		double ex[C_N] = {0};
+		t.live[C_A] = kv; /* the cache is full by the last layer */
+		ex[C_A] = layer_tmp;
+		ex[C_B] = deq;
+		mark(&t, ex, GS_PH_PREFILL, 1);
+		double ex2[C_N] = {0};
+		ex2[C_A] = logits + c.r.rb * (double)a->hidden * c.T;
+		mark(&t, ex2, GS_PH_PREFILL, 1);
+		finish(out, &t, context, host, (double)a->params_total);
+		out->params_trainable = 0;
+		out->bpp_G = out->bpp_O = 0;
+		return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
+	}
+
+	/* Training: step 1 (no states yet, lazily created in the step) and the
+	 * steady state (states resident; with accumulation, gradients too). */
+	double V = (double)a->vocab / tp, T = c.T, h = (double)a->hidden;
+	bool head_trains = c.full || (c.lora && s->train_embeddings);
+	for (int step = 1; step <= 2; step++) {
+		double ex[C_N];
+		bool accum = s->grad_accum > 1 && step == 2;
+		memset(t.live, 0, sizeof t.live);
+		t.paged = 0;
+		t.live[C_W] = W_gpu;
+		t.live[C_G] = accum ? G_gpu : 0;
+		if (step == 2) {
+			if (paged)
+				t.paged = O_gpu;
+			else
+				t.live[C_O] = O_gpu;
+		}
+		if (step == 2 || accum)
+			t.live[C_B] = bucket;
+		mark(&t, NULL, GS_PH_LOAD, step);
+
+		/* Forward: embeddings, then layer after layer. */
+		t.live[C_A] += c.r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+		for (int i = 0; i < a->n_kinds; i++) {
+			const layer_cost *l = &lc[i];
+			double d[C_N] = {0}, tr[C_N] = {0};
+			d[C_A] = s->grad_ckpt ? l->ckpt : l->saved;
+			d[C_W] = s->grad_ckpt ? 0 : l->amp_copy;
+			tr[C_A] = s->grad_ckpt ? l->fwd_tmp + l->saved : l->fwd_tmp + l->saved;
+			tr[C_W] = l->amp_copy;
+			tr[C_B] = l->deq + gather;
+			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_FORWARD, step);
+		}
+		/* Final norm and the head's saved input. */
+		t.live[C_A] += (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + (head_trains ? c.r.cb * h * T : 0);
+		if (c.r.amp)
+			t.live[C_W] += 2 * (head > 0 ? head : emb) / tp;
+
+		/* Loss. */
+		double logits = a->encoder ? 0 : c.r.cb * V * T;
+		double up = c.r.cb < 4 ? 4 * V * T : 0;
+		double lsm = a->encoder ? 0 : 4 * V * T;
+		if (s->loss == GS_LOSS_CHUNKED) {
+			/* chunked CE: 16-bit logits and fp32 log-probs, chunk by chunk */
+			up = 0;
+		}
+		t.live[C_A] += logits + lsm;
+		memset(ex, 0, sizeof ex);
+		ex[C_A] = a->encoder ? 0 : up;
+		mark(&t, ex, GS_PH_LOSS, step);
+
+		/* Backward: loss gradients (the log-softmax grad and its input's
+		 * grad in fp32), then the head. */
+		memset(ex, 0, sizeof ex);
+		ex[C_A] = s->loss == GS_LOSS_CHUNKED || a->encoder ? 0 : 8 * V * T;
+		mark(&t, ex, GS_PH_BACKWARD, step);
+		t.live[C_A] -= logits + lsm;
+		if (head_trains && !accum) {
+			double hg = (head > 0 ? head : emb) / tp * (c.full ? c.r.g : c.r.cb) * grad_frac;
+			t.live[C_G] += hg;
+		}
+		memset(ex, 0, sizeof ex);
+		ex[C_A] = c.r.cb * V * T; /* 16-bit logits grad */
+		mark(&t, ex, GS_PH_BACKWARD, step);
+		t.live[C_A] -= (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + (head_trains ? c.r.cb * h * T : 0);
+		if (c.r.amp)
+			t.live[C_W] -= 2 * (head > 0 ? head : emb) / tp;
+
+		/* Layers in reverse. */
+		for (int i = a->n_kinds - 1; i >= 0; i--) {
+			const layer_cost *l = &lc[i];
+			double d[C_N] = {0}, tr[C_N] = {0};
+			double wg = accum ? 0 : l->wgrad * grad_frac;
+			d[C_A] = -(s->grad_ckpt ? l->ckpt : l->saved);
+			d[C_W] = s->grad_ckpt ? 0 : -l->amp_copy;
+			d[C_G] = wg;
+			tr[C_G] = wg;
+			tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0);
+			tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
+			tr[C_B] = l->deq + gather + (c.infer ? 0 : 0);
+			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_BACKWARD, step);
+		}
+		t.live[C_A] -= c.r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+		if (c.full && !accum) /* tied: the head's gradient was the embedding's */
+			t.live[C_G] += ((head > 0 ? emb / tp : 0) + emb_other) * c.r.g * grad_frac;
+		if (c.lora && s->train_embeddings && !accum && head > 0)
+			t.live[C_G] += emb / tp * c.r.cb * grad_frac;
+		if (t.live[C_A] < 0)
+			t.live[C_A] = 0;
+		if (t.live[C_G] < G_gpu)
+			t.live[C_G] = G_gpu; /* norms, biases: all gradients exist now */
+		t.live[C_B] = bucket;
+
+		/* Optimizer step: states appear on step 1. */
+		if (step == 1) {
+			if (paged)
+				t.paged = O_gpu;
+			else
+				t.live[C_O] = O_gpu;
+		}
+		memset(ex, 0, sizeof ex);
+		ex[C_B] = opt_tmp;
+		mark(&t, ex, GS_PH_OPTIMIZER, step);
+	}
+	finish(out, &t, context, host, (double)a->params_total);
+	out->params_trainable = u64(params_trainable);
+	out->bpp_G = params_trainable > 0 ? grad_total / params_trainable : 0;
+	out->bpp_O = params_trainable > 0 ? O_total / params_trainable : 0;
+	(void)lin_total;
+	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The seeds' formulas, exactly as their code computes them.            */
+
+static gs_err seed_bpp(gs_prec p, double *bpp, gs_error *e)
+{
+	switch (p) {
+	case GS_P_FP32: case GS_P_AMP_BF16: case GS_P_AMP_FP16: *bpp = 4; break;
+	case GS_P_BF16: case GS_P_FP16: case GS_P_MIXED_BF16: case GS_P_MIXED_FP16: *bpp = 2; break;
+	case GS_P_FP8: case GS_P_FP8_MIXED: case GS_P_INT8: case GS_P_GPTQ_INT8: *bpp = p == GS_P_FP8_MIXED ? 2 : 1; break;
+	case GS_P_NF4: case GS_P_NF4_DQ: case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4: *bpp = 0.5; break;
+	default: return gs_fail(e, GS_EUSAGE, "--formula cookbook: precision %s has no bytes/param in the seed", gs_prec_name(p));
+	}
+	return GS_OK;
+}
+
+static gs_err cookbook(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
+{
+	double bpp = 0, opt_mult;
+	gs_err rc = seed_bpp(gs_settings_precision(s), &bpp, e);
+
+	if (rc != GS_OK)
+		return rc;
+	switch (s->optimizer) {
+	case GS_O_SGD: opt_mult = 0; break;
+	case GS_O_SGD_MOMENTUM: opt_mult = 4; break;
+	case GS_O_ADAMW: case GS_O_ADAMW_FUSED: case GS_O_PAGED_ADAMW_32BIT: opt_mult = 8; break;
+	case GS_O_ADAMW_8BIT: case GS_O_PAGED_ADAMW_8BIT: opt_mult = 2; break;
+	case GS_O_LION: opt_mult = 4; break;
+	default:
+		return gs_fail(e, GS_EUSAGE, "--formula cookbook: the seed has no multiplier for optimizer %s",
+		               gs_optim_name(s->optimizer));
+	}
+	double n = (double)a->params_total;
+	double tf = s->trainable_fraction >= 0 ? s->trainable_fraction
+	            : s->method == GS_FULL     ? 1.0
+	            : s->method == GS_INFER    ? 0.0
+	                                       : 0.007;
+	double W = n * bpp;
+	double G = n * tf * 2;
+	double O = n * tf * opt_mult;
+	double L = (double)a->layers;
+	double A = (double)s->batch * (double)s->seq * L * (double)a->hidden * 2 * 10;
+	if (s->grad_ckpt)
+		A = A / sqrt(L) * 2.5;
+	double B = 3.0 * 1024 * 1024 * 1024;
+	out->W = u64(W);
+	out->G = u64(G);
+	out->O = u64(O);
+	out->A = u64(A);
+	out->B = u64(B);
+	out->device = out->reserved = out->allocated = u64(W + G + O + A + B);
+	out->params_trainable = u64(n * tf);
+	out->recipe = "cookbook (seeds/000 estimate_budget): W=n*bpp, G=n*f*2, O=n*f*opt_mult, A=b*s*L*h*2*10 (/sqrt(L)*2.5 with checkpointing), B=3 GiB";
+	out->bpp_W = bpp;
+	out->bpp_G = tf > 0 ? 2 : 0;
+	out->bpp_O = tf > 0 ? opt_mult : 0;
+	return GS_OK;
+}
+
+/* seeds/003 step 3's optimizer multiplier: the article's example is 12 for
+ * Adam ("12 times the weights"); others scale by their state bytes. */
+static double rot_multiplier(gs_optim o)
+{
+	switch (o) {
+	case GS_O_SGD: case GS_O_ADAFACTOR: return 0;
+	case GS_O_SGD_MOMENTUM: case GS_O_LION: return 6;
+	case GS_O_ADAMW_8BIT: case GS_O_PAGED_ADAMW_8BIT: return 3;
+	default: return 12;
+	}
+}
+
+static gs_err rule_of_thumb(const gs_arch *a, const gs_settings *s, gs_estimate *out)
+{
+	double n = (double)a->params_total, m = rot_multiplier(s->optimizer);
+	gs_prec p = gs_settings_precision(s);
+	double bpe = p == GS_P_FP32 ? 4 : 2; /* "mixed precision: bytes_per_element 2" */
+	double model_gb = n * 4 / 1e9 * (1 + m);
+	double act_gb = (double)s->batch * (double)s->seq * (double)a->hidden * (double)a->layers * bpe * 4 / 1e9;
+	double total_gb = (model_gb + act_gb) * 1.2;
+	out->W = u64(n * 4);
+	out->O = u64(n * 4 * m);
+	out->A = u64(act_gb * 1e9);
+	out->B = u64((model_gb + act_gb) * 0.2 * 1e9);
+	out->device = out->reserved = out->allocated = u64(total_gb * 1e9);
+	out->params_trainable = u64(n);
+	out->recipe = "rule-of-thumb (seeds/003 step 3): GB = params*4/1e9*(1+m) + b*s*h*L*bpe*4/1e9, plus a 20% buffer";
+	out->bpp_W = 4;
+	out->bpp_O = 4 * m;
+	return GS_OK;
+}
+
+static gs_err zero1_rule(const gs_arch *a, const gs_settings *s, gs_estimate *out)
+{
+	double n = (double)a->params_total;
+	double gb = n * 2 / 1e9 * 18 + (double)s->batch * (double)s->seq * (double)a->hidden * (double)a->layers * 2 * 4 / 1e9;
+	out->W = u64(n * 2 * 18);
+	out->A = u64(gb * 1e9 - n * 2 * 18);
+	out->device = out->reserved = out->allocated = u64(gb * 1e9);
+	out->params_trainable = u64(n);
+	out->recipe = "zero1-rule (seeds/003 calc_vram): GB = params*2/1e9*18 + b*s*h*L*2*4/1e9 (model states in W)";
+	out->bpp_W = 36;
+	return GS_OK;
+}
+
+const char *gs_phase_name(gs_phase p)
+{
+	static const char *const names[] = {"load", "forward", "loss", "backward", "optimizer", "prefill", "decode"};
+	return (unsigned)p < GS_PH_MAX ? names[p] : "?";
+}
+
+gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
+{
+	gs_err rc = gs_settings_check(s, e);
+
+	memset(out, 0, sizeof *out);
+	if (rc != GS_OK)
+		return rc;
+	if (a->params_total == 0 || a->n_kinds < 1)
+		return gs_fail(e, GS_ECONFIG, "%s: model has no layers (not tallied?)", a->source[0] ? a->source : "model");
+	if (s->tp > 1 && (a->heads % s->tp != 0 || a->kv_heads % s->tp != 0))
+		return gs_fail(e, GS_EUSAGE, "--tp %lld must divide the attention heads (%lld) and key/value heads (%lld)",
+		               (long long)s->tp, (long long)a->heads, (long long)a->kv_heads);
+	out->formula = s->formula;
+	out->gpus = s->gpus;
+	out->params_total = a->params_total;
+	out->params_active = a->params_active;
+	out->peak_step = 1;
+	switch (s->formula) {
+	case GS_F_COOKBOOK: rc = cookbook(a, s, out, e); break;
+	case GS_F_RULE_OF_THUMB: rc = rule_of_thumb(a, s, out); break;
+	case GS_F_ZERO1_RULE: rc = zero1_rule(a, s, out); break;
+	default:
+		rc = detailed(a, s, out, e);
+		if (rc == GS_OK) {
+			recipe r;
+			make_recipe(s, gs_settings_precision(s), &r);
+			out->recipe = r.text;
+			bool paged;
+			optim_states(s->optimizer, 0, &paged);
+			if (paged && s->method != GS_INFER)
+				snprintf(out->note, sizeof out->note,
+				         "paged optimizer states (%.2f GiB) live in CUDA unified memory: counted in device, not in torch's allocated",
+				         (double)out->O / (1024.0 * 1024 * 1024));
+		}
+	}
+	return rc;
+}
