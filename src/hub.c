@@ -87,7 +87,8 @@ struct model {
 	unsigned char *cfg;
 	size_t cfg_len;
 	bool cfg_304;
-	char cfg_etag[260];
+	char cfg_etag[260];  /* ETag as received (for If-None-Match) */
+	char cfg_blob[260];  /* X-Linked-Etag or ETag, W/ and quotes stripped (git blob sha1) */
 	/* safetensors */
 	bool index_304;
 	char index_etag[260];
@@ -441,13 +442,10 @@ static void norm_etag(char *dst, size_t n, const char *src)
 	}
 }
 
-/* The If-None-Match form of a stored (normalised) ETag. */
+/* The If-None-Match value for a stored ETag (stored as received). */
 static void quote_etag(char *dst, size_t n, const char *et)
 {
-	if (et[0] == '\0')
-		dst[0] = '\0';
-	else
-		snprintf(dst, n, "\"%s\"", et);
+	snprintf(dst, n, "%s", et);
 }
 
 static bool looks_html(const req *r)
@@ -558,7 +556,7 @@ static bool reuse_header(model *m)
 
 static void after_api(run *R, model *m)
 {
-	char url[2400], rq[300], inm[270];
+	char url[2400], rq[300], inm[260];
 
 	quote_rev(rq, sizeof rq, rev_for_files(m));
 	snprintf(url, sizeof url, "%s/%s/resolve/%s/config.json", R->endpoint, m->repo, rq);
@@ -633,8 +631,7 @@ static void on_api(run *R, model *m, req *r)
 	snprintf(m->sha, sizeof m->sha, "%s", s);
 	if ((s = jstr(root, "id")) != NULL && strcmp(s, m->repo) != 0)
 		snprintf(m->canonical, sizeof m->canonical, "%s", s);
-	if (r->etag[0])
-		norm_etag(m->api_etag, sizeof m->api_etag, r->etag);
+	snprintf(m->api_etag, sizeof m->api_etag, "%s", r->etag); /* raw, echoed in If-None-Match */
 	m->gated = cJSON_Duplicate(jget(root, "gated"), 1);
 	m->is_private = cJSON_IsTrue(jget(root, "private"));
 	st = jget(root, "safetensors");
@@ -677,8 +674,10 @@ static void on_config(model *m, req *r)
 			fail_model(m, GS_ENET, "%s: 304 Not Modified for a file not in the cache", r->url);
 			return;
 		}
+		const char *b = jstr(jget(jget(m->old, "files"), "config.json"), "blob");
 		m->cfg_304 = true;
 		snprintf(m->cfg_etag, sizeof m->cfg_etag, "%s", m->old_cfg_etag);
+		snprintf(m->cfg_blob, sizeof m->cfg_blob, "%s", b ? b : "");
 		return;
 	}
 	if (looks_html(r)) {
@@ -697,7 +696,8 @@ static void on_config(model *m, req *r)
 	m->cfg = r->body;
 	m->cfg_len = r->len;
 	r->body = NULL;
-	norm_etag(m->cfg_etag, sizeof m->cfg_etag, r->linked_etag[0] ? r->linked_etag : r->etag);
+	snprintf(m->cfg_etag, sizeof m->cfg_etag, "%s", r->etag);
+	norm_etag(m->cfg_blob, sizeof m->cfg_blob, r->linked_etag[0] ? r->linked_etag : r->etag);
 	if (!m->sha[0] && is_hex(r->repo_commit, 40))
 		snprintf(m->sha, sizeof m->sha, "%.40s", r->repo_commit);
 }
@@ -746,8 +746,7 @@ static void on_index(run *R, model *m, req *r)
 			}
 		}
 		cJSON_Delete(root);
-		norm_etag(m->index_etag, sizeof m->index_etag,
-		          r->linked_etag[0] ? r->linked_etag : r->etag);
+		snprintf(m->index_etag, sizeof m->index_etag, "%s", r->etag);
 	}
 	for (int i = 0; i < m->n_shards; i++)
 		queue_header(R, m, i, PROBE_BYTES);
@@ -987,6 +986,8 @@ static cJSON *build_meta(run *R, model *m, cJSON *cfg_json)
 	cJSON_AddStringToObject(o, "etag", m->api_etag);
 	o = cJSON_AddObjectToObject(files, "config.json");
 	cJSON_AddStringToObject(o, "etag", m->cfg_etag);
+	if (m->cfg_blob[0])
+		cJSON_AddStringToObject(o, "blob", m->cfg_blob);
 	if (m->st_sharded) {
 		o = cJSON_AddObjectToObject(files, "model.safetensors.index.json");
 		cJSON_AddStringToObject(o, "etag", m->index_etag);
@@ -1299,7 +1300,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 
 	for (int i = 0; i < n; i++) {
 		model *m = &ms[i];
-		char url[2400], rq[300], inm[270];
+		char url[2400], rq[300], inm[260];
 		if (m->skip)
 			continue;
 		load_old(m);

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""gpusizer fetch against a mock Hub (tests/mock_hub.py) on 127.0.0.1 with a
+second "CDN" host on 127.0.0.2, through the real libcurl path. Prints one
+PASS/FAIL line per check, named fetch.<scenario>.<what>. Expected parameter
+counts come from models/*/meta.json (params.reference.total, copied from
+shared/models-reference) and from the tensor lists the mock serves."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import mock_hub as mh  # noqa: E402
+
+TOP = os.environ.get("GS_TOP", os.path.dirname(HERE))
+GOOD = "hf_GOODtokenForTests0123456789"
+OTHER = "hf_OTHERtokenNotApproved98765"
+failed = 0
+
+
+def check(name, cond, why=""):
+    global failed
+    if cond:
+        print("PASS fetch.%s" % name)
+    else:
+        failed += 1
+        print("FAIL fetch.%s: %s" % (name, why))
+    sys.stdout.flush()
+
+
+def ref_total(slug):
+    with open(os.path.join(TOP, "models", slug, "meta.json")) as f:
+        return json.load(f)["params"]["reference"]["total"]
+
+
+def ref_config(slug):
+    with open(os.path.join(TOP, "models", slug, "config.json"), "rb") as f:
+        return f.read()
+
+
+tmp = tempfile.mkdtemp(prefix="gs_fetch_")
+MD = os.path.join(tmp, "models")
+hub = mh.MockHub()
+
+BASE_ENV = {k: v for k, v in os.environ.items()
+            if not k.startswith(("HF_", "HUGGING", "GPUSIZER_", "XDG_CACHE"))}
+BASE_ENV.update({"HF_ENDPOINT": hub.url, "HOME": tmp, "HF_HOME": os.path.join(tmp, "hf"),
+                 "GPUSIZER_TIMEOUT": "3", "GPUSIZER_MAX_RETRY_WAIT": "0.05",
+                 "GPUSIZER_RETRIES": "3"})
+WRAP = os.environ.get("GS_WRAP", "").split()
+EXE = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
+
+
+def run(args, token=None, **env):
+    e = dict(BASE_ENV)
+    if token:
+        e["HF_TOKEN"] = token
+    e.update({k: str(v) for k, v in env.items()})
+    t0 = time.monotonic()
+    p = subprocess.run(WRAP + [EXE, "fetch", "--models-dir", MD] + args, env=e,
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+
+def meta(slug):
+    with open(os.path.join(MD, slug, "meta.json")) as f:
+        return json.load(f)
+
+
+def read(slug, name="config.json"):
+    p = os.path.join(MD, slug, name)
+    if not os.path.exists(p):
+        return None
+    with open(p, "rb") as f:
+        return f.read()
+
+
+def statuses(log, needle):
+    return [r["status"] for r in log if needle in r["path"]]
+
+
+# ---- the mock Hub's repositories -------------------------------------------
+gpt2_cfg = json.loads(ref_config("openai-community--gpt2"))
+GPT2 = hub.add(mh.Repo("openai-community/gpt2", ref_config("openai-community--gpt2"),
+                       st=mh.VirtualFile(mh.gpt2_tensors(gpt2_cfg))))
+tl_cfg = json.loads(ref_config("TinyLlama--TinyLlama-1.1B-Chat-v1.0"))
+TL = hub.add(mh.Repo("TinyLlama/TinyLlama-1.1B-Chat-v1.0", ref_config("TinyLlama--TinyLlama-1.1B-Chat-v1.0"),
+                     shards=[mh.VirtualFile(s) for s in mh.shard(mh.llama_tensors(tl_cfg), 3)]))
+l1_cfg = json.loads(ref_config("meta-llama--Llama-3.2-1B"))
+GATED = hub.add(mh.Repo("meta-llama/Llama-3.2-1B", ref_config("meta-llama--Llama-3.2-1B"), gated="manual",
+                        st=mh.VirtualFile(mh.llama_tensors(l1_cfg))))
+GATED.approved.add(GOOD)
+PRIV = hub.add(mh.Repo("acme/secret", {"model_type": "llama"}, private=True))
+PRIV.approved.add(GOOD)
+hub.renames["old-org/old-gpt2"] = "openai-community/gpt2"
+hub.valid_tokens.update({GOOD, OTHER})
+tiny_cfg = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "vocab_size": 100, "tie_word_embeddings": True}
+for name in ("rate", "rate2", "err500", "slow", "keep", "bad", "html", "huge", "loop"):
+    hub.add(mh.Repo("mock/" + name, tiny_cfg, st=mh.VirtualFile(mh.llama_tensors(tiny_cfg))))
+LIAR = hub.add(mh.Repo("mock/liar", tiny_cfg, st=mh.VirtualFile(mh.llama_tensors(tiny_cfg), lie_len=10 ** 7)))
+BIG = hub.add(mh.Repo("mock/bighdr", tiny_cfg, st=mh.VirtualFile(mh.llama_tensors(tiny_cfg), pad_to=150000)))
+gptq_cfg = dict(tiny_cfg, quantization_config={"quant_method": "gptq", "bits": 4, "group_size": 32})
+hub.add(mh.Repo("mock/gptq", gptq_cfg, st=mh.VirtualFile([
+    ("model.layers.0.mlp.up_proj.qweight", "I32", [8, 128]),
+    ("model.layers.0.mlp.up_proj.qzeros", "I32", [2, 16]),
+    ("model.layers.0.mlp.up_proj.scales", "F16", [2, 128]),
+    ("model.embed_tokens.weight", "F16", [100, 64])])))
+
+# ---- scenarios -------------------------------------------------------------
+# public model, token set: the token goes to the Hub host only, never to the CDN
+hub.reset_log()
+rc, out, err, _ = run(["openai-community/gpt2"], token=GOOD)
+check("public.exit0", rc == 0, "rc %d: %s" % (rc, err))
+if rc == 0:
+    m = meta("openai-community--gpt2")
+    check("public.config_bytes", read("openai-community--gpt2") == GPT2.files["config.json"],
+          "stored config.json differs from the served one")
+    check("public.sha", m["sha"] == GPT2.sha, m.get("sha"))
+    hdr = m["params"].get("header", {})
+    check("public.header_total_137022720", hdr.get("total") == 137022720, hdr.get("total"))
+    check("public.hub_total", m["params"]["hub_safetensors"]["total"] == 137022720, "")
+    check("public.buffers_explain_gap",
+          hdr.get("buffers") == 12582912 and ref_total("openai-community--gpt2") + 12582912 == hdr.get("total")
+          and any("attn.bias" in d for d in m["differences"]),
+          "buffers %s, differences %s" % (hdr.get("buffers"), m.get("differences")))
+    check("public.by_module", hdr.get("by_module", {}).get("h.*.mlp.c_fc") == 12 * (768 * 3072 + 3072),
+          str(hdr.get("by_module")))
+    check("public.etags", m["files"]["config.json"]["etag"] and m["files"]["api"]["etag"], str(m["files"]))
+cdn = list(hub.cdn_log)
+check("cdn_redirect.ranged", cdn and all(r["range"] and r["range"].startswith("bytes=0-") for r in cdn),
+      str(cdn))
+check("cdn_redirect.no_token_at_cdn", cdn and all(r["auth"] is None for r in cdn), str(cdn))
+check("cdn_redirect.token_at_hub", all(r["auth"] == "Bearer " + GOOD for r in hub.log), str(hub.log))
+
+# gated: 401 without a token, 403 with an unapproved one, success with an approved one
+hub.reset_log()
+rc, out, err, _ = run(["meta-llama/Llama-3.2-1B"])
+check("gated.no_token_exit7", rc == 7, "rc %d" % rc)
+check("gated.no_token_401", 401 in statuses(hub.log, "/resolve/"), str(hub.log))
+check("gated.message", "https://huggingface.co/meta-llama/Llama-3.2-1B" in err and "token" in err, err)
+check("gated.nothing_written", read("meta-llama--Llama-3.2-1B") is None, "")
+hub.reset_log()
+rc, out, err, _ = run(["meta-llama/Llama-3.2-1B"], token=OTHER)
+check("gated.unapproved_exit7", rc == 7 and 403 in statuses(hub.log, "/resolve/"), "rc %d %s" % (rc, hub.log))
+check("gated.unapproved_message", "not (yet) approved" in err, err)
+rc, out, err, _ = run(["meta-llama/Llama-3.2-1B"], token=GOOD)
+check("gated.approved_exit0", rc == 0, "rc %d %s" % (rc, err))
+if rc == 0:
+    t = meta("meta-llama--Llama-3.2-1B")["params"]["header"]["total"]
+    check("gated.approved_count", t == ref_total("meta-llama--Llama-3.2-1B"), "%s" % t)
+# token from a token file (HF_TOKEN_PATH)
+tokfile = os.path.join(tmp, "tokfile")
+with open(tokfile, "w") as f:
+    f.write(GOOD + "\n")
+rc, out, err, _ = run(["meta-llama/Llama-3.2-1B"], HF_TOKEN_PATH=tokfile)
+check("gated.token_file", rc == 0, "rc %d %s" % (rc, err))
+
+# private and missing
+rc, out, err, _ = run(["acme/secret"])
+check("private.exit8", rc == 8 and "private" in err, "rc %d %s" % (rc, err))
+rc, out, err, _ = run(["acme/secret"], token=GOOD)
+check("private.with_token_exit0", rc == 0, "rc %d %s" % (rc, err))
+rc, out, err, _ = run(["acme/does-not-exist"])
+check("missing.exit9", rc == 9 and "not found" in err, "rc %d %s" % (rc, err))
+rc, out, err, _ = run(["openai-community/gpt2"], token="hf_revokedTOKEN")
+check("bad_token.exit8", rc == 8 and "refused the token" in err, "rc %d %s" % (rc, err))
+
+# renamed repository: relative 307
+hub.reset_log()
+rc, out, err, _ = run(["old-org/old-gpt2"])
+check("renamed.exit0", rc == 0, "rc %d %s" % (rc, err))
+check("renamed.relative_307", 307 in statuses(hub.log, "old-org/old-gpt2"), str(hub.log))
+if rc == 0:
+    check("renamed.canonical_id", meta("old-org--old-gpt2").get("canonical_id") == "openai-community/gpt2",
+          str(meta("old-org--old-gpt2").get("canonical_id")))
+
+# 429 with RateLimit headers, then success; 429 with a long Retry-After is capped
+hub.reset_log()
+hub.fault("mock/rate", "api", "429")
+rc, out, err, el = run(["mock/rate"])
+check("rate_limit.exit0", rc == 0, "rc %d %s" % (rc, err))
+check("rate_limit.retried", statuses(hub.log, "/api/models/mock/rate") == [429, 200], str(hub.log))
+check("rate_limit.ratelimit_header_used", "RateLimit reset time" in err, err)
+hub.fault("mock/rate2", "config.json", "429ra")
+rc, out, err, el = run(["mock/rate2"], GPUSIZER_MAX_RETRY_WAIT="0.3")
+check("rate_limit.retry_after_capped", rc == 0 and "Retry-After, capped" in err and el < 5,
+      "rc %d %.2fs %s" % (rc, el, err))
+
+# 500 then success
+hub.reset_log()
+hub.fault("mock/err500", "config.json", "500")
+rc, out, err, _ = run(["mock/err500"])
+check("server_500.exit0", rc == 0 and statuses(hub.log, "mock/err500/resolve/") .count(500) == 1,
+      "rc %d %s" % (rc, hub.log))
+
+# slower than the timeout: fails after the retries, quickly
+hub.fault("mock/slow", "api", "slow:1.2*")
+rc, out, err, el = run(["mock/slow"], GPUSIZER_TIMEOUT="0.3", GPUSIZER_RETRIES="1")
+check("timeout.exit6", rc == 6 and "GPUSIZER_TIMEOUT" in err, "rc %d %s" % (rc, err))
+check("timeout.fast", el < 4, "%.2f s" % el)
+hub.faults.pop(("mock/slow", "api"))
+
+# truncated and malformed bodies keep the previous cached copy
+rc, out, err, _ = run(["mock/keep", "mock/bad"])
+check("keep.first_fetch", rc == 0, "rc %d %s" % (rc, err))
+before = (read("mock--keep"), read("mock--keep", "meta.json"), read("mock--bad"), read("mock--bad", "meta.json"))
+for r in ("mock/keep", "mock/bad"):   # the repos move on: new commit, new config
+    hub.repos[r].sha = "1" * 40
+    hub.repos[r].files["config.json"] = json.dumps(dict(tiny_cfg, hidden_size=96)).encode()
+hub.fault("mock/keep", "config.json", "truncate*")
+hub.fault("mock/bad", "config.json", "malformed")
+rc, out, err, _ = run(["mock/keep", "mock/bad", "mock/rate"])
+check("truncated.exit_worst", rc == 6, "rc %d (want 6 = network, worse than 3 = config) %s" % (rc, err))
+check("truncated.kept", (read("mock--keep"), read("mock--keep", "meta.json")) == before[:2], "cache changed")
+check("truncated.named", "mock/keep" in err and ("Transferred a partial file" in err or "partial" in err), err)
+check("malformed.kept", (read("mock--bad"), read("mock--bad", "meta.json")) == before[2:], "cache changed")
+check("malformed.named", "mock/bad" in err and "not a valid JSON" in err, err)
+check("batch.others_complete", "ok         mock/rate" in out or "unchanged  mock/rate" in out, out)
+hub.faults.pop(("mock/keep", "config.json"))
+hub.fault("mock/html", "api", "html")
+rc, out, err, _ = run(["mock/html"])
+check("html_page.exit6", rc == 6 and "HTML" in err, "rc %d %s" % (rc, err))
+hub.fault("mock/huge", "config.json", "huge")
+rc, out, err, _ = run(["mock/huge"])
+check("body_cap.exit6", rc == 6 and "limit" in err, "rc %d %s" % (rc, err))
+hub.fault("mock/loop", "config.json", "loop*")
+rc, out, err, _ = run(["mock/loop"])
+check("redirect_limit.exit6", rc == 6 and "redirects" in err, "rc %d %s" % (rc, err))
+
+# safetensors headers: one whose declared length lies; one longer than the first probe
+rc, out, err, _ = run(["mock/liar"])
+check("header_lies.exit3", rc == 3 and "declares" in err, "rc %d %s" % (rc, err))
+check("header_lies.nothing_written", read("mock--liar") is None, "")
+hub.reset_log()
+rc, out, err, _ = run(["mock/bighdr"])
+check("header_large.exit0", rc == 0, "rc %d %s" % (rc, err))
+check("header_large.second_range", [r["range"] for r in hub.cdn_log][-1] == "bytes=0-%d" % (len(BIG.lfs["model.safetensors"].head) - 1),
+      str(hub.cdn_log))
+
+# sharded model counted exactly from its headers
+hub.reset_log()
+rc, out, err, _ = run(["TinyLlama/TinyLlama-1.1B-Chat-v1.0"])
+check("sharded.exit0", rc == 0, "rc %d %s" % (rc, err))
+if rc == 0:
+    m = meta("TinyLlama--TinyLlama-1.1B-Chat-v1.0")
+    check("sharded.exact_count", m["params"]["header"]["total"] == ref_total("TinyLlama--TinyLlama-1.1B-Chat-v1.0"),
+          str(m["params"]["header"]["total"]))
+    check("sharded.three_files", m["params"]["header"]["files"] == 3 and len(m["safetensors_files"]) == 3, "")
+    check("sharded.one_range_each", len(hub.cdn_log) == 3, str(hub.cdn_log))
+
+# quantized repo recognised
+rc, out, err, _ = run(["mock/gptq"])
+q = meta("mock--gptq").get("quantization") if rc == 0 else None
+check("quantized.recognised", q and q.get("method") == "gptq" and "GPTQ" in q.get("tensors", ""), str(q))
+
+# revision pin
+hub.reset_log()
+rc, out, err, _ = run(["mock/rate@" + hub.repos["mock/rate"].sha[:12]])
+check("revision_pin.exit0", rc == 0, "rc %d %s" % (rc, err))
+check("revision_pin.url", any("/revision/" + hub.repos["mock/rate"].sha[:12] in r["path"] for r in hub.log), str(hub.log))
+if rc == 0:
+    m = meta("mock--rate")
+    check("revision_pin.meta", m["revision"] == hub.repos["mock/rate"].sha[:12] and m["sha"] == hub.repos["mock/rate"].sha, "")
+
+# refresh: only 304s, zero body bytes, files untouched
+ids = ["openai-community/gpt2", "TinyLlama/TinyLlama-1.1B-Chat-v1.0"]
+mt = [os.stat(os.path.join(MD, s, "meta.json")).st_mtime_ns for s in ("openai-community--gpt2", "TinyLlama--TinyLlama-1.1B-Chat-v1.0")]
+hub.reset_log()
+rc, out, err, _ = run(ids)
+check("refresh_304.exit0", rc == 0, "rc %d %s" % (rc, err))
+check("refresh_304.all_304", hub.log and all(r["status"] == 304 for r in hub.log) and not hub.cdn_log,
+      str(hub.log))
+check("refresh_304.zero_body_bytes", hub.body_bytes == 0 and "0 body bytes, " in out, "server sent %d; %s" % (hub.body_bytes, out))
+check("refresh_304.files_untouched", mt == [os.stat(os.path.join(MD, s, "meta.json")).st_mtime_ns
+                                           for s in ("openai-community--gpt2", "TinyLlama--TinyLlama-1.1B-Chat-v1.0")], "")
+
+# --jobs bounds the requests in flight
+hub.latency = 0.05
+hub.reset_log()
+rc, out, err, _ = run(["--jobs", "2", "mock/rate2", "mock/err500", "mock/keep", "mock/gptq", "mock/bighdr", "acme/secret"], token=GOOD)
+check("jobs.limit_2", rc == 0 and hub.max_inflight <= 2, "rc %d max in flight %d" % (rc, hub.max_inflight))
+hub.reset_log()
+rc, out, err, _ = run(["--jobs", "8", "mock/rate2", "mock/err500", "mock/keep", "mock/gptq", "mock/bighdr", "acme/secret"], token=GOOD)
+check("jobs.concurrent", rc == 0 and hub.max_inflight > 2, "rc %d max in flight %d" % (rc, hub.max_inflight))
+hub.latency = 0
+
+# model ids are validated before any request
+hub.reset_log()
+for bad in ("../etc/passwd", "/abs/path", "a//b", "a/b/c", "org/", "a\x01b/c", "a b/c", "a/..", "x/y@", "a--b/c"):
+    rc, out, err, _ = run([bad])
+    check("id_validation.%r" % bad, rc == 2 and "model id" in err, "rc %d %s" % (rc, err))
+check("id_validation.no_requests", not hub.log, str(hub.log))
+
+# offline: no network, names what is missing; an existing huggingface_hub cache is used
+hub.reset_log()
+rc, out, err, _ = run(["mock/never-fetched", "openai-community/gpt2"], HF_HUB_OFFLINE="1")
+check("offline.missing_exit10", rc == 10 and "mock/never-fetched" in err and "gpusizer fetch" in err, "rc %d %s" % (rc, err))
+snap = os.path.join(tmp, "hf", "hub", "models--hfc--cached")
+os.makedirs(os.path.join(snap, "snapshots", "a" * 40))
+os.makedirs(os.path.join(snap, "refs"))
+with open(os.path.join(snap, "refs", "main"), "w") as f:
+    f.write("a" * 40)
+with open(os.path.join(snap, "snapshots", "a" * 40, "config.json"), "w") as f:
+    json.dump(tiny_cfg, f)
+rc, out, err, _ = run(["--offline", "hfc/cached", "openai-community/gpt2"])
+check("offline.hf_cache_used", rc == 0 and "cached     hfc/cached" in out, "rc %d %s %s" % (rc, out, err))
+check("offline.no_requests", not hub.log and not hub.cdn_log, str(hub.log))
+
+hub.close()
+shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(1 if failed else 0)
