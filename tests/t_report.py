@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""gpusizer report: spec errors (exit 3, key and line, nothing written),
+byte-identical runs, --check (current, stale, missing, extra), atomic
+install after failed writes and signals, skipped combinations and error
+rows, JSON/CSV agreement. Uses tests/fixtures/spec-small.json (JSON and
+CSV only, so it runs in well under a second per report)."""
+import csv
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
+WRAP = os.environ.get("GS_WRAP", "").split()
+SMALL = os.path.join(TOP, "tests", "fixtures", "spec-small.json")
+failed = 0
+
+
+def ok(cond, name, why=""):
+    global failed
+    if cond:
+        print("PASS " + name)
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, why))
+
+
+def run(args, timeout=300, preexec=None, cwd=TOP):
+    cmd = WRAP + [BIN] + args
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                       preexec_fn=preexec)
+    return p.returncode, p.stdout, p.stderr
+
+
+def report(tmp, out, *extra, spec=SMALL):
+    return run(["report", "--spec", spec, "--out", out, "--offline",
+                "--models-dir", os.path.join(TOP, "models"),
+                "--gpus-dir", os.path.join(TOP, "gpus")] + list(extra))
+
+
+def tree(d):
+    files = {}
+    for root, _, names in os.walk(d):
+        for n in names:
+            p = os.path.join(root, n)
+            with open(p, "rb") as f:
+                files[os.path.relpath(p, d)] = f.read()
+    return files
+
+
+def leftovers(parent):
+    return [n for n in os.listdir(parent) if ".tmp." in n]
+
+
+def spec_errors(tmp):
+    base = json.load(open(SMALL))
+    # name: (key in the message, mutation, text on the line the message must name)
+    cases = {
+        "unknown key": ("colour", lambda s: s.update({"colour": "red"}), '"colour"'),
+        "wrong type": ("axes.batch", lambda s: s["axes"].update({"batch": "four"}), '"batch"'),
+        "unknown model": ("models", lambda s: s["models"].append("nobody/no-such-model"), "no-such-model"),
+        "unknown GPU": ("gpus", lambda s: s["gpus"].append("gtx-9999"), "gtx-9999"),
+        "empty axis": ("axes.seq", lambda s: s["axes"].update({"seq": []}), '"seq"'),
+        "invalid value": ("axes.method", lambda s: s["axes"].update({"method": ["full", "dance"]}), '"dance"'),
+        "bad sharding": ("gpu_counts", lambda s: s["gpu_counts"].append({"count": 4, "sharding": "zero9"}),
+                         None),
+        "unknown axis": ("axes.colour", lambda s: s["axes"].update({"colour": [1]}), '"colour"'),
+        "swept setting": ("settings.batch", lambda s: s.update({"settings": {"batch": 2}}), '"batch": 2'),
+        "bad version": ("version", lambda s: s.update({"version": 2}), '"version"'),
+    }
+    for name, (key, mutate, marker) in cases.items():
+        d = tempfile.mkdtemp(dir=tmp)
+        s = json.loads(json.dumps(base))
+        mutate(s)
+        text = json.dumps(s, indent=2)
+        path = os.path.join(d, "spec.json")
+        with open(path, "w") as f:
+            f.write(text)
+        tl = text.splitlines()
+        if marker is None:  # the element's opening line: the "{" two lines above "zero9"
+            want = next(i + 1 for i, l in enumerate(tl) if "zero9" in l) - 2
+        else:
+            want = next(i + 1 for i, l in enumerate(tl) if marker in l)
+        out = os.path.join(d, "out")
+        rc, so, se = report(tmp, out, spec=path)
+        ok(rc == 3, "spec %s: exit 3" % name, "rc=%d stderr=%s" % (rc, se.strip()))
+        ok(key in se, "spec %s: message names the key %s" % (name, key), se.strip())
+        ok("spec.json:%d:" % want in se, "spec %s: message names line %d" % (name, want), se.strip())
+        ok(not os.path.exists(out) and os.listdir(d) == ["spec.json"],
+           "spec %s: nothing written" % name, str(os.listdir(d)))
+    # not JSON at all: line of the error
+    d = tempfile.mkdtemp(dir=tmp)
+    path = os.path.join(d, "spec.json")
+    with open(path, "w") as f:
+        f.write('{\n  "version": 1,\n  "models": [\n    "a"\n  ,,\n}\n')
+    rc, so, se = report(tmp, os.path.join(d, "out"), spec=path)
+    ok(rc == 3 and "spec.json:5:" in se, "spec not JSON: exit 3 with the line", "rc=%d %s" % (rc, se))
+    # an element's own line for an unknown model
+    d = tempfile.mkdtemp(dir=tmp)
+    s = json.loads(json.dumps(base))
+    s["models"] = ["Qwen/Qwen2.5-0.5B", "nobody/no-such-model"]
+    text = json.dumps(s, indent=2)
+    path = os.path.join(d, "spec.json")
+    with open(path, "w") as f:
+        f.write(text)
+    want = next(i + 1 for i, l in enumerate(text.splitlines()) if "no-such-model" in l)
+    rc, so, se = report(tmp, os.path.join(d, "out"), spec=path)
+    ok("spec.json:%d: models[1]" % want in se, "spec unknown model: the element's line %d" % want, se)
+    # bad override flags are usage errors (exit 2)
+    rc, so, se = report(tmp, os.path.join(tmp, "never"), "--batches", "0")
+    ok(rc == 2 and "--batches" in se and not os.path.exists(os.path.join(tmp, "never")),
+       "flag override with a bad value: exit 2", "rc=%d %s" % (rc, se))
+
+
+def identical_and_check(tmp):
+    a, b = os.path.join(tmp, "a", "out"), os.path.join(tmp, "b", "out")
+    rc1, so, se = report(tmp, a)
+    ok(rc1 == 0, "report writes out/", se)
+    rc2, so, se = report(tmp, b)
+    ta, tb = tree(a), tree(b)
+    ok(rc2 == 0 and ta == tb and len(ta) >= 2, "two runs byte-identical (%d files)" % len(ta),
+       "differ: %s" % [k for k in set(ta) | set(tb) if ta.get(k) != tb.get(k)])
+    ok(leftovers(os.path.dirname(a)) == [], "no temporary files after a run", str(leftovers(os.path.dirname(a))))
+    rc, so, se = report(tmp, a, "--check")
+    ok(rc == 0, "--check passes on current reports", "rc=%d %s %s" % (rc, so, se))
+    ok(tree(a) == ta, "--check writes nothing into out/")
+    victim = os.path.join(a, "sizing.csv")
+    with open(victim, "ab") as f:
+        f.write(b"tampered\r\n")
+    rc, so, se = report(tmp, a, "--check")
+    ok(rc == 5 and "sizing.csv" in so and "stale" in so, "--check fails after one file is altered (exit 5, names it)",
+       "rc=%d out=%s err=%s" % (rc, so, se))
+    os.unlink(victim)
+    rc, so, se = report(tmp, a, "--check")
+    ok(rc == 5 and "missing" in so and "sizing.csv" in so, "--check names a missing file", so)
+    rc, so, se = report(tmp, a)
+    ok(rc == 0 and tree(a) == ta, "regeneration restores the reports", se)
+    # SOURCE_DATE_EPOCH is validated
+    env_bad = dict(os.environ, SOURCE_DATE_EPOCH="yesterday")
+    p = subprocess.run(WRAP + [BIN, "report", "--spec", SMALL, "--out", os.path.join(tmp, "sde"), "--offline"],
+                       cwd=TOP, capture_output=True, text=True, env=env_bad, timeout=120)
+    ok(p.returncode == 2 and "SOURCE_DATE_EPOCH" in p.stderr, "bad SOURCE_DATE_EPOCH: exit 2", p.stderr)
+    return a, ta
+
+
+def failed_writes(tmp, a, ta):
+    # A file-size limit makes every large write fail (EFBIG), as a full disk would.
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+    rc, so, se = run(["report", "--spec", SMALL, "--out", a, "--offline", "--batches", "1,2,4"], preexec=limit)
+    ok(rc == 4, "write failure (file size limit): exit 4", "rc=%d %s" % (rc, se))
+    ok(tree(a) == ta, "write failure leaves the old out/ intact")
+    ok(leftovers(os.path.dirname(a)) == [] and not [k for k in tree(a) if ".tmp." in k],
+       "write failure leaves no temporary files", str(leftovers(os.path.dirname(a))))
+    # /dev/full as the output directory's parent cannot hold a directory
+    rc, so, se = report(tmp, "/dev/full/out")
+    ok(rc == 4 and "/dev/full" in se, "out under /dev/full: exit 4 naming the path", "rc=%d %s" % (rc, se))
+    # A read-only parent directory (not enforceable as root)
+    ro = os.path.join(tmp, "ro")
+    os.makedirs(ro)
+    shutil.copytree(a, os.path.join(ro, "out"))
+    os.chmod(ro, 0o555)
+    try:
+        if os.geteuid() == 0:
+            print("SKIP read-only parent: running as root")
+        else:
+            rc, so, se = report(tmp, os.path.join(ro, "out"))
+            ok(rc == 4, "read-only parent: exit 4", "rc=%d %s" % (rc, se))
+            ok(tree(os.path.join(ro, "out")) == ta and leftovers(ro) == [],
+               "read-only parent: old out/ intact, no temporary files")
+    finally:
+        os.chmod(ro, 0o755)
+    # A directory standing where a report file goes: nothing replaced.
+    blk = os.path.join(tmp, "blk", "out")
+    shutil.copytree(a, blk)
+    os.unlink(os.path.join(blk, "sizing.json"))
+    os.mkdir(os.path.join(blk, "sizing.json"))
+    before = tree(blk)
+    rc, so, se = report(tmp, blk, "--batches", "2")
+    ok(rc == 4 and "is a directory" in se and tree(blk) == before and leftovers(os.path.dirname(blk)) == [],
+       "a blocked path: exit 4, nothing replaced, no temporary files", "rc=%d %s" % (rc, se))
+
+
+def killed(tmp):
+    # The default spec (17 models) with JSON only runs long enough to be stopped.
+    out = os.path.join(tmp, "k", "out")
+    os.makedirs(out)
+    with open(os.path.join(out, "sizing.json"), "w") as f:
+        f.write("old\n")
+    cmd = WRAP + [BIN, "report", "--spec", os.path.join(TOP, "sizing.json"), "--out", out, "--offline",
+                  "--format", "json", "--models-dir", os.path.join(TOP, "models"),
+                  "--gpus-dir", os.path.join(TOP, "gpus")]
+    p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and not leftovers(os.path.dirname(out)) and p.poll() is None:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    left = leftovers(os.path.dirname(out)) + [k for k in tree(out) if ".tmp." in k]
+    with open(os.path.join(out, "sizing.json")) as f:
+        body = f.read()
+    if p.returncode == 0:
+        print("SKIP SIGTERM mid-run: the run finished before the signal")
+    else:
+        ok(p.returncode == -signal.SIGTERM, "SIGTERM mid-run: dies by the signal", "rc=%s" % p.returncode)
+        ok(body == "old\n" and left == [], "SIGTERM mid-run: old out/ intact, no temporary files", str(left))
+
+
+def contents(tmp, a):
+    with open(os.path.join(a, "sizing.json")) as f:
+        js = json.load(f)
+    with open(os.path.join(a, "sizing.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    ok(len(rows) == len(js["rows"]) > 0, "CSV and JSON hold the same rows (%d)" % len(rows))
+    gpus = [g["id"] for g in js["gpus"]]
+    ok(gpus == ["t4", "rtx-4090", "a100-80gb"], "GPU columns in capacity order", str(gpus))
+    agree = True
+    for r, c in zip(js["rows"], rows):
+        if c["id"] != r["id"] or c["model"] != r["model"] or int(c["seq"]) != r["settings"]["seq"]:
+            agree = False
+        if r["estimate"] and int(c["device_bytes"]) != r["estimate"]["device"]:
+            agree = False
+        for g in gpus:
+            if c[g + " verdict"] != r["gpu_verdicts"][g]["verdict"]:
+                agree = False
+    ok(agree, "CSV cells equal the JSON rows (ids, settings, device bytes, verdicts)")
+    ids = [r["id"] for r in js["rows"]]
+    ok(len(set(ids)) == len(ids) and [r["index"] for r in js["rows"]] == list(range(len(ids))),
+       "row ids unique, indexes in order")
+    # Verdicts follow from device vs usable and bf16 support.
+    usable = {g["id"]: g["usable_bytes"] for g in js["gpus"]}
+    good = True
+    for r in js["rows"]:
+        if not r["estimate"]:
+            continue
+        dev = r["estimate"]["device"]
+        for g in gpus:
+            v = r["gpu_verdicts"][g]["verdict"]
+            needs_bf16 = r["settings"]["precision"] in ("amp-bf16", "bf16", "mixed-bf16", "nf4")
+            if g == "t4" and needs_bf16:
+                good = good and v == "not runnable"
+            elif dev > usable[g]:
+                good = good and v == "does not fit"
+            elif 1 - dev / usable[g] < 0.10:
+                good = good and v == "tight"
+            else:
+                good = good and v == "fits"
+    ok(good, "verdicts follow device vs usable memory, headroom 10%, bf16 on T4 not runnable")
+    fp16_t4 = [r for r in js["rows"] if r["settings"]["precision"] == "fp16" and r["estimate"]]
+    ok(fp16_t4 and all(r["gpu_verdicts"]["t4"]["verdict"] != "not runnable" for r in fp16_t4),
+       "fp16 rows are runnable on T4")
+    # The same row through `gpusizer estimate --json`.
+    r = next(x for x in js["rows"] if x["settings"]["method"] == "lora" and x["estimate"])
+    st = r["settings"]
+    args = ["estimate", r["model"], "--json", "--offline", "--models-dir", os.path.join(TOP, "models")]
+    for k in ("method", "precision", "optimizer", "lora-r", "lora-targets", "batch", "seq", "attn",
+              "gpus", "sharding", "tp"):
+        args += ["--" + k, str(st[k])]
+    args += ["--grad-ckpt" if st["grad-ckpt"] else "--no-grad-ckpt"]
+    rc, so, se = run(args)
+    if rc == 70 and "not built" in se:
+        print("SKIP estimate --json: the estimate command is not built yet")
+    else:
+        try:
+            est = json.loads(so)
+        except ValueError:
+            est = None
+        ok(rc == 0 and est is not None, "estimate --json runs for a report row", "rc=%d %s" % (rc, se))
+        if est is not None:
+            flat = json.dumps(est)
+            dev = r["estimate"]["device"]
+            ok(str(dev) in flat, "estimate --json gives the report's device bytes %d" % dev, flat[:300])
+            ok(str(r["estimate"]["W"]) in flat and str(r["estimate"]["A"]) in flat,
+               "estimate --json gives the report's W and A bytes")
+
+
+def sweep_counts(tmp):
+    out = os.path.join(tmp, "s", "out")
+    rc, so, se = report(tmp, out, "--methods", "full,lora", "--precisions", "amp-bf16,bf16",
+                        "--gpu-counts", "1,8:ddp:8")
+    ok(rc == 0 and "combinations skipped" in so, "invalid combinations are skipped and counted", so + se)
+    with open(os.path.join(out, "sizing.json")) as f:
+        js = json.load(f)
+    combos = {(r["settings"]["method"], r["settings"]["precision"]) for r in js["rows"]}
+    ok(("lora", "amp-bf16") not in combos and ("lora", "bf16") in combos and ("full", "amp-bf16") in combos,
+       "a full fine-tuning recipe is not paired with LoRA", str(combos))
+    errs = [r for r in js["rows"] if r["error"]]
+    ok(errs and all(r["estimate"] is None for r in errs) and "tp" in errs[0]["error"],
+       "rows whose estimate fails are reported with the error", str(errs[:1]))
+    ok(all(all(v["verdict"] == "not runnable" for v in r["gpu_verdicts"].values()) for r in errs),
+       "error rows are not runnable anywhere")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="gs-t-report-")
+    try:
+        spec_errors(tmp)
+        a, ta = identical_and_check(tmp)
+        contents(tmp, a)
+        sweep_counts(tmp)
+        failed_writes(tmp, a, ta)
+        killed(tmp)
+    finally:
+        for root, dirs, _ in os.walk(tmp):
+            for d in dirs:
+                os.chmod(os.path.join(root, d), 0o755)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
