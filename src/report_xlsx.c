@@ -206,11 +206,13 @@ static size_t utf8_ok(const unsigned char *s, uint32_t *cp_out)
 /*
  * Copy s into out (n >= 8 bytes, always NUL-terminated) as text Excel reads
  * back unchanged: bytes that are not valid UTF-8 and control characters
- * other than tab and newline become U+FFFD, a literal "_xHHHH_" is escaped
- * as "_x005F_xHHHH_", at most max_chars characters (whole characters).
+ * other than tab and newline become U+FFFD, at most max_chars characters
+ * (whole characters). With esc (for cell text, which Excel decodes), a
+ * literal "_xHHHH_" is escaped as "_x005F_xHHHH_"; sheet names and chart
+ * titles are not decoded, and text kept for later is stored unescaped.
  * NULL reads as "".
  */
-static void xl_clean(const char *s, char *out, size_t n, size_t max_chars)
+static void xl_clean(const char *s, char *out, size_t n, size_t max_chars, bool esc)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t o = 0, chars = 0;
@@ -225,7 +227,7 @@ static void xl_clean(const char *s, char *out, size_t n, size_t max_chars)
 			emit = "\xEF\xBF\xBD";
 			elen = 3;
 			len = len ? len : 1;
-		} else if (cp == '_' && p[1] == 'x' && is_hex((char)p[2]) && is_hex((char)p[3]) &&
+		} else if (esc && cp == '_' && p[1] == 'x' && is_hex((char)p[2]) && is_hex((char)p[3]) &&
 		           is_hex((char)p[4]) && is_hex((char)p[5]) && p[6] == '_') {
 			emit = "_x005F_";
 			elen = 7;
@@ -244,13 +246,13 @@ static void xl_clean(const char *s, char *out, size_t n, size_t max_chars)
 }
 
 /* Malloc'd cleaned copy (caller frees). */
-static char *xl_clean_dup(const char *s, size_t max_chars)
+static char *xl_clean_dup(const char *s, size_t max_chars, bool esc)
 {
 	size_t len = s ? strlen(s) : 0;
 	size_t n = len * 7 + 8;
 	char *out = gs_xmalloc(n);
 
-	xl_clean(s, out, n, max_chars);
+	xl_clean(s, out, n, max_chars, esc);
 	return out;
 }
 
@@ -271,10 +273,10 @@ static void put_str(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, c
 	if (s == NULL || *s == '\0')
 		return;
 	if (strlen(s) < sizeof buf / 8) {
-		xl_clean(s, buf, sizeof buf, XL_CELL_CHARS);
+		xl_clean(s, buf, sizeof buf, XL_CELL_CHARS, true);
 		note_err(st, worksheet_write_string(ws, r, c, buf, f));
 	} else {
-		char *big = xl_clean_dup(s, XL_CELL_CHARS);
+		char *big = xl_clean_dup(s, XL_CELL_CHARS, true);
 		note_err(st, worksheet_write_string(ws, r, c, big, f));
 		free(big);
 	}
@@ -397,7 +399,7 @@ static void sheet_base(const char *text, char *out, size_t n)
 {
 	char *p, *q;
 
-	xl_clean(text, out, n, LXW_SHEETNAME_MAX);
+	xl_clean(text, out, n, LXW_SHEETNAME_MAX, false);
 	for (p = out; *p != '\0'; p++)
 		if (strchr("[]:*?/\\\t\n", *p) != NULL)
 			*p = '_';
@@ -676,7 +678,7 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 
 		st->usable_gib[i] = as_stored((double)m->gpus[i].usable_bytes / GS_GIB);
 		snprintf(head, sizeof head, "%s: %s", m->gpus[i].klass, m->gpus[i].name);
-		st->gpu_head[i] = xl_clean_dup(head, XL_CELL_CHARS);
+		st->gpu_head[i] = xl_clean_dup(head, XL_CELL_CHARS, false);
 	}
 	lxw_col_to_name(st->col_nb, (lxw_col_t)(MC_V0 + m->n_gpus + D_NEED_BF16), 0);
 	lxw_col_to_name(st->col_nf, (lxw_col_t)(MC_V0 + m->n_gpus + D_NEED_FP8), 0);
@@ -721,7 +723,7 @@ static void sheet_header(xl_state *st, lxw_worksheet *ws)
 	put_lit(st, ws, 0, MC_DEVICE, "Device GiB per GPU", st->f_head);
 	put_lit(st, ws, 0, MC_GPUS, "GPUs", st->f_head);
 	for (size_t i = 0; i < m->n_gpus; i++)
-		put_lit(st, ws, 0, (lxw_col_t)(MC_V0 + i), st->gpu_head[i], st->f_head);
+		put_str(st, ws, 0, (lxw_col_t)(MC_V0 + i), st->gpu_head[i], st->f_head);
 	for (int d = 0; d < D_MAX; d++)
 		put_lit(st, ws, 0, (lxw_col_t)(d0 + d), detail_cols[d].head, st->f_head);
 	worksheet_freeze_panes(ws, 1, MC_DEVICE);
@@ -756,8 +758,9 @@ static gs_err xl_model_begin(gs_writer *w, const gs_model *model, gs_error *e)
 		st->models = gs_xrealloc(st->models, st->cap_models * sizeof *st->models);
 	}
 	xm = &st->models[st->n_models++];
-	xm->id = xl_clean_dup(id, XL_CELL_CHARS);
-	xm->source = model->param_source ? xl_clean_dup(model->param_source, XL_CELL_CHARS) : NULL;
+	xm->id = xl_clean_dup(id, XL_CELL_CHARS, false);
+	xm->source = model->param_source ? xl_clean_dup(model->param_source, XL_CELL_CHARS, false)
+	                                 : NULL;
 	xm->sheet = gs_xstrdup(name);
 	xm->rows = 0;
 	st->in_model = true;
@@ -990,7 +993,7 @@ static void add_chart(xl_state *st, const xl_model *xm)
 	snprintf(title, sizeof title, "GiB per GPU at the peak: %.200s, configurations 1-%u of %zu "
 	         "(sheet %.40s, rows 2-%u)", xm->id, (unsigned)last, xm->rows, xm->sheet,
 	         (unsigned)last + 1);
-	xl_clean(title, clean_title, sizeof clean_title, 255);
+	xl_clean(title, clean_title, sizeof clean_title, 255, false);
 	chart_title_set_name(chart, clean_title);
 	chart_axis_set_name(chart->y_axis, "GiB");
 	chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);

@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""XLSX report checks, by unzipping (zipfile + xml.etree only).
+
+The workbook comes from the fixture helper (tests/unit/test_report_xlsx.c:
+hand-built models, rows and GPUs, no engine) and, when the report command
+can run the committed spec offline, from `gpusizer report` itself.
+
+The verdict formulas are checked three ways: each cached value against the
+verdicts the fixture was built to produce; each formula evaluated here (a
+small evaluator for the IF/AND/OR/NOT/comparison subset) against its cached
+value; and re-evaluated after editing the GPUs sheet, as a buyer would.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+import xml.etree.ElementTree as ET
+
+NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+RNS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+TOP = os.environ.get("GS_TOP", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+UNIT_DIR = os.environ.get("UNIT_DIR", os.path.join(TOP, "build", "tests"))
+HELPER = os.path.join(UNIT_DIR, "test_report_xlsx")
+WRAP = os.environ.get("GS_WRAP", "").split()
+VERDICTS = {"fits", "tight", "does not fit", "not runnable"}
+
+failed = 0
+
+
+def check(cond, name, why=""):
+    global failed
+    if cond:
+        print("PASS xlsx: " + name)
+    else:
+        failed += 1
+        print("FAIL xlsx: %s: %s" % (name, why or "check failed"))
+    return cond
+
+
+def helper(*args, timeout=300):
+    return subprocess.run(WRAP + [HELPER] + list(args), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+# ---- reading a workbook ----------------------------------------------------
+
+def col_index(letters):
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def col_name(i):
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+def unescape(text):
+    """Cell text as Excel shows it: _xHHHH_ is a character (ST_Xstring)."""
+    return re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), text)
+
+
+class Cell:
+    def __init__(self, kind, value, formula, style):
+        self.kind, self.value, self.formula, self.style = kind, value, formula, style
+
+    def __repr__(self):
+        return "Cell(%r, %r, %r)" % (self.kind, self.value, self.formula)
+
+
+class Book:
+    def __init__(self, path):
+        self.zip = zipfile.ZipFile(path)
+        self.names = self.zip.namelist()
+        wb = ET.fromstring(self.zip.read("xl/workbook.xml"))
+        rels = ET.fromstring(self.zip.read("xl/_rels/workbook.xml.rels"))
+        target = {r.get("Id"): r.get("Target") for r in rels}
+        self.sheet_path = {}
+        self.order = []
+        for s in wb.iter(NS + "sheet"):
+            name = s.get("name")
+            self.order.append(name)
+            self.sheet_path[name] = "xl/" + target[s.get(RNS + "id")]
+        shared = []
+        if "xl/sharedStrings.xml" in self.names:
+            for si in ET.fromstring(self.zip.read("xl/sharedStrings.xml")).iter(NS + "si"):
+                shared.append("".join(t.text or "" for t in si.iter(NS + "t")))
+        self.shared = shared
+        self._cells = {}
+        self._xml = {}
+
+    def xml(self, sheet):
+        if sheet not in self._xml:
+            self._xml[sheet] = self.zip.read(self.sheet_path[sheet]).decode("utf-8")
+        return self._xml[sheet]
+
+    def root(self, sheet):
+        return ET.fromstring(self.xml(sheet).encode("utf-8"))
+
+    def cells(self, sheet):
+        """{(row0, col0): Cell}; kind: s (string), n, b, str (formula string)."""
+        if sheet in self._cells:
+            return self._cells[sheet]
+        out = {}
+        for c in self.root(sheet).iter(NS + "c"):
+            m = re.match(r"([A-Z]+)(\d+)$", c.get("r"))
+            key = (int(m.group(2)) - 1, col_index(m.group(1)))
+            t = c.get("t", "n")
+            f = c.find(NS + "f")
+            v = c.find(NS + "v")
+            formula = f.text if f is not None else None
+            if t == "inlineStr":
+                val = unescape("".join(x.text or "" for x in c.iter(NS + "t")))
+                kind = "s"
+            elif t == "s":
+                val = unescape(self.shared[int(v.text)])
+                kind = "s"
+            elif t == "b":
+                val = v is not None and v.text == "1"
+                kind = "b"
+            elif t == "str":
+                val = v.text if v is not None else ""
+                kind = "str"
+            else:
+                val = float(v.text) if v is not None and v.text else None
+                kind = "n"
+            out[key] = Cell(kind, val, formula, c.get("s"))
+        self._cells[sheet] = out
+        return out
+
+    def header(self, sheet, row=0):
+        return {c: cell.value for (r, c), cell in self.cells(sheet).items() if r == row}
+
+
+# ---- a small evaluator for the verdict formulas ----------------------------
+
+TOKEN = re.compile(r'\s*(?:(?P<str>"(?:[^"]|"")*")|(?P<ref>(?:[A-Za-z_][A-Za-z0-9_.]*!)?\$?[A-Z]{1,3}\$?\d+)'
+                   r'|(?P<num>\d+(?:\.\d+)?(?:[Ee][+-]?\d+)?)|(?P<fn>[A-Z]+)\(|(?P<op><=|>=|<>|[=<>+\-*/(),]))')
+
+
+class Evaluator:
+    """Evaluates =IF/AND/OR/NOT, comparisons and + - * / over cell values.
+    lookup(sheet, row0, col0) gives a cell's value (None when empty)."""
+
+    def __init__(self, lookup, sheet):
+        self.lookup, self.sheet = lookup, sheet
+
+    def run(self, formula):
+        self.toks = []
+        pos = 0
+        text = formula.lstrip("=")
+        while pos < len(text):
+            m = TOKEN.match(text, pos)
+            if not m or m.end() == pos:
+                raise ValueError("cannot read %r at %d" % (text, pos))
+            kind = m.lastgroup
+            self.toks.append((kind, m.group(kind)))
+            pos = m.end()
+        self.i = 0
+        v = self.compare()
+        if self.i != len(self.toks):
+            raise ValueError("trailing tokens in %r" % text)
+        return v
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
+
+    def take(self, op=None):
+        t = self.toks[self.i]
+        if op is not None and t[1] != op:
+            raise ValueError("expected %s, got %s" % (op, t[1]))
+        self.i += 1
+        return t
+
+    def compare(self):
+        a = self.additive()
+        while self.peek()[0] == "op" and self.peek()[1] in ("=", "<", ">", "<=", ">=", "<>"):
+            op = self.take()[1]
+            b = self.additive()
+            a = {"=": a == b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "<>": a != b}[op]
+        return a
+
+    def additive(self):
+        a = self.term()
+        while self.peek()[1] in ("+", "-") and self.peek()[0] == "op":
+            op = self.take()[1]
+            b = self.term()
+            a = a + b if op == "+" else a - b
+        return a
+
+    def term(self):
+        a = self.unary()
+        while self.peek()[1] in ("*", "/") and self.peek()[0] == "op":
+            op = self.take()[1]
+            b = self.unary()
+            a = a * b if op == "*" else a / b
+        return a
+
+    def unary(self):
+        if self.peek() == ("op", "-"):
+            self.take()
+            return -self.unary()
+        return self.primary()
+
+    def primary(self):
+        kind, text = self.take()
+        if kind == "num":
+            return float(text)
+        if kind == "str":
+            return text[1:-1].replace('""', '"')
+        if kind == "ref":
+            sheet = self.sheet
+            if "!" in text:
+                sheet, text = text.split("!")
+            m = re.match(r"\$?([A-Z]+)\$?(\d+)$", text)
+            v = self.lookup(sheet, int(m.group(2)) - 1, col_index(m.group(1)))
+            return 0.0 if v is None else v
+        if kind == "op" and text == "(":
+            v = self.compare()
+            self.take(")")
+            return v
+        if kind == "fn":
+            args = []
+            if self.peek() != ("op", ")"):
+                args.append(self.compare())
+                while self.peek() == ("op", ","):
+                    self.take()
+                    args.append(self.compare())
+            self.take(")")
+            if text == "IF":
+                return args[1] if args[0] else (args[2] if len(args) > 2 else False)
+            if text == "AND":
+                return all(bool(a) for a in args)
+            if text == "OR":
+                return any(bool(a) for a in args)
+            if text == "NOT":
+                return not args[0]
+            raise ValueError("function %s" % text)
+        raise ValueError("unexpected %s %s" % (kind, text))
+
+
+def make_lookup(book, edits=None):
+    edits = edits or {}
+
+    def lookup(sheet, r, c):
+        if (sheet, r, c) in edits:
+            return edits[(sheet, r, c)]
+        cell = book.cells(sheet).get((r, c))
+        return None if cell is None else cell.value
+    return lookup
+
+
+# ---- the checks -------------------------------------------------------------
+
+def model_sheet_layout(book, sheet):
+    head = book.header(sheet)
+    gpu_cols = [c for c, v in sorted(head.items()) if isinstance(v, str) and ": " in v and c >= 4
+                and c < min(k for k, h in head.items() if h == "Model")]
+    named = {v: c for c, v in head.items()}
+    return head, gpu_cols, named
+
+
+def check_fixture(book, path):
+    sheets = book.order
+    for want in ("Summary", "GPUs", "Assumptions", "Charts", "Llama-3.1-8B", "Llama-3.1-8B (2)",
+                 "C calc'!A0", "Llama-3.1-8B-Instruct-with-a-ve"):
+        check(want in sheets, "sheet %r present" % want, "sheets: %r" % sheets)
+    bad = [s for s in sheets if len(s) > 31 or re.search(r"[\[\]:*?/\\]", s) or s.startswith("'")
+           or s.endswith("'")]
+    check(not bad, "sheet names are valid Excel names (<= 31 characters, no []:*?/\\)", repr(bad))
+    check(len({s.lower() for s in sheets}) == len(sheets), "sheet names are unique", repr(sheets))
+
+    unparsable = []
+    for n in book.names:
+        if n.endswith(".xml") or n.endswith(".rels"):
+            try:
+                ET.fromstring(book.zip.read(n))
+            except ET.ParseError as ex:
+                unparsable.append("%s: %s" % (n, ex))
+    check(not unparsable, "every XML part parses (invalid UTF-8 in a model id was cleaned)",
+          "; ".join(unparsable))
+
+    # GPUs sheet: one row per GPU class, header on row 4.
+    g = book.cells("GPUs")
+    ghead = book.header("GPUs", 3)
+    check(ghead.get(0) == "Id" and ghead.get(4, "").startswith("Usable GiB") and ghead.get(5) == "bf16"
+          and ghead.get(6) == "fp8", "GPUs sheet has id, usable GiB, bf16, fp8 columns", repr(ghead))
+    ids = [g[(r, 0)].value for r in range(4, 8) if (r, 0) in g]
+    check(ids == ["t4", "rtx-4090", "a100-80gb", "evil"], "GPUs sheet lists the GPU classes in order",
+          repr(ids))
+    check(g.get((4, 4)) is not None and g[(4, 4)].value == 14.5 and g[(4, 5)].kind == "b"
+          and g[(4, 5)].value is False, "T4 row: usable 14.5 GiB, bf16 FALSE")
+    check(g.get((1, 1)) is not None and g[(1, 1)].value == 0.1, "tight headroom 10% in GPUs!B2")
+
+    # The model sheet: verdict formulas, cached values, the fixture's verdicts.
+    sheet = "Llama-3.1-8B"
+    cells = book.cells(sheet)
+    head, gpu_cols, named = model_sheet_layout(book, sheet)
+    check(len(gpu_cols) == 4, "one verdict column per GPU class", repr(head))
+    expected = [
+        ["not runnable", "does not fit", "fits", "fits"],     # full 512, 60 GiB, needs bf16
+        ["not runnable", "does not fit", "tight", "fits"],    # full 2048, 75 GiB
+        ["not runnable", "fits", "fits", "fits"],             # lora bf16, 20 GiB
+        ["fits", "fits", "fits", "fits"],                     # inference fp16, 10 GiB
+        ["not runnable", "fits", "not runnable", "fits"],     # inference fp8, 12 GiB
+        ["not runnable", "does not fit", "fits", "fits"],     # full, 2 GPUs, 30 GiB per GPU
+    ]
+    got = [[cells[(r, c)].value if (r, c) in cells else None for c in gpu_cols] for r in range(1, 7)]
+    check(got == expected, "cached verdicts are the fixture's verdicts", "got %r" % got)
+    formulas = [cells[(r, c)] for r in range(1, 7) for c in gpu_cols if (r, c) in cells]
+    check(len(formulas) == 24 and all(x.formula and "GPUs!" in x.formula and x.kind == "str"
+                                      for x in formulas),
+          "every verdict cell is a formula over the GPUs sheet with a cached string value",
+          repr(formulas[:2]))
+    refs_ok = all(re.search(r"GPUs!\$E\$%d\b" % (5 + i), cells[(1, c)].formula)
+                  for i, c in enumerate(gpu_cols))
+    check(refs_ok, "column k's formula reads GPU k's usable memory (GPUs!$E$5...)",
+          cells[(1, gpu_cols[0])].formula)
+    err_cells = [cells.get((7, c)) for c in gpu_cols]
+    check(all(x is not None and x.kind == "s" and x.value == "no estimate" and x.formula is None
+              for x in err_cells), "a row without an estimate says so, without formulas",
+          repr(err_cells))
+    check(cells.get((1, 3)) is not None and cells[(6, 3)].value == 2.0,
+          "GPU count column: the 2-GPU row says 2")
+
+    # Evaluate every formula; then edit the GPUs sheet as a buyer would.
+    ev = Evaluator(make_lookup(book), sheet)
+    mism = []
+    for r in range(1, 7):
+        for c in gpu_cols:
+            v = ev.run(cells[(r, c)].formula)
+            if v != cells[(r, c)].value:
+                mism.append((r, c, v, cells[(r, c)].value))
+    check(not mism, "each formula evaluates to its cached value", repr(mism))
+
+    def verdict_after(edits, r, gi):
+        return Evaluator(make_lookup(book, edits), sheet).run(cells[(r, gpu_cols[gi])].formula)
+
+    check(verdict_after({("GPUs", 6, 4): 50.0}, 1, 2) == "does not fit",
+          "A100 usable edited to 50 GiB: the 60 GiB row turns 'does not fit'")
+    check(verdict_after({("GPUs", 4, 5): True}, 1, 0) == "does not fit",
+          "T4 bf16 edited to TRUE: the bf16 row turns from 'not runnable' to 'does not fit'")
+    check(verdict_after({("GPUs", 1, 1): 0.3}, 3, 1) == "tight",
+          "tight headroom edited to 30%: the 15%-headroom row turns 'tight'")
+    check(verdict_after({("GPUs", 6, 6): True}, 5, 2) == "fits",
+          "A100 fp8 edited to TRUE: the fp8 inference row fits")
+
+    # Conditional colours, frozen header, filter, widths, GiB number format.
+    xml = book.xml(sheet)
+    root = book.root(sheet)
+    cf = root.findall(NS + "conditionalFormatting")
+    rules = [f.text for x in cf for rule in x.iter(NS + "cfRule") for f in rule.iter(NS + "formula")]
+    check(cf and cf[0].get("sqref") == "%s2:%s8" % (col_name(gpu_cols[0]), col_name(gpu_cols[-1]))
+          and sorted(rules) == sorted('"%s"' % v for v in VERDICTS),
+          "conditional formats colour fits / tight / does not fit / not runnable over the verdicts",
+          repr([(x.get("sqref"), rules) for x in cf]))
+    pane = root.find(".//%spane" % NS)
+    check(pane is not None and pane.get("state") == "frozen" and pane.get("ySplit") == "1",
+          "model sheet header row frozen")
+    check(root.find(NS + "autoFilter") is not None, "model sheet has an autofilter")
+    check(root.find(NS + "cols") is not None, "model sheet sets column widths")
+    styles = ET.fromstring(book.zip.read("xl/styles.xml"))
+    fmt_ids = {f.get("numFmtId"): f.get("formatCode") for f in styles.iter(NS + "numFmt")}
+    xfs = list(styles.find(NS + "cellXfs"))
+    wcol = named.get("W weights GiB")
+    wcell = cells.get((1, wcol)) if wcol is not None else None
+    wfmt = fmt_ids.get(xfs[int(wcell.style)].get("numFmtId")) if wcell is not None and wcell.style else None
+    check(wfmt == "0.00" and abs(wcell.value - 30.0) < 1e-9,
+          "W GiB cell holds GiB (30.00) with the number format 0.00", "%r %r" % (wcell, wfmt))
+    for other in ("GPUs", "Summary"):
+        check(book.root(other).find(NS + "autoFilter") is not None, "%s sheet has an autofilter" % other)
+    check(book.root("GPUs").find(".//%spane" % NS) is not None, "GPUs sheet header frozen")
+
+    # Charts: stacked columns of W/G/O/A/B over the model sheet's rows.
+    charts = sorted(n for n in book.names if re.match(r"xl/charts/chart\d+\.xml$", n))
+    check("xl/charts/chart1.xml" in charts and len(charts) == 6, "one chart part per model",
+          repr(charts))
+    c1 = book.zip.read("xl/charts/chart1.xml").decode("utf-8")
+    series = re.findall(r"<c:ser>", c1)
+    check('<c:grouping val="stacked"/>' in c1 and len(series) == 5
+          and "'Llama-3.1-8B'!$B$2:$B$8" in c1 and "configurations 1-7 of 7" in c1,
+          "chart 1: stacked W/G/O/A/B over Llama-3.1-8B rows 2-8, title says which",
+          c1[:300])
+    c2 = book.zip.read("xl/charts/chart2.xml").decode("utf-8")
+    check("'C calc''!A0'!$B$2:$B$3" in c2, "chart ranges quote an odd sheet name", c2[:200])
+
+    # Strings from outside stay strings.
+    all_cells = [(s, k, x) for s in book.order for k, x in book.cells(s).items()]
+    evil = ("=cmd|' /C calc'!A0", "<script>alert(1)</script>", "=1+1", "=SUM(A1)")
+    for text in evil:
+        hits = [x for s, k, x in all_cells if x.value == text]
+        check(hits and all(x.kind == "s" and x.formula is None for x in hits),
+              "%r arrives as a string cell, not a formula" % text, repr(hits))
+    bad_f = [x.formula for s, k, x in all_cells if x.formula and re.search(r"cmd|script|SUM|1\+1|HYPER", x.formula)]
+    check(not bad_f, "no formula carries text from outside", repr(bad_f[:3]))
+    summary_ids = {x.value for (r, c), x in book.cells("Summary").items() if c == 0 and x.kind == "s"}
+    check("org/bad\ufffd\ufffdname_x0041_" in summary_ids,
+          "invalid bytes become U+FFFD; a literal _x0041_ survives (escaped as _x005F_)",
+          repr(sorted(summary_ids)))
+
+    # Summary: the smallest class and count per model, method, context.
+    srows = {}
+    for (r, c), x in book.cells("Summary").items():
+        srows.setdefault(r, {})[c] = x.value
+    pivot_head = next(r for r, v in srows.items() if v.get(0) == "Model" and v.get(1) == "Method")
+    ctx = {v: c for c, v in srows[pivot_head].items() if isinstance(v, str) and v.endswith("tokens")}
+    detail_head = next(r for r, v in srows.items() if r > pivot_head and v.get(0) == "Model")
+    llama = {v[1]: v for r, v in srows.items() if pivot_head < r < detail_head
+             and v.get(0) == "meta-llama/Llama-3.1-8B"}
+    full = llama.get("full", {})
+    check(full.get(ctx.get("512 tokens")) == "1 x 80 GB (NVIDIA A100-SXM4-80GB)"
+          and full.get(ctx.get("2048 tokens")) == "1 x 80 GB (NVIDIA A100-SXM4-80GB), tight",
+          "Summary: full fine-tuning needs one A100 80 GB at 512 and is tight at 2048", repr(full))
+    check(llama.get("inference", {}).get(ctx.get("512 tokens")) == "1 x 16 GB (NVIDIA T4)",
+          "Summary: fp16 inference fits the smallest class (T4)", repr(llama.get("inference")))
+
+    # Assumptions, units and legend.
+    a = [x.value for (r, c), x in sorted(book.cells("Assumptions").items())]
+    check("Line | two <x>" in a and "=SUM(A1)" in a and any("GiB = 2^30 bytes" in str(v) for v in a)
+          and "Legend" in a, "Assumptions sheet: the text by lines, the legend and the units", repr(a))
+
+    core = book.zip.read("docProps/core.xml").decode("utf-8")
+    check("<dcterms:created xsi:type=\"dcterms:W3CDTF\">2023-11-14T22:13:20Z</dcterms:created>" in core,
+          "creation date is the given epoch, not the clock", core[-300:])
+
+
+def main():
+    if not os.access(HELPER, os.X_OK):
+        check(False, "fixture helper built", "%s missing (make units)" % HELPER)
+        return 1
+    work = tempfile.mkdtemp(prefix="gs-t-xlsx-")
+    try:
+        a, b, s = (os.path.join(work, d) for d in ("a", "b", "split"))
+        for d in (a, b, s):
+            os.mkdir(d)
+        r1 = helper("write", a)
+        r2 = helper("write", b)
+        check(r1.returncode == 0 and r2.returncode == 0, "fixture workbook written",
+              r1.stderr + r2.stderr)
+        pa, pb = os.path.join(a, "gpusizer.xlsx"), os.path.join(b, "gpusizer.xlsx")
+        if not os.path.exists(pa):
+            return 1
+        with open(pa, "rb") as fa, open(pb, "rb") as fb:
+            check(fa.read() == fb.read(), "two runs give byte-identical workbooks")
+        check(sorted(os.listdir(a)) == ["gpusizer.xlsx"], "only gpusizer.xlsx in the output directory",
+              repr(os.listdir(a)))
+        check_fixture(Book(pa), pa)
+
+        # A sheet that would pass the row limit (lowered to 3) is split.
+        r = helper("write", s, "3")
+        book = Book(os.path.join(s, "gpusizer.xlsx"))
+        parts = [n for n in book.order if n == "Big" or n.startswith("Big (")]
+        rows = [max(r0 for (r0, c0) in book.cells(n)) for n in parts]
+        check(r.returncode == 0 and parts == ["Big", "Big (2)", "Big (3)"] and rows == [3, 3, 1],
+              "7 rows at 3 per sheet: Big, Big (2), Big (3) with 3, 3, 1 rows", "%r %r" % (parts, rows))
+        check('continued on sheet "Big (2)"' in r.stderr and 'continued on sheet "Big (3)"' in r.stderr,
+              "the split is reported on stderr", r.stderr)
+        check(all(book.header(n).get(1) == "Configuration" for n in parts),
+              "each continuation sheet repeats the header row")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
