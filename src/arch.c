@@ -1,0 +1,295 @@
+/* gpusizer: the exact per-module parameter tally and the manual (seed) shape.
+ * Pure arithmetic on gs_arch: no cJSON, curl or FILE* here. */
+#include "arch.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Every intermediate count stays at or below 2^62 (arch.h contract). */
+#define ARCH_LIMIT (UINT64_C(1) << 62)
+
+static bool mul62(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return gs_mul_u64(a, b, r) && *r <= ARCH_LIMIT;
+}
+
+static bool add62(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return gs_add_u64(a, b, r) && *r <= ARCH_LIMIT;
+}
+
+/* Parameters of `n` instances of l (weights and bias); false on overflow
+ * or a negative shape. */
+static bool linear_params_n(const gs_linear *l, int64_t n, uint64_t *r)
+{
+	uint64_t one, bias;
+
+	if (l->in < 0 || l->out < 0 || n < 0)
+		return false;
+	if (!mul62((uint64_t)l->in, (uint64_t)l->out, &one))
+		return false;
+	bias = l->bias ? (uint64_t)l->out : 0;
+	if (!add62(one, bias, &one))
+		return false;
+	return mul62(one, (uint64_t)n, r);
+}
+
+/* All `count` instances; UINT64_MAX when the count overflows 2^62 or the
+ * shape is negative (gs_arch_tally reports those as errors). */
+uint64_t gs_linear_params(const gs_linear *l)
+{
+	uint64_t r;
+
+	if (l == NULL || !linear_params_n(l, l->count, &r))
+		return UINT64_MAX;
+	return r;
+}
+
+gs_err gs_arch_tally(gs_arch *a, gs_error *e)
+{
+	const char *src = a->source[0] ? a->source : "model";
+	uint64_t total = 0, active = 0, linear = 0, fixed = 0;
+	const int64_t fixed_parts[4] = { a->p_embed, a->p_embed_other, a->p_head, a->p_final };
+	static const char *const fixed_names[4] = { "embedding", "other embeddings", "output head",
+		                                    "final norm" };
+
+	a->params_total = a->params_active = a->params_linear = 0;
+	for (int i = 0; i < 4; i++) {
+		if (fixed_parts[i] < 0)
+			return gs_fail(e, GS_EINTERNAL, "%s: negative %s parameter count %" PRId64, src,
+			               fixed_names[i], fixed_parts[i]);
+		if (!add62(fixed, (uint64_t)fixed_parts[i], &fixed))
+			return gs_fail(e, GS_EOVERFLOW, "%s: parameter count overflows 2^62 (%s)", src,
+			               fixed_names[i]);
+	}
+	if (a->n_kinds < 0 || a->n_kinds > GS_MAX_LAYER_KINDS)
+		return gs_fail(e, GS_EINTERNAL, "%s: %d layer kinds (at most %d)", src, a->n_kinds,
+		               GS_MAX_LAYER_KINDS);
+	total = active = fixed;
+
+	for (int k = 0; k < a->n_kinds; k++) {
+		const gs_layer_kind *lk = &a->kind[k];
+		uint64_t lt = 0, la = 0, ll = 0, t;
+
+		if (lk->n_lin < 0 || lk->n_lin > GS_MAX_LIN || lk->n_layers < 0 || lk->other_params < 0)
+			return gs_fail(e, GS_EINTERNAL, "%s: layer kind %d is malformed", src, k);
+		for (int j = 0; j < lk->n_lin; j++) {
+			const gs_linear *l = &lk->lin[j];
+			uint64_t pt, pa;
+
+			if (l->count < 0 || l->active < 0 || l->active > l->count || l->in < 0 || l->out < 0)
+				return gs_fail(e, GS_EINTERNAL,
+				               "%s: layer kind %d module \"%s\": malformed shape", src, k,
+				               l->name);
+			if (!linear_params_n(l, l->count, &pt) ||
+			    !linear_params_n(l, l->expert ? l->active : l->count, &pa) ||
+			    !add62(lt, pt, &lt) || !add62(la, pa, &la) || !add62(ll, pt, &ll))
+				return gs_fail(e, GS_EOVERFLOW,
+				               "%s: parameter count overflows 2^62 (module \"%s\": %" PRId64
+				               " x %" PRId64 " x %" PRId64 ")",
+				               src, l->name, l->count, l->in, l->out);
+		}
+		if (!add62(lt, (uint64_t)lk->other_params, &lt) ||
+		    !add62(la, (uint64_t)lk->other_params, &la))
+			return gs_fail(e, GS_EOVERFLOW, "%s: parameter count overflows 2^62 (layer norms)",
+			               src);
+		/* Multiply the per-layer counts by the number of layers. */
+		if (!mul62(lt, (uint64_t)lk->n_layers, &t) || !add62(total, t, &total) ||
+		    !mul62(la, (uint64_t)lk->n_layers, &t) || !add62(active, t, &active) ||
+		    !mul62(ll, (uint64_t)lk->n_layers, &t) || !add62(linear, t, &linear))
+			return gs_fail(e, GS_EOVERFLOW,
+			               "%s: parameter count overflows 2^62 (%" PRId64
+			               " layers x %" PRIu64 " parameters)",
+			               src, lk->n_layers, lt);
+	}
+	a->params_total = total;
+	a->params_active = active;
+	a->params_linear = linear;
+	return GS_OK;
+}
+
+/* ---- manual shape (--params/--layers/--hidden ...) ---- */
+
+static void add_lin(gs_layer_kind *k, const char *name, gs_role role, int64_t in, int64_t out)
+{
+	gs_linear *l = &k->lin[k->n_lin++];
+
+	memset(l, 0, sizeof *l);
+	snprintf(l->name, sizeof l->name, "%s", name);
+	l->role = role;
+	l->in = in;
+	l->out = out;
+	l->count = l->active = 1;
+}
+
+/* Checked int64 product for the manual shape (limit 2^62). */
+static bool mul_i(int64_t a, int64_t b, int64_t *r)
+{
+	uint64_t u;
+
+	if (a < 0 || b < 0 || !mul62((uint64_t)a, (uint64_t)b, &u))
+		return false;
+	*r = (int64_t)u;
+	return true;
+}
+
+static void manual_fill(gs_arch *a, int64_t layers, int64_t hidden, int64_t heads, int64_t kv,
+                        int64_t inter, int64_t vocab)
+{
+	gs_layer_kind *k = &a->kind[0];
+	int64_t hd = hidden / heads;
+
+	a->hidden = hidden;
+	a->layers = layers;
+	a->heads = heads;
+	a->kv_heads = kv;
+	a->head_dim = a->v_head_dim = hd;
+	a->intermediate = inter;
+	a->vocab = vocab;
+	a->kv_cache_dim = 2 * kv * hd;
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->tied = false;
+	a->n_kinds = 1;
+	memset(k, 0, sizeof *k);
+	k->n_layers = layers;
+	add_lin(k, "q_proj", GS_ROLE_Q, hidden, heads * hd);
+	add_lin(k, "k_proj", GS_ROLE_K, hidden, kv * hd);
+	add_lin(k, "v_proj", GS_ROLE_V, hidden, kv * hd);
+	add_lin(k, "o_proj", GS_ROLE_O, heads * hd, hidden);
+	add_lin(k, "gate_proj", GS_ROLE_GATE, hidden, inter);
+	add_lin(k, "up_proj", GS_ROLE_UP, hidden, inter);
+	add_lin(k, "down_proj", GS_ROLE_DOWN, inter, hidden);
+	k->other_params = 2 * hidden;
+	k->mlp_inner = inter;
+	a->p_embed = vocab * hidden;
+	a->p_head = vocab * hidden;
+	a->p_final = hidden;
+}
+
+gs_err gs_arch_manual(gs_arch *a, int64_t params, int64_t layers, int64_t hidden, int64_t heads,
+                      int64_t kv_heads, int64_t intermediate, int64_t vocab, gs_error *e)
+{
+	const struct {
+		const char *flag;
+		int64_t v;
+		bool required;
+	} in[] = {
+		{ "--params", params, false },   { "--layers", layers, true },
+		{ "--hidden", hidden, true },    { "--heads", heads, false },
+		{ "--kv-heads", kv_heads, false }, { "--intermediate", intermediate, false },
+		{ "--vocab", vocab, false },
+	};
+	char defaults[160] = "";
+	size_t dl = 0;
+	int64_t t, inter = intermediate;
+	gs_err rc;
+
+	memset(a, 0, sizeof *a);
+	snprintf(a->model_type, sizeof a->model_type, "manual");
+	snprintf(a->source, sizeof a->source, "manual shape");
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		if (in[i].v < 0 || (in[i].required && in[i].v == 0))
+			return gs_fail(e, GS_EUSAGE, "manual shape: %s must be a positive integer (got %" PRId64 ")",
+			               in[i].flag, in[i].v);
+	}
+	/* Keep every single value well inside the 2^62 budget so that the
+	 * sums below cannot wrap; the tally reports real overflow. */
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		if (in[i].v > (INT64_C(1) << 53))
+			return gs_fail(e, GS_EOVERFLOW, "manual shape: %s %" PRId64 " is too large",
+			               in[i].flag, in[i].v);
+	}
+	if (heads == 0) {
+		heads = hidden / 128;
+		if (heads == 0)
+			return gs_fail(e, GS_EUSAGE,
+			               "manual shape: --hidden %" PRId64
+			               " is below 128, so the default head count (hidden/128) is 0: give --heads",
+			               hidden);
+		dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl, ", heads %" PRId64 " (hidden/128)",
+		                       heads);
+	}
+	if (hidden % heads != 0)
+		return gs_fail(e, GS_EUSAGE,
+		               "manual shape: --hidden %" PRId64 " is not divisible by the head count %" PRId64,
+		               hidden, heads);
+	if (kv_heads == 0)
+		kv_heads = heads;
+	if (kv_heads > heads || heads % kv_heads != 0)
+		return gs_fail(e, GS_EUSAGE,
+		               "manual shape: --kv-heads %" PRId64 " must divide the head count %" PRId64,
+		               kv_heads, heads);
+	if (vocab == 0) {
+		vocab = 32000;
+		if (dl < sizeof defaults)
+			dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl, ", vocab 32000");
+	}
+	if (inter == 0 && params == 0) {
+		/* 8/3 * hidden, rounded up to a multiple of 256 (LLaMA's rule). */
+		if (!mul_i(hidden, 8, &t))
+			return gs_fail(e, GS_EOVERFLOW, "manual shape: --hidden %" PRId64 " is too large", hidden);
+		inter = (t + 2) / 3;
+		inter = (inter + 255) / 256 * 256;
+		if (dl < sizeof defaults)
+			dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl,
+			                       ", intermediate %" PRId64 " (8/3 x hidden rounded up to 256)", inter);
+	} else if (inter == 0) {
+		/* Solve params = fixed + 3*hidden*layers*inter for inter. */
+		gs_arch probe;
+		int64_t per, rest;
+		uint64_t fixed;
+
+		memset(&probe, 0, sizeof probe);
+		manual_fill(&probe, layers, hidden, heads, kv_heads, 0, vocab);
+		snprintf(probe.source, sizeof probe.source, "manual shape");
+		rc = gs_arch_tally(&probe, e);
+		if (rc != GS_OK)
+			return rc;
+		fixed = probe.params_total;
+		if (!mul_i(hidden, layers, &per) || !mul_i(per, 3, &per))
+			return gs_fail(e, GS_EOVERFLOW, "manual shape: --hidden x --layers is too large");
+		if ((uint64_t)params <= fixed)
+			return gs_fail(e, GS_EUSAGE,
+			               "manual shape: --params %" PRId64 " is too small for this shape: embeddings, "
+			               "attention and norms alone take %" PRIu64,
+			               params, fixed);
+		rest = params - (int64_t)fixed;
+		inter = (rest + per / 2) / per;
+		if (inter < 1)
+			inter = 1;
+		if (dl < sizeof defaults)
+			dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl,
+			                       ", intermediate %" PRId64 " (solved from --params)", inter);
+	}
+	{
+		/* Validate products before filling (the fill uses plain products). */
+		int64_t p;
+		if (!mul_i(vocab, hidden, &p) || !mul_i(hidden, inter, &p) || !mul_i(kv_heads * 2, hidden / heads, &p))
+			return gs_fail(e, GS_EOVERFLOW, "manual shape: sizes too large (products overflow 2^62)");
+	}
+	manual_fill(a, layers, hidden, heads, kv_heads, inter, vocab);
+	a->generic = true;
+	rc = gs_arch_tally(a, e);
+	if (rc != GS_OK)
+		return rc;
+	snprintf(a->warning, sizeof a->warning,
+	         "manual shape: generic LLaMA-style decoder (gated MLP, RMSNorm, rotary, untied "
+	         "head)%s",
+	         defaults);
+	if (params > 0) {
+		double diff = ((double)a->params_total - (double)params) * 100.0 / (double)params;
+		size_t wl = strlen(a->warning);
+
+		snprintf(a->warning + wl, sizeof a->warning - wl,
+		         "; --params %" PRId64 " used; the shape tallies %" PRIu64 " (%+.3f%%)", params,
+		         a->params_total, diff);
+		a->params_total = (uint64_t)params;
+		a->params_active = (uint64_t)params;
+	}
+	return GS_OK;
+}

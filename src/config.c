@@ -1,0 +1,1260 @@
+/* gpusizer: Hugging Face config.json (cJSON) -> gs_arch, one builder per
+ * model family, then the exact tally (arch.c). */
+#include "config.h"
+
+#include <cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Integers above 2^53 are not exact in JSON doubles: refused as fields. */
+#define CFG_INT_MAX ((int64_t)1 << 53)
+/* Products (shapes, counts) stay at or below 2^62 (arch.h contract). */
+#define CFG_PROD_MAX ((int64_t)1 << 62)
+
+/* Reading state. Errors are sticky: the first one fills e and rc, and
+ * every later read returns a harmless default, so builders read a batch of
+ * fields and test c->rc once. */
+typedef struct cfg {
+	const char *path;   /* for messages (borrowed) */
+	const cJSON *root;  /* top-level object */
+	const cJSON *obj;   /* object the model fields are read from */
+	const char *pfx;    /* "" or "text_config." in field names */
+	gs_arch *a;
+	gs_error *e;
+	gs_err rc;
+} cfg;
+
+/* ---- messages ---- */
+
+static void describe(const cJSON *v, char *buf, size_t n)
+{
+	if (v == NULL)
+		snprintf(buf, n, "nothing");
+	else if (cJSON_IsNumber(v))
+		snprintf(buf, n, "%.15g", v->valuedouble);
+	else if (cJSON_IsString(v))
+		snprintf(buf, n, "\"%.40s%s\"", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
+	else if (cJSON_IsTrue(v))
+		snprintf(buf, n, "true");
+	else if (cJSON_IsFalse(v))
+		snprintf(buf, n, "false");
+	else if (cJSON_IsNull(v))
+		snprintf(buf, n, "null");
+	else if (cJSON_IsArray(v))
+		snprintf(buf, n, "an array");
+	else if (cJSON_IsObject(v))
+		snprintf(buf, n, "an object");
+	else
+		snprintf(buf, n, "an invalid value");
+}
+
+/* "<path>: field \"<pfx><key>\": <detail>" (first error wins). */
+static gs_err field_fail(cfg *c, gs_err code, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static gs_err field_fail(cfg *c, gs_err code, const char *key, const char *fmt, ...)
+{
+	char detail[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof detail, fmt, ap);
+	va_end(ap);
+	gs_fail(c->e, code, "%s: field \"%s%s\": %s", c->path, c->pfx, key, detail);
+	if (c->rc == GS_OK)
+		c->rc = code;
+	return c->rc;
+}
+
+/* Append "; text" to the arch's warning (truncated to fit). */
+static void note(cfg *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(cfg *c, const char *fmt, ...)
+{
+	char *w = c->a->warning;
+	size_t n = strlen(w), cap = sizeof c->a->warning;
+	va_list ap;
+
+	if (n + 3 >= cap)
+		return;
+	if (n > 0) {
+		w[n++] = ';';
+		w[n++] = ' ';
+		w[n] = '\0';
+	}
+	va_start(ap, fmt);
+	vsnprintf(w + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- field readers ---- */
+
+/* The item under key, or NULL when absent or JSON null. */
+static const cJSON *item(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsNull(v) ? NULL : v;
+}
+
+static bool has(cfg *c, const char *key)
+{
+	return item(c->obj, key) != NULL;
+}
+
+static const char *int_kind(int64_t min)
+{
+	return min == 1 ? "a positive integer" : min == 0 ? "a non-negative integer" : "an integer";
+}
+
+/* Integer field >= min. Absent or null: def, or an error when required. */
+static int64_t get_int(cfg *c, const char *key, int64_t min, int64_t def, bool required)
+{
+	const cJSON *v = item(c->obj, key);
+	char got[64];
+	double d;
+
+	if (c->rc != GS_OK)
+		return def > 0 ? def : 1;
+	if (v == NULL) {
+		if (required) {
+			if (cJSON_GetObjectItemCaseSensitive(c->obj, key) != NULL)
+				field_fail(c, GS_ECONFIG, key, "must be %s (got null)", int_kind(min));
+			else
+				field_fail(c, GS_ECONFIG, key, "missing (must be %s)", int_kind(min));
+			return 1;
+		}
+		return def;
+	}
+	describe(v, got, sizeof got);
+	if (!cJSON_IsNumber(v)) {
+		field_fail(c, GS_ECONFIG, key, "must be %s (got %s)", int_kind(min), got);
+		return 1;
+	}
+	d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d) || d < (double)min) {
+		field_fail(c, GS_ECONFIG, key, "must be %s (got %s)", int_kind(min), got);
+		return 1;
+	}
+	if (d > (double)CFG_INT_MAX) {
+		field_fail(c, GS_ECONFIG, key, "must be %s below 2^53 (got %s: too large)", int_kind(min),
+		           got);
+		return 1;
+	}
+	return (int64_t)d;
+}
+
+/* First present key of a NULL-terminated alias list (GPT-2 n_embd /
+ * hidden_size ...); messages name the key found, or keys[0] if none. */
+static int64_t get_int_alias(cfg *c, const char *const *keys, int64_t min, int64_t def,
+                             bool required)
+{
+	for (int i = 0; keys[i] != NULL; i++) {
+		if (cJSON_GetObjectItemCaseSensitive(c->obj, keys[i]) != NULL &&
+		    (item(c->obj, keys[i]) != NULL || keys[i + 1] == NULL))
+			return get_int(c, keys[i], min, def, required);
+	}
+	return get_int(c, keys[0], min, def, required);
+}
+
+static bool get_bool(cfg *c, const char *key, bool def)
+{
+	const cJSON *v = item(c->obj, key);
+	char got[64];
+
+	if (c->rc != GS_OK || v == NULL)
+		return def;
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	describe(v, got, sizeof got);
+	field_fail(c, GS_ECONFIG, key, "must be true or false (got %s)", got);
+	return def;
+}
+
+/* Optional string; NULL when absent. The pointer lives as long as the tree. */
+static const char *get_str(cfg *c, const char *key)
+{
+	const cJSON *v = item(c->obj, key);
+	char got[64];
+
+	if (c->rc != GS_OK || v == NULL)
+		return NULL;
+	if (cJSON_IsString(v))
+		return v->valuestring;
+	describe(v, got, sizeof got);
+	field_fail(c, GS_ECONFIG, key, "must be a string (got %s)", got);
+	return NULL;
+}
+
+/* Dropout probability: max over the declared keys (each in [0, 1]). */
+static double get_dropout(cfg *c)
+{
+	static const char *const keys[] = {
+		"attention_dropout", "hidden_dropout",  "attention_probs_dropout_prob",
+		"hidden_dropout_prob", "resid_pdrop",   "embd_pdrop",
+		"attn_pdrop",        "dropout",         "activation_dropout",
+		NULL,
+	};
+	double mx = 0;
+
+	for (int i = 0; keys[i] != NULL && c->rc == GS_OK; i++) {
+		const cJSON *v = item(c->obj, keys[i]);
+		char got[64];
+
+		if (v == NULL)
+			continue;
+		describe(v, got, sizeof got);
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+		    v->valuedouble > 1) {
+			field_fail(c, GS_ECONFIG, keys[i], "must be a probability between 0 and 1 (got %s)",
+			           got);
+			return 0;
+		}
+		if (v->valuedouble > mx)
+			mx = v->valuedouble;
+	}
+	return mx;
+}
+
+/* ---- checked arithmetic naming the field that made it too large ---- */
+
+static int64_t mul(cfg *c, int64_t x, int64_t y, const char *key)
+{
+	int64_t r;
+
+	if (c->rc != GS_OK)
+		return 1;
+	if (x < 0 || y < 0 || __builtin_mul_overflow(x, y, &r) || r > CFG_PROD_MAX) {
+		field_fail(c, GS_EOVERFLOW, key, "too large: sizes derived from it overflow 64-bit arithmetic");
+		return 1;
+	}
+	return r;
+}
+
+static int64_t add(cfg *c, int64_t x, int64_t y, const char *key)
+{
+	int64_t r;
+
+	if (c->rc != GS_OK)
+		return 1;
+	if (x < 0 || y < 0 || __builtin_add_overflow(x, y, &r) || r > CFG_PROD_MAX) {
+		field_fail(c, GS_EOVERFLOW, key, "too large: sizes derived from it overflow 64-bit arithmetic");
+		return 1;
+	}
+	return r;
+}
+
+/* ---- building layers ---- */
+
+/* Name a module: the full dotted name when it fits gs_linear.name, else
+ * its last component (arch.h's name[24] cannot hold e.g.
+ * "shared_experts.gate_proj"). */
+static void set_name(gs_linear *l, const char *full)
+{
+	const char *dot = strrchr(full, '.');
+
+	if (strlen(full) < sizeof l->name || dot == NULL)
+		snprintf(l->name, sizeof l->name, "%s", full);
+	else
+		snprintf(l->name, sizeof l->name, "%s", dot + 1);
+}
+
+static gs_linear *lin(gs_layer_kind *k, const char *name, gs_role role, int64_t in, int64_t out,
+                      bool bias)
+{
+	gs_linear *l;
+
+	if (k->n_lin >= GS_MAX_LIN)
+		abort(); /* the builders below never add more than GS_MAX_LIN */
+	l = &k->lin[k->n_lin++];
+	memset(l, 0, sizeof *l);
+	set_name(l, name);
+	l->role = role;
+	l->in = in;
+	l->out = out;
+	l->count = l->active = 1;
+	l->bias = bias;
+	return l;
+}
+
+/* Routed experts: `n` instances, `top` of them per token. */
+static void as_experts(gs_linear *l, int64_t n, int64_t top)
+{
+	l->count = n;
+	l->active = top;
+	l->expert = true;
+}
+
+/* Decoder dimensions most families share. */
+typedef struct dims {
+	int64_t H, L, nh, nkv, hd, I, V;
+} dims;
+
+/* q/k/v/o projections of a LLaMA-style attention block. */
+static void add_attn(cfg *c, gs_layer_kind *k, const dims *d, bool qkv_bias, bool o_bias)
+{
+	int64_t q = mul(c, d->nh, d->hd, "head_dim"), kv = mul(c, d->nkv, d->hd, "head_dim");
+
+	lin(k, "q_proj", GS_ROLE_Q, d->H, q, qkv_bias);
+	lin(k, "k_proj", GS_ROLE_K, d->H, kv, qkv_bias);
+	lin(k, "v_proj", GS_ROLE_V, d->H, kv, qkv_bias);
+	lin(k, "o_proj", GS_ROLE_O, q, d->H, o_bias);
+}
+
+/* Gated MLP gate/up/down with the given names (prefix "" or e.g.
+ * "shared_expert."). Returns the first of the three. */
+static gs_linear *add_gated(gs_layer_kind *k, const char *pfx, int64_t H, int64_t I, bool bias)
+{
+	char n1[48], n2[48], n3[48];
+	gs_linear *first;
+
+	snprintf(n1, sizeof n1, "%sgate_proj", pfx);
+	snprintf(n2, sizeof n2, "%sup_proj", pfx);
+	snprintf(n3, sizeof n3, "%sdown_proj", pfx);
+	first = lin(k, n1, GS_ROLE_GATE, H, I, bias);
+	lin(k, n2, GS_ROLE_UP, H, I, bias);
+	lin(k, n3, GS_ROLE_DOWN, I, H, bias);
+	return first;
+}
+
+static void experts3(gs_layer_kind *k, gs_linear *first, int64_t n, int64_t top)
+{
+	for (gs_linear *l = first; l < k->lin + k->n_lin; l++)
+		as_experts(l, n, top);
+}
+
+/* Read H, L, heads, kv heads, head_dim, intermediate, vocab for a
+ * LLaMA-style decoder. hd_default: head_dim when absent (0: H/heads). */
+static void read_dims(cfg *c, dims *d, int64_t hd_default, bool need_inter)
+{
+	d->H = get_int(c, "hidden_size", 1, 0, true);
+	d->L = get_int(c, "num_hidden_layers", 1, 0, true);
+	d->nh = get_int(c, "num_attention_heads", 1, 0, true);
+	d->nkv = get_int(c, "num_key_value_heads", 1, d->nh, false);
+	d->I = get_int(c, "intermediate_size", 1, 0, need_inter);
+	d->V = get_int(c, "vocab_size", 1, 0, true);
+	d->hd = get_int(c, "head_dim", 1, 0, false);
+	if (c->rc != GS_OK)
+		return;
+	if (d->hd == 0 && hd_default > 0)
+		d->hd = hd_default;
+	if (d->hd == 0) {
+		if (d->H % d->nh != 0) {
+			field_fail(c, GS_ECONFIG, "num_attention_heads",
+			           "must divide hidden_size when head_dim is absent (got %" PRId64
+			           " heads for hidden_size %" PRId64 ")",
+			           d->nh, d->H);
+			return;
+		}
+		d->hd = d->H / d->nh;
+	}
+	if (d->nkv > d->nh || d->nh % d->nkv != 0)
+		field_fail(c, GS_ECONFIG, "num_key_value_heads",
+		           "must divide num_attention_heads (got %" PRId64 " for %" PRId64 " heads)", d->nkv,
+		           d->nh);
+}
+
+/* Scalars every family sets from dims; embeddings and the untied head. */
+static void set_common(cfg *c, const dims *d, bool tied)
+{
+	gs_arch *a = c->a;
+
+	a->hidden = d->H;
+	a->layers = d->L;
+	a->heads = d->nh;
+	a->kv_heads = d->nkv;
+	a->head_dim = a->v_head_dim = d->hd;
+	a->intermediate = d->I;
+	a->vocab = d->V;
+	a->kv_cache_dim = mul(c, mul(c, 2, d->nkv, "num_key_value_heads"), d->hd, "head_dim");
+	a->tied = tied;
+	a->p_embed = mul(c, d->V, d->H, "vocab_size");
+	a->p_head = tied ? 0 : a->p_embed;
+	a->max_pos = get_int(c, "max_position_embeddings", 1, 0, false);
+	a->dropout = get_dropout(c);
+}
+
+/* ---- families ---- */
+
+typedef enum llama_kind {
+	LK_LLAMA, LK_MISTRAL, LK_QWEN2, LK_QWEN3, LK_GEMMA, LK_GEMMA2, LK_GEMMA3, LK_PHI3, LK_GENERIC
+} llama_kind;
+
+/* Sliding window when every layer uses it; 0 otherwise. */
+static int64_t sliding(cfg *c, llama_kind lk, int64_t layers)
+{
+	int64_t w = get_int(c, "sliding_window", 1, 0, false);
+
+	if (c->rc != GS_OK || w == 0)
+		return 0;
+	switch (lk) {
+	case LK_MISTRAL:
+	case LK_PHI3:
+		return w;
+	case LK_QWEN2:
+	case LK_QWEN3:
+		if (!get_bool(c, "use_sliding_window", false))
+			return 0;
+		if (get_int(c, "max_window_layers", 0, 28, false) == 0)
+			return w;
+		if (get_int(c, "max_window_layers", 0, 28, false) < layers)
+			note(c, "sliding window on some layers only: KV cache sized as full attention");
+		return 0;
+	default:
+		return 0; /* Gemma 2/3 alternate local and global layers */
+	}
+}
+
+/* Gemma 3 text configs often leave fields at Gemma3TextConfig defaults. */
+static void gemma3_defaults(cfg *c)
+{
+	static const struct {
+		const char *key;
+		int64_t def;
+	} defs[] = {
+		{ "num_attention_heads", 8 }, { "num_key_value_heads", 4 },
+		{ "head_dim", 256 },          { "vocab_size", 262208 },
+	};
+	char list[160] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
+		if (!has(c, defs[i].key) && n < sizeof list)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s %" PRId64, n ? ", " : "",
+			                      defs[i].key, defs[i].def);
+	}
+	if (n > 0)
+		note(c, "Gemma3TextConfig defaults used for absent %s", list);
+}
+
+static int64_t gemma3_get(cfg *c, const char *key, int64_t def)
+{
+	return get_int(c, key, 1, def, false);
+}
+
+static void fam_llama(cfg *c, llama_kind lk)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool qkv_bias = false, o_bias = false, mlp_bias = false, tied;
+	int64_t norms = 2, hd_def = 0;
+
+	if (lk == LK_QWEN3)
+		hd_def = 128; /* Qwen3Config default */
+	if (lk == LK_GEMMA || lk == LK_GEMMA2 || lk == LK_GEMMA3)
+		hd_def = 256;
+	if (lk == LK_GEMMA3) {
+		gemma3_defaults(c);
+		d.H = get_int(c, "hidden_size", 1, 0, true);
+		d.L = get_int(c, "num_hidden_layers", 1, 0, true);
+		d.nh = gemma3_get(c, "num_attention_heads", 8);
+		d.nkv = gemma3_get(c, "num_key_value_heads", 4);
+		d.hd = gemma3_get(c, "head_dim", 256);
+		d.I = get_int(c, "intermediate_size", 1, 0, true);
+		d.V = gemma3_get(c, "vocab_size", 262208);
+		if (c->rc == GS_OK && (d.nkv > d.nh || d.nh % d.nkv != 0))
+			field_fail(c, GS_ECONFIG, "num_key_value_heads",
+			           "must divide num_attention_heads (got %" PRId64 " for %" PRId64 " heads)",
+			           d.nkv, d.nh);
+	} else {
+		read_dims(c, &d, hd_def, true);
+	}
+	switch (lk) {
+	case LK_LLAMA:
+	case LK_GENERIC:
+		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
+		mlp_bias = get_bool(c, "mlp_bias", false);
+		break;
+	case LK_QWEN2:
+		qkv_bias = true;
+		break;
+	case LK_QWEN3:
+	case LK_GEMMA:
+	case LK_GEMMA2:
+	case LK_GEMMA3:
+		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
+		break;
+	default:
+		break;
+	}
+	tied = get_bool(c, "tie_word_embeddings",
+	                lk == LK_GEMMA || lk == LK_GEMMA2 || lk == LK_GEMMA3);
+	if (c->rc != GS_OK)
+		return;
+	set_common(c, &d, tied);
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->sliding_window = sliding(c, lk, d.L);
+	a->n_kinds = 1;
+	k->n_layers = d.L;
+	if (lk == LK_PHI3) {
+		int64_t q = mul(c, d.nh, d.hd, "head_dim");
+		int64_t qkv = add(c, q, mul(c, mul(c, 2, d.nkv, "num_key_value_heads"), d.hd, "head_dim"),
+		                  "head_dim");
+		lin(k, "qkv_proj", GS_ROLE_QKV, d.H, qkv, false);
+		lin(k, "o_proj", GS_ROLE_O, q, d.H, false);
+		lin(k, "gate_up_proj", GS_ROLE_GATE_UP, d.H, mul(c, 2, d.I, "intermediate_size"), false);
+		lin(k, "down_proj", GS_ROLE_DOWN, d.I, d.H, false);
+	} else {
+		add_attn(c, k, &d, qkv_bias, o_bias);
+		add_gated(k, "", d.H, d.I, mlp_bias);
+	}
+	if (lk == LK_GEMMA2 || lk == LK_GEMMA3)
+		norms = 4; /* input, post_attention, pre_ and post_feedforward */
+	k->other_params = mul(c, norms, d.H, "hidden_size");
+	if (lk == LK_QWEN3 || lk == LK_GEMMA3) /* q_norm, k_norm */
+		k->other_params = add(c, k->other_params, mul(c, 2, d.hd, "head_dim"), "head_dim");
+	k->mlp_inner = d.I;
+	a->p_final = d.H;
+	if (lk == LK_GENERIC) {
+		note(c,
+		     "unknown model_type \"%s\": sized as a generic LLaMA-style decoder (q/k/v/o "
+		     "attention, gated MLP gate/up/down, RMSNorm, rotary, %s head)",
+		     a->model_type, tied ? "tied" : "untied");
+		if (has(c, "num_local_experts") || has(c, "num_experts") || has(c, "n_routed_experts"))
+			note(c, "expert fields ignored: sized as dense");
+	}
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Mixture-of-experts layers of Mixtral, Qwen2-MoE and Qwen3-MoE. */
+static void fam_moe(cfg *c, const char *type)
+{
+	gs_arch *a = c->a;
+	bool mixtral = strcmp(type, "mixtral") == 0, qwen2 = strcmp(type, "qwen2_moe") == 0;
+	dims d;
+	int64_t E, top, moeI, shI = 0, step = 1, n_moe, n_dense, hd_def = 0;
+	bool qkv_bias = false, o_bias = false, tied, need_dense;
+	const cJSON *only = NULL;
+
+	if (strcmp(type, "qwen3_moe") == 0)
+		hd_def = 128;
+	read_dims(c, &d, hd_def, mixtral);
+	E = get_int(c, mixtral ? "num_local_experts" : "num_experts", 1, 0, true);
+	top = get_int(c, "num_experts_per_tok", 1, 0, true);
+	if (c->rc == GS_OK && top > E)
+		field_fail(c, GS_ECONFIG, "num_experts_per_tok",
+		           "must not exceed the %" PRId64 " experts (got %" PRId64 ")", E, top);
+	moeI = mixtral ? d.I : get_int(c, "moe_intermediate_size", 1, 0, true);
+	if (qwen2) {
+		shI = get_int(c, "shared_expert_intermediate_size", 0, 0, true);
+		qkv_bias = get_bool(c, "qkv_bias", true);
+	} else if (!mixtral) {
+		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
+	}
+	tied = get_bool(c, "tie_word_embeddings", false);
+	n_moe = d.L;
+	if (!mixtral && c->rc == GS_OK) {
+		/* Qwen: layer i is MoE when (i+1) % decoder_sparse_step == 0 and i
+		 * is not in mlp_only_layers. */
+		step = get_int(c, "decoder_sparse_step", 1, 1, false);
+		n_moe = d.L / step;
+		only = item(c->obj, "mlp_only_layers");
+		if (c->rc == GS_OK && only != NULL) {
+			int64_t *idx, m = 0;
+
+			if (!cJSON_IsArray(only)) {
+				char got[64];
+				describe(only, got, sizeof got);
+				field_fail(c, GS_ECONFIG, "mlp_only_layers",
+				           "must be an array of layer indices (got %s)", got);
+				return;
+			}
+			idx = gs_xcalloc((size_t)cJSON_GetArraySize(only) + 1, sizeof *idx);
+			for (const cJSON *v = only->child; v != NULL; v = v->next) {
+				double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
+
+				if (!isfinite(x) || x != floor(x) || x < 0 || x >= (double)d.L) {
+					char got[64];
+					describe(v, got, sizeof got);
+					field_fail(c, GS_ECONFIG, "mlp_only_layers",
+					           "entries must be layer indices from 0 to %" PRId64 " (got %s)",
+					           d.L - 1, got);
+					free(idx);
+					return;
+				}
+				idx[m++] = (int64_t)x;
+			}
+			/* Distinct entries that would otherwise be MoE layers become dense. */
+			qsort(idx, (size_t)m, sizeof *idx, cmp_i64);
+			for (int64_t i = 0; i < m; i++) {
+				if ((i == 0 || idx[i] != idx[i - 1]) && (idx[i] + 1) % step == 0)
+					n_moe--;
+			}
+			free(idx);
+		}
+	}
+	n_dense = d.L - n_moe;
+	need_dense = n_dense > 0;
+	if (c->rc == GS_OK && need_dense && d.I == 0)
+		get_int(c, "intermediate_size", 1, 0, true); /* fails: dense layers need it */
+	if (c->rc != GS_OK)
+		return;
+	set_common(c, &d, tied);
+	a->intermediate = d.I ? d.I : moeI;
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->sliding_window = mixtral ? get_int(c, "sliding_window", 1, 0, false)
+	                            : sliding(c, qwen2 ? LK_QWEN2 : LK_QWEN3, d.L);
+	a->p_final = d.H;
+	a->n_kinds = 0;
+	if (need_dense) {
+		gs_layer_kind *k = &a->kind[a->n_kinds++];
+		k->n_layers = n_dense;
+		add_attn(c, k, &d, qkv_bias, o_bias);
+		add_gated(k, "", d.H, d.I, false);
+		k->mlp_inner = d.I;
+	}
+	if (n_moe > 0) {
+		gs_layer_kind *k = &a->kind[a->n_kinds++];
+		gs_linear *first;
+
+		k->n_layers = n_moe;
+		add_attn(c, k, &d, qkv_bias, o_bias);
+		if (mixtral) {
+			lin(k, "gate", GS_ROLE_ROUTER, d.H, E, false);
+			first = lin(k, "w1", GS_ROLE_GATE, d.H, moeI, false);
+			lin(k, "w3", GS_ROLE_UP, d.H, moeI, false);
+			lin(k, "w2", GS_ROLE_DOWN, moeI, d.H, false);
+		} else {
+			lin(k, "gate", GS_ROLE_ROUTER, d.H, E, false);
+			first = add_gated(k, "", d.H, moeI, false);
+		}
+		experts3(k, first, E, top);
+		k->mlp_inner = mul(c, top, moeI, "num_experts_per_tok");
+		if (qwen2 && shI > 0) {
+			add_gated(k, "shared_expert.", d.H, shI, false);
+			lin(k, "shared_expert_gate", GS_ROLE_ROUTER, d.H, 1, false);
+			k->mlp_inner = add(c, k->mlp_inner, shI, "shared_expert_intermediate_size");
+		}
+		k->n_experts = E;
+		k->experts_per_tok = top;
+	}
+	for (int i = 0; i < a->n_kinds; i++) {
+		a->kind[i].other_params = mul(c, 2, d.H, "hidden_size");
+		if (strcmp(type, "qwen3_moe") == 0) /* q_norm, k_norm */
+			a->kind[i].other_params =
+				add(c, a->kind[i].other_params, mul(c, 2, d.hd, "head_dim"), "head_dim");
+	}
+}
+
+/* DeepSeek-V2/V3: multi-head latent attention, dense then MoE layers. */
+static void fam_deepseek(cfg *c)
+{
+	gs_arch *a = c->a;
+	dims d;
+	int64_t qr, kvr, nope, rope, vhd, E, top = 0, moeI = 0, nsh = 0, firstk, freq, n_moe, n_dense;
+	int64_t qhd, norms;
+	bool ab, tied;
+
+	d.H = get_int(c, "hidden_size", 1, 0, true);
+	d.L = get_int(c, "num_hidden_layers", 1, 0, true);
+	d.nh = get_int(c, "num_attention_heads", 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	d.I = get_int(c, "intermediate_size", 1, 0, true);
+	if (cJSON_GetObjectItemCaseSensitive(c->obj, "q_lora_rank") == NULL) {
+		qr = 1536; /* DeepseekV2Config / DeepseekV3Config default */
+		note(c, "q_lora_rank absent: the config class default 1536 used");
+	} else {
+		qr = get_int(c, "q_lora_rank", 1, 0, false); /* null: no query compression */
+	}
+	kvr = get_int(c, "kv_lora_rank", 1, 0, true);
+	nope = get_int(c, "qk_nope_head_dim", 1, 0, true);
+	rope = get_int(c, "qk_rope_head_dim", 1, 0, true);
+	vhd = get_int(c, "v_head_dim", 1, 0, true);
+	E = get_int(c, "n_routed_experts", 1, 0, false); /* null: dense model */
+	if (E > 0) {
+		top = get_int(c, "num_experts_per_tok", 1, 0, true);
+		moeI = get_int(c, "moe_intermediate_size", 1, 0, true);
+		nsh = get_int(c, "n_shared_experts", 0, 0, false);
+		if (c->rc == GS_OK && top > E)
+			field_fail(c, GS_ECONFIG, "num_experts_per_tok",
+			           "must not exceed the %" PRId64 " routed experts (got %" PRId64 ")", E, top);
+	}
+	firstk = get_int(c, "first_k_dense_replace", 0, 0, false);
+	freq = get_int(c, "moe_layer_freq", 1, 1, false);
+	ab = get_bool(c, "attention_bias", false);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	if (c->rc != GS_OK)
+		return;
+	/* Layer i is MoE when i >= first_k_dense_replace and i % freq == 0:
+	 * multiples of freq in [firstk, L) = ceil(L/f) - ceil(firstk/f). */
+	n_moe = 0;
+	if (E > 0 && firstk < d.L)
+		n_moe = (d.L + freq - 1) / freq - (firstk + freq - 1) / freq;
+	n_dense = d.L - n_moe;
+	qhd = add(c, nope, rope, "qk_rope_head_dim");
+	d.nkv = d.nh;
+	d.hd = qhd;
+	set_common(c, &d, tied);
+	a->v_head_dim = vhd;
+	a->kv_cache_dim = add(c, kvr, rope, "kv_lora_rank");
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->p_final = d.H;
+	if (get_int(c, "num_nextn_predict_layers", 0, 0, false) > 0)
+		note(c, "multi-token-prediction layers not counted (transformers does not load them)");
+	norms = add(c, mul(c, 2, d.H, "hidden_size"), kvr, "kv_lora_rank");
+	if (qr > 0)
+		norms = add(c, norms, qr, "q_lora_rank");
+	a->n_kinds = 0;
+	for (int moe = 0; moe < 2; moe++) {
+		gs_layer_kind *k;
+		int64_t n = moe ? n_moe : n_dense;
+
+		if (n == 0)
+			continue;
+		k = &a->kind[a->n_kinds++];
+		k->n_layers = n;
+		if (qr > 0) {
+			lin(k, "q_a_proj", GS_ROLE_ATTN_OTHER, d.H, qr, ab);
+			lin(k, "q_b_proj", GS_ROLE_Q, qr, mul(c, d.nh, qhd, "num_attention_heads"), false);
+		} else {
+			lin(k, "q_proj", GS_ROLE_Q, d.H, mul(c, d.nh, qhd, "num_attention_heads"), false);
+		}
+		lin(k, "kv_a_proj_with_mqa", GS_ROLE_ATTN_OTHER, d.H, add(c, kvr, rope, "kv_lora_rank"), ab);
+		lin(k, "kv_b_proj", GS_ROLE_ATTN_OTHER, kvr,
+		    mul(c, d.nh, add(c, nope, vhd, "v_head_dim"), "num_attention_heads"), false);
+		lin(k, "o_proj", GS_ROLE_O, mul(c, d.nh, vhd, "v_head_dim"), d.H, ab);
+		k->other_params = norms;
+		if (!moe) {
+			add_gated(k, "", d.H, d.I, false);
+			k->mlp_inner = d.I;
+			continue;
+		}
+		lin(k, "gate", GS_ROLE_ROUTER, d.H, E, false);
+		experts3(k, add_gated(k, "", d.H, moeI, false), E, top);
+		k->mlp_inner = mul(c, top, moeI, "num_experts_per_tok");
+		if (nsh > 0) {
+			int64_t shI = mul(c, nsh, moeI, "n_shared_experts");
+			add_gated(k, "shared_experts.", d.H, shI, false);
+			k->mlp_inner = add(c, k->mlp_inner, shI, "n_shared_experts");
+		}
+		k->n_experts = E;
+		k->experts_per_tok = top;
+	}
+}
+
+static const char *const K_HIDDEN[] = { "n_embd", "hidden_size", NULL };
+static const char *const K_LAYERS[] = { "n_layer", "num_hidden_layers", NULL };
+static const char *const K_HEADS[] = { "n_head", "num_attention_heads", NULL };
+static const char *const K_POS[] = { "n_positions", "max_position_embeddings", NULL };
+static const char *const K_BLOOM_H[] = { "hidden_size", "n_embed", NULL };
+
+/* Plain-MLP LayerNorm families: GPT-2, GPT-NeoX, Falcon, BLOOM, BERT. */
+static void plain_common(cfg *c, const dims *d, bool tied)
+{
+	set_common(c, d, tied);
+	c->a->act = GS_ACT_PLAIN;
+	c->a->norm = GS_NORM_LAYER;
+	c->a->n_kinds = 1;
+	c->a->kind[0].n_layers = d->L;
+	c->a->kind[0].mlp_inner = d->I;
+}
+
+static bool heads_divide(cfg *c, dims *d, const char *heads_key)
+{
+	if (c->rc != GS_OK)
+		return false;
+	if (d->H % d->nh != 0) {
+		field_fail(c, GS_ECONFIG, heads_key,
+		           "must divide the hidden size (got %" PRId64 " heads for hidden size %" PRId64 ")",
+		           d->nh, d->H);
+		return false;
+	}
+	d->hd = d->H / d->nh;
+	return true;
+}
+
+static void fam_gpt2(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	int64_t P;
+
+	d.H = get_int_alias(c, K_HIDDEN, 1, 0, true);
+	d.L = get_int_alias(c, K_LAYERS, 1, 0, true);
+	d.nh = get_int_alias(c, K_HEADS, 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	P = get_int_alias(c, K_POS, 1, 0, true);
+	d.I = get_int(c, "n_inner", 1, 0, false);
+	if (!heads_divide(c, &d, has(c, "n_head") ? "n_head" : "num_attention_heads"))
+		return;
+	if (d.I == 0)
+		d.I = mul(c, 4, d.H, "n_embd");
+	d.nkv = d.nh;
+	plain_common(c, &d, true);
+	a->max_pos = P;
+	a->p_embed_other = mul(c, P, d.H, "n_positions"); /* wpe */
+	a->p_final = mul(c, 2, d.H, "n_embd");            /* ln_f */
+	lin(k, "c_attn", GS_ROLE_QKV, d.H, mul(c, 3, d.H, "n_embd"), true);
+	lin(k, "attn.c_proj", GS_ROLE_O, d.H, d.H, true);
+	lin(k, "c_fc", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "mlp.c_proj", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 4, d.H, "n_embd"); /* ln_1, ln_2 */
+}
+
+static void fam_neox(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool ab, tied;
+
+	d.H = get_int(c, "hidden_size", 1, 0, true);
+	d.L = get_int(c, "num_hidden_layers", 1, 0, true);
+	d.nh = get_int(c, "num_attention_heads", 1, 0, true);
+	d.I = get_int(c, "intermediate_size", 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	ab = get_bool(c, "attention_bias", true);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	a->parallel_attn = get_bool(c, "use_parallel_residual", true);
+	if (!heads_divide(c, &d, "num_attention_heads"))
+		return;
+	d.nkv = d.nh;
+	plain_common(c, &d, tied);
+	a->rotary = true;
+	a->p_final = mul(c, 2, d.H, "hidden_size");
+	lin(k, "query_key_value", GS_ROLE_QKV, d.H, mul(c, 3, d.H, "hidden_size"), ab);
+	lin(k, "dense", GS_ROLE_O, d.H, d.H, ab);
+	lin(k, "dense_h_to_4h", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "dense_4h_to_h", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 4, d.H, "hidden_size");
+}
+
+static void fam_falcon(cfg *c)
+{
+	static const char *const k_kv[] = { "num_kv_heads", "n_head_kv", NULL };
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool newarch, mq, par, bias, alibi, tied;
+	int64_t qkv, nln = 0, norms;
+
+	d.H = get_int(c, "hidden_size", 1, 0, true);
+	d.L = get_int_alias(c, K_LAYERS, 1, 0, true);
+	d.nh = get_int_alias(c, K_HEADS, 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	d.I = get_int(c, "ffn_hidden_size", 1, 0, false);
+	newarch = get_bool(c, "new_decoder_architecture", false);
+	mq = get_bool(c, "multi_query", true);
+	par = get_bool(c, "parallel_attn", true);
+	bias = get_bool(c, "bias", false);
+	alibi = get_bool(c, "alibi", false);
+	tied = get_bool(c, "tie_word_embeddings", true);
+	d.nkv = get_int_alias(c, k_kv, 1, 0, false);
+	if (has(c, "num_ln_in_parallel_attn"))
+		nln = get_int(c, "num_ln_in_parallel_attn", 1, 0, false);
+	if (!heads_divide(c, &d, has(c, "n_head") ? "n_head" : "num_attention_heads"))
+		return;
+	if (d.I == 0)
+		d.I = mul(c, 4, d.H, "hidden_size");
+	/* FalconAttention: kv heads and the fused projection's width. */
+	if (newarch) {
+		if (d.nkv == 0)
+			d.nkv = d.nh;
+		qkv = mul(c, add(c, d.nh, mul(c, 2, d.nkv, "num_kv_heads"), "num_kv_heads"), d.hd,
+		          "num_kv_heads");
+	} else if (mq) {
+		d.nkv = 1;
+		qkv = add(c, d.H, mul(c, 2, d.hd, "hidden_size"), "hidden_size");
+	} else {
+		d.nkv = d.nh;
+		qkv = mul(c, 3, d.H, "hidden_size");
+	}
+	if (c->rc == GS_OK && (d.nkv > d.nh || d.nh % d.nkv != 0)) {
+		field_fail(c, GS_ECONFIG, "num_kv_heads",
+		           "must divide the head count (got %" PRId64 " for %" PRId64 " heads)", d.nkv, d.nh);
+		return;
+	}
+	/* FalconDecoderLayer's LayerNorms. */
+	if (nln == 0 && newarch)
+		nln = 2;
+	norms = !par ? 2 : nln == 2 ? 2 : 1;
+	plain_common(c, &d, tied);
+	if (c->rc != GS_OK)
+		return;
+	a->parallel_attn = par || newarch;
+	a->rotary = !alibi;
+	a->p_final = mul(c, 2, d.H, "hidden_size");
+	lin(k, "query_key_value", GS_ROLE_QKV, d.H, qkv, bias);
+	lin(k, "dense", GS_ROLE_O, d.H, d.H, bias);
+	lin(k, "dense_h_to_4h", GS_ROLE_UP, d.H, d.I, bias);
+	lin(k, "dense_4h_to_h", GS_ROLE_DOWN, d.I, d.H, bias);
+	k->other_params = mul(c, mul(c, norms, 2, "hidden_size"), d.H, "hidden_size");
+}
+
+static void fam_bloom(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool tied;
+
+	d.H = get_int_alias(c, K_BLOOM_H, 1, 0, true);
+	d.L = get_int_alias(c, K_LAYERS, 1, 0, true);
+	d.nh = get_int_alias(c, K_HEADS, 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	tied = get_bool(c, "tie_word_embeddings", true);
+	if (!heads_divide(c, &d, has(c, "n_head") ? "n_head" : "num_attention_heads"))
+		return;
+	d.I = mul(c, 4, d.H, "hidden_size");
+	d.nkv = d.nh;
+	plain_common(c, &d, tied);
+	a->rotary = false; /* ALiBi */
+	a->p_embed_other = mul(c, 2, d.H, "hidden_size"); /* word_embeddings_layernorm */
+	a->p_final = mul(c, 2, d.H, "hidden_size");
+	lin(k, "query_key_value", GS_ROLE_QKV, d.H, mul(c, 3, d.H, "hidden_size"), true);
+	lin(k, "dense", GS_ROLE_O, d.H, d.H, true);
+	lin(k, "dense_h_to_4h", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "dense_4h_to_h", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 4, d.H, "hidden_size");
+}
+
+static void fam_bert(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	int64_t P, T;
+	const char *pos;
+
+	d.H = get_int(c, "hidden_size", 1, 0, true);
+	d.L = get_int(c, "num_hidden_layers", 1, 0, true);
+	d.nh = get_int(c, "num_attention_heads", 1, 0, true);
+	d.I = get_int(c, "intermediate_size", 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	P = get_int(c, "max_position_embeddings", 1, 512, false);
+	T = get_int(c, "type_vocab_size", 0, 2, false);
+	pos = get_str(c, "position_embedding_type");
+	if (!heads_divide(c, &d, "num_attention_heads"))
+		return;
+	d.nkv = d.nh;
+	plain_common(c, &d, false);
+	a->max_pos = P;
+	a->encoder = true;
+	a->p_head = 0; /* BertModel: no task head */
+	/* position + token type embeddings, embeddings LayerNorm */
+	a->p_embed_other = add(c, mul(c, add(c, P, T, "type_vocab_size"), d.H, "max_position_embeddings"),
+	                       mul(c, 2, d.H, "hidden_size"), "hidden_size");
+	a->p_final = add(c, mul(c, d.H, d.H, "hidden_size"), d.H, "hidden_size"); /* pooler */
+	lin(k, "query", GS_ROLE_Q, d.H, d.H, true);
+	lin(k, "key", GS_ROLE_K, d.H, d.H, true);
+	lin(k, "value", GS_ROLE_V, d.H, d.H, true);
+	lin(k, "attention.output.dense", GS_ROLE_O, d.H, d.H, true);
+	lin(k, "intermediate.dense", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "output.dense", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 4, d.H, "hidden_size"); /* two LayerNorms */
+	if (pos != NULL && strcmp(pos, "absolute") != 0) {
+		if (strcmp(pos, "relative_key") == 0 || strcmp(pos, "relative_key_query") == 0) {
+			/* distance_embedding: (2P - 1) x head size, per layer */
+			int64_t rel = mul(c, mul(c, 2, P, "max_position_embeddings") - 1, d.hd,
+			                  "max_position_embeddings");
+			k->other_params = add(c, k->other_params, rel, "max_position_embeddings");
+		} else {
+			field_fail(c, GS_ECONFIG, "position_embedding_type",
+			           "must be \"absolute\", \"relative_key\" or \"relative_key_query\" (got \"%.40s\")",
+			           pos);
+		}
+	}
+}
+
+/* ---- quantization_config ---- */
+
+static void read_quant(cfg *c)
+{
+	const cJSON *q = item(c->root, "quantization_config");
+	gs_arch *a = c->a;
+	cfg qc = *c;
+	const char *m;
+	char got[64];
+
+	if (q == NULL || c->rc != GS_OK)
+		return;
+	if (!cJSON_IsObject(q)) {
+		describe(q, got, sizeof got);
+		field_fail(c, GS_ECONFIG, "quantization_config", "must be an object (got %s)", got);
+		return;
+	}
+	qc.obj = q;
+	qc.pfx = "quantization_config.";
+	m = get_str(&qc, "quant_method");
+	if (m == NULL && (has(&qc, "load_in_4bit") || has(&qc, "load_in_8bit")))
+		m = "bitsandbytes";
+	if (qc.rc != GS_OK) {
+		c->rc = qc.rc;
+		return;
+	}
+	if (m == NULL) {
+		a->quant = GS_QUANT_OTHER;
+		note(c, "quantization_config without quant_method: quantization not modelled");
+	} else if (strcmp(m, "gptq") == 0 || strcmp(m, "awq") == 0) {
+		static const char *const kb[] = { "bits", "w_bit", NULL };
+		int64_t bits = get_int_alias(&qc, kb, 1, 4, m[0] == 'g');
+		const cJSON *gv = item(q, has(&qc, "group_size") ? "group_size" : "q_group_size");
+
+		a->quant = m[0] == 'g' ? GS_QUANT_GPTQ : GS_QUANT_AWQ;
+		if (qc.rc == GS_OK && bits > 8)
+			field_fail(&qc, GS_ECONFIG, has(&qc, "bits") ? "bits" : "w_bit",
+			           "must be from 1 to 8 (got %" PRId64 ")", bits);
+		a->quant_bits = (int)bits;
+		a->quant_group = 128;
+		if (gv != NULL && qc.rc == GS_OK) {
+			double g = cJSON_IsNumber(gv) ? gv->valuedouble : 0;
+			if (g != -1 && (g < 1 || g != floor(g) || g > (double)CFG_INT_MAX)) {
+				describe(gv, got, sizeof got);
+				field_fail(&qc, GS_ECONFIG, has(&qc, "group_size") ? "group_size" : "q_group_size",
+				           "must be a positive integer or -1 (got %s)", got);
+			} else {
+				a->quant_group = (int64_t)g;
+			}
+		}
+	} else if (strcmp(m, "bitsandbytes") == 0) {
+		bool b4 = get_bool(&qc, "load_in_4bit", false) || get_bool(&qc, "_load_in_4bit", false);
+		bool b8 = get_bool(&qc, "load_in_8bit", false) || get_bool(&qc, "_load_in_8bit", false);
+
+		if (qc.rc == GS_OK && b4 == b8)
+			field_fail(&qc, GS_ECONFIG, "load_in_4bit",
+			           "exactly one of load_in_4bit and load_in_8bit must be true");
+		a->quant = b4 ? GS_QUANT_BNB4 : GS_QUANT_BNB8;
+		a->quant_bits = b4 ? 4 : 8;
+	} else if (strcmp(m, "fp8") == 0) {
+		a->quant = GS_QUANT_FP8;
+		a->quant_bits = 8;
+	} else if (strcmp(m, "compressed-tensors") == 0) {
+		const cJSON *groups = item(q, "config_groups"), *w = NULL;
+		const cJSON *nb = NULL, *ty = NULL;
+
+		if (cJSON_IsObject(groups) && groups->child != NULL && cJSON_IsObject(groups->child))
+			w = item(groups->child, "weights");
+		if (cJSON_IsObject(w)) {
+			nb = item(w, "num_bits");
+			ty = item(w, "type");
+		}
+		if (cJSON_IsNumber(nb) && nb->valuedouble == 8 && cJSON_IsString(ty) &&
+		    strcmp(ty->valuestring, "float") == 0) {
+			a->quant = GS_QUANT_FP8;
+			a->quant_bits = 8;
+		} else {
+			a->quant = GS_QUANT_OTHER;
+			if (cJSON_IsNumber(nb) && nb->valuedouble >= 1 && nb->valuedouble <= 16)
+				a->quant_bits = (int)nb->valuedouble;
+			note(c, "compressed-tensors quantization other than fp8 weights: not modelled");
+		}
+	} else {
+		int64_t bits = get_int(&qc, "bits", 1, 0, false);
+		a->quant = GS_QUANT_OTHER;
+		if (qc.rc == GS_OK && bits <= 16)
+			a->quant_bits = (int)bits;
+		note(c, "quant_method \"%.32s\" not modelled", m);
+	}
+	if (qc.rc != GS_OK)
+		c->rc = qc.rc;
+}
+
+/* ---- entry points ---- */
+
+static void line_col(const char *json, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (json[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}
+
+static void build(cfg *c)
+{
+	gs_arch *a = c->a;
+	const char *mt = get_str(c, "model_type");
+	const cJSON *dt;
+
+	if (c->rc != GS_OK)
+		return;
+	if (mt == NULL) {
+		field_fail(c, GS_ECONFIG, "model_type", "missing (must be a string naming the model family)");
+		return;
+	}
+	snprintf(a->model_type, sizeof a->model_type, "%s", mt);
+	/* dtype (transformers >= 4.56) or torch_dtype: a string when present. */
+	dt = item(c->root, "dtype") ? item(c->root, "dtype") : item(c->root, "torch_dtype");
+	if (dt != NULL && !cJSON_IsString(dt)) {
+		char got[64];
+		describe(dt, got, sizeof got);
+		field_fail(c, GS_ECONFIG, item(c->root, "dtype") ? "dtype" : "torch_dtype",
+		           "must be a string such as \"bfloat16\" (got %s)", got);
+		return;
+	}
+	if (strcmp(mt, "gemma3") == 0) {
+		const cJSON *tc = item(c->root, "text_config");
+		if (!cJSON_IsObject(tc)) {
+			char got[64];
+			describe(tc, got, sizeof got);
+			if (tc == NULL)
+				field_fail(c, GS_ECONFIG, "text_config", "missing (must be an object)");
+			else
+				field_fail(c, GS_ECONFIG, "text_config", "must be an object (got %s)", got);
+			return;
+		}
+		c->obj = tc;
+		c->pfx = "text_config.";
+		note(c, "gemma3: text decoder only; the vision tower and projector are not counted");
+		fam_llama(c, LK_GEMMA3);
+	} else if (strcmp(mt, "llama") == 0) {
+		fam_llama(c, LK_LLAMA);
+	} else if (strcmp(mt, "mistral") == 0) {
+		fam_llama(c, LK_MISTRAL);
+	} else if (strcmp(mt, "qwen2") == 0) {
+		fam_llama(c, LK_QWEN2);
+	} else if (strcmp(mt, "qwen3") == 0) {
+		fam_llama(c, LK_QWEN3);
+	} else if (strcmp(mt, "gemma") == 0) {
+		fam_llama(c, LK_GEMMA);
+	} else if (strcmp(mt, "gemma2") == 0) {
+		fam_llama(c, LK_GEMMA2);
+	} else if (strcmp(mt, "gemma3_text") == 0) {
+		fam_llama(c, LK_GEMMA3);
+	} else if (strcmp(mt, "phi3") == 0) {
+		fam_llama(c, LK_PHI3);
+	} else if (strcmp(mt, "mixtral") == 0 || strcmp(mt, "qwen2_moe") == 0 ||
+	           strcmp(mt, "qwen3_moe") == 0) {
+		fam_moe(c, mt);
+	} else if (strcmp(mt, "deepseek_v2") == 0 || strcmp(mt, "deepseek_v3") == 0) {
+		fam_deepseek(c);
+	} else if (strcmp(mt, "gpt2") == 0) {
+		fam_gpt2(c);
+	} else if (strcmp(mt, "gpt_neox") == 0) {
+		fam_neox(c);
+	} else if (strcmp(mt, "falcon") == 0) {
+		fam_falcon(c);
+	} else if (strcmp(mt, "bloom") == 0) {
+		fam_bloom(c);
+	} else if (strcmp(mt, "bert") == 0) {
+		fam_bert(c);
+	} else {
+		static const char *const usual[] = { "hidden_size", "num_hidden_layers",
+			                             "num_attention_heads", "intermediate_size",
+			                             "vocab_size", NULL };
+		for (int i = 0; usual[i] != NULL; i++) {
+			if (!has(c, usual[i])) {
+				field_fail(c, GS_ECONFIG, usual[i],
+				           "missing: model_type \"%.32s\" is not a known family, and a generic "
+				           "decoder needs hidden_size, num_hidden_layers, num_attention_heads, "
+				           "intermediate_size and vocab_size",
+				           mt);
+				return;
+			}
+		}
+		a->generic = true;
+		fam_llama(c, LK_GENERIC);
+	}
+	read_quant(c);
+}
+
+gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *out, gs_error *e)
+{
+	cfg c;
+	gs_arch *a = gs_xcalloc(1, sizeof *a);
+	cJSON *root = NULL;
+	const char *end = NULL;
+	gs_err rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&c, 0, sizeof c);
+	c.path = path ? path : "config.json";
+	c.pfx = "";
+	c.a = a;
+	c.e = e;
+	snprintf(a->source, sizeof a->source, "%s", c.path);
+	if (json == NULL)
+		len = 0;
+	if (len > 0)
+		root = cJSON_ParseWithLengthOpts(json, len, &end, false);
+	if (root == NULL) {
+		size_t off = (end != NULL && end >= json) ? (size_t)(end - json) : 0, line, col;
+
+		if (off > len)
+			off = len;
+		line_col(json ? json : "", off, &line, &col);
+		rc = gs_fail(e, GS_ECONFIG, "%s: invalid JSON at line %zu, column %zu", c.path, line, col);
+		goto out;
+	}
+	/* Only whitespace may follow the value. */
+	for (size_t off = (size_t)(end - json); off < len; off++) {
+		if (json[off] != ' ' && json[off] != '\t' && json[off] != '\n' && json[off] != '\r') {
+			size_t line, col;
+			line_col(json, off, &line, &col);
+			rc = gs_fail(e, GS_ECONFIG, "%s: invalid JSON: unexpected text after the value at line %zu, column %zu",
+			             c.path, line, col);
+			goto out;
+		}
+	}
+	if (!cJSON_IsObject(root)) {
+		rc = gs_fail(e, GS_ECONFIG, "%s: invalid config: the top level must be a JSON object", c.path);
+		goto out;
+	}
+	c.root = c.obj = root;
+	build(&c);
+	rc = c.rc;
+	if (rc == GS_OK) {
+		gs_error te = { 0 };
+
+		rc = gs_arch_tally(a, &te);
+		if (rc != GS_OK) {
+			/* te.msg starts with "<source>: "; name the fields instead. */
+			const char *d = te.msg;
+			size_t sl = strlen(a->source);
+
+			if (strncmp(d, a->source, sl) == 0 && strncmp(d + sl, ": ", 2) == 0)
+				d += sl + 2;
+			rc = gs_fail(e, rc,
+			             "%s: fields \"num_hidden_layers\", \"hidden_size\", \"intermediate_size\": "
+			             "too large together: %s",
+			             c.path, d);
+		}
+	}
+	if (rc == GS_OK)
+		*out = *a;
+out:
+	cJSON_Delete(root);
+	free(a);
+	return rc;
+}
+
+gs_err gs_config_load(const char *path, gs_arch *out, gs_error *e)
+{
+	gs_error re = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	gs_err rc;
+
+	memset(out, 0, sizeof *out);
+	rc = gs_read_file(path, GS_CONFIG_MAX_BYTES, &buf, &len, &re);
+	if (rc == GS_EINPUT) /* gs_read_file's size-limit error */
+		return gs_fail(e, GS_ECONFIG, "%s: file too large (over %u bytes)", path, GS_CONFIG_MAX_BYTES);
+	if (rc != GS_OK)
+		return gs_fail(e, rc, "%s", re.msg);
+	rc = gs_config_parse(buf, len, path, out, e);
+	free(buf);
+	return rc;
+}

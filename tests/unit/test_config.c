@@ -1,0 +1,539 @@
+/* Unit tests for config.c: every model in ../shared/models-reference
+ * (exact totals, MoE active counts), fixture configs for the other
+ * families (hand computations written out below), module names,
+ * quantization_config, and the error paths. Run from the repository root
+ * (tests/run.sh does; GS_TOP overrides). */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+#include "util.h"
+
+static char top[4096] = ".";
+
+static void path_of(char *buf, size_t n, const char *rel)
+{
+	snprintf(buf, n, "%s/%s", top, rel);
+}
+
+static const gs_linear *find_mod(const gs_arch *a, int kind, const char *name)
+{
+	if (kind >= a->n_kinds)
+		return NULL;
+	for (int i = 0; i < a->kind[kind].n_lin; i++) {
+		if (strcmp(a->kind[kind].lin[i].name, name) == 0)
+			return &a->kind[kind].lin[i];
+	}
+	return NULL;
+}
+
+/* Module `name` in kind `kind` with this role and shape. */
+static int mod_is(const gs_arch *a, int kind, const char *name, gs_role role, int64_t in, int64_t out)
+{
+	const gs_linear *l = find_mod(a, kind, name);
+
+	return l != NULL && l->role == role && l->in == in && l->out == out;
+}
+
+/* The names of kind k, space-separated, for failure messages. */
+static const char *names(const gs_arch *a, int k)
+{
+	static char buf[512];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; k < a->n_kinds && i < a->kind[k].n_lin && n < sizeof buf; i++)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s ", a->kind[k].lin[i].name);
+	return buf;
+}
+
+static int load(const char *rel, gs_arch *a)
+{
+	char p[4200];
+	gs_error e = { 0 };
+	gs_err rc;
+
+	path_of(p, sizeof p, rel);
+	rc = gs_config_load(p, a, &e);
+	if (rc != GS_OK)
+		printf("  %s: %s\n", rel, e.msg);
+	return rc == GS_OK;
+}
+
+/* ---- models-reference: exact totals for every file in index.json ---- */
+
+static void test_reference(void)
+{
+	char p[4200], *buf = NULL;
+	size_t len = 0;
+	gs_error e = { 0 };
+	cJSON *idx, *models;
+	int n = 0;
+
+	path_of(p, sizeof p, "../shared/models-reference/index.json");
+	if (gs_read_file(p, 1 << 20, &buf, &len, &e) != GS_OK) {
+		CHECK(0, "reference: read %s (%s)", p, e.msg);
+		return;
+	}
+	idx = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	models = cJSON_GetObjectItemCaseSensitive(idx, "models");
+	CHECK(cJSON_IsArray(models), "reference: index.json has a models array");
+	for (const cJSON *m = models ? models->child : NULL; m != NULL; m = m->next) {
+		const cJSON *file = cJSON_GetObjectItemCaseSensitive(m, "file");
+		const cJSON *tot = cJSON_GetObjectItemCaseSensitive(m, "params_total");
+		const cJSON *act = cJSON_GetObjectItemCaseSensitive(m, "params_active");
+		char rel[512];
+		gs_arch a;
+
+		if (!cJSON_IsString(file) || !cJSON_IsNumber(tot))
+			continue;
+		n++;
+		snprintf(rel, sizeof rel, "../shared/models-reference/%s", file->valuestring);
+		if (!load(rel, &a)) {
+			CHECK(0, "reference %s: parses", file->valuestring);
+			continue;
+		}
+		CHECK_EQ_U64(a.params_total, (uint64_t)tot->valuedouble, "reference %s: params_total exact",
+		             file->valuestring);
+		if (cJSON_IsNumber(act))
+			CHECK_EQ_U64(a.params_active, (uint64_t)act->valuedouble,
+			             "reference %s: params_active exact", file->valuestring);
+		else
+			CHECK_EQ_U64(a.params_active, a.params_total, "reference %s: dense: active = total",
+			             file->valuestring);
+		CHECK(!a.generic, "reference %s: known family (%s)", file->valuestring, a.model_type);
+	}
+	CHECK(n == 17, "reference: all 17 models checked (got %d)", n);
+	cJSON_Delete(idx);
+}
+
+/* ---- what the reference files say beyond the totals ---- */
+
+static void test_reference_shapes(void)
+{
+	gs_arch a;
+
+	if (load("../shared/models-reference/meta-llama--Llama-3.1-8B.config.json", &a)) {
+		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 4096, 4096) &&
+		              mod_is(&a, 0, "k_proj", GS_ROLE_K, 4096, 1024) &&
+		              mod_is(&a, 0, "v_proj", GS_ROLE_V, 4096, 1024) &&
+		              mod_is(&a, 0, "o_proj", GS_ROLE_O, 4096, 4096) &&
+		              mod_is(&a, 0, "gate_proj", GS_ROLE_GATE, 4096, 14336) &&
+		              mod_is(&a, 0, "up_proj", GS_ROLE_UP, 4096, 14336) &&
+		              mod_is(&a, 0, "down_proj", GS_ROLE_DOWN, 14336, 4096) && a.kind[0].n_lin == 7,
+		      "llama modules: %s", names(&a, 0));
+		CHECK(a.kv_heads == 8 && a.head_dim == 128 && a.kv_cache_dim == 2048 && !a.tied &&
+		              a.p_head == 128256LL * 4096 && a.act == GS_ACT_GATED && a.norm == GS_NORM_RMS &&
+		              a.rotary && a.dropout == 0 && a.max_pos == 131072 && a.quant == GS_QUANT_NONE,
+		      "llama 3.1 8b scalars");
+		CHECK_EQ_U64(a.params_linear, 32ull * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3ull * 4096 * 14336),
+		             "llama 3.1 8b: params_linear = layers x linear weights");
+	}
+	if (load("../shared/models-reference/meta-llama--Llama-3.2-1B.config.json", &a))
+		CHECK(a.tied && a.p_head == 0 && a.head_dim == 64, "llama 3.2 1b: tied, head_dim 64");
+	if (load("../shared/models-reference/Qwen--Qwen2.5-7B.config.json", &a)) {
+		const gs_linear *q = find_mod(&a, 0, "q_proj"), *o = find_mod(&a, 0, "o_proj");
+		CHECK(q && q->bias && o && !o->bias && a.sliding_window == 0,
+		      "qwen2: q/k/v bias, o without, sliding window off (use_sliding_window false)");
+	}
+	if (load("../shared/models-reference/mistralai--Mistral-7B-v0.1.config.json", &a))
+		CHECK(a.sliding_window == 4096, "mistral: sliding_window 4096");
+	if (load("../shared/models-reference/microsoft--Phi-3-mini-4k-instruct.config.json", &a))
+		CHECK(mod_is(&a, 0, "qkv_proj", GS_ROLE_QKV, 3072, 9216) &&
+		              mod_is(&a, 0, "o_proj", GS_ROLE_O, 3072, 3072) &&
+		              mod_is(&a, 0, "gate_up_proj", GS_ROLE_GATE_UP, 3072, 16384) &&
+		              mod_is(&a, 0, "down_proj", GS_ROLE_DOWN, 8192, 3072) && a.kind[0].n_lin == 4,
+		      "phi3 modules: %s", names(&a, 0));
+	if (load("../shared/models-reference/openai-community--gpt2.config.json", &a)) {
+		CHECK(mod_is(&a, 0, "c_attn", GS_ROLE_QKV, 768, 2304) &&
+		              mod_is(&a, 0, "attn.c_proj", GS_ROLE_O, 768, 768) &&
+		              mod_is(&a, 0, "c_fc", GS_ROLE_UP, 768, 3072) &&
+		              mod_is(&a, 0, "mlp.c_proj", GS_ROLE_DOWN, 3072, 768) && a.kind[0].n_lin == 4,
+		      "gpt2 modules: %s", names(&a, 0));
+		CHECK(a.tied && a.act == GS_ACT_PLAIN && a.norm == GS_NORM_LAYER && !a.rotary &&
+		              a.dropout == 0.1 && a.max_pos == 1024 && a.p_embed_other == 1024 * 768,
+		      "gpt2 scalars: tied, GELU, LayerNorm, dropout 0.1, wpe");
+	}
+	if (load("../shared/models-reference/google-bert--bert-base-uncased.config.json", &a)) {
+		CHECK(mod_is(&a, 0, "query", GS_ROLE_Q, 768, 768) && mod_is(&a, 0, "key", GS_ROLE_K, 768, 768) &&
+		              mod_is(&a, 0, "value", GS_ROLE_V, 768, 768) &&
+		              mod_is(&a, 0, "attention.output.dense", GS_ROLE_O, 768, 768) &&
+		              mod_is(&a, 0, "intermediate.dense", GS_ROLE_UP, 768, 3072) &&
+		              mod_is(&a, 0, "output.dense", GS_ROLE_DOWN, 3072, 768),
+		      "bert modules: %s", names(&a, 0));
+		CHECK(a.encoder && a.p_head == 0 && a.dropout == 0.1, "bert: encoder, no head, dropout 0.1");
+	}
+	if (load("../shared/models-reference/mistralai--Mixtral-8x7B-v0.1.config.json", &a)) {
+		const gs_linear *w1 = find_mod(&a, 0, "w1"), *g = find_mod(&a, 0, "gate");
+		CHECK(mod_is(&a, 0, "gate", GS_ROLE_ROUTER, 4096, 8) && mod_is(&a, 0, "w1", GS_ROLE_GATE, 4096, 14336) &&
+		              mod_is(&a, 0, "w3", GS_ROLE_UP, 4096, 14336) &&
+		              mod_is(&a, 0, "w2", GS_ROLE_DOWN, 14336, 4096) && w1 && w1->expert &&
+		              w1->count == 8 && w1->active == 2 && g && !g->expert,
+		      "mixtral modules: %s", names(&a, 0));
+		CHECK(a.kind[0].n_experts == 8 && a.kind[0].experts_per_tok == 2 &&
+		              a.kind[0].mlp_inner == 2 * 14336,
+		      "mixtral: experts 8, top-2, mlp_inner 2 x 14336");
+	}
+	if (load("../shared/models-reference/Qwen--Qwen3-30B-A3B.config.json", &a))
+		CHECK(a.n_kinds == 1 && a.kind[0].n_layers == 48 && mod_is(&a, 0, "gate", GS_ROLE_ROUTER, 2048, 128) &&
+		              find_mod(&a, 0, "gate_proj") && find_mod(&a, 0, "gate_proj")->expert &&
+		              a.head_dim == 128 && a.kind[0].other_params == 2 * 2048 + 2 * 128,
+		      "qwen3_moe: 48 MoE layers, router, experts, q/k norms: %s", names(&a, 0));
+	if (load("../shared/models-reference/google--gemma-2-9b.config.json", &a))
+		CHECK(a.tied && a.head_dim == 256 && a.kind[0].other_params == 4 * 3584 && a.sliding_window == 0,
+		      "gemma2: tied, head_dim 256, four norms per layer, hybrid window not applied to all");
+}
+
+/* ---- fixtures: README "Missing" table figures ---- */
+
+static void test_missing_table(void)
+{
+	gs_arch a;
+
+	if (load("tests/fixtures/configs/deepseek-v2-lite-shaped.json", &a)) {
+		CHECK_EQ_U64(a.params_total, 15706484224ull, "DeepSeek-V2-Lite shape: total");
+		CHECK(a.n_kinds == 2 && a.kind[0].n_layers == 1 && a.kind[0].n_experts == 0 &&
+		              a.kind[1].n_layers == 26 && a.kind[1].n_experts == 64 &&
+		              a.kind[1].experts_per_tok == 6,
+		      "DeepSeek-V2-Lite shape: 1 dense + 26 MoE layers");
+		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 2048, 16 * 192) &&
+		              mod_is(&a, 0, "kv_a_proj_with_mqa", GS_ROLE_ATTN_OTHER, 2048, 576) &&
+		              mod_is(&a, 0, "kv_b_proj", GS_ROLE_ATTN_OTHER, 512, 16 * 256) &&
+		              mod_is(&a, 0, "o_proj", GS_ROLE_O, 16 * 128, 2048) &&
+		              mod_is(&a, 0, "gate_proj", GS_ROLE_GATE, 2048, 10944) && !find_mod(&a, 0, "q_a_proj"),
+		      "DeepSeek-V2-Lite shape: MLA without q compression: %s", names(&a, 0));
+		CHECK(mod_is(&a, 1, "gate", GS_ROLE_ROUTER, 2048, 64) &&
+		              find_mod(&a, 1, "gate_proj")->expert && find_mod(&a, 1, "gate_proj")->count == 64 &&
+		              a.kv_cache_dim == 512 + 64 && a.v_head_dim == 128 && a.head_dim == 192,
+		      "DeepSeek-V2-Lite shape: router, routed experts, MLA cache dim: %s", names(&a, 1));
+		/* shared experts: 2 x 1408 wide, not routed */
+		{
+			int found = 0;
+			for (int i = 0; i < a.kind[1].n_lin; i++) {
+				const gs_linear *l = &a.kind[1].lin[i];
+				if (!l->expert && l->role == GS_ROLE_GATE && l->out == 2816)
+					found = strcmp(l->name, sizeof l->name > 24 ? "shared_experts.gate_proj"
+					                                             : "gate_proj") == 0;
+			}
+			CHECK(found, "DeepSeek-V2-Lite shape: shared experts 2 x 1408 (name fits arch.h)");
+		}
+	}
+	if (load("tests/fixtures/configs/pythia-1b-shaped.json", &a)) {
+		CHECK_EQ_U64(a.params_total, 1011781632ull, "pythia-1b shape: total");
+		CHECK(mod_is(&a, 0, "query_key_value", GS_ROLE_QKV, 2048, 6144) &&
+		              mod_is(&a, 0, "dense", GS_ROLE_O, 2048, 2048) &&
+		              mod_is(&a, 0, "dense_h_to_4h", GS_ROLE_UP, 2048, 8192) &&
+		              mod_is(&a, 0, "dense_4h_to_h", GS_ROLE_DOWN, 8192, 2048) && a.parallel_attn &&
+		              !a.tied && a.rotary,
+		      "gpt_neox modules: %s", names(&a, 0));
+	}
+	if (load("tests/fixtures/configs/falcon-7b-shaped.json", &a)) {
+		CHECK_EQ_U64(a.params_total, 6921720704ull, "falcon-7b shape: total (tied)");
+		CHECK(mod_is(&a, 0, "query_key_value", GS_ROLE_QKV, 4544, 4544 + 2 * 64) &&
+		              mod_is(&a, 0, "dense", GS_ROLE_O, 4544, 4544) &&
+		              mod_is(&a, 0, "dense_h_to_4h", GS_ROLE_UP, 4544, 4 * 4544) &&
+		              mod_is(&a, 0, "dense_4h_to_h", GS_ROLE_DOWN, 4 * 4544, 4544) && a.kv_heads == 1 &&
+		              a.kv_cache_dim == 128 && a.tied && a.parallel_attn,
+		      "falcon modules (multi-query): %s", names(&a, 0));
+	}
+	if (load("tests/fixtures/configs/gemma-2-27b-shaped.json", &a))
+		CHECK_EQ_U64(a.params_total, 27227128320ull, "gemma-2-27b shape: total (dtype key accepted)");
+}
+
+/* ---- fixtures checked against hand computations ---- */
+
+static void test_hand_computed(void)
+{
+	gs_arch a;
+
+	if (load("tests/fixtures/configs/qwen2-moe-a2.7b-shaped.json", &a)) {
+		/* H 2048, 24 layers, 16 heads of 128, 60 experts top-4 of 1408,
+		 * shared expert 5632, vocab 151936, untied. */
+		uint64_t attn = 3 * (2048ull * 2048 + 2048) /* q,k,v with bias */ + 2048ull * 2048 /* o */;
+		uint64_t router = 2048ull * 60;               /* gate */
+		uint64_t expert = 3ull * 2048 * 1408;         /* gate/up/down of one expert */
+		uint64_t shared = 3ull * 2048 * 5632 + 2048;  /* shared_expert + shared_expert_gate */
+		uint64_t norms = 2 * 2048;
+		uint64_t emb = 2ull * 151936 * 2048 + 2048;   /* embed + lm_head + final norm */
+		CHECK_EQ_U64(a.params_total, 24 * (attn + router + 60 * expert + shared + norms) + emb,
+		             "qwen2_moe shape: total (hand)");
+		CHECK_EQ_U64(a.params_active, 24 * (attn + router + 4 * expert + shared + norms) + emb,
+		             "qwen2_moe shape: active, 4 of 60 experts (hand)");
+		CHECK(mod_is(&a, 0, "shared_expert.gate_proj", GS_ROLE_GATE, 2048, 5632) &&
+		              mod_is(&a, 0, "shared_expert.up_proj", GS_ROLE_UP, 2048, 5632) &&
+		              mod_is(&a, 0, "shared_expert.down_proj", GS_ROLE_DOWN, 5632, 2048) &&
+		              mod_is(&a, 0, "shared_expert_gate", GS_ROLE_ROUTER, 2048, 1) &&
+		              mod_is(&a, 0, "gate", GS_ROLE_ROUTER, 2048, 60) &&
+		              !find_mod(&a, 0, "shared_expert.gate_proj")->expert &&
+		              find_mod(&a, 0, "gate_proj")->expert && a.kind[0].mlp_inner == 4 * 1408 + 5632,
+		      "qwen2_moe modules: %s", names(&a, 0));
+	}
+	if (load("tests/fixtures/configs/qwen3-8b-shaped.json", &a)) {
+		/* H 4096, 36 layers, 32 heads / 8 kv heads of 128, I 12288, vocab 151936 */
+		uint64_t attn = 2 * 4096ull * 4096 /* q, o */ + 2 * 4096ull * 1024 /* k, v */;
+		uint64_t mlp = 3 * 4096ull * 12288;
+		uint64_t norms = 2 * 4096 + 2 * 128; /* input/post-attention + q_norm/k_norm */
+		CHECK_EQ_U64(a.params_total, 36 * (attn + mlp + norms) + 2ull * 151936 * 4096 + 4096,
+		             "qwen3 shape: total (hand)");
+	}
+	if (load("tests/fixtures/configs/gemma-7b-shaped.json", &a)) {
+		/* H 3072, 28 layers, 16 heads of 256 (4096 wide), I 24576, tied */
+		uint64_t attn = 4 * 3072ull * 4096, mlp = 3 * 3072ull * 24576, norms = 2 * 3072;
+		CHECK_EQ_U64(a.params_total, 28 * (attn + mlp + norms) + 256000ull * 3072 + 3072,
+		             "gemma shape: total (hand, tied by default)");
+		CHECK(a.tied, "gemma: tied by default");
+	}
+	if (load("tests/fixtures/configs/gemma-3-4b-shaped.json", &a)) {
+		/* text_config: H 2560, 34 layers, I 10240; defaults 8 heads, 4 kv heads,
+		 * head_dim 256, vocab 262208, tied. */
+		uint64_t attn = 2 * 2560ull * 2048 /* q, o */ + 2 * 2560ull * 1024 /* k, v */;
+		uint64_t mlp = 3 * 2560ull * 10240;
+		uint64_t norms = 4 * 2560 + 2 * 256; /* four layer norms + q_norm/k_norm */
+		CHECK_EQ_U64(a.params_total, 34 * (attn + mlp + norms) + 262208ull * 2560 + 2560,
+		             "gemma3 (text_config) shape: total (hand)");
+		CHECK(strstr(a.warning, "vision") && strstr(a.warning, "num_attention_heads 8"),
+		      "gemma3: warning names the defaults and the uncounted vision tower (%s)", a.warning);
+	}
+	if (load("tests/fixtures/configs/bloom-560m-shaped.json", &a)) {
+		/* H 1024, 24 layers, vocab 250880, 4H MLP, all linears with bias, tied */
+		uint64_t lin = (1024ull * 3072 + 3072) + (1024ull * 1024 + 1024) + (1024ull * 4096 + 4096) +
+		               (4096ull * 1024 + 1024);
+		uint64_t norms = 2 * 2 * 1024;                   /* input + post-attention LayerNorm */
+		uint64_t emb = 250880ull * 1024 + 2 * 1024;      /* embeddings + their LayerNorm */
+		CHECK_EQ_U64(a.params_total, 24 * (lin + norms) + emb + 2 * 1024 /* ln_f */,
+		             "bloom shape: total (hand)");
+		CHECK(mod_is(&a, 0, "query_key_value", GS_ROLE_QKV, 1024, 3072) && !a.rotary && a.tied,
+		      "bloom modules: %s", names(&a, 0));
+	}
+	if (load("tests/fixtures/configs/deepseek-v3-shaped.json", &a)) {
+		/* H 7168, 61 layers (3 dense), 128 heads; MLA q_lora 1536, kv_lora 512,
+		 * nope 128 + rope 64, v 128; 256 experts top-8 of 2048, 1 shared. */
+		uint64_t attn = 7168ull * 1536            /* q_a_proj */
+		              + 1536ull * 128 * 192       /* q_b_proj */
+		              + 7168ull * (512 + 64)      /* kv_a_proj_with_mqa */
+		              + 512ull * 128 * (128 + 128) /* kv_b_proj */
+		              + 128ull * 128 * 7168;      /* o_proj */
+		uint64_t norms = 2 * 7168 + 1536 + 512;   /* layer norms + q_a/kv_a norms */
+		uint64_t dense = 3ull * 7168 * 18432;
+		uint64_t expert = 3ull * 7168 * 2048, router = 256ull * 7168, shared = expert;
+		uint64_t emb = 2ull * 129280 * 7168 + 7168;
+		CHECK_EQ_U64(a.params_total,
+		             3 * (attn + norms + dense) + 58 * (attn + norms + router + 256 * expert + shared) + emb,
+		             "deepseek_v3 shape: total (hand)");
+		CHECK_EQ_U64(a.params_active,
+		             3 * (attn + norms + dense) + 58 * (attn + norms + router + 8 * expert + shared) + emb,
+		             "deepseek_v3 shape: active, 8 of 256 experts (hand)");
+		CHECK(mod_is(&a, 1, "q_a_proj", GS_ROLE_ATTN_OTHER, 7168, 1536) &&
+		              mod_is(&a, 1, "q_b_proj", GS_ROLE_Q, 1536, 128 * 192) && a.quant == GS_QUANT_FP8 &&
+		              a.quant_bits == 8 && strstr(a.warning, "multi-token"),
+		      "deepseek_v3: q_a/q_b, fp8 quantization, MTP warning: %s", names(&a, 1));
+	}
+	if (load("tests/fixtures/configs/qwen3-moe-mixed-layers.json", &a)) {
+		/* H 64, 6 layers, mlp_only_layers [0,5,0] -> 2 dense + 4 MoE;
+		 * 4 heads / 2 kv heads of 32, I 256, 8 experts top-2 of 32, tied. */
+		uint64_t attn = 2 * 64ull * 128 + 2 * 64ull * 64, norms = 2 * 64 + 2 * 32;
+		uint64_t dense = 3 * 64ull * 256, expert = 3 * 64ull * 32, router = 64 * 8;
+		uint64_t emb = 500ull * 64 + 64;
+		CHECK(a.n_kinds == 2 && a.kind[0].n_layers == 2 && a.kind[1].n_layers == 4,
+		      "qwen3_moe mlp_only_layers: 2 dense + 4 MoE layers (duplicates once)");
+		CHECK_EQ_U64(a.params_total, 2 * (attn + norms + dense) + 4 * (attn + norms + router + 8 * expert) + emb,
+		             "qwen3_moe mixed: total (hand)");
+		CHECK_EQ_U64(a.params_active, 2 * (attn + norms + dense) + 4 * (attn + norms + router + 2 * expert) + emb,
+		             "qwen3_moe mixed: active (hand)");
+	}
+}
+
+/* ---- quantization_config ---- */
+
+static void test_quant(void)
+{
+	gs_arch a;
+	/* tiny llama: H 256, 2 layers, 4 heads of 64, I 512, vocab 1000 */
+	uint64_t attn_gqa = 2 * 256ull * 256 + 2 * 256ull * 128; /* 2 kv heads */
+	uint64_t mlp = 3 * 256ull * 512, norms = 2 * 256, emb = 1000ull * 256;
+
+	if (load("tests/fixtures/configs/tiny-llama-gptq.json", &a)) {
+		CHECK(a.quant == GS_QUANT_GPTQ && a.quant_bits == 4 && a.quant_group == 128, "gptq: 4-bit, group 128");
+		CHECK_EQ_U64(a.params_total, 2 * (attn_gqa + mlp + norms) + 2 * emb + 256,
+		             "gptq tiny llama: total (hand, untied)");
+	}
+	if (load("tests/fixtures/configs/tiny-llama-awq.json", &a)) {
+		CHECK(a.quant == GS_QUANT_AWQ && a.quant_bits == 4 && a.quant_group == 64, "awq: 4-bit, group 64");
+		CHECK_EQ_U64(a.params_total, 2 * (attn_gqa + mlp + norms) + emb + 256,
+		             "awq tiny llama: total (hand, tied)");
+	}
+	if (load("tests/fixtures/configs/tiny-llama-bnb4.json", &a)) {
+		uint64_t bias = (256 + 128 + 128 + 256) /* q,k,v,o */ + (512 + 512 + 256) /* gate,up,down */;
+		CHECK(a.quant == GS_QUANT_BNB4 && a.quant_bits == 4, "bnb: load_in_4bit -> BNB4");
+		CHECK_EQ_U64(a.params_total, 2 * (attn_gqa + mlp + norms + bias) + 2 * emb + 256,
+		             "bnb4 tiny llama with attention_bias and mlp_bias: total (hand)");
+	}
+	if (load("tests/fixtures/configs/tiny-llama-bnb8.json", &a)) {
+		CHECK(a.quant == GS_QUANT_BNB8 && a.quant_bits == 8, "bnb: load_in_8bit -> BNB8");
+		CHECK_EQ_U64(a.params_total, 2 * (4 * 256ull * 256 + mlp + norms) + 2 * emb + 256,
+		             "bnb8 tiny llama (kv heads default to heads): total (hand)");
+	}
+	if (load("tests/fixtures/configs/tiny-llama-ct-fp8.json", &a))
+		CHECK(a.quant == GS_QUANT_FP8 && a.quant_bits == 8, "compressed-tensors fp8 weights -> FP8");
+}
+
+/* ---- errors ---- */
+
+#define LLAMA_OK                                                                                 \
+	"\"model_type\":\"llama\",\"num_hidden_layers\":2,\"num_attention_heads\":4,"            \
+	"\"intermediate_size\":512,\"vocab_size\":1000"
+
+/* Parse json; expect code and a message containing the file name and each
+ * of the (up to two) substrings. */
+static void expect_err(const char *label, const char *json, gs_err code, const char *s1, const char *s2)
+{
+	gs_arch a;
+	gs_error e = { 0 };
+	gs_err rc = gs_config_parse(json, strlen(json), "models/x/config.json", &a, &e);
+
+	CHECK(rc == code && strstr(e.msg, "models/x/config.json") && (!s1 || strstr(e.msg, s1)) &&
+	              (!s2 || strstr(e.msg, s2)) && a.params_total == 0,
+	      "error %s: code %d, message \"%s\"", label, (int)rc, e.msg);
+}
+
+static void test_errors(void)
+{
+	expect_err("negative hidden_size", "{" LLAMA_OK ",\"hidden_size\":-4}", GS_ECONFIG,
+	           "field \"hidden_size\": must be a positive integer (got -4)", NULL);
+	expect_err("zero hidden_size", "{" LLAMA_OK ",\"hidden_size\":0}", GS_ECONFIG, "\"hidden_size\"", "got 0");
+	expect_err("fractional hidden_size", "{" LLAMA_OK ",\"hidden_size\":256.5}", GS_ECONFIG,
+	           "\"hidden_size\"", "got 256.5");
+	expect_err("string hidden_size", "{" LLAMA_OK ",\"hidden_size\":\"256\"}", GS_ECONFIG,
+	           "\"hidden_size\"", "got \"256\"");
+	expect_err("null hidden_size", "{" LLAMA_OK ",\"hidden_size\":null}", GS_ECONFIG, "\"hidden_size\"",
+	           "null");
+	expect_err("infinite hidden_size", "{" LLAMA_OK ",\"hidden_size\":1e999}", GS_ECONFIG,
+	           "\"hidden_size\"", "inf");
+	expect_err("missing hidden_size", "{" LLAMA_OK "}", GS_ECONFIG, "\"hidden_size\"", "missing");
+	expect_err("hidden_size above 2^53", "{" LLAMA_OK ",\"hidden_size\":1e20}", GS_ECONFIG,
+	           "\"hidden_size\"", "too large");
+	expect_err("vocab x hidden overflows",
+	           "{\"model_type\":\"llama\",\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	           "\"intermediate_size\":512,\"vocab_size\":1048576,\"hidden_size\":4503599627370496}",
+	           GS_EOVERFLOW, "\"vocab_size\"", "overflow");
+	expect_err("layers x layer size overflows",
+	           "{\"model_type\":\"llama\",\"num_hidden_layers\":9007199254740992,\"num_attention_heads\":32,"
+	           "\"intermediate_size\":14336,\"vocab_size\":32000,\"hidden_size\":4096}",
+	           GS_EOVERFLOW, "\"num_hidden_layers\"", "overflows");
+	expect_err("heads do not divide hidden",
+	           "{" LLAMA_OK ",\"hidden_size\":258}", GS_ECONFIG, "\"num_attention_heads\"", "258");
+	expect_err("kv heads do not divide heads",
+	           "{" LLAMA_OK ",\"hidden_size\":256,\"num_key_value_heads\":3}", GS_ECONFIG,
+	           "\"num_key_value_heads\"", NULL);
+	expect_err("tie_word_embeddings not bool",
+	           "{" LLAMA_OK ",\"hidden_size\":256,\"tie_word_embeddings\":\"yes\"}", GS_ECONFIG,
+	           "\"tie_word_embeddings\"", "true or false");
+	expect_err("dtype not a string", "{" LLAMA_OK ",\"hidden_size\":256,\"dtype\":16}", GS_ECONFIG,
+	           "\"dtype\"", NULL);
+	expect_err("dropout above 1", "{" LLAMA_OK ",\"hidden_size\":256,\"attention_dropout\":1.5}",
+	           GS_ECONFIG, "\"attention_dropout\"", NULL);
+	expect_err("experts_per_tok > experts",
+	           "{\"model_type\":\"mixtral\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	           "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000,"
+	           "\"num_local_experts\":8,\"num_experts_per_tok\":9}",
+	           GS_ECONFIG, "\"num_experts_per_tok\"", "8");
+	expect_err("deepseek experts_per_tok > routed",
+	           "{\"model_type\":\"deepseek_v2\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	           "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000,"
+	           "\"q_lora_rank\":null,\"kv_lora_rank\":64,\"qk_nope_head_dim\":32,\"qk_rope_head_dim\":16,"
+	           "\"v_head_dim\":32,\"n_routed_experts\":4,\"num_experts_per_tok\":6,"
+	           "\"moe_intermediate_size\":64}",
+	           GS_ECONFIG, "\"num_experts_per_tok\"", NULL);
+	expect_err("deepseek missing kv_lora_rank",
+	           "{\"model_type\":\"deepseek_v3\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	           "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000,"
+	           "\"q_lora_rank\":null,\"qk_nope_head_dim\":32,\"qk_rope_head_dim\":16,\"v_head_dim\":32}",
+	           GS_ECONFIG, "\"kv_lora_rank\"", "missing");
+	expect_err("mlp_only_layers out of range",
+	           "{\"model_type\":\"qwen3_moe\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+	           "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"
+	           "\"num_experts\":4,\"num_experts_per_tok\":2,\"moe_intermediate_size\":32,"
+	           "\"mlp_only_layers\":[7]}",
+	           GS_ECONFIG, "\"mlp_only_layers\"", "got 7");
+	expect_err("gemma3 without text_config", "{\"model_type\":\"gemma3\"}", GS_ECONFIG, "\"text_config\"",
+	           NULL);
+	expect_err("gemma3 bad text field",
+	           "{\"model_type\":\"gemma3\",\"text_config\":{\"hidden_size\":-1,\"num_hidden_layers\":2,"
+	           "\"intermediate_size\":8}}",
+	           GS_ECONFIG, "\"text_config.hidden_size\"", "got -1");
+	expect_err("gptq bits 16",
+	           "{" LLAMA_OK ",\"hidden_size\":256,\"quantization_config\":{\"quant_method\":\"gptq\","
+	           "\"bits\":16}}",
+	           GS_ECONFIG, "\"quantization_config.bits\"", NULL);
+	expect_err("missing model_type", "{\"hidden_size\":256}", GS_ECONFIG, "\"model_type\"", "missing");
+	expect_err("unknown family without usual fields", "{\"model_type\":\"mamba\",\"hidden_size\":256}",
+	           GS_ECONFIG, "\"num_hidden_layers\"", "mamba");
+	expect_err("invalid JSON", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": ,\n}", GS_ECONFIG,
+	           "invalid JSON", "line 3");
+	expect_err("trailing text", "{\"model_type\":\"llama\"}\n}", GS_ECONFIG, "invalid JSON", "line 2");
+	expect_err("top level array", "[1,2]", GS_ECONFIG, "JSON object", NULL);
+	expect_err("empty", "", GS_ECONFIG, "invalid JSON", NULL);
+}
+
+static void test_generic_and_files(void)
+{
+	const char *js = "{\"model_type\":\"frobnicator\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	                 "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000}";
+	gs_arch a;
+	gs_error e = { 0 };
+	char tmp[] = "/tmp/gs_test_config_XXXXXX";
+	int fd;
+
+	CHECK(gs_config_parse(js, strlen(js), "models/f/config.json", &a, &e) == GS_OK,
+	      "generic: unknown model_type with the usual fields parses (%s)", e.msg);
+	CHECK(a.generic && strstr(a.warning, "frobnicator") && strstr(a.warning, "generic"),
+	      "generic: flagged, warning names the model_type (%s)", a.warning);
+	/* H 256, 2 layers, 4 heads of 64, I 512, vocab 1000, untied */
+	CHECK_EQ_U64(a.params_total, 2 * (4 * 256ull * 256 + 3 * 256ull * 512 + 2 * 256) + 2 * 256000ull + 256,
+	             "generic: LLaMA-style total (hand)");
+	CHECK(strcmp(a.source, "models/f/config.json") == 0, "generic: source recorded");
+
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_load("/nonexistent/gpusizer/config.json", &a, &e) == GS_ENOTFOUND &&
+	              strstr(e.msg, "/nonexistent/gpusizer/config.json"),
+	      "load: missing file -> GS_ENOTFOUND naming it (%s)", e.msg);
+
+	/* A config over the 16 MiB limit: GS_ECONFIG "file too large". */
+	fd = mkstemp(tmp);
+	if (fd >= 0) {
+		static char blk[65536];
+		FILE *fp = fdopen(fd, "w");
+		memset(blk, ' ', sizeof blk);
+		for (unsigned i = 0; fp && i <= GS_CONFIG_MAX_BYTES / sizeof blk; i++)
+			fwrite(blk, 1, sizeof blk, fp);
+		if (fp)
+			fclose(fp);
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_load(tmp, &a, &e) == GS_ECONFIG && strstr(e.msg, "too large") && strstr(e.msg, tmp),
+		      "load: over 16 MiB -> GS_ECONFIG file too large (%s)", e.msg);
+		unlink(tmp);
+	} else {
+		CHECK(0, "load: could not create a temporary file");
+	}
+}
+
+int main(void)
+{
+	const char *t = getenv("GS_TOP");
+
+	if (t != NULL && *t)
+		snprintf(top, sizeof top, "%s", t);
+	test_reference();
+	test_reference_shapes();
+	test_missing_table();
+	test_hand_computed();
+	test_quant();
+	test_errors();
+	test_generic_and_files();
+	CHECK_DONE();
+}
