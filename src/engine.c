@@ -551,7 +551,9 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 				bucket = grad_total;
 			break;
 		case GS_SH_ZERO1:
+			/* same reduce bucket as ZeRO-2 (DeepSpeed's stage 1/2 optimizer) */
 			O_gpu /= n_dp;
+			bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c.r.g);
 			break;
 		case GS_SH_ZERO2:
 			O_gpu /= n_dp;

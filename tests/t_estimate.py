@@ -1,0 +1,75 @@
+"""gpusizer estimate: the JSON contract, the text breakdown, usage errors."""
+import json
+import os
+import subprocess
+
+GS = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", "./gpusizer")]
+failed = 0
+
+
+def check(cond, name, why=""):
+    global failed
+    if cond:
+        print(f"PASS {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name}: {why}")
+
+
+def run(*args):
+    return subprocess.run(GS + list(args), capture_output=True, text=True, timeout=120)
+
+
+CONTRACT = ["formula", "recipe", "params_total", "params_trainable", "components", "allocated_bytes",
+            "reserved_bytes", "device_bytes", "host_bytes", "peak_phase", "gpus"]
+
+for method in ["full", "lora", "qlora", "inference"]:
+    r = run("estimate", "meta-llama/Llama-3.2-1B", "--offline", "--method", method, "--json")
+    check(r.returncode == 0, f"estimate --json {method}: exit 0", r.stderr)
+    try:
+        o = json.loads(r.stdout)
+    except ValueError as e:
+        check(False, f"estimate --json {method}: one JSON object", str(e))
+        continue
+    check(all(k in o for k in CONTRACT), f"estimate --json {method}: every contract field",
+          [k for k in CONTRACT if k not in o])
+    c = o["components"]
+    check(set(c) == {"W", "G", "O", "A", "B"} and all(isinstance(v, int) for v in c.values()),
+          f"estimate --json {method}: components W,G,O,A,B in integer bytes")
+    check(sum(c.values()) == o["device_bytes"], f"estimate --json {method}: W+G+O+A+B = device_bytes")
+    check(o["allocated_bytes"] <= o["reserved_bytes"] <= o["device_bytes"],
+          f"estimate --json {method}: allocated <= reserved <= device")
+    check(o["params_total"] == 1235814400, f"estimate --json {method}: exact params_total")
+    check(o["peak_phase"] in ("forward", "loss", "backward", "optimizer", "prefill"),
+          f"estimate --json {method}: peak_phase named")
+
+# Seed formula: device_bytes is the formula's total.
+r = run("estimate", "--params", "8030000000", "--layers", "32", "--hidden", "4096", "--method", "qlora",
+        "--optimizer", "adamw-8bit", "--seq", "4096", "--grad-ckpt", "--formula", "cookbook", "--json")
+o = json.loads(r.stdout) if r.returncode == 0 else {}
+check(r.returncode == 0 and abs(o.get("device_bytes", 0) / 2**30 - 11.368) < 0.01,
+      "estimate --formula cookbook: the seed's Llama 3.1 8B QLoRA example totals 11.37 GiB from its code",
+      r.stderr or o)
+
+# Text breakdown names the recipe, the peak phase and GPU classes.
+r = run("estimate", "meta-llama/Llama-3.1-8B", "--offline", "--method", "qlora", "--grad-ckpt")
+check(r.returncode == 0 and "recipe" in r.stdout and "GiB" in r.stdout and "fits on:" in r.stdout
+      and "RTX 4090" in r.stdout and "bytes/param" in r.stdout, "estimate text: breakdown, recipe, bytes/param, fits list",
+      r.stdout[-400:] + r.stderr)
+
+# Usage errors: one clear line, exit 2.
+for args, needle in [(["--method", "bogus"], "--method"), (["--batch", "-3"], "--batch"),
+                     (["--seq", "abc"], "--seq"), (["--frobnicate"], "--frobnicate"),
+                     (["--method", "lora", "--precision", "mixed-bf16"], "mixed-bf16"),
+                     ([], "no model")]:
+    a = ["estimate"] + (["meta-llama/Llama-3.2-1B", "--offline"] if args else []) + args
+    r = run(*a)
+    check(r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr,
+          f"estimate usage error {args}: exit 2 naming {needle}", (r.returncode, r.stderr))
+
+r = run("estimate", "--config", "/nonexistent/config.json")
+check(r.returncode != 0 and r.returncode != 2 and "/nonexistent/config.json" in r.stderr,
+      "estimate --config missing file: names the file", (r.returncode, r.stderr))
+r = run("estimate", "--help")
+check(r.returncode == 0 and "--method" in r.stdout and "--formula" in r.stdout, "estimate --help lists the flags")
+raise SystemExit(1 if failed else 0)

@@ -1,0 +1,330 @@
+/* The memory engine: hand-computed components per recipe and optimizer,
+ * monotonicity, the seeds' formulas, and basic consistency. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "config.h"
+#include "engine.h"
+
+#define REF "../shared/models-reference/"
+
+static gs_arch load(const char *file)
+{
+	gs_arch a;
+	gs_error e = {0};
+	char path[512];
+	snprintf(path, sizeof path, REF "%s", file);
+	if (gs_config_load(path, &a, &e) != GS_OK) {
+		printf("FAIL load %s: %s\n", path, e.msg);
+		exit(1);
+	}
+	return a;
+}
+
+static gs_estimate run(const gs_arch *a, const gs_settings *s)
+{
+	gs_estimate x;
+	gs_error e = {0};
+	if (gs_estimate_run(a, s, &x, &e) != GS_OK) {
+		char l[256];
+		gs_settings_label(s, l, sizeof l);
+		printf("FAIL estimate %s: %s\n", l, e.msg);
+		exit(1);
+	}
+	return x;
+}
+
+static gs_settings base(const char *method, const char *prec, const char *opt)
+{
+	gs_settings s;
+	gs_error e = {0};
+	gs_settings_default(&s);
+	gs_settings_set(&s, "method", method, &e);
+	if (prec)
+		gs_settings_set(&s, "precision", prec, &e);
+	if (opt)
+		gs_settings_set(&s, "optimizer", opt, &e);
+	gs_settings_set(&s, "seq", "1", &e); /* tiny activations: the peak is the optimizer step */
+	if (e.code) {
+		printf("FAIL settings: %s\n", e.msg);
+		exit(1);
+	}
+	return s;
+}
+
+static int near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol * fmax(fabs(b), 1e-12);
+}
+
+/* Parameters of the decoder-layer linears of a (for quantised storage). */
+static double linear_params(const gs_arch *a)
+{
+	double n = 0;
+	for (int i = 0; i < a->n_kinds; i++)
+		for (int j = 0; j < a->kind[i].n_lin; j++)
+			n += (double)a->kind[i].n_layers * (double)gs_linear_params(&a->kind[i].lin[j]);
+	return n;
+}
+
+static void recipes(void)
+{
+	gs_arch a = load("meta-llama--Llama-3.2-1B.config.json");
+	double P = (double)a.params_total;
+	struct { const char *prec, *opt; double w, g, o; } t[] = {
+		{"fp32", "adamw", 4, 4, 8},
+		{"amp-bf16", "adamw", 4, 4, 8},
+		{"amp-fp16", "adamw-fused", 4, 4, 8},
+		{"mixed-bf16", "adamw", 2, 2, 12},
+		{"mixed-fp16", "adamw", 2, 2, 12},
+		{"bf16", "adamw", 2, 2, 4},
+		{"fp16", "adamw", 2, 2, 4},
+		{"bf16", "adamw-fused", 2, 2, 4},
+		{"bf16", "adamw-8bit", 2, 2, 2 * (1 + 4.0 / 2048)},
+		{"bf16", "paged-adamw-8bit", 2, 2, 2 * (1 + 4.0 / 2048)},
+		{"bf16", "paged-adamw-32bit", 2, 2, 8},
+		{"bf16", "sgd", 2, 2, 0},
+		{"bf16", "sgd-momentum", 2, 2, 2},
+		{"bf16", "lion", 2, 2, 2},
+		{"fp32", "sgd-momentum", 4, 4, 4},
+		{"fp32", "lion", 4, 4, 4},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		gs_settings s = base("full", t[i].prec, t[i].opt);
+		gs_estimate x = run(&a, &s);
+		CHECK(x.params_trainable == a.params_total, "engine: full %s trains every parameter", t[i].prec);
+		CHECK(near(x.bpp_G, t[i].g, 1e-9), "engine: full %s %s grads %.2f B/param (got %.4f)", t[i].prec, t[i].opt, t[i].g, x.bpp_G);
+		CHECK(near(x.bpp_O, t[i].o, 1e-9), "engine: full %s %s states %.4f B/param (got %.4f)", t[i].prec, t[i].opt, t[i].o, x.bpp_O);
+		/* paged states are on the device but not in torch's allocated */
+		bool paged = !strncmp(t[i].opt, "paged", 5);
+		double ostate = t[i].o * P;
+		CHECK(near((double)x.O, ostate, 1e-6), "engine: full %s %s O = %.3g bytes", t[i].prec, t[i].opt, ostate);
+		double tmp = 0;
+		if (!strcmp(t[i].opt, "adamw") && strncmp(t[i].prec, "mixed", 5))
+			tmp = t[i].o / 2 * P; /* foreach AdamW: one state-sized temporary */
+		if (!strcmp(t[i].opt, "lion"))
+			tmp = t[i].o * P;
+		if (!strncmp(t[i].prec, "mixed", 5))
+			tmp = 4 * P; /* fp32 gradient partition */
+		double want_alloc = t[i].w * P + t[i].g * P + (paged ? 0 : ostate) + tmp;
+		if (tmp > 0) {
+			/* A step temporary makes the optimizer step the peak. */
+			CHECK(x.peak_phase == GS_PH_OPTIMIZER, "engine: full %s %s at seq 1 peaks in the optimizer step", t[i].prec, t[i].opt);
+			CHECK(near((double)x.W, t[i].w * P, 1e-9), "engine: full %s weights %.0f B/param at the optimizer step", t[i].prec, t[i].w);
+			CHECK(near((double)x.G, t[i].g * P, 1e-6), "engine: full %s %s all grads live in the step", t[i].prec, t[i].opt);
+			CHECK(near((double)x.allocated, want_alloc, 1e-9), "engine: full %s %s allocated = W+G+O+temporary (%.4g, got %.4g)",
+			      t[i].prec, t[i].opt, want_alloc, (double)x.allocated);
+		} else {
+			/* Without one, the end of backward (all grads but the embedding's,
+			 * plus one layer's seq-1 activations) or the step is the peak. */
+			CHECK(x.allocated >= want_alloc - 2 * 128256.0 * 2048 * t[i].g && x.allocated <= want_alloc * 1.02,
+			      "engine: full %s %s allocated ~ W+G+O (%.4g, got %.4g)", t[i].prec, t[i].opt, want_alloc, (double)x.allocated);
+		}
+		CHECK(x.device > x.reserved && x.reserved > x.allocated, "engine: device > reserved > allocated (%s %s)", t[i].prec, t[i].opt);
+		CHECK(x.W + x.G + x.O + x.A + x.B == x.device, "engine: W+G+O+A+B = device (%s %s)", t[i].prec, t[i].opt);
+	}
+
+	/* fp8-mixed: bf16 weights plus fp8 copies of the layer linears. */
+	{
+		gs_settings s = base("full", "fp8-mixed", "adamw-fused");
+		gs_estimate x = run(&a, &s);
+		CHECK(near((double)x.W, 2 * P + linear_params(&a), 1e-9), "engine: fp8-mixed W = 2 B/param + 1 B per linear param");
+		CHECK(near(x.bpp_G, 4, 1e-9) && near(x.bpp_O, 12, 1e-9), "engine: fp8-mixed fp32 main grads, master + states 12 B");
+	}
+
+	/* LoRA r16 on q,v of Llama-3.2-1B: 16 layers x 16 x ((2048+2048) + (2048+512)). */
+	{
+		gs_settings s = base("lora", "bf16", "adamw");
+		gs_estimate x = run(&a, &s);
+		double want = 16.0 * 16 * ((2048 + 2048) + (2048 + 512));
+		CHECK_EQ_U64(x.params_trainable, (uint64_t)want, "engine: LoRA r16 qv trainable params by hand");
+		CHECK(near((double)x.W, 2 * P, 1e-9), "engine: LoRA bf16 base weights 2 B/param");
+		CHECK(near(x.bpp_G, 4, 1e-9) && near(x.bpp_O, 8, 1e-9), "engine: LoRA fp32 adapters: grads 4, AdamW 8 B/param");
+		gs_error e = {0};
+		gs_settings_set(&s, "adapter-dtype", "bf16", &e);
+		x = run(&a, &s);
+		CHECK(near(x.bpp_G, 2, 1e-9) && near(x.bpp_O, 4, 1e-9), "engine: LoRA bf16 adapters: grads 2, AdamW 4 B/param");
+		gs_settings_set(&s, "lora-targets", "all-linear", &e);
+		x = run(&a, &s);
+		want = 16.0 * 16 * ((2048 + 2048) + 2 * (2048 + 512) + (2048 + 2048) + 2 * (2048 + 8192) + (8192 + 2048));
+		CHECK_EQ_U64(x.params_trainable, (uint64_t)want, "engine: LoRA all-linear trainable params by hand");
+		gs_settings_set(&s, "lora-targets", "q_proj,k_proj", &e);
+		x = run(&a, &s);
+		want = 16.0 * 16 * ((2048 + 2048) + (2048 + 512));
+		CHECK_EQ_U64(x.params_trainable, (uint64_t)want, "engine: LoRA by module names q_proj,k_proj");
+	}
+
+	/* QLoRA NF4: linears 0.5 + 4/64 B/param; embeddings, head, norms bf16. */
+	{
+		gs_settings s = base("qlora", NULL, "adamw");
+		gs_estimate x = run(&a, &s);
+		double lin = linear_params(&a);
+		double want = lin * (0.5 + 4.0 / 64) + (P - lin) * 2;
+		CHECK(near((double)x.W, want, 1e-9), "engine: QLoRA nf4 weights by hand (%.4g, got %.4g)", want, (double)x.W);
+		gs_error e = {0};
+		gs_settings_set(&s, "precision", "nf4-dq", &e);
+		x = run(&a, &s);
+		want = lin * (0.5 + 1.0 / 64 + 4.0 / (64 * 256)) + (P - lin) * 2;
+		CHECK(near((double)x.W, want, 1e-9), "engine: QLoRA nf4 double-quant weights by hand");
+	}
+
+	/* Inference: weights + KV cache (GQA: 2 * 8 kv heads * 64) + prefill. */
+	{
+		gs_settings s = base("inference", "bf16", NULL);
+		gs_error e = {0};
+		gs_settings_set(&s, "seq", "4096", &e);
+		gs_estimate x = run(&a, &s);
+		double kv = 2.0 * 8 * 64 * 16 * 4096 * 2;
+		CHECK(x.A >= kv && x.A < kv + 4096.0 * 128256 * 2 + 4096.0 * 2048 * 2 * 16, "engine: inference A holds the GQA KV cache (%.4g) and prefill", kv);
+		CHECK(x.G == 0 && x.O == 0 && x.params_trainable == 0, "engine: inference has no gradients or states");
+		gs_settings_set(&s, "kv-dtype", "fp8", &e);
+		gs_estimate y = run(&a, &s);
+		CHECK(near((double)(x.A - y.A), kv / 2, 1e-9), "engine: fp8 KV cache halves the cache");
+	}
+}
+
+static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
+{
+	gs_error e = {0};
+	if (gs_settings_set(&s, k, v, &e) != GS_OK) {
+		printf("FAIL set %s=%s: %s\n", k, v, e.msg);
+		exit(1);
+	}
+	return run(a, &s).device;
+}
+
+static void monotonic(void)
+{
+	const char *models[] = {"meta-llama--Llama-3.2-1B.config.json", "Qwen--Qwen2.5-0.5B.config.json",
+	                        "openai-community--gpt2.config.json", "Qwen--Qwen3-30B-A3B.config.json",
+	                        "microsoft--Phi-3-mini-4k-instruct.config.json"};
+	const char *methods[][2] = {{"full", "amp-bf16"}, {"full", "bf16"}, {"lora", "bf16"}, {"qlora", "nf4"}, {"inference", "bf16"}};
+	const char *attn[] = {"sdpa", "eager", "flash"};
+	int bad_b = 0, bad_s = 0, bad_r = 0, bad_c = 0, bad_z = 0, n = 0;
+
+	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+		gs_arch a = load(models[m]);
+		for (size_t k = 0; k < sizeof methods / sizeof *methods; k++)
+			for (size_t at = 0; at < 3; at++)
+				for (int ck = 0; ck < 2; ck++) {
+					gs_settings s = base(methods[k][0], methods[k][1], "adamw");
+					gs_error e = {0};
+					gs_settings_set(&s, "attn", attn[at], &e);
+					s.grad_ckpt = ck;
+					const char *seqs[] = {"128", "512", "2048", "8192"};
+					const char *bs[] = {"1", "2", "4", "8"};
+					for (int i = 0; i + 1 < 4; i++) {
+						n++;
+						gs_settings_set(&s, "batch", "1", &e);
+						if (dev(&a, s, "seq", seqs[i]) > dev(&a, s, "seq", seqs[i + 1]))
+							bad_s++;
+						gs_settings_set(&s, "seq", "1024", &e);
+						if (dev(&a, s, "batch", bs[i]) > dev(&a, s, "batch", bs[i + 1]))
+							bad_b++;
+						if (k == 2 || k == 3) {
+							const char *rs[] = {"4", "8", "64", "256"};
+							if (dev(&a, s, "lora-r", rs[i]) > dev(&a, s, "lora-r", rs[i + 1]))
+								bad_r++;
+						}
+						if (k != 4) {
+							gs_settings c = s;
+							gs_settings_set(&c, "seq", seqs[i + 1], &e);
+							c.grad_ckpt = false;
+							uint64_t off = run(&a, &c).device;
+							c.grad_ckpt = true;
+							if (run(&a, &c).device > off)
+								bad_c++;
+						}
+					}
+					if (k != 4) {
+						gs_settings z = s;
+						gs_settings_set(&z, "gpus", "4", &e);
+						const char *st[] = {"ddp", "zero1", "zero2", "zero3"};
+						for (int i = 0; i + 1 < 4; i++)
+							if (dev(&a, z, "sharding", st[i]) < dev(&a, z, "sharding", st[i + 1]))
+								bad_z++;
+					}
+				}
+	}
+	CHECK(bad_s == 0, "engine: more context never lowers the peak (%d of %d cases violated)", bad_s, n);
+	CHECK(bad_b == 0, "engine: more batch never lowers the peak (%d violated)", bad_b);
+	CHECK(bad_r == 0, "engine: higher LoRA rank never lowers the peak (%d violated)", bad_r);
+	CHECK(bad_c == 0, "engine: gradient checkpointing never raises the peak (%d violated)", bad_c);
+	CHECK(bad_z == 0, "engine: a higher ZeRO stage never raises per-GPU memory (%d violated)", bad_z);
+}
+
+static void seeds(void)
+{
+	/* seeds/000: estimate_budget(n_params=8_030_000_000) with its defaults:
+	 * nf4, adamw_8bit, batch 1, seq 4096, 32 layers, hidden 4096,
+	 * checkpointing on, trainable fraction 0.007. */
+	gs_arch a;
+	gs_error e = {0};
+	gs_settings s;
+	CHECK(gs_arch_manual(&a, 8030000000LL, 32, 4096, 0, 0, 0, 0, &e) == GS_OK, "seed: manual 8.03B model");
+	gs_settings_default(&s);
+	gs_settings_set(&s, "method", "qlora", &e);
+	gs_settings_set(&s, "optimizer", "adamw-8bit", &e);
+	gs_settings_set(&s, "seq", "4096", &e);
+	gs_settings_set(&s, "formula", "cookbook", &e);
+	s.grad_ckpt = true;
+	gs_estimate x = run(&a, &s);
+	double G = 1024.0 * 1024 * 1024;
+	double W = 8.03e9 * 0.5, Gr = 8.03e9 * 0.007 * 2, O = 8.03e9 * 0.007 * 2;
+	double A = 1.0 * 4096 * 32 * 4096 * 2 * 10 / sqrt(32) * 2.5, B = 3 * G;
+	CHECK(near((double)x.W / G, 3.74, 0.002), "seed cookbook: W 3.74 GiB as printed");
+	CHECK(near((double)x.G / G, 0.10, 0.05) && near((double)x.O / G, 0.10, 0.05), "seed cookbook: G and O 0.10 GiB as printed");
+	CHECK(near((double)x.W, W, 1e-9) && near((double)x.G, Gr, 1e-6) && near((double)x.O, O, 1e-6), "seed cookbook: W, G, O exactly as the code");
+	CHECK(near((double)x.A, A, 1e-9), "seed cookbook: A = 10 GiB / sqrt(32) * 2.5 = %.3f GiB (the seed's comment prints 5.21)", A / G);
+	CHECK(near((double)x.B, B, 1e-12), "seed cookbook: B 3 GiB");
+	CHECK(near((double)x.device, W + Gr + O + A + B, 1e-9), "seed cookbook: total %.2f GiB from the code (the comment prints 12.15)", (W + Gr + O + A + B) / G);
+	gs_settings_set(&s, "trainable-fraction", "1", &e);
+	x = run(&a, &s);
+	CHECK(near((double)x.G, 8.03e9 * 2, 1e-9), "seed cookbook: --trainable-fraction 1 trains everything");
+
+	gs_settings_set(&s, "formula", "zero1-rule", &e);
+	x = run(&a, &s);
+	double z = (8.03e9 * 2 / 1e9 * 18 + 4096.0 * 4096 * 32 * 2 * 4 / 1e9) * 1e9;
+	CHECK(near((double)x.device, z, 1e-9), "seed zero1-rule: calc_vram exactly");
+	gs_settings_set(&s, "formula", "rule-of-thumb", &e);
+	gs_settings_set(&s, "optimizer", "adamw", &e);
+	x = run(&a, &s);
+	double r = (8.03e9 * 4 / 1e9 * (1 + 12) + 4096.0 * 4096 * 32 * 2 * 4 / 1e9) * 1.2 * 1e9;
+	CHECK(near((double)x.device, r, 1e-9), "seed rule-of-thumb: step 3 with Adam's multiplier 12 and a 20%% buffer");
+}
+
+static void errors(void)
+{
+	gs_arch a = load("meta-llama--Llama-3.2-1B.config.json");
+	gs_settings s;
+	gs_estimate x;
+	gs_error e = {0};
+	gs_settings_default(&s);
+	gs_settings_set(&s, "method", "lora", &e);
+	gs_settings_set(&s, "precision", "amp-bf16", &e);
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "amp-bf16"), "engine: a full-FT recipe with LoRA is a usage error naming it");
+	memset(&e, 0, sizeof e);
+	gs_settings_default(&s);
+	gs_settings_set(&s, "gpus", "8", &e);
+	gs_settings_set(&s, "tp", "3", &e);
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "--tp"), "engine: tp must divide gpus");
+	memset(&e, 0, sizeof e);
+	gs_settings_default(&s);
+	CHECK(gs_settings_set(&s, "batch", "0", &e) == GS_EUSAGE && strstr(e.msg, "--batch"), "settings: batch 0 rejected");
+	memset(&e, 0, sizeof e);
+	CHECK(gs_settings_set(&s, "seq", "1e3", &e) == GS_EUSAGE, "settings: fractional/exponent seq rejected");
+	memset(&e, 0, sizeof e);
+	CHECK(gs_settings_set(&s, "lora-dropout", "nan", &e) == GS_EUSAGE, "settings: NaN dropout rejected");
+	memset(&e, 0, sizeof e);
+	CHECK(gs_settings_set(&s, "optimizer", "adam", &e) == GS_EUSAGE && strstr(e.msg, "adamw-fused"), "settings: unknown optimizer lists the choices");
+}
+
+int main(void)
+{
+	recipes();
+	monotonic();
+	seeds();
+	errors();
+	CHECK_DONE();
+}
