@@ -803,9 +803,18 @@ static void best_offer(xl_state *st, const gs_row *r, size_t gi, gs_verdict v, d
 		return;
 	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
 		cost = UINT64_MAX;
-	if (b->found && (cost > b->cost || (cost == b->cost && count > b->count) ||
-	                 (cost == b->cost && count == b->count && gi >= b->gpu)))
-		return;
+	/* Rank: a comfortable fit before a tight one, then least total usable
+	 * memory, then fewer GPUs, then the GPUs' order. */
+	if (b->found) {
+		bool tight = v == GS_TIGHT;
+		if (tight != b->tight) {
+			if (tight)
+				return;
+		} else if (cost > b->cost || (cost == b->cost && count > b->count) ||
+		           (cost == b->cost && count == b->count && gi >= b->gpu)) {
+			return;
+		}
+	}
 	b->found = true;
 	b->tight = v == GS_TIGHT;
 	b->gpu = gi;
@@ -1046,8 +1055,9 @@ static void write_summary(xl_state *st)
 		"How to read this workbook",
 		"Summary (this sheet): for each model and method, the smallest GPU class and count on which "
 		"some swept configuration of that method fits, at each context length. Smallest = least "
-		"total usable memory (count x usable), then fewer GPUs. \"tight\" = under the tight "
-		"headroom. Computed from the GPUs sheet as written: it does not recalculate.",
+		"total usable memory (count x usable), then fewer GPUs; a class where it only fits tight "
+		"(under the tight headroom) is named, marked \"tight\", when nothing fits comfortably. "
+		"Computed from the GPUs sheet as written: it does not recalculate.",
 		"Model sheets: one row per configuration with every setting and the estimate. The verdict "
 		"columns (one per GPU class) are live formulas over the GPUs sheet: edit a GPU's usable "
 		"memory, bf16/fp8 support or the tight headroom there and every verdict updates.",

@@ -312,11 +312,13 @@ def check_fixture(book, path):
         ["fits", "fits", "fits", "fits"],                     # inference fp16, 10 GiB
         ["not runnable", "fits", "not runnable", "fits"],     # inference fp8, 12 GiB
         ["not runnable", "does not fit", "fits", "fits"],     # full, 2 GPUs, 30 GiB per GPU
+        ["not runnable", "does not fit", "does not fit", "tight"],  # full 8192, 130 GiB
     ]
-    got = [[cells[(r, c)].value if (r, c) in cells else None for c in gpu_cols] for r in range(1, 7)]
+    est_rows = [1, 2, 3, 4, 5, 6, 8]  # row 7 has no estimate
+    got = [[cells[(r, c)].value if (r, c) in cells else None for c in gpu_cols] for r in est_rows]
     check(got == expected, "cached verdicts are the fixture's verdicts", "got %r" % got)
-    formulas = [cells[(r, c)] for r in range(1, 7) for c in gpu_cols if (r, c) in cells]
-    check(len(formulas) == 24 and all(x.formula and "GPUs!" in x.formula and x.kind == "str"
+    formulas = [cells[(r, c)] for r in est_rows for c in gpu_cols if (r, c) in cells]
+    check(len(formulas) == 28 and all(x.formula and "GPUs!" in x.formula and x.kind == "str"
                                       for x in formulas),
           "every verdict cell is a formula over the GPUs sheet with a cached string value",
           repr(formulas[:2]))
@@ -334,7 +336,7 @@ def check_fixture(book, path):
     # Evaluate every formula; then edit the GPUs sheet as a buyer would.
     ev = Evaluator(make_lookup(book), sheet)
     mism = []
-    for r in range(1, 7):
+    for r in est_rows:
         for c in gpu_cols:
             v = ev.run(cells[(r, c)].formula)
             if v != cells[(r, c)].value:
@@ -358,7 +360,7 @@ def check_fixture(book, path):
     root = book.root(sheet)
     cf = root.findall(NS + "conditionalFormatting")
     rules = [f.text for x in cf for rule in x.iter(NS + "cfRule") for f in rule.iter(NS + "formula")]
-    check(cf and cf[0].get("sqref") == "%s2:%s8" % (col_name(gpu_cols[0]), col_name(gpu_cols[-1]))
+    check(cf and cf[0].get("sqref") == "%s2:%s9" % (col_name(gpu_cols[0]), col_name(gpu_cols[-1]))
           and sorted(rules) == sorted('"%s"' % v for v in VERDICTS),
           "conditional formats colour fits / tight / does not fit / not runnable over the verdicts",
           repr([(x.get("sqref"), rules) for x in cf]))
@@ -386,8 +388,8 @@ def check_fixture(book, path):
     c1 = book.zip.read("xl/charts/chart1.xml").decode("utf-8")
     series = re.findall(r"<c:ser>", c1)
     check('<c:grouping val="stacked"/>' in c1 and len(series) == 5
-          and "'Llama-3.1-8B'!$B$2:$B$8" in c1 and "configurations 1-7 of 7" in c1,
-          "chart 1: stacked W/G/O/A/B over Llama-3.1-8B rows 2-8, title says which",
+          and "'Llama-3.1-8B'!$B$2:$B$9" in c1 and "configurations 1-8 of 8" in c1,
+          "chart 1: stacked W/G/O/A/B over Llama-3.1-8B rows 2-9, title says which",
           c1[:300])
     c2 = book.zip.read("xl/charts/chart2.xml").decode("utf-8")
     check("'C calc''!A0'!$B$2:$B$3" in c2, "chart ranges quote an odd sheet name", c2[:200])
@@ -417,8 +419,10 @@ def check_fixture(book, path):
              and v.get(0) == "meta-llama/Llama-3.1-8B"}
     full = llama.get("full", {})
     check(full.get(ctx.get("512 tokens")) == "1 x 80 GB (NVIDIA A100-SXM4-80GB)"
-          and full.get(ctx.get("2048 tokens")) == "1 x 80 GB (NVIDIA A100-SXM4-80GB), tight",
-          "Summary: full fine-tuning needs one A100 80 GB at 512 and is tight at 2048", repr(full))
+          and full.get(ctx.get("2048 tokens")) == "1 x =A1 (=1+1)"
+          and full.get(ctx.get("8192 tokens")) == "1 x =A1 (=1+1), tight",
+          "Summary: one A100 80 GB at 512; at 2048 a comfortable fit is preferred to a smaller "
+          "tight one; at 8192 only tight", repr(full))
     check(llama.get("inference", {}).get(ctx.get("512 tokens")) == "1 x 16 GB (NVIDIA T4)",
           "Summary: fp16 inference fits the smallest class (T4)", repr(llama.get("inference")))
 

@@ -162,6 +162,8 @@ static size_t model_rows(const fixture *fx, size_t i, gs_row *rows)
 		rows[n].err = GS_EOVERFLOW;
 		snprintf(rows[n].err_msg, sizeof rows[n].err_msg, "overflow <b>&amp; =1+1");
 		n++;
+		/* full 8192, 130 GiB: only tight, on the largest class */
+		make_row(&rows[n++], m, 7, GS_FULL, GS_P_AMP_BF16, 8192, 1, 130.0);
 		break;
 	case 6:
 		for (size_t k = 0; k < 7; k++)
@@ -182,7 +184,7 @@ static gs_err write_fixture(const char *dir, bool split, int stop_after, gs_erro
 {
 	fixture fx;
 	gs_writer *w = gs_writer_xlsx();
-	gs_row rows[8];
+	gs_row rows[12];
 	gs_err rc;
 
 	make_fixture(&fx, dir, split);
