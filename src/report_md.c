@@ -1,0 +1,853 @@
+/* gpusizer: Markdown writer for the sizing matrix (index, one page per
+ * model, SVG charts), and the content core the HTML writer shares. */
+#define _POSIX_C_SOURCE 200809L
+#include "report_mdgen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mdesc.h"
+#include "svg.h"
+#include "template.h"
+#include "util.h"
+
+/* One row as the pages need it: kept for the current model only. */
+typedef struct crow {
+	size_t index;
+	char label[160];
+	char id[64];
+	gs_settings s;
+	gs_err err;
+	char *err_msg;          /* owned; NULL when err == GS_OK */
+	gs_estimate est;
+	uint64_t seed_dev[GS_F_MAX];
+	bool seed_ok[GS_F_MAX];
+	unsigned char *verdict; /* owned; per GPU (meta order) */
+	double *headroom;       /* owned; per GPU */
+} crow;
+
+/* The smallest fitting GPU for one (method, context) of a model. */
+typedef struct ibest {
+	gs_method method;
+	int64_t seq;
+	bool present; /* the sweep has a row at (method, seq) */
+	bool found;
+	size_t gpu;
+	int64_t count;
+	gs_verdict v;
+} ibest;
+
+/* What the index keeps of each model (all strings owned). */
+typedef struct imodel {
+	char *id, *slug, *params, *param_source;
+	size_t nrows, nerr;
+	int64_t *seqs; /* ascending, distinct */
+	size_t nseq;
+	bool method_present[GS_METHOD_MAX];
+	ibest *best; /* [method][seq] = best[m * nseq + k] */
+} imodel;
+
+typedef struct mdw {
+	bool html;
+	gs_report_meta meta; /* borrowed pointers, valid until end */
+	gs_tmpl_env *env;
+	char tdir[4096];
+	const gs_model *model;
+	crow *rows;
+	size_t nrows, cap;
+	imodel *models;
+	size_t nmodels, mcap;
+} mdw;
+
+/* ------------------------------------------------------------ helpers */
+
+void gs_mdgen_templates_dir(char *buf, size_t n)
+{
+	const char *env = getenv("GPUSIZER_TEMPLATES");
+	struct stat st;
+	char exe[4096];
+	ssize_t k;
+
+	if (env && env[0]) {
+		snprintf(buf, n, "%s", env);
+		return;
+	}
+	if (stat("templates", &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(buf, n, "templates");
+		return;
+	}
+	k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (k > 0) {
+		char *slash;
+		exe[k] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, n, "%s/templates", exe);
+			return;
+		}
+	}
+	snprintf(buf, n, "templates");
+}
+
+/* A file-name-safe form of a slug: [A-Za-z0-9._-], not starting with '.'. */
+static char *safe_slug(const char *slug)
+{
+	char *s = gs_xstrdup(slug && slug[0] ? slug : "model");
+	char *p;
+
+	for (p = s; *p; p++) {
+		char c = *p;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			*p = '_';
+	}
+	if (s[0] == '.')
+		s[0] = '_';
+	return s;
+}
+
+static gs_err path_join(char *buf, size_t n, const char *dir, const char *a, const char *b,
+                        gs_error *e)
+{
+	int k = snprintf(buf, n, "%s/%s%s", dir, a, b ? b : "");
+	if (k < 0 || (size_t)k >= n)
+		return gs_fail(e, GS_EIO, "%s/%s: path too long", dir, a);
+	return GS_OK;
+}
+
+static void gib(char *buf, size_t n, uint64_t bytes)
+{
+	gs_fmt_gib(buf, n, bytes);
+}
+
+static void params_text(char *buf, size_t n, const gs_arch *a)
+{
+	char f[48];
+	double p;
+
+	if (a == NULL || a->params_total == 0) {
+		snprintf(buf, n, "unknown");
+		return;
+	}
+	p = (double)a->params_total;
+	if (p >= 1e9)
+		snprintf(buf, n, "%s B", gs_fmt_fixed(f, sizeof f, p / 1e9, 2));
+	else
+		snprintf(buf, n, "%s M", gs_fmt_fixed(f, sizeof f, p / 1e6, 1));
+}
+
+static gs_tval *gpus_list(const gs_report_meta *m)
+{
+	gs_tval *l = gs_tv_list();
+	size_t i;
+	char b[64];
+
+	for (i = 0; i < m->n_gpus; i++) {
+		const gs_gpu *g = &m->gpus[i];
+		gs_tval *x = gs_tv_push(l, gs_tv_map());
+		gs_tv_set_str(x, "id", g->id);
+		gs_tv_set_str(x, "name", g->name);
+		gs_tv_set_str(x, "klass", g->klass);
+		gib(b, sizeof b, g->total_bytes);
+		gs_tv_set_str(x, "total_gib", b);
+		gib(b, sizeof b, g->usable_bytes);
+		gs_tv_set_str(x, "usable_gib", b);
+		gs_tv_set_str(x, "bf16", g->bf16 ? "yes" : "no");
+		gs_tv_set_str(x, "fp8", g->fp8 ? "yes" : "no");
+		gs_tv_set_str(x, "bandwidth", gs_fmt_fixed(b, sizeof b, g->bandwidth_gbs, 0));
+		gs_tv_set_str(x, "tflops", gs_fmt_fixed(b, sizeof b, g->bf16_tflops, 0));
+		gs_tv_set_str(x, "source", g->source);
+	}
+	return l;
+}
+
+/* Fields every page has. */
+static gs_tval *common_data(const mdw *w, const char *up)
+{
+	gs_tval *d = gs_tv_map();
+
+	gs_tv_set_str(d, "tool_version", w->meta.tool_version ? w->meta.tool_version : "");
+	gs_tv_set_str(d, "spec_path", w->meta.spec_path ? w->meta.spec_path : "");
+	gs_tv_set_str(d, "assumptions", w->meta.assumptions ? w->meta.assumptions : "");
+	gs_tv_set_str(d, "ext", w->html ? "html" : "md");
+	gs_tv_set_str(d, "up", up);
+	gs_tv_set_num(d, "tight_pct", GS_TIGHT_HEADROOM * 100);
+	gs_tv_set(d, "gpus", gpus_list(&w->meta));
+	return d;
+}
+
+/* Write one page: Markdown (+ charts as files) or HTML with charts inline.
+ * rel is "index" or "models/<slug>". */
+static gs_err write_page(mdw *w, const char *rel, const char *title, const gs_tbuf *md,
+                         const gs_mdchart *charts, size_t ncharts, gs_error *e)
+{
+	char path[4096];
+	gs_err err;
+	size_t i;
+
+	if (!w->html) {
+		err = path_join(path, sizeof path, w->meta.out_dir, rel, ".md", e);
+		if (!err)
+			err = gs_write_file_atomic(path, md->p, md->len, e);
+		for (i = 0; !err && i < ncharts; i++) {
+			err = path_join(path, sizeof path, w->meta.out_dir, "models/", charts[i].file, e);
+			if (!err)
+				err = gs_write_file_atomic(path, charts[i].svg, charts[i].len, e);
+		}
+		return err;
+	} else {
+		gs_tbuf page = { 0 };
+		gs_html_page(&page, title, md->p, md->len, charts, ncharts);
+		err = path_join(path, sizeof path, w->meta.out_dir, "html/", rel, e);
+		if (!err && strlen(path) + 6 > sizeof path)
+			err = gs_fail(e, GS_EIO, "%s: path too long", path);
+		if (!err) {
+			strcat(path, ".html");
+			if (page.too_big)
+				err = gs_fail(e, GS_EIO, "%s: page too large", path);
+			else
+				err = gs_write_file_atomic(path, page.p, page.len, e);
+		}
+		gs_tbuf_free(&page);
+		return err;
+	}
+}
+
+static gs_err render(mdw *w, const char *name, const gs_tval *d, gs_tbuf *out, gs_error *e)
+{
+	return gs_tmpl_render(w->env, name, d, out, e);
+}
+
+/* -------------------------------------------------------------- begin */
+
+static gs_err w_begin(gs_writer *wr, const gs_report_meta *m, gs_error *e)
+{
+	mdw *w = wr->state;
+	char path[4096];
+	gs_err err;
+
+	w->meta = *m;
+	if (m->out_dir == NULL)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: no output directory", wr->name);
+	gs_mdgen_templates_dir(w->tdir, sizeof w->tdir);
+	w->env = gs_tmpl_env_new(w->tdir, gs_md_escape);
+	err = path_join(path, sizeof path, m->out_dir, w->html ? "html/models" : "models", NULL, e);
+	if (!err)
+		err = gs_mkdirs(path, e);
+	return err;
+}
+
+/* ----------------------------------------------------------- rows */
+
+static void crow_clear(crow *c)
+{
+	free(c->err_msg);
+	free(c->verdict);
+	free(c->headroom);
+	memset(c, 0, sizeof *c);
+}
+
+static void rows_clear(mdw *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nrows; i++)
+		crow_clear(&w->rows[i]);
+	w->nrows = 0;
+}
+
+static gs_err w_model_begin(gs_writer *wr, const gs_model *model, gs_error *e)
+{
+	mdw *w = wr->state;
+
+	(void)e;
+	rows_clear(w);
+	w->model = model;
+	return GS_OK;
+}
+
+static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
+{
+	mdw *w = wr->state;
+	crow *c;
+	size_t g;
+	int f;
+
+	(void)e;
+	if (w->nrows == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->rows = gs_xrealloc(w->rows, w->cap * sizeof *w->rows);
+	}
+	c = &w->rows[w->nrows++];
+	memset(c, 0, sizeof *c);
+	c->index = r->index;
+	snprintf(c->label, sizeof c->label, "%s", r->label);
+	snprintf(c->id, sizeof c->id, "%s", r->id);
+	c->s = r->settings;
+	c->err = r->err;
+	if (r->err != GS_OK)
+		c->err_msg = gs_xstrdup(r->err_msg[0] ? r->err_msg : gs_strerror(r->err));
+	c->est = r->est;
+	for (f = 1; f < GS_F_MAX; f++) {
+		c->seed_ok[f] = r->err == GS_OK && r->seeds[f].recipe != NULL;
+		c->seed_dev[f] = c->seed_ok[f] ? r->seeds[f].device : 0;
+	}
+	c->verdict = gs_xcalloc(w->meta.n_gpus, 1);
+	c->headroom = gs_xcalloc(w->meta.n_gpus, sizeof *c->headroom);
+	for (g = 0; g < w->meta.n_gpus; g++) {
+		double h = 0;
+		c->verdict[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
+		c->headroom[g] = h;
+	}
+	return GS_OK;
+}
+
+/* ---------------------------------------------------------- model page */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Distinct contexts of the model's rows (or of one method's, m >= 0). */
+static int64_t *distinct_seqs(const mdw *w, int m, size_t *n)
+{
+	int64_t *v = gs_xcalloc(w->nrows + 1, sizeof *v);
+	size_t i, k = 0, j;
+
+	for (i = 0; i < w->nrows; i++)
+		if (m < 0 || (int)w->rows[i].s.method == m)
+			v[k++] = w->rows[i].s.seq;
+	qsort(v, k, sizeof *v, cmp_i64);
+	for (i = 0, j = 0; i < k; i++)
+		if (j == 0 || v[j - 1] != v[i])
+			v[j++] = v[i];
+	*n = j;
+	return v;
+}
+
+/* Settings equal except the context length (for the context chart). */
+static bool same_but_seq(const gs_settings *a, const gs_settings *b)
+{
+	return a->method == b->method && gs_settings_precision(a) == gs_settings_precision(b) &&
+	       a->adapter_dtype == b->adapter_dtype && a->optimizer == b->optimizer &&
+	       a->lora_r == b->lora_r && strcmp(a->lora_targets, b->lora_targets) == 0 &&
+	       a->train_embeddings == b->train_embeddings && a->batch == b->batch &&
+	       a->grad_ckpt == b->grad_ckpt && a->attn == b->attn && a->loss == b->loss &&
+	       a->gpus == b->gpus && a->sharding == b->sharding && a->tp == b->tp &&
+	       a->offload == b->offload && a->kv_dtype == b->kv_dtype &&
+	       a->kv_dtype_set == b->kv_dtype_set;
+}
+
+/* The representative row of a method: the first row without error at the
+ * method's middle context; -1 if none. */
+static long representative(const mdw *w, gs_method m)
+{
+	size_t n, i;
+	int64_t *seqs = distinct_seqs(w, (int)m, &n), mid;
+	long best = -1;
+
+	if (n == 0) {
+		free(seqs);
+		return -1;
+	}
+	mid = seqs[(n - 1) / 2];
+	free(seqs);
+	for (i = 0; i < w->nrows && best < 0; i++)
+		if (w->rows[i].s.method == m && w->rows[i].s.seq == mid && w->rows[i].err == GS_OK)
+			best = (long)i;
+	for (i = 0; i < w->nrows && best < 0; i++) /* none at the middle: any */
+		if (w->rows[i].s.method == m && w->rows[i].err == GS_OK)
+			best = (long)i;
+	return best;
+}
+
+/* Capacity lines: one per GPU class label, at the smallest usable memory in
+ * the class; ascending. Returns the count; caps has room for n_gpus. */
+static size_t class_caps(const gs_report_meta *m, gs_svg_cap *caps)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < m->n_gpus; i++) {
+		const gs_gpu *g = &m->gpus[i];
+		for (j = 0; j < n; j++)
+			if (strcmp(caps[j].label, g->klass) == 0)
+				break;
+		if (j == n) {
+			caps[n].label = g->klass;
+			caps[n].bytes = g->usable_bytes;
+			n++;
+		} else if (g->usable_bytes < caps[j].bytes) {
+			caps[j].bytes = g->usable_bytes;
+		}
+	}
+	for (i = 1; i < n; i++) /* insertion sort by bytes, then label */
+		for (j = i; j > 0 && (caps[j].bytes < caps[j - 1].bytes ||
+		                      (caps[j].bytes == caps[j - 1].bytes &&
+		                       strcmp(caps[j].label, caps[j - 1].label) < 0));
+		     j--) {
+			gs_svg_cap t = caps[j];
+			caps[j] = caps[j - 1];
+			caps[j - 1] = t;
+		}
+	return n;
+}
+
+/* The label without its " s<seq>" token. */
+static void label_without_seq(char *buf, size_t n, const crow *c)
+{
+	char tok[40];
+	const char *p;
+	size_t tl;
+
+	snprintf(tok, sizeof tok, " s%lld", (long long)c->s.seq);
+	tl = strlen(tok);
+	p = strstr(c->label, tok);
+	if (p && (p[tl] == ' ' || p[tl] == '\0')) {
+		snprintf(buf, n, "%.*s%s", (int)(p - c->label), c->label, p + tl);
+	} else {
+		snprintf(buf, n, "%s", c->label);
+	}
+}
+
+typedef struct charts {
+	gs_tbuf comp, ctx;
+	char comp_file[512], ctx_file[512];
+	gs_tval *reps;   /* list of {method, label, device} for the caption */
+	gs_tval *series; /* list of {method, label, points} */
+} charts;
+
+static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
+{
+	gs_svg_cap *caps = gs_xcalloc(w->meta.n_gpus + 1, sizeof *caps);
+	size_t ncaps = class_caps(&w->meta, caps);
+	gs_svg_bar bars[GS_METHOD_MAX];
+	gs_svg_series ser[GS_METHOD_MAX];
+	int64_t *xs[GS_METHOD_MAX] = { 0 };
+	uint64_t *ys[GS_METHOD_MAX] = { 0 };
+	char tips[GS_METHOD_MAX][256], slabels[GS_METHOD_MAX][200];
+	size_t nb = 0, ns = 0, i, j;
+	char title[400], b[64];
+	int m;
+
+	ch->reps = gs_tv_list();
+	ch->series = gs_tv_list();
+	snprintf(ch->comp_file, sizeof ch->comp_file, "%s-components.svg", slug);
+	snprintf(ch->ctx_file, sizeof ch->ctx_file, "%s-context.svg", slug);
+	for (m = 0; m < GS_METHOD_MAX; m++) {
+		long r = representative(w, (gs_method)m);
+		const crow *c;
+		gs_tval *x;
+		size_t np = 0;
+
+		if (r < 0)
+			continue;
+		c = &w->rows[r];
+		gib(b, sizeof b, c->est.device);
+		snprintf(tips[nb], sizeof tips[nb], "%s: %s GiB", c->label, b);
+		bars[nb].label = gs_method_name((gs_method)m);
+		bars[nb].tooltip = tips[nb];
+		bars[nb].part[0] = c->est.W;
+		bars[nb].part[1] = c->est.G;
+		bars[nb].part[2] = c->est.O;
+		bars[nb].part[3] = c->est.A;
+		bars[nb].part[4] = c->est.B;
+		nb++;
+		x = gs_tv_push(ch->reps, gs_tv_map());
+		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+		gs_tv_set_str(x, "label", c->label);
+		gs_tv_set_str(x, "device", b);
+
+		/* The context series: rows like the representative but for seq. */
+		xs[ns] = gs_xcalloc(w->nrows, sizeof *xs[ns]);
+		ys[ns] = gs_xcalloc(w->nrows, sizeof *ys[ns]);
+		for (i = 0; i < w->nrows; i++) {
+			const crow *o = &w->rows[i];
+			if (o->err != GS_OK || !same_but_seq(&o->s, &c->s))
+				continue;
+			for (j = np; j > 0 && xs[ns][j - 1] > o->s.seq; j--) {
+				xs[ns][j] = xs[ns][j - 1];
+				ys[ns][j] = ys[ns][j - 1];
+			}
+			if (j > 0 && xs[ns][j - 1] == o->s.seq) { /* duplicate context: keep first */
+				memmove(&xs[ns][j], &xs[ns][j + 1], (np - j) * sizeof *xs[ns]);
+				memmove(&ys[ns][j], &ys[ns][j + 1], (np - j) * sizeof *ys[ns]);
+				continue;
+			}
+			xs[ns][j] = o->s.seq;
+			ys[ns][j] = o->est.device;
+			np++;
+		}
+		label_without_seq(slabels[ns], sizeof slabels[ns], c);
+		ser[ns].label = gs_method_name((gs_method)m);
+		ser[ns].n = np;
+		ser[ns].x = xs[ns];
+		ser[ns].y = ys[ns];
+		x = gs_tv_push(ch->series, gs_tv_map());
+		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+		gs_tv_set_str(x, "label", slabels[ns]);
+		gs_tv_set_num(x, "points", (double)np);
+		ns++;
+	}
+	snprintf(title, sizeof title, "%.300s: memory per GPU by component", id);
+	gs_svg_stacked(&ch->comp, title, bars, nb, caps, ncaps);
+	snprintf(title, sizeof title, "%.300s: device memory against context length", id);
+	gs_svg_lines(&ch->ctx, title, "context length (tokens, log scale)", ser, ns, caps, ncaps);
+	for (i = 0; i < ns; i++) {
+		free(xs[i]);
+		free(ys[i]);
+	}
+	free(caps);
+}
+
+static const char *cell_text(char *buf, size_t n, gs_verdict v, double h, const gs_gpu *g,
+                             uint64_t device)
+{
+	char pct[32], free_gib[48];
+	uint64_t diff;
+
+	switch (v) {
+	case GS_FITS:
+	case GS_TIGHT:
+		diff = g->usable_bytes - device;
+		gib(free_gib, sizeof free_gib, diff);
+		snprintf(buf, n, "%s (%s%%, +%s GiB)", gs_verdict_name(v),
+		         gs_fmt_fixed(pct, sizeof pct, h * 100, 0), free_gib);
+		break;
+	case GS_NO_FIT:
+		diff = device - g->usable_bytes;
+		gib(free_gib, sizeof free_gib, diff);
+		snprintf(buf, n, "%s (-%s GiB)", gs_verdict_name(v), free_gib);
+		break;
+	default:
+		snprintf(buf, n, "%s", gs_verdict_name(v));
+	}
+	return buf;
+}
+
+static void set_gib(gs_tval *x, const char *key, uint64_t bytes, bool ok)
+{
+	char b[64];
+	if (ok)
+		gib(b, sizeof b, bytes);
+	gs_tv_set_str(x, key, ok ? b : "n/a");
+}
+
+static gs_tval *row_data(const mdw *w, const crow *c)
+{
+	bool ok = c->err == GS_OK;
+	gs_tval *x = gs_tv_map(), *cells;
+	char b[256], b2[64], b3[64];
+	size_t g;
+	int f;
+
+	gs_tv_set_str(x, "label", c->label);
+	gs_tv_set_str(x, "id", c->id);
+	gs_tv_set_bool(x, "ok", c->err == GS_OK);
+	gs_tv_set_str(x, "error", c->err_msg ? c->err_msg : "");
+	set_gib(x, "device", c->est.device, ok);
+	set_gib(x, "W", c->est.W, ok);
+	set_gib(x, "G", c->est.G, ok);
+	set_gib(x, "O", c->est.O, ok);
+	set_gib(x, "A", c->est.A, ok);
+	set_gib(x, "B", c->est.B, ok);
+	set_gib(x, "allocated", c->est.allocated, ok);
+	set_gib(x, "reserved", c->est.reserved, ok);
+	set_gib(x, "host", c->est.host, ok);
+	gs_tv_set_bool(x, "has_host", c->est.host > 0);
+	{
+		char bpp[256], b1[64];
+		gs_fmt_fixed(b1, sizeof b1, c->est.bpp_W, 2);
+		gs_fmt_fixed(b2, sizeof b2, c->est.bpp_G, 2);
+		gs_fmt_fixed(b3, sizeof b3, c->est.bpp_O, 2);
+		snprintf(bpp, sizeof bpp, "%s / %s / %s", b1, b2, b3);
+		gs_tv_set_str(x, "bpp", ok ? bpp : "n/a");
+	}
+	gs_tv_set_str(x, "recipe", ok && c->est.recipe ? c->est.recipe : "n/a");
+	snprintf(b, sizeof b, "%s (step %d)", c->err == GS_OK ? gs_phase_name(c->est.peak_phase) : "n/a",
+	         c->est.peak_step);
+	gs_tv_set_str(x, "peak", c->err == GS_OK ? b : "n/a");
+	gs_tv_set_str(x, "note", c->est.note);
+	for (f = 1; f < GS_F_MAX; f++) {
+		static const char *const key[GS_F_MAX] = { "", "cookbook", "rule_of_thumb", "zero1_rule" };
+		if (c->seed_ok[f])
+			gib(b, sizeof b, c->seed_dev[f]);
+		else
+			snprintf(b, sizeof b, "n/a");
+		gs_tv_set_str(x, key[f], b);
+	}
+	cells = gs_tv_set(x, "cells", gs_tv_list());
+	for (g = 0; g < w->meta.n_gpus; g++)
+		gs_tv_push(cells, gs_tv_str(cell_text(b, sizeof b, (gs_verdict)c->verdict[g],
+		                                      c->headroom[g], &w->meta.gpus[g],
+		                                      c->est.device)));
+	return x;
+}
+
+/* Smallest fitting GPU per (method, context): least total usable memory
+ * (count x usable), then fewer GPUs, then GPU order, then sweep order. */
+static void index_entry(mdw *w, imodel *im)
+{
+	size_t i, k, g;
+	int m;
+
+	im->seqs = distinct_seqs(w, -1, &im->nseq);
+	im->best = gs_xcalloc(GS_METHOD_MAX * (im->nseq ? im->nseq : 1), sizeof *im->best);
+	for (i = 0; i < w->nrows; i++) {
+		const crow *c = &w->rows[i];
+		im->method_present[c->s.method] = true;
+		if (c->err != GS_OK)
+			im->nerr++;
+	}
+	for (m = 0; m < GS_METHOD_MAX; m++)
+		for (k = 0; k < im->nseq; k++) {
+			im->best[m * im->nseq + k].method = (gs_method)m;
+			im->best[m * im->nseq + k].seq = im->seqs[k];
+		}
+	for (i = 0; i < w->nrows; i++) {
+		const crow *c = &w->rows[i];
+		size_t at;
+		ibest *b;
+		int64_t cnt = c->s.gpus > 0 ? c->s.gpus : 1;
+
+		for (k = 0; k < im->nseq && im->seqs[k] != c->s.seq; k++)
+			;
+		if (k == im->nseq)
+			continue;
+		at = (size_t)c->s.method * im->nseq + k;
+		b = &im->best[at];
+		b->present = true;
+		for (g = 0; g < w->meta.n_gpus; g++) {
+			const gs_gpu *gp = &w->meta.gpus[g];
+			gs_verdict v = (gs_verdict)c->verdict[g];
+			uint64_t tot, btot;
+			if (v != GS_FITS && v != GS_TIGHT)
+				continue;
+			if (!gs_mul_u64(gp->usable_bytes, (uint64_t)cnt, &tot))
+				tot = UINT64_MAX;
+			if (b->found) {
+				if (!gs_mul_u64(w->meta.gpus[b->gpu].usable_bytes, (uint64_t)b->count, &btot))
+					btot = UINT64_MAX;
+				if (tot > btot || (tot == btot && cnt > b->count) ||
+				    (tot == btot && cnt == b->count && g >= b->gpu))
+					continue;
+			}
+			b->found = true;
+			b->gpu = g;
+			b->count = cnt;
+			b->v = v;
+		}
+	}
+}
+
+static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
+{
+	mdw *w = wr->state;
+	gs_tval *d = NULL, *mm, *methods, *notes;
+	gs_tbuf md = { 0 };
+	charts ch;
+	gs_mdchart mc[2];
+	char *slug = safe_slug(model->slug), rel[600], b[128];
+	imodel *im;
+	size_t i, k;
+	gs_err err;
+	int m;
+
+	memset(&ch, 0, sizeof ch);
+	w->model = model;
+	/* Index entry first (cheap, and needed even if the page fails). */
+	if (w->nmodels == w->mcap) {
+		w->mcap = w->mcap ? w->mcap * 2 : 16;
+		w->models = gs_xrealloc(w->models, w->mcap * sizeof *w->models);
+	}
+	im = &w->models[w->nmodels++];
+	memset(im, 0, sizeof *im);
+	im->id = gs_xstrdup(model->id ? model->id : "");
+	im->slug = gs_xstrdup(slug);
+	params_text(b, sizeof b, model->arch);
+	im->params = gs_xstrdup(b);
+	im->param_source = gs_xstrdup(model->param_source ? model->param_source : "");
+	im->nrows = w->nrows;
+	index_entry(w, im);
+
+	/* The page's data. */
+	d = common_data(w, "../");
+	mm = gs_tv_set(d, "model", gs_tv_map());
+	gs_tv_set_str(mm, "id", im->id);
+	gs_tv_set_str(mm, "slug", slug);
+	gs_tv_set_str(mm, "params", im->params);
+	gs_tv_set_str(mm, "param_source", im->param_source);
+	gs_tv_set_str(mm, "arch", model->arch ? model->arch->model_type : "");
+	gs_tv_set_str(mm, "warning", model->arch ? model->arch->warning : "");
+	gs_tv_set_num(mm, "nrows", (double)w->nrows);
+	gs_tv_set_num(mm, "nerr", (double)im->nerr);
+	snprintf(b, sizeof b, "../index.%s", w->html ? "html" : "md");
+	gs_tv_set_str(d, "index_page", b);
+
+	make_charts(w, im->id, slug, &ch);
+	gs_tv_set_str(d, "chart_components", ch.comp_file);
+	gs_tv_set_str(d, "chart_context", ch.ctx_file);
+	gs_tv_set(d, "reps", ch.reps);
+	gs_tv_set(d, "series", ch.series);
+
+	methods = gs_tv_set(d, "methods", gs_tv_list());
+	for (m = 0; m < GS_METHOD_MAX; m++) {
+		gs_tval *me, *rows, *errs;
+		if (!im->method_present[m])
+			continue;
+		me = gs_tv_push(methods, gs_tv_map());
+		gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
+		rows = gs_tv_set(me, "rows", gs_tv_list());
+		errs = gs_tv_set(me, "errors", gs_tv_list());
+		notes = gs_tv_set(me, "notes", gs_tv_list());
+		for (i = 0; i < w->nrows; i++) {
+			const crow *c = &w->rows[i];
+			if ((int)c->s.method != m)
+				continue;
+			gs_tv_push(rows, row_data(w, c));
+			if (c->err != GS_OK) {
+				gs_tval *x = gs_tv_push(errs, gs_tv_map());
+				gs_tv_set_str(x, "id", c->id);
+				gs_tv_set_str(x, "label", c->label);
+				gs_tv_set_str(x, "error", c->err_msg);
+			}
+			if (c->err == GS_OK && c->est.note[0]) { /* distinct notes */
+				for (k = 0; k < gs_tv_len(notes); k++)
+					if (strcmp(gs_tv_text(gs_tv_at(notes, k)), c->est.note) == 0)
+						break;
+				if (k == gs_tv_len(notes))
+					gs_tv_push(notes, gs_tv_str(c->est.note));
+			}
+		}
+	}
+
+	err = render(w, "model.md.tmpl", d, &md, e);
+	if (!err) {
+		mc[0].file = ch.comp_file;
+		mc[0].svg = ch.comp.p;
+		mc[0].len = ch.comp.len;
+		mc[1].file = ch.ctx_file;
+		mc[1].svg = ch.ctx.p;
+		mc[1].len = ch.ctx.len;
+		snprintf(rel, sizeof rel, "models/%s", slug);
+		err = write_page(w, rel, im->id, &md, mc, 2, e);
+	}
+	gs_tv_free(d);
+	gs_tbuf_free(&md);
+	gs_tbuf_free(&ch.comp);
+	gs_tbuf_free(&ch.ctx);
+	free(slug);
+	rows_clear(w);
+	return err;
+}
+
+/* --------------------------------------------------------------- index */
+
+static gs_err w_end(gs_writer *wr, gs_error *e)
+{
+	mdw *w = wr->state;
+	gs_tval *d = common_data(w, ""), *models;
+	gs_tbuf md = { 0 };
+	char b[256];
+	size_t i, k;
+	gs_err err;
+	int m;
+
+	gs_tv_set_str(d, "index_page", w->html ? "index.html" : "index.md");
+	models = gs_tv_set(d, "models", gs_tv_list());
+	for (i = 0; i < w->nmodels; i++) {
+		const imodel *im = &w->models[i];
+		gs_tval *x = gs_tv_push(models, gs_tv_map()), *ctx, *methods;
+		snprintf(b, sizeof b, "models/%s.%s", im->slug, w->html ? "html" : "md");
+		gs_tv_set_str(x, "id", im->id);
+		gs_tv_set_str(x, "page", b);
+		gs_tv_set_str(x, "params", im->params);
+		gs_tv_set_str(x, "param_source", im->param_source);
+		gs_tv_set_num(x, "nrows", (double)im->nrows);
+		gs_tv_set_num(x, "nerr", (double)im->nerr);
+		ctx = gs_tv_set(x, "contexts", gs_tv_list());
+		for (k = 0; k < im->nseq; k++)
+			gs_tv_push(ctx, gs_tv_num((double)im->seqs[k]));
+		methods = gs_tv_set(x, "methods", gs_tv_list());
+		for (m = 0; m < GS_METHOD_MAX; m++) {
+			gs_tval *me, *cells;
+			if (!im->method_present[m])
+				continue;
+			me = gs_tv_push(methods, gs_tv_map());
+			gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
+			cells = gs_tv_set(me, "cells", gs_tv_list());
+			for (k = 0; k < im->nseq; k++) {
+				const ibest *bb = &im->best[(size_t)m * im->nseq + k];
+				const gs_gpu *g;
+				if (!bb->found) {
+					gs_tv_push(cells, gs_tv_str(bb->present ? "none fits" : "—"));
+					continue;
+				}
+				g = &w->meta.gpus[bb->gpu];
+				snprintf(b, sizeof b, "%lld× %s (%s)%s", (long long)bb->count, g->name, g->klass,
+				         bb->v == GS_TIGHT ? ", tight" : "");
+				gs_tv_push(cells, gs_tv_str(b));
+			}
+		}
+	}
+	err = render(w, "index.md.tmpl", d, &md, e);
+	if (!err)
+		err = write_page(w, "index", "GPU sizing report", &md, NULL, 0, e);
+	gs_tv_free(d);
+	gs_tbuf_free(&md);
+	return err;
+}
+
+static void w_free(gs_writer *wr)
+{
+	mdw *w;
+	size_t i;
+
+	if (wr == NULL)
+		return;
+	w = wr->state;
+	if (w) {
+		rows_clear(w);
+		free(w->rows);
+		for (i = 0; i < w->nmodels; i++) {
+			imodel *im = &w->models[i];
+			free(im->id);
+			free(im->slug);
+			free(im->params);
+			free(im->param_source);
+			free(im->seqs);
+			free(im->best);
+		}
+		free(w->models);
+		gs_tmpl_env_free(w->env);
+		free(w);
+	}
+	free(wr);
+}
+
+gs_writer *gs_mdgen_writer(bool html)
+{
+	gs_writer *wr = gs_xcalloc(1, sizeof *wr);
+	mdw *w = gs_xcalloc(1, sizeof *w);
+
+	w->html = html;
+	wr->name = html ? "html" : "md";
+	wr->begin = w_begin;
+	wr->model_begin = w_model_begin;
+	wr->row = w_row;
+	wr->model_end = w_model_end;
+	wr->end = w_end;
+	wr->free = w_free;
+	wr->state = w;
+	return wr;
+}
+
+gs_writer *gs_writer_md(void)
+{
+	return gs_mdgen_writer(false);
+}

@@ -1,0 +1,366 @@
+/* Unit tests: the Markdown and HTML writers (report_md.c, report_html.c)
+ * on hand-built rows, against golden files in tests/golden/ (set
+ * UPDATE_GOLDEN=1 to rewrite them; review with git diff). Runs from the
+ * repository root (tests/run.sh does) so templates/ is found. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "report.h"
+#include "settings.h"
+#include "template.h"
+#include "util.h"
+
+#define GIB (UINT64_C(1) << 30)
+
+static gs_gpu gpus[3];
+static gs_arch arch1, arch2;
+static gs_model models[2];
+
+static void setup(void)
+{
+	memset(gpus, 0, sizeof gpus);
+	snprintf(gpus[0].id, sizeof gpus[0].id, "t4");
+	snprintf(gpus[0].name, sizeof gpus[0].name, "Tesla T4");
+	snprintf(gpus[0].klass, sizeof gpus[0].klass, "16 GB");
+	gpus[0].total_bytes = 15360 * (UINT64_C(1) << 20);
+	gpus[0].usable_bytes = 14 * GIB + GIB / 2;
+	gpus[0].bf16 = false;
+	gpus[0].bandwidth_gbs = 320;
+	gpus[0].bf16_tflops = 65;
+	snprintf(gpus[0].source, sizeof gpus[0].source, "test data");
+	snprintf(gpus[1].id, sizeof gpus[1].id, "l4");
+	snprintf(gpus[1].name, sizeof gpus[1].name, "NVIDIA L4");
+	snprintf(gpus[1].klass, sizeof gpus[1].klass, "24 GB");
+	gpus[1].total_bytes = 23034 * (UINT64_C(1) << 20);
+	gpus[1].usable_bytes = 22 * GIB;
+	gpus[1].bf16 = gpus[1].fp8 = true;
+	gpus[1].bandwidth_gbs = 300;
+	gpus[1].bf16_tflops = 121;
+	snprintf(gpus[1].source, sizeof gpus[1].source, "test data");
+	snprintf(gpus[2].id, sizeof gpus[2].id, "a100-80gb");
+	snprintf(gpus[2].name, sizeof gpus[2].name, "NVIDIA A100 80GB");
+	snprintf(gpus[2].klass, sizeof gpus[2].klass, "80 GB");
+	gpus[2].total_bytes = 81920 * (UINT64_C(1) << 20);
+	gpus[2].usable_bytes = 79 * GIB;
+	gpus[2].bf16 = true;
+	gpus[2].bandwidth_gbs = 2039;
+	gpus[2].bf16_tflops = 312;
+	snprintf(gpus[2].source, sizeof gpus[2].source, "test data");
+
+	memset(&arch1, 0, sizeof arch1);
+	snprintf(arch1.model_type, sizeof arch1.model_type, "llama");
+	arch1.params_total = UINT64_C(8030261248);
+	memset(&arch2, 0, sizeof arch2);
+	snprintf(arch2.model_type, sizeof arch2.model_type, "gpt2");
+	snprintf(arch2.warning, sizeof arch2.warning, "generic decoder | assumed <b>");
+	arch2.params_total = UINT64_C(124439808);
+
+	/* Names from outside: table-breaking, HTML, newlines, a formula. */
+	models[0].id = "acme/Evil|Model <script>alert(1)</script>\nline2";
+	models[0].slug = "acme--Evil-Model";
+	models[0].arch = &arch1;
+	models[0].param_source = "config tally | Hub safetensors 8030261248";
+	models[1].id = "=HYPERLINK(\"http://x\")";
+	models[1].slug = "formula";
+	models[1].arch = &arch2;
+	models[1].param_source = "config tally";
+}
+
+static size_t row_counter;
+
+/* A row with a hand-filled estimate: device = W+G+O+A+B (per GPU). */
+static void mkrow(gs_row *r, const gs_model *m, const char *method, const char *prec, int64_t seq,
+                  int64_t gpus_n, double w, double g, double o, double a, double b)
+{
+	gs_error e = { 0 };
+	char buf[32];
+	int f;
+
+	memset(r, 0, sizeof *r);
+	r->index = row_counter++;
+	r->model = m;
+	gs_settings_default(&r->settings);
+	gs_settings_set(&r->settings, "method", method, &e);
+	if (prec)
+		gs_settings_set(&r->settings, "precision", prec, &e);
+	snprintf(buf, sizeof buf, "%lld", (long long)seq);
+	gs_settings_set(&r->settings, "seq", buf, &e);
+	snprintf(buf, sizeof buf, "%lld", (long long)gpus_n);
+	gs_settings_set(&r->settings, "gpus", buf, &e);
+	if (gpus_n > 1)
+		gs_settings_set(&r->settings, "sharding", "zero3", &e);
+	gs_settings_label(&r->settings, r->label, sizeof r->label);
+	snprintf(r->id, sizeof r->id, "%s-r%04zu", m->slug, r->index);
+	r->est.W = (uint64_t)(w * GIB);
+	r->est.G = (uint64_t)(g * GIB);
+	r->est.O = (uint64_t)(o * GIB);
+	r->est.A = (uint64_t)(a * GIB);
+	r->est.B = (uint64_t)(b * GIB);
+	r->est.allocated = r->est.W + r->est.G + r->est.O + r->est.A;
+	r->est.reserved = r->est.allocated + GIB / 4;
+	r->est.device = r->est.W + r->est.G + r->est.O + r->est.A + r->est.B;
+	r->est.bpp_W = 2;
+	r->est.bpp_G = g > 0 ? 2 : 0;
+	r->est.bpp_O = o > 0 ? 8 : 0;
+	r->est.recipe = strcmp(method, "full") == 0 ? "amp-bf16: fp32 weights, bf16 autocast | test"
+	                                            : "bf16 base weights, fp32 adapters";
+	r->est.peak_phase = strcmp(method, "inference") == 0 ? GS_PH_PREFILL : GS_PH_BACKWARD;
+	r->est.peak_step = 2;
+	r->est.gpus = gpus_n;
+	if (seq >= 8192)
+		snprintf(r->est.note, sizeof r->est.note, "long context: activations dominate");
+	for (f = 1; f < GS_F_MAX; f++) {
+		r->seeds[f].formula = (gs_formula)f;
+		if (f == GS_F_ZERO1_RULE && strcmp(method, "full") != 0)
+			continue; /* n/a */
+		r->seeds[f].recipe = "seed";
+		r->seeds[f].device = r->est.device + (uint64_t)f * GIB / 2;
+	}
+}
+
+static int run(gs_writer *w, const char *out, gs_error *e)
+{
+	gs_report_meta meta;
+	gs_row r;
+	const double seqs[] = { 512, 2048, 8192 };
+	int i;
+
+	memset(&meta, 0, sizeof meta);
+	meta.spec_path = "sizing.json";
+	meta.out_dir = out;
+	meta.gpus = gpus;
+	meta.n_gpus = 3;
+	meta.models = models;
+	meta.n_models = 2;
+	meta.epoch = 0;
+	meta.tool_version = "0.0-test";
+	meta.assumptions = "- AdamW states in fp32.\n- CUDA context: 0.5 GiB.\n";
+	row_counter = 0;
+	if (w->begin(w, &meta, e))
+		return 1;
+	if (w->model_begin(w, &models[0], e))
+		return 1;
+	for (i = 0; i < 3; i++) {
+		double s = seqs[i] / 2048;
+		mkrow(&r, &models[0], "full", NULL, (int64_t)seqs[i], 1, 14.96, 14.96, 29.92, 3 * s, 1);
+		if (w->row(w, &r, e))
+			return 1;
+		mkrow(&r, &models[0], "full", NULL, (int64_t)seqs[i], 4, 3.74, 3.74, 7.48, 3 * s, 1);
+		if (w->row(w, &r, e))
+			return 1;
+		mkrow(&r, &models[0], "lora", NULL, (int64_t)seqs[i], 1, 14.96, 0.05, 0.1, 2 * s, 1);
+		if (w->row(w, &r, e))
+			return 1;
+		mkrow(&r, &models[0], "lora", "fp16", (int64_t)seqs[i], 1, 14.96, 0.05, 0.1, 2 * s, 1);
+		if (w->row(w, &r, e))
+			return 1;
+	}
+	mkrow(&r, &models[0], "lora", NULL, 32768, 1, 0, 0, 0, 0, 0);
+	r.err = GS_EOVERFLOW;
+	snprintf(r.err_msg, sizeof r.err_msg, "activations | overflow <64 bits>");
+	memset(&r.est, 0, sizeof r.est);
+	if (w->row(w, &r, e))
+		return 1;
+	if (w->model_end(w, &models[0], e))
+		return 1;
+	if (w->model_begin(w, &models[1], e))
+		return 1;
+	for (i = 0; i < 2; i++) {
+		mkrow(&r, &models[1], "inference", NULL, (int64_t)seqs[i], 1, 0.23, 0, 0, 0.1 * (i + 1),
+		      0.5);
+		if (w->row(w, &r, e))
+			return 1;
+	}
+	if (w->model_end(w, &models[1], e))
+		return 1;
+	return w->end(w, e) ? 1 : 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	gs_error e = { 0 };
+	char *p = NULL;
+	if (gs_read_file(path, 64u << 20, &p, len, &e) != GS_OK)
+		return NULL;
+	return p;
+}
+
+/* Compare out/rel with tests/golden/md/rel (or rewrite the golden). */
+static void golden(const char *out, const char *rel)
+{
+	char got_path[512], want_path[512];
+	char *got, *want;
+	size_t gl = 0, wl = 0;
+	gs_error e = { 0 };
+
+	snprintf(got_path, sizeof got_path, "%s/%s", out, rel);
+	snprintf(want_path, sizeof want_path, "tests/golden/md/%s", rel);
+	got = slurp(got_path, &gl);
+	if (getenv("UPDATE_GOLDEN") && got) {
+		char dir[512], *slash;
+		snprintf(dir, sizeof dir, "%s", want_path);
+		slash = strrchr(dir, '/');
+		*slash = '\0';
+		gs_mkdirs(dir, &e);
+		gs_write_file_atomic(want_path, got, gl, &e);
+		printf("updated %s\n", want_path);
+	}
+	want = slurp(want_path, &wl);
+	CHECK(got && want && gl == wl && memcmp(got, want, gl) == 0,
+	      "golden %s (diff -u %s %s)", rel, want_path, got_path);
+	free(got);
+	free(want);
+}
+
+static int has(const char *hay, const char *needle)
+{
+	return hay && strstr(hay, needle) != NULL;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	size_t la = 0, lb = 0;
+	char *x = slurp(a, &la), *y = slurp(b, &lb);
+	int r = x && y && la == lb && memcmp(x, y, la) == 0;
+	free(x);
+	free(y);
+	return r;
+}
+
+int main(void)
+{
+	char out1[] = "/tmp/gs-md-1-XXXXXX", out2[] = "/tmp/gs-md-2-XXXXXX";
+	const char *files[] = { "index.md", "models/acme--Evil-Model.md", "models/formula.md",
+		                "models/acme--Evil-Model-components.svg",
+		                "models/acme--Evil-Model-context.svg", "models/formula-components.svg",
+		                "models/formula-context.svg", "html/index.html",
+		                "html/models/acme--Evil-Model.html", "html/models/formula.html" };
+	gs_writer *w;
+	gs_error e = { 0 };
+	char path[600];
+	char *idx, *page, *html, *hidx;
+	size_t i, n;
+
+	setup();
+	if (!mkdtemp(out1) || !mkdtemp(out2)) {
+		printf("FAIL mkdtemp\n");
+		return 1;
+	}
+	for (i = 0; i < 2; i++) {
+		const char *out = i ? out2 : out1;
+		int rc;
+		w = gs_writer_md();
+		rc = run(w, out, &e);
+		w->free(w);
+		CHECK(rc == 0, "md writer run %zu: %s", i + 1, e.msg);
+		w = gs_writer_html();
+		rc = run(w, out, &e);
+		w->free(w);
+		CHECK(rc == 0, "html writer run %zu: %s", i + 1, e.msg);
+	}
+
+	/* Golden Markdown and SVG. */
+	for (i = 0; i < 7; i++)
+		golden(out1, files[i]);
+	/* Two runs byte-identical, every file. */
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char a[600], b[600];
+		snprintf(a, sizeof a, "%s/%s", out1, files[i]);
+		snprintf(b, sizeof b, "%s/%s", out2, files[i]);
+		CHECK(same_file(a, b), "two runs byte-identical: %s", files[i]);
+	}
+
+	snprintf(path, sizeof path, "%s/index.md", out1);
+	idx = slurp(path, &n);
+	snprintf(path, sizeof path, "%s/models/acme--Evil-Model.md", out1);
+	page = slurp(path, &n);
+	snprintf(path, sizeof path, "%s/html/models/acme--Evil-Model.html", out1);
+	html = slurp(path, &n);
+	snprintf(path, sizeof path, "%s/html/index.html", out1);
+	hidx = slurp(path, &n);
+
+	/* Escaping of names from outside in Markdown. */
+	CHECK(has(page, "# acme/Evil\\|Model &lt;script&gt;alert(1)&lt;/script&gt; line2\n"),
+	      "md: model id with | < > newline escaped in the heading");
+	CHECK(!has(page, "<script>") && !has(idx, "<script>"), "md: no raw <script>");
+	CHECK(has(idx, "[\\=HYPERLINK(\"http://x\")](models/formula.md)"),
+	      "md: leading = escaped, link to the model page");
+	CHECK(has(page, "config tally \\| Hub safetensors"), "md: | in a cell escaped");
+	CHECK(has(page, "activations \\| overflow &lt;64 bits&gt;"), "md: error message escaped");
+	/* Content. */
+	CHECK(has(idx, "| full | 1× NVIDIA A100 80GB (80 GB) | 1× NVIDIA A100 80GB (80 GB) | 1× NVIDIA A100 80GB (80 GB), tight | — |"), "index: smallest fitting GPU per context (total memory, then tight mark, then no row)");
+	CHECK(has(idx, "| lora | 1× NVIDIA L4 (24 GB) | 1× NVIDIA L4 (24 GB) | 1× NVIDIA A100 80GB (80 GB) | none fits |"), "index: lora row, none fits at 32768");
+	CHECK(has(idx, "- AdamW states in fp32.\n"), "index: assumptions (raw Markdown)");
+	CHECK(has(page, "not runnable") && has(page, "does not fit (-") && has(page, "fits (") &&
+	          has(page, "| tight (8%, +6.16 GiB) |"),
+	      "model page: verdicts");
+	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 61.59 | not runnable | does not fit (-39.59 GiB) | fits (22%, +17.41 GiB) |"),
+	      "model page: device GiB in the matrix");
+	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 14.96 | 14.96 | 29.92 | 0.75 | 1.00 | 60.59 | 60.84 | 61.59 |"), "model page: W G O A B in GiB");
+	CHECK(has(page, "| 2.00 / 2.00 / 8.00 | backward (step 2) |"),
+	      "model page: bytes/param and peak phase");
+	CHECK(has(page, "| cookbook | rule-of-thumb | zero1-rule |") && has(page, "| n/a |"),
+	      "model page: seeds' formulas beside the detailed estimate");
+	CHECK(has(page, "![Memory per GPU by component, one configuration per method](acme--Evil-Model-components.svg)"),
+	      "model page: components chart referenced");
+	/* HTML. */
+	CHECK(has(html, "<table>") && has(html, "<th>configuration</th>") && has(html, "<td>"),
+	      "html: real tables");
+	CHECK(has(html, "<svg xmlns=\"http://www.w3.org/2000/svg\"") && !has(html, "<img"),
+	      "html: charts inline");
+	CHECK(!has(html, "<script>") && has(html, "&lt;script&gt;"), "html: no raw <script>");
+	CHECK(has(html, "acme/Evil|Model &lt;script&gt;"), "html: | shown as text");
+	CHECK(has(hidx, "=HYPERLINK(&quot;http://x&quot;)</a>") && has(hidx, "href=\"models/formula.html\""),
+	      "html: relative links between pages, = as text");
+	CHECK(has(html, "href=\"../index.html\""), "html: link back to the index");
+	CHECK(!has(html, "src=\"http") && !has(html, "href=\"http"), "html: self-contained");
+
+	/* Template error: names the file and line; nothing is written. */
+	{
+		char tdir[] = "/tmp/gs-tpl-XXXXXX", out3[] = "/tmp/gs-md-3-XXXXXX";
+		char p[600];
+		FILE *fp;
+		int rc;
+		struct stat st;
+		if (mkdtemp(tdir) && mkdtemp(out3)) {
+			snprintf(p, sizeof p, "%s/model.md.tmpl", tdir);
+			fp = fopen(p, "w");
+			fputs("# {{ model.id }}\n\n{{ model.nope }}\n", fp);
+			fclose(fp);
+			setenv("GPUSIZER_TEMPLATES", tdir, 1);
+			memset(&e, 0, sizeof e);
+			w = gs_writer_md();
+			rc = run(w, out3, &e);
+			w->free(w);
+			unsetenv("GPUSIZER_TEMPLATES");
+			CHECK(rc == 1 && e.code == GS_ETEMPLATE && has(e.msg, "/model.md.tmpl:3: unknown variable 'model.nope'"),
+			      "template error names file and line: %s", e.msg);
+			snprintf(p, sizeof p, "%s/models/acme--Evil-Model.md", out3);
+			CHECK(stat(p, &st) != 0, "nothing written after a template error");
+			unlink(tdir[0] ? (snprintf(p, sizeof p, "%s/model.md.tmpl", tdir), p) : p);
+			rmdir(tdir);
+			snprintf(p, sizeof p, "rm -rf '%s'", out3);
+			if (system(p) != 0)
+				printf("  (cleanup of %s failed)\n", out3);
+		}
+	}
+
+	free(idx);
+	free(page);
+	free(html);
+	free(hidx);
+	if (!getenv("GS_KEEP_OUT")) {
+		char cmd[600];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", out1, out2);
+		if (system(cmd) != 0)
+			printf("  (cleanup failed)\n");
+	} else {
+		printf("output kept in %s\n", out1);
+	}
+	CHECK_DONE();
+}
