@@ -36,6 +36,9 @@ static void describe(const cJSON *v, char *buf, size_t n)
 {
 	if (v == NULL)
 		snprintf(buf, n, "nothing");
+	else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+	         fabs(v->valuedouble) < 1e19)
+		snprintf(buf, n, "%.0f", v->valuedouble); /* exact integers */
 	else if (cJSON_IsNumber(v))
 		snprintf(buf, n, "%.15g", v->valuedouble);
 	else if (cJSON_IsString(v))
@@ -387,7 +390,7 @@ typedef enum llama_kind {
 /* Sliding window when every layer uses it; 0 otherwise. */
 static int64_t sliding(cfg *c, llama_kind lk, int64_t layers)
 {
-	int64_t w = get_int(c, "sliding_window", 1, 0, false);
+	int64_t w = get_int(c, "sliding_window", 1, 0, false), mwl;
 
 	if (c->rc != GS_OK || w == 0)
 		return 0;
@@ -399,9 +402,11 @@ static int64_t sliding(cfg *c, llama_kind lk, int64_t layers)
 	case LK_QWEN3:
 		if (!get_bool(c, "use_sliding_window", false))
 			return 0;
-		if (get_int(c, "max_window_layers", 0, 28, false) == 0)
+		/* Layers from max_window_layers on use the window. */
+		mwl = get_int(c, "max_window_layers", 0, 28, false);
+		if (mwl == 0)
 			return w;
-		if (get_int(c, "max_window_layers", 0, 28, false) < layers)
+		if (mwl < layers)
 			note(c, "sliding window on some layers only: KV cache sized as full attention");
 		return 0;
 	default:
@@ -1083,6 +1088,21 @@ static void line_col(const char *json, size_t off, size_t *line, size_t *col)
 	}
 }
 
+/* " near \"text\"" quoting up to 20 printable bytes at off ("" at the end). */
+static void near_text(const char *json, size_t len, size_t off, char *buf, size_t n)
+{
+	size_t k = 0, i;
+
+	buf[0] = '\0';
+	if (json == NULL || off >= len || n < 16)
+		return;
+	k = (size_t)snprintf(buf, n, " near \"");
+	for (i = off; i < len && i < off + 20 && k + 3 < n; i++)
+		buf[k++] = (json[i] >= 0x20 && json[i] < 0x7f && json[i] != '"') ? json[i] : '.';
+	buf[k++] = '"';
+	buf[k] = '\0';
+}
+
 static void build(cfg *c)
 {
 	gs_arch *a = c->a;
@@ -1177,6 +1197,7 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 	gs_arch *a = gs_xcalloc(1, sizeof *a);
 	cJSON *root = NULL;
 	const char *end = NULL;
+	char near[64];
 	gs_err rc;
 
 	memset(out, 0, sizeof *out);
@@ -1196,7 +1217,9 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 		if (off > len)
 			off = len;
 		line_col(json ? json : "", off, &line, &col);
-		rc = gs_fail(e, GS_ECONFIG, "%s: invalid JSON at line %zu, column %zu", c.path, line, col);
+		near_text(json, len, off, near, sizeof near);
+		rc = gs_fail(e, GS_ECONFIG, "%s: invalid JSON at line %zu, column %zu%s", c.path, line, col,
+		             near);
 		goto out;
 	}
 	/* Only whitespace may follow the value. */

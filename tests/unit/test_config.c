@@ -476,6 +476,7 @@ static void test_errors(void)
 	expect_err("invalid JSON", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": ,\n}", GS_ECONFIG,
 	           "invalid JSON", "line 3");
 	expect_err("trailing text", "{\"model_type\":\"llama\"}\n}", GS_ECONFIG, "invalid JSON", "line 2");
+	expect_err("NaN literal", "{" LLAMA_OK ",\"hidden_size\":NaN}", GS_ECONFIG, "invalid JSON", "line 1");
 	expect_err("top level array", "[1,2]", GS_ECONFIG, "JSON object", NULL);
 	expect_err("empty", "", GS_ECONFIG, "invalid JSON", NULL);
 }
@@ -497,6 +498,13 @@ static void test_generic_and_files(void)
 	CHECK_EQ_U64(a.params_total, 2 * (4 * 256ull * 256 + 3 * 256ull * 512 + 2 * 256) + 2 * 256000ull + 256,
 	             "generic: LLaMA-style total (hand)");
 	CHECK(strcmp(a.source, "models/f/config.json") == 0, "generic: source recorded");
+	js = "{\"model_type\":\"frob_moe\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	     "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000,"
+	     "\"tie_word_embeddings\":true,\"num_experts\":8}";
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(js, strlen(js), "f.json", &a, &e) == GS_OK && a.tied && a.p_head == 0 &&
+	              strstr(a.warning, "tied head") && strstr(a.warning, "expert fields ignored"),
+	      "generic: honours tie_word_embeddings, says expert fields were ignored (%s)", a.warning);
 
 	memset(&e, 0, sizeof e);
 	CHECK(gs_config_load("/nonexistent/gpusizer/config.json", &a, &e) == GS_ENOTFOUND &&
