@@ -589,8 +589,10 @@ static gs_tval *row_data(const mdw *w, const crow *c)
 	return x;
 }
 
-/* Smallest fitting GPU per (method, context): least total usable memory
- * (count x usable), then fewer GPUs, then GPU order, then sweep order. */
+/* Smallest fitting GPU per (method, context), ranked as the XLSX Summary
+ * does: a comfortable fit before a tight one, then least total usable
+ * memory (count x usable), then fewer GPUs, then GPU order, then sweep
+ * order. */
 static void index_entry(mdw *w, imodel *im)
 {
 	size_t i, k, g;
@@ -631,11 +633,16 @@ static void index_entry(mdw *w, imodel *im)
 			if (!gs_mul_u64(gp->usable_bytes, (uint64_t)cnt, &tot))
 				tot = UINT64_MAX;
 			if (b->found) {
+				bool tight = v == GS_TIGHT, btight = b->v == GS_TIGHT;
 				if (!gs_mul_u64(w->meta.gpus[b->gpu].usable_bytes, (uint64_t)b->count, &btot))
 					btot = UINT64_MAX;
-				if (tot > btot || (tot == btot && cnt > b->count) ||
-				    (tot == btot && cnt == b->count && g >= b->gpu))
+				if (tight != btight) {
+					if (tight)
+						continue;
+				} else if (tot > btot || (tot == btot && cnt > b->count) ||
+				           (tot == btot && cnt == b->count && g >= b->gpu)) {
 					continue;
+				}
 			}
 			b->found = true;
 			b->gpu = g;
@@ -789,7 +796,7 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 					continue;
 				}
 				g = &w->meta.gpus[bb->gpu];
-				snprintf(b, sizeof b, "%lld× %s (%s)%s", (long long)bb->count, g->name, g->klass,
+				snprintf(b, sizeof b, "%lld x %s (%s)%s", (long long)bb->count, g->klass, g->name,
 				         bb->v == GS_TIGHT ? ", tight" : "");
 				gs_tv_push(cells, gs_tv_str(b));
 			}
