@@ -436,6 +436,69 @@ def check_fixture(book, path):
           "creation date is the given epoch, not the clock", core[-300:])
 
 
+def check_report(work):
+    """`gpusizer report` end to end: the workbook agrees with the JSON report
+    row by row (every cached verdict, device GiB), its formulas evaluate to
+    the cached verdicts, and SOURCE_DATE_EPOCH fixes the creation date."""
+    gs = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
+    out = os.path.join(work, "report")
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
+    args = ["report", "--spec", os.path.join(TOP, "sizing.json"), "--offline", "--quiet",
+            "--out", out, "--format", "xlsx,json", "--models",
+            "openai-community/gpt2,Qwen/Qwen2.5-0.5B", "--seqs", "512,8192"]
+    r = subprocess.run(WRAP + [gs] + args, cwd=TOP, env=env, capture_output=True, text=True,
+                       timeout=600)
+    path = os.path.join(out, "gpusizer.xlsx")
+    if not check(r.returncode == 0 and os.path.exists(path),
+                 "gpusizer report --format xlsx,json writes gpusizer.xlsx",
+                 "exit %d: %s" % (r.returncode, r.stderr[-800:])):
+        return
+    import json
+    with open(os.path.join(out, "sizing.json")) as f:
+        rep = json.load(f)
+    book = Book(path)
+    gpu_ids = [c.value for (r0, c0), c in sorted(book.cells("GPUs").items()) if c0 == 0 and r0 >= 4]
+    check(gpu_ids == [g["id"] for g in rep["gpus"]], "GPUs sheet lists the report's GPU classes",
+          "%r vs %r" % (gpu_ids, [g["id"] for g in rep["gpus"]]))
+    where = {}
+    for sheet in book.order[4:]:
+        for (r0, c0), c in book.cells(sheet).items():
+            if c0 == 0 and r0 > 0:
+                where[c.value] = (sheet, r0)
+    check(len(where) == len(rep["rows"]) and all(x["id"] in where for x in rep["rows"]),
+          "every JSON row is a workbook row (%d)" % len(rep["rows"]),
+          "%d workbook rows" % len(where))
+    bad, dev_bad, evaluated, ev_bad = [], [], 0, []
+    for n, row in enumerate(rep["rows"]):
+        if row["id"] not in where:
+            continue
+        sheet, r0 = where[row["id"]]
+        cells = book.cells(sheet)
+        for i, gid in enumerate(gpu_ids):
+            cell = cells.get((r0, 4 + i))
+            want = "no estimate" if row["error"] else row["gpu_verdicts"][gid]["verdict"]
+            if cell is None or cell.value != want:
+                bad.append((row["id"], gid, cell, want))
+            elif cell.formula and n % 5 == 0:
+                evaluated += 1
+                got = Evaluator(make_lookup(book), sheet).run(cell.formula)
+                if got != cell.value:
+                    ev_bad.append((row["id"], gid, got, cell.value))
+        if not row["error"]:
+            dev = cells.get((r0, 2))
+            want = row["estimate"]["device"] / 2.0 ** 30
+            if dev is None or abs(dev.value - want) > 1e-12 * max(1.0, want):
+                dev_bad.append((row["id"], dev, want))
+    check(not bad, "every cached verdict equals the JSON report's verdict", repr(bad[:3]))
+    check(not dev_bad, "device GiB per GPU equals the JSON report's device bytes / 2^30",
+          repr(dev_bad[:3]))
+    check(evaluated > 100 and not ev_bad,
+          "formulas evaluate to their cached verdicts (%d sampled)" % evaluated, repr(ev_bad[:3]))
+    core = book.zip.read("docProps/core.xml").decode("utf-8")
+    check("2023-11-14T22:13:20Z</dcterms:created>" in core,
+          "SOURCE_DATE_EPOCH sets the workbook's creation date", core[-200:])
+
+
 def main():
     if not os.access(HELPER, os.X_OK):
         check(False, "fixture helper built", "%s missing (make units)" % HELPER)
@@ -469,6 +532,7 @@ def main():
               "the split is reported on stderr", r.stderr)
         check(all(book.header(n).get(1) == "Configuration" for n in parts),
               "each continuation sheet repeats the header row")
+        check_report(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
