@@ -28,12 +28,6 @@
 #define GS_VERSION "0.1.0"
 #endif
 
-/* Writers other areas provide; a missing one is skipped with a warning
- * (weak, so the driver builds while they are written). */
-#pragma weak gs_writer_md
-#pragma weak gs_writer_html
-#pragma weak gs_writer_xlsx
-
 static const char *const ASSUMPTIONS =
 	"- **device** memory (what `nvidia-smi` shows for the process: PyTorch's reserved pool, "
 	"the CUDA context and library workspaces) decides the verdict; it is compared with the "
@@ -434,11 +428,6 @@ static gs_err make_writers(run *R, gs_error *e)
 			want = want || strcmp(R->sp.formats.v[i], order[k]) == 0;
 		if (!want)
 			continue;
-		if (ctor[k] == NULL) {
-			fprintf(stderr, "gpusizer: report: warning: the %s writer is not built in; skipped\n",
-			        order[k]);
-			continue;
-		}
 		R->w[R->n_w++] = ctor[k]();
 	}
 	return GS_OK;

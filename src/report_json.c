@@ -1,6 +1,7 @@
 /* gpusizer: JSON writer: out/sizing.json, every row with all its inputs and
  * outputs, one row per line, streamed. Owned by the report driver area. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,48 +56,48 @@ static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
 		return rc;
 	fp = st->out.fp;
-	fputs("{\"tool\": \"gpusizer\", \"tool_version\": ", fp);
+	fputs("{\"tool\":\"gpusizer\",\"tool_version\":", fp);
 	jstr(fp, m->tool_version);
-	fputs(", \"spec\": ", fp);
+	fputs(",\"spec\":", fp);
 	jstr(fp, m->spec_path);
-	fprintf(fp, ", \"epoch\": %" PRId64 ", \"tight_headroom\": ", m->epoch);
+	fprintf(fp, ",\"epoch\":%" PRId64 ",\"tight_headroom\":", m->epoch);
 	jnum(fp, GS_TIGHT_HEADROOM);
-	fputs(",\n\"gpus\": [", fp);
+	fputs(",\n\"gpus\":[", fp);
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		const gs_gpu *g = &m->gpus[i];
-		fputs(i ? ",\n  {\"id\": " : "\n  {\"id\": ", fp);
+		fputs(i ? ",\n{\"id\":" : "\n{\"id\":", fp);
 		jstr(fp, g->id);
-		fputs(", \"name\": ", fp);
+		fputs(",\"name\":", fp);
 		jstr(fp, g->name);
-		fputs(", \"class\": ", fp);
+		fputs(",\"class\":", fp);
 		jstr(fp, g->klass);
-		fprintf(fp, ", \"total_bytes\": %" PRIu64 ", \"usable_bytes\": %" PRIu64
-		        ", \"bf16\": %s, \"fp8\": %s, \"bandwidth_gbs\": ",
+		fprintf(fp, ",\"total_bytes\":%" PRIu64 ",\"usable_bytes\":%" PRIu64
+		        ",\"bf16\":%s,\"fp8\":%s,\"bandwidth_gbs\":",
 		        g->total_bytes, g->usable_bytes, g->bf16 ? "true" : "false",
 		        g->fp8 ? "true" : "false");
 		jnum(fp, g->bandwidth_gbs);
-		fputs(", \"bf16_tflops\": ", fp);
+		fputs(",\"bf16_tflops\":", fp);
 		jnum(fp, g->bf16_tflops);
-		fputs(", \"source\": ", fp);
+		fputs(",\"source\":", fp);
 		jstr(fp, g->source);
 		fputc('}', fp);
 	}
-	fputs("],\n\"models\": [", fp);
+	fputs("],\n\"models\":[", fp);
 	for (size_t i = 0; i < m->n_models; i++) {
 		const gs_model *md = &m->models[i];
-		fputs(i ? ",\n  {\"id\": " : "\n  {\"id\": ", fp);
+		fputs(i ? ",\n{\"id\":" : "\n{\"id\":", fp);
 		jstr(fp, md->id);
-		fputs(", \"slug\": ", fp);
+		fputs(",\"slug\":", fp);
 		jstr(fp, md->slug);
-		fprintf(fp, ", \"model_type\": ");
+		fprintf(fp, ",\"model_type\":");
 		jstr(fp, md->arch->model_type);
-		fprintf(fp, ", \"params_total\": %" PRIu64 ", \"params_active\": %" PRIu64
-		        ", \"param_source\": ",
+		fprintf(fp, ",\"params_total\":%" PRIu64 ",\"params_active\":%" PRIu64
+		        ",\"param_source\":",
 		        md->arch->params_total, md->arch->params_active);
 		jstr(fp, md->param_source);
 		fputc('}', fp);
 	}
-	fputs("],\n\"rows\": [", fp);
+	fputs("],\n\"rows\":[", fp);
 	return GS_OK;
 }
 
@@ -110,40 +111,42 @@ static gs_err json_model(gs_writer *w, const gs_model *model, gs_error *e)
 
 static void j_settings(FILE *fp, const gs_settings *s)
 {
-	fputs("{\"method\": ", fp);
+	fputs("{\"method\":", fp);
 	jstr(fp, gs_method_name(s->method));
-	fputs(", \"precision\": ", fp);
+	fputs(",\"precision\":", fp);
 	jstr(fp, gs_prec_name(gs_settings_precision(s)));
-	fputs(", \"adapter-dtype\": ", fp);
+	fputs(",\"adapter-dtype\":", fp);
 	jstr(fp, gs_dtype_name(s->adapter_dtype));
-	fputs(", \"optimizer\": ", fp);
+	fputs(",\"optimizer\":", fp);
 	jstr(fp, gs_optim_name(s->optimizer));
-	fprintf(fp, ", \"lora-r\": %" PRId64 ", \"lora-targets\": ", s->lora_r);
+	fprintf(fp, ",\"lora-r\":%" PRId64 ",\"lora-targets\":", s->lora_r);
 	jstr(fp, s->lora_targets);
-	fputs(", \"lora-dropout\": ", fp);
+	fputs(",\"lora-dropout\":", fp);
 	jnum(fp, s->lora_dropout);
-	fprintf(fp, ", \"train-embeddings\": %s, \"batch\": %" PRId64 ", \"seq\": %" PRId64
-	        ", \"grad-accum\": %" PRId64 ", \"grad-ckpt\": %s, \"attn\": ",
+	fprintf(fp, ",\"train-embeddings\":%s,\"batch\":%" PRId64 ",\"seq\":%" PRId64
+	        ",\"grad-accum\":%" PRId64 ",\"grad-ckpt\":%s,\"attn\":",
 	        s->train_embeddings ? "true" : "false", s->batch, s->seq, s->grad_accum,
 	        s->grad_ckpt ? "true" : "false");
 	jstr(fp, gs_attn_name(s->attn));
-	fputs(", \"loss\": ", fp);
+	fputs(",\"loss\":", fp);
 	jstr(fp, gs_loss_name(s->loss));
-	fprintf(fp, ", \"gpus\": %" PRId64 ", \"sharding\": ", s->gpus);
+	fprintf(fp, ",\"gpus\":%" PRId64 ",\"sharding\":", s->gpus);
 	jstr(fp, gs_shard_name(s->sharding));
-	fprintf(fp, ", \"tp\": %" PRId64 ", \"offload\": ", s->tp);
+	fprintf(fp, ",\"tp\":%" PRId64 ",\"offload\":", s->tp);
 	jstr(fp, gs_offload_name(s->offload));
-	fputs(", \"kv-dtype\": ", fp);
+	fputs(",\"kv-dtype\":", fp);
 	jstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
-	fprintf(fp, ", \"cuda-context\": %" PRId64 "}", s->cuda_context_mib);
+	fprintf(fp, ",\"cuda-context\":%" PRId64 "}", s->cuda_context_mib);
 }
 
-static void j_components(FILE *fp, const gs_estimate *x)
+static void j_components(FILE *fp, const gs_estimate *x, bool pools)
 {
-	fprintf(fp, "\"W\": %" PRIu64 ", \"G\": %" PRIu64 ", \"O\": %" PRIu64 ", \"A\": %" PRIu64
-	        ", \"B\": %" PRIu64 ", \"allocated\": %" PRIu64 ", \"reserved\": %" PRIu64
-	        ", \"device\": %" PRIu64 ", \"host\": %" PRIu64,
-	        x->W, x->G, x->O, x->A, x->B, x->allocated, x->reserved, x->device, x->host);
+	fprintf(fp, "\"W\":%" PRIu64 ",\"G\":%" PRIu64 ",\"O\":%" PRIu64 ",\"A\":%" PRIu64
+	        ",\"B\":%" PRIu64, x->W, x->G, x->O, x->A, x->B);
+	if (pools)
+		fprintf(fp, ",\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64,
+		        x->allocated, x->reserved);
+	fprintf(fp, ",\"device\":%" PRIu64 ",\"host\":%" PRIu64, x->device, x->host);
 }
 
 static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
@@ -153,64 +156,62 @@ static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
 	const gs_estimate *x = &r->est;
 
 	(void)e;
-	fprintf(fp, "%s\n  {\"index\": %zu, \"id\": ", st->rows ? "," : "", r->index);
+	fprintf(fp, "%s\n{\"index\":%zu,\"id\":", st->rows ? "," : "", r->index);
 	jstr(fp, r->id);
-	fputs(", \"model\": ", fp);
+	fputs(",\"model\":", fp);
 	jstr(fp, r->model->id);
-	fputs(", \"label\": ", fp);
+	fputs(",\"label\":", fp);
 	jstr(fp, r->label);
-	fputs(", \"settings\": ", fp);
+	fputs(",\"settings\":", fp);
 	j_settings(fp, &r->settings);
 	if (r->err != GS_OK) {
-		fputs(", \"error\": ", fp);
+		fputs(",\"error\":", fp);
 		jstr(fp, r->err_msg);
-		fputs(", \"estimate\": null, \"seeds\": null", fp);
+		fputs(",\"estimate\":null,\"seeds\":null", fp);
 	} else {
-		fputs(", \"error\": null, \"estimate\": {\"recipe\": ", fp);
+		fputs(",\"error\":null,\"estimate\":{\"recipe\":", fp);
 		jstr(fp, x->recipe);
-		fprintf(fp, ", \"params_total\": %" PRIu64 ", \"params_trainable\": %" PRIu64
-		        ", \"params_active\": %" PRIu64 ", ",
+		fprintf(fp, ",\"params_total\":%" PRIu64 ",\"params_trainable\":%" PRIu64
+		        ",\"params_active\":%" PRIu64 ", ",
 		        x->params_total, x->params_trainable, x->params_active);
-		j_components(fp, x);
-		fputs(", \"bpp_W\": ", fp);
+		j_components(fp, x, true);
+		fputs(",\"bpp_W\":", fp);
 		jnum(fp, x->bpp_W);
-		fputs(", \"bpp_G\": ", fp);
+		fputs(",\"bpp_G\":", fp);
 		jnum(fp, x->bpp_G);
-		fputs(", \"bpp_O\": ", fp);
+		fputs(",\"bpp_O\":", fp);
 		jnum(fp, x->bpp_O);
-		fputs(", \"peak_phase\": ", fp);
+		fputs(",\"peak_phase\":", fp);
 		jstr(fp, gs_phase_name(x->peak_phase));
-		fprintf(fp, ", \"peak_step\": %d, \"note\": ", x->peak_step);
+		fprintf(fp, ",\"peak_step\":%d,\"note\":", x->peak_step);
 		jstr(fp, x->note);
-		fputs("}, \"seeds\": {", fp);
+		fputs("},\"seeds\":{", fp);
 		for (int f = 1; f < GS_F_MAX; f++) {
 			const gs_estimate *sd = &r->seeds[f];
-			fputs(f > 1 ? ", " : "", fp);
+			fputs(f > 1 ? "," : "", fp);
 			jstr(fp, gs_formula_name((gs_formula)f));
 			if (sd->recipe == NULL) {
-				fputs(": null", fp);
+				fputs(":null", fp);
 				continue;
 			}
 			fputs(": {", fp);
-			j_components(fp, sd);
+			j_components(fp, sd, false);
 			fputc('}', fp);
 		}
 		fputc('}', fp);
 	}
-	fputs(", \"gpu_verdicts\": {", fp);
+	fputs(",\"gpu_verdicts\":{", fp);
 	for (size_t i = 0; i < st->meta->n_gpus; i++) {
 		double h;
 		gs_verdict v = gs_row_verdict(r, &st->meta->gpus[i], &h);
-		fputs(i ? ", " : "", fp);
+		fputs(i ? "," : "", fp);
 		jstr(fp, st->meta->gpus[i].id);
-		fputs(": {\"verdict\": ", fp);
+		fputs(":[", fp);
 		jstr(fp, gs_verdict_name(v));
-		fputs(", \"headroom\": ", fp);
 		if (v == GS_NOT_RUNNABLE)
-			fputs("null", fp);
+			fputs(",null]", fp);
 		else
-			fprintf(fp, "%.4f", h);
-		fputc('}', fp);
+			fprintf(fp, ",%.4f]", h);
 	}
 	fputs("}}", fp);
 	st->rows++;

@@ -232,7 +232,7 @@ def contents(tmp, a):
         if r["estimate"] and int(c["device_bytes"]) != r["estimate"]["device"]:
             agree = False
         for g in gpus:
-            if c[g + " verdict"] != r["gpu_verdicts"][g]["verdict"]:
+            if c[g + " verdict"] != r["gpu_verdicts"][g][0]:
                 agree = False
     ok(agree, "CSV cells equal the JSON rows (ids, settings, device bytes, verdicts)")
     ids = [r["id"] for r in js["rows"]]
@@ -246,7 +246,7 @@ def contents(tmp, a):
             continue
         dev = r["estimate"]["device"]
         for g in gpus:
-            v = r["gpu_verdicts"][g]["verdict"]
+            v = r["gpu_verdicts"][g][0]
             needs_bf16 = r["settings"]["precision"] in ("amp-bf16", "bf16", "mixed-bf16", "nf4")
             if g == "t4" and needs_bf16:
                 good = good and v == "not runnable"
@@ -258,7 +258,7 @@ def contents(tmp, a):
                 good = good and v == "fits"
     ok(good, "verdicts follow device vs usable memory, headroom 10%, bf16 on T4 not runnable")
     fp16_t4 = [r for r in js["rows"] if r["settings"]["precision"] == "fp16" and r["estimate"]]
-    ok(fp16_t4 and all(r["gpu_verdicts"]["t4"]["verdict"] != "not runnable" for r in fp16_t4),
+    ok(fp16_t4 and all(r["gpu_verdicts"]["t4"][0] != "not runnable" for r in fp16_t4),
        "fp16 rows are runnable on T4")
     # The same row through `gpusizer estimate --json`.
     r = next(x for x in js["rows"] if x["settings"]["method"] == "lora" and x["estimate"])
@@ -298,7 +298,7 @@ def sweep_counts(tmp):
     errs = [r for r in js["rows"] if r["error"]]
     ok(errs and all(r["estimate"] is None for r in errs) and "tp" in errs[0]["error"],
        "rows whose estimate fails are reported with the error", str(errs[:1]))
-    ok(all(all(v["verdict"] == "not runnable" for v in r["gpu_verdicts"].values()) for r in errs),
+    ok(all(all(v[0] == "not runnable" for v in r["gpu_verdicts"].values()) for r in errs),
        "error rows are not runnable anywhere")
 
 
