@@ -348,6 +348,83 @@ static void test_hand_computed(void)
 	}
 }
 
+/* Falcon variants: new decoder architecture (GQA, two LayerNorms), ALiBi,
+ * bias; classic sequential blocks. Inline configs, hand computations. */
+static void test_falcon_variants(void)
+{
+	const char *nd = "{\"model_type\":\"falcon\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	                 "\"num_attention_heads\":8,\"num_kv_heads\":2,\"new_decoder_architecture\":true,"
+	                 "\"parallel_attn\":true,\"bias\":true,\"alibi\":true,\"vocab_size\":1000}";
+	const char *seq = "{\"model_type\":\"falcon\",\"hidden_size\":256,\"n_layer\":2,\"n_head\":8,"
+	                  "\"multi_query\":false,\"parallel_attn\":false,\"vocab_size\":1000,"
+	                  "\"tie_word_embeddings\":false}";
+	const char *par1 = "{\"model_type\":\"falcon\",\"hidden_size\":256,\"n_layer\":2,\"n_head\":8,"
+	                   "\"multi_query\":false,\"vocab_size\":1000}";
+	gs_arch a;
+	gs_error e = { 0 };
+	/* head size 32; MLP 4H = 1024 */
+	uint64_t mlp = 2 * 256ull * 1024, emb = 1000ull * 256, lnf = 2 * 256;
+
+	CHECK(gs_config_parse(nd, strlen(nd), "falcon-nd.json", &a, &e) == GS_OK, "falcon new arch parses (%s)",
+	      e.msg);
+	/* qkv (8 + 2x2) heads x 32 = 384 wide, all linears with bias, ln_attn + ln_mlp */
+	CHECK_EQ_U64(a.params_total,
+	             2 * ((256ull * 384 + 384) + (256ull * 256 + 256) + (mlp + 1024 + 256) + 2 * 2 * 256) + emb + lnf,
+	             "falcon new arch + bias: total (hand, tied)");
+	CHECK(a.kv_heads == 2 && a.kv_cache_dim == 2 * 2 * 32 && !a.rotary && a.parallel_attn &&
+	              find_mod(&a, 0, "query_key_value")->bias,
+	      "falcon new arch: 2 kv heads, ALiBi (no rotary), parallel, bias");
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(seq, strlen(seq), "falcon-seq.json", &a, &e) == GS_OK, "falcon sequential parses");
+	/* qkv 3H, no bias, input + post-attention LayerNorm, untied head */
+	CHECK_EQ_U64(a.params_total, 2 * (256ull * 768 + 256ull * 256 + mlp + 2 * 2 * 256) + 2 * emb + lnf,
+	             "falcon sequential, untied: total (hand)");
+	CHECK(!a.parallel_attn && a.kv_heads == 8 && a.rotary, "falcon sequential: not parallel, MHA, rotary");
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(par1, strlen(par1), "falcon-par.json", &a, &e) == GS_OK, "falcon parallel MHA parses");
+	CHECK_EQ_U64(a.params_total, 2 * (256ull * 768 + 256ull * 256 + mlp + 2 * 256) + emb + lnf,
+	             "falcon parallel MHA: one LayerNorm per layer (hand)");
+}
+
+/* Which layers are MoE: DeepSeek first_k_dense_replace + moe_layer_freq,
+ * Qwen decoder_sparse_step + mlp_only_layers. Inline configs. */
+static void test_moe_layer_rules(void)
+{
+	const char *ds = "{\"model_type\":\"deepseek_v2\",\"hidden_size\":64,\"num_hidden_layers\":5,"
+	                 "\"num_attention_heads\":2,\"q_lora_rank\":null,\"kv_lora_rank\":16,"
+	                 "\"qk_nope_head_dim\":8,\"qk_rope_head_dim\":4,\"v_head_dim\":8,"
+	                 "\"n_routed_experts\":4,\"num_experts_per_tok\":2,\"moe_intermediate_size\":16,"
+	                 "\"n_shared_experts\":1,\"intermediate_size\":128,\"first_k_dense_replace\":1,"
+	                 "\"moe_layer_freq\":2,\"vocab_size\":100}";
+	const char *qw = "{\"model_type\":\"qwen2_moe\",\"hidden_size\":64,\"num_hidden_layers\":4,"
+	                 "\"num_attention_heads\":2,\"intermediate_size\":128,\"moe_intermediate_size\":16,"
+	                 "\"shared_expert_intermediate_size\":32,\"num_experts\":4,\"num_experts_per_tok\":1,"
+	                 "\"decoder_sparse_step\":2,\"mlp_only_layers\":[1],\"vocab_size\":100}";
+	gs_arch a;
+	gs_error e = { 0 };
+
+	CHECK(gs_config_parse(ds, strlen(ds), "ds.json", &a, &e) == GS_OK, "deepseek small parses (%s)", e.msg);
+	/* MoE layers: i >= 1 and i % 2 == 0 -> {2, 4}; dense {0, 1, 3} */
+	CHECK(a.n_kinds == 2 && a.kind[0].n_layers == 3 && a.kind[1].n_layers == 2,
+	      "deepseek: first_k_dense_replace 1, moe_layer_freq 2 -> 3 dense + 2 MoE");
+	{
+		uint64_t attn = 64ull * 2 * 12 /* q_proj */ + 64ull * 20 /* kv_a */ + 16ull * 2 * 16 /* kv_b */ +
+		                2ull * 8 * 64 /* o_proj */;
+		uint64_t norms = 2 * 64 + 16; /* layer norms + kv_a_layernorm */
+		uint64_t expert = 3 * 64ull * 16;
+		CHECK_EQ_U64(a.params_total,
+		             3 * (attn + norms + 3 * 64ull * 128) +
+		                     2 * (attn + norms + 4 * 64 /* router */ + 4 * expert + expert /* shared */) +
+		                     2 * 100ull * 64 + 64,
+		             "deepseek small: total (hand)");
+	}
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(qw, strlen(qw), "qw.json", &a, &e) == GS_OK, "qwen2_moe small parses (%s)", e.msg);
+	/* (i+1) % 2 == 0 -> {1, 3}; mlp_only_layers removes 1 -> MoE {3} */
+	CHECK(a.n_kinds == 2 && a.kind[0].n_layers == 3 && a.kind[1].n_layers == 1,
+	      "qwen2_moe: decoder_sparse_step 2 and mlp_only_layers [1] -> 3 dense + 1 MoE");
+}
+
 /* ---- quantization_config ---- */
 
 static void test_quant(void)
@@ -540,6 +617,8 @@ int main(void)
 	test_reference_shapes();
 	test_missing_table();
 	test_hand_computed();
+	test_falcon_variants();
+	test_moe_layer_rules();
 	test_quant();
 	test_errors();
 	test_generic_and_files();
