@@ -77,7 +77,7 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 	rc = gs_estimate_run(c->m->arch, &r->settings, &r->est, &sub);
 	if (rc != GS_OK) {
 		r->err = rc;
-		snprintf(r->err_msg, sizeof r->err_msg, "%s", sub.msg[0] ? sub.msg : gs_strerror(rc));
+		snprintf(r->err_msg, sizeof r->err_msg, "%.255s", sub.msg[0] ? sub.msg : gs_strerror(rc));
 		memset(&r->est, 0, sizeof r->est);
 	} else {
 		for (int f = 1; f < GS_F_MAX; f++) {
