@@ -16,11 +16,25 @@
  * compressed-tensors (fp8 weights); others -> GS_QUANT_OTHER with a warning.
  *
  * Module names (gs_linear.name) are the family's own module names, or the
- * shortest dotted suffix of the module path that is unique within the
- * layer: gpt2 "c_attn", "attn.c_proj", "c_fc", "mlp.c_proj"; bert "query",
- * "key", "value", "attention.output.dense", "intermediate.dense",
- * "output.dense"; qwen2_moe "shared_expert.gate_proj"...; routed experts
- * carry expert = true and the per-expert name ("w1", "gate_proj").
+ * shortest dotted suffix of the module path that is unique in the layer:
+ *   llama, mistral, qwen2, qwen3, gemma*, generic: q_proj k_proj v_proj
+ *     o_proj gate_proj up_proj down_proj
+ *   phi3: qkv_proj o_proj gate_up_proj down_proj
+ *   mixtral: (attention) + gate (router), w1 w3 w2 (experts)
+ *   qwen2_moe: (attention) + gate, gate_proj up_proj down_proj (experts),
+ *     shared_expert.gate_proj/.up_proj/.down_proj, shared_expert_gate
+ *   qwen3_moe: (attention) + gate, gate_proj up_proj down_proj (experts)
+ *   deepseek_v2/v3: q_proj or q_a_proj + q_b_proj, kv_a_proj_with_mqa,
+ *     kv_b_proj, o_proj; dense kind gate_proj up_proj down_proj; MoE kind
+ *     gate, gate_proj up_proj down_proj (experts), shared_experts.* (the
+ *     bare name, e.g. "gate_proj" with expert = false, while gs_linear.name
+ *     is 24 bytes)
+ *   gpt2: c_attn attn.c_proj c_fc mlp.c_proj
+ *   gpt_neox, falcon, bloom: query_key_value dense dense_h_to_4h dense_4h_to_h
+ *   bert: query key value attention.output.dense intermediate.dense
+ *     output.dense
+ * Routed experts have expert = true, count = experts, active = top-k; MoE
+ * families whose layers differ get two layer kinds (dense first).
  */
 #ifndef GS_CONFIG_H
 #define GS_CONFIG_H
