@@ -315,6 +315,10 @@ static gs_linear *add_gated(gs_layer_kind *k, const char *pfx, int64_t H, int64_
 	char n1[48], n2[48], n3[48];
 	gs_linear *first;
 
+	/* All three with the prefix, or (when the longest would not fit
+	 * gs_linear.name) all three bare: never a mix. */
+	if (strlen(pfx) + strlen("gate_proj") >= sizeof first->name)
+		pfx = "";
 	snprintf(n1, sizeof n1, "%sgate_proj", pfx);
 	snprintf(n2, sizeof n2, "%sup_proj", pfx);
 	snprintf(n3, sizeof n3, "%sdown_proj", pfx);
