@@ -73,6 +73,11 @@ int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e)
 		(*i)++;
 		return 1;
 	}
+	if (!eq && !strcmp(name, "optimizer-in-bwd")) {
+		r->s.optimizer_in_bwd = true;
+		(*i)++;
+		return 1;
+	}
 	if (!eq && !strcmp(name, "offline")) {
 		r->offline = true;
 		(*i)++;
@@ -86,6 +91,8 @@ int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e)
 	bool manual = !strcmp(name, "params") || !strcmp(name, "layers") || !strcmp(name, "hidden") ||
 	              !strcmp(name, "heads") || !strcmp(name, "kv-heads") || !strcmp(name, "intermediate") ||
 	              !strcmp(name, "vocab");
+	if (!strcmp(name, "optimizer-in-bwd"))
+		takes = true;
 	bool path = !strcmp(name, "config") || !strcmp(name, "models-dir");
 	if (!takes && !manual && !path && strcmp(name, "grad-ckpt") && strcmp(name, "train-embeddings"))
 		return 0;
@@ -168,6 +175,8 @@ void gs_cli_row_usage(FILE *fp)
 	      "  --adapter-dtype fp32|bf16                                (default fp32, PEFT's)\n"
 	      "  --optimizer adamw|adamw-fused|adamw-8bit|paged-adamw-8bit|paged-adamw-32bit|\n"
 	      "              sgd|sgd-momentum|lion|adafactor              (default adamw)\n"
+	      "  --optimizer-in-bwd      step each parameter inside backward and free its gradient\n"
+	      "                          at once (torchtune optimizer_in_bwd)\n"
 	      "  --lora-r N  --lora-targets qv|attn|all-linear|NAME,...  --lora-dropout F\n"
 	      "                          (defaults 16, qv, 0.05)\n"
 	      "  --train-embeddings      embeddings and head fully trained (modules_to_save)\n"

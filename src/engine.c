@@ -103,6 +103,11 @@ static bool quantized(gs_prec p)
 	return p >= GS_P_INT8;
 }
 
+static bool bnb_quant(gs_prec p)
+{
+	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ;
+}
+
 /* ------------------------------------------------------------------ */
 /* LoRA targets.                                                        */
 
@@ -346,8 +351,15 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		/* LoRA: frozen linears save nothing; a 16-bit adapter without
 		 * dropout saves the shared normalised input once. */
 		tok += lora_in + lora_tok;
-		if (c->ab == cb && s->lora_dropout <= 0 && lora_tok > 0)
+		bool shared_in = c->ab == cb && s->lora_dropout <= 0 && lora_tok > 0;
+		if (shared_in)
 			tok += cb * h;
+		/* bitsandbytes' 4-bit and 8-bit matmuls save their input whenever
+		 * it requires grad, though the weight is frozen (MatMul4Bit:
+		 * ctx.tensors = (A, B) if any(needs_input_grad)): the attention
+		 * input (unless counted above), o_proj's, the MLP's and down's. */
+		if (bnb_quant(c->p))
+			tok += cb * ((shared_in ? 0 : h) + v_dim + (a->parallel_attn ? 0 : h) + inner);
 	}
 
 	/* --- Attention core. */
@@ -621,6 +633,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	 * steady state (states resident; with accumulation, gradients too). */
 	double V = (double)a->vocab / tp, T = c.T, h = (double)a->hidden;
 	bool head_trains = c.full || (c.lora && s->train_embeddings);
+	bool in_bwd = s->optimizer_in_bwd;
 	for (int step = 1; step <= 2; step++) {
 		double ex[C_N];
 		bool accum = s->grad_accum > 1 && step == 2;
@@ -676,7 +689,13 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		t.live[C_A] -= logits + lsm;
 		if (head_trains && !accum) {
 			double hg = (head > 0 ? head : emb) / tp * (c.full ? c.r.g : c.r.cb) * grad_frac;
-			t.live[C_G] += hg;
+			if (in_bwd) {
+				memset(ex, 0, sizeof ex);
+				ex[C_G] = hg;
+				mark(&t, ex, GS_PH_BACKWARD, step);
+			} else {
+				t.live[C_G] += hg;
+			}
 		}
 		memset(ex, 0, sizeof ex);
 		ex[C_A] = c.r.cb * V * T; /* 16-bit logits grad */
@@ -692,7 +711,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			double wg = accum ? 0 : l->wgrad * grad_frac;
 			d[C_A] = -(s->grad_ckpt ? l->ckpt : l->saved);
 			d[C_W] = s->grad_ckpt ? 0 : -l->amp_copy;
-			d[C_G] = wg;
+			d[C_G] = in_bwd ? 0 : wg; /* stepped and freed at once */
 			tr[C_G] = wg;
 			tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0);
 			tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
@@ -706,8 +725,12 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			t.live[C_G] += emb / tp * c.r.cb * grad_frac;
 		if (t.live[C_A] < 0)
 			t.live[C_A] = 0;
-		if (t.live[C_G] < G_gpu)
+		if (in_bwd) {
+			mark(&t, NULL, GS_PH_BACKWARD, step);
+			t.live[C_G] = 0;
+		} else if (t.live[C_G] < G_gpu) {
 			t.live[C_G] = G_gpu; /* norms, biases: all gradients exist now */
+		}
 		t.live[C_B] = bucket;
 
 		/* Optimizer step: states appear on step 1. */
@@ -718,8 +741,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 				t.live[C_O] = O_gpu;
 		}
 		memset(ex, 0, sizeof ex);
-		ex[C_B] = opt_tmp;
-		mark(&t, ex, GS_PH_OPTIMIZER, step);
+		ex[C_B] = in_bwd ? 0 : opt_tmp;
+		mark(&t, ex, in_bwd ? GS_PH_BACKWARD : GS_PH_OPTIMIZER, step);
 	}
 	finish(out, &t, context, host, (double)a->params_total);
 	out->params_trainable = u64(params_trainable);

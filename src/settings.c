@@ -195,6 +195,8 @@ gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error
 	} else if (!strcmp(name, "optimizer")) {
 		rc = parse_enum(name, v, optim_names, NAMES(optim_names), &i, e);
 		s->optimizer = (gs_optim)i;
+	} else if (!strcmp(name, "optimizer-in-bwd")) {
+		rc = parse_bool(name, v, &s->optimizer_in_bwd, e);
 	} else if (!strcmp(name, "lora-r")) {
 		rc = parse_int(name, v, 1, 65536, &s->lora_r, e);
 	} else if (!strcmp(name, "lora-targets")) {
@@ -268,6 +270,9 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	                               p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4 || p == GS_P_FP8))
 		return gs_fail(e, GS_EUSAGE, "--method qlora needs a quantized base (--precision nf4, nf4-dq, int8, fp8, gptq-int4, gptq-int8 or awq-int4), not %s",
 		               gs_prec_name(p));
+	if (s->optimizer_in_bwd && s->grad_accum > 1)
+		return gs_fail(e, GS_EUSAGE, "--optimizer-in-bwd frees each gradient at once: it cannot accumulate (--grad-accum %lld)",
+		               (long long)s->grad_accum);
 	if (s->tp > s->gpus || s->gpus % s->tp != 0)
 		return gs_fail(e, GS_EUSAGE, "--tp %lld must divide --gpus %lld", (long long)s->tp, (long long)s->gpus);
 	if (s->offload != GS_OFF_NONE && s->method == GS_INFER && s->offload == GS_OFF_OPTIMIZER)
@@ -294,6 +299,8 @@ void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 			              s->grad_ckpt ? " ckpt" : "", gs_attn_name(s->attn));
 		if (k > 0 && (size_t)k < n && s->grad_accum > 1)
 			k += snprintf(buf + k, n - (size_t)k, " ga%lld", (long long)s->grad_accum);
+		if (k > 0 && (size_t)k < n && s->optimizer_in_bwd)
+			k += snprintf(buf + k, n - (size_t)k, " opt-in-bwd");
 		if (k > 0 && (size_t)k < n && s->loss == GS_LOSS_CHUNKED)
 			k += snprintf(buf + k, n - (size_t)k, " chunked-loss");
 	}

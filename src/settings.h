@@ -55,6 +55,7 @@ typedef struct gs_settings {
 	bool precision_set;      /* false: default for the method */
 	gs_dtype adapter_dtype;  /* LoRA adapter storage (PEFT default fp32) */
 	gs_optim optimizer;
+	bool optimizer_in_bwd;   /* step each parameter inside backward, free its grad (torchtune) */
 	int64_t lora_r;
 	char lora_targets[GS_LORA_NAMES_MAX]; /* "qv", "attn", "all-linear" or names */
 	double lora_dropout;
@@ -83,7 +84,7 @@ typedef struct gs_settings {
 void gs_settings_default(gs_settings *s);
 
 /* Set one setting by its flag name without dashes ("method", "precision",
- * "adapter-dtype", "optimizer", "lora-r", "lora-targets", "lora-dropout",
+ * "adapter-dtype", "optimizer", "optimizer-in-bwd", "lora-r", "lora-targets", "lora-dropout",
  * "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt", "attn", "loss", "gpus",
  * "sharding", "tp", "offload", "kv-dtype", "cuda-context", "formula",
  * "trainable-fraction")
