@@ -972,15 +972,17 @@ int cmd_verify(int argc, char **argv)
 		o.harness = NULL;
 	o.harness_given = o.harness != NULL;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc;) {
 		int m;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
 		}
-		m = verify_flag(&o, argc, argv, &i, &e);
-		if (m == 0)
-			m = gs_cli_row_flag(&o.row, argc, argv, &i, &e);
+		m = verify_flag(&o, argc, argv, &i, &e); /* leaves i on its last argument */
+		if (m > 0)
+			i++;
+		else if (m == 0)
+			m = gs_cli_row_flag(&o.row, argc, argv, &i, &e); /* advances i past them */
 		if (m < 0) {
 			rc = e.code ? e.code : GS_EUSAGE;
 			goto out;
@@ -1102,6 +1104,11 @@ int cmd_verify(int argc, char **argv)
 	}
 	if (run.timed_out) {
 		rc = gs_fail(&e, GS_EHARNESS, "harness stopped after --timeout %" PRId64 " s", o.timeout_s);
+		goto out;
+	}
+	if (res == NULL && run.out_len == 0 && WIFEXITED(run.status) && WEXITSTATUS(run.status) == 127) {
+		rc = gs_fail(&e, GS_EHARNESS, "cannot run %s %s (exit status 127: command not found; "
+		             "give --python PATH)", hv.v[0], hv.v[1]);
 		goto out;
 	}
 	if (res == NULL) {
