@@ -1,4 +1,4 @@
-/* gpusizer: GPU classes from gpus/*.json (one file per GPU), validated.
+/* gpusizer: GPU classes from gpus/<id>.json (one file per GPU), validated.
  * Owned by the report driver area. See docs/spec.md, "GPU files". */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
