@@ -25,6 +25,7 @@ typedef struct crow {
 	gs_estimate est;
 	uint64_t seed_dev[GS_F_MAX];
 	bool seed_ok[GS_F_MAX];
+	const char *seed_recipe[GS_F_MAX]; /* static strings of the engine */
 	unsigned char *verdict; /* owned; per GPU (meta order) */
 	double *headroom;       /* owned; per GPU */
 } crow;
@@ -295,6 +296,7 @@ static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 	for (f = 1; f < GS_F_MAX; f++) {
 		c->seed_ok[f] = r->err == GS_OK && r->seeds[f].recipe != NULL;
 		c->seed_dev[f] = c->seed_ok[f] ? r->seeds[f].device : 0;
+		c->seed_recipe[f] = c->seed_ok[f] ? r->seeds[f].recipe : NULL;
 	}
 	c->verdict = gs_xcalloc(w->meta.n_gpus, 1);
 	c->headroom = gs_xcalloc(w->meta.n_gpus, sizeof *c->headroom);
@@ -505,29 +507,30 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 	free(caps);
 }
 
-static const char *cell_text(char *buf, size_t n, gs_verdict v, double h, const gs_gpu *g,
-                             uint64_t device)
+/* A matrix cell: the verdict and the headroom, 1 - device/usable, in
+ * percent (negative when it does not fit). */
+static const char *cell_text(char *buf, size_t n, gs_verdict v, double h)
 {
-	char pct[32], free_gib[48];
-	uint64_t diff;
+	char pct[32];
 
-	switch (v) {
-	case GS_FITS:
-	case GS_TIGHT:
-		diff = g->usable_bytes - device;
-		gib(free_gib, sizeof free_gib, diff);
-		snprintf(buf, n, "%s (%s%%, +%s GiB)", gs_verdict_name(v),
-		         gs_fmt_fixed(pct, sizeof pct, h * 100, 0), free_gib);
-		break;
-	case GS_NO_FIT:
-		diff = device - g->usable_bytes;
-		gib(free_gib, sizeof free_gib, diff);
-		snprintf(buf, n, "%s (-%s GiB)", gs_verdict_name(v), free_gib);
-		break;
-	default:
+	if (v == GS_NOT_RUNNABLE)
 		snprintf(buf, n, "%s", gs_verdict_name(v));
-	}
+	else
+		snprintf(buf, n, "%s %s%%", gs_verdict_name(v), gs_fmt_fixed(pct, sizeof pct, h * 100, 0));
 	return buf;
+}
+
+/* The recipe's name: the text before its first ':' ("amp-bf16"). */
+static void recipe_name(char *buf, size_t n, const char *recipe)
+{
+	const char *colon = recipe ? strchr(recipe, ':') : NULL;
+
+	if (recipe == NULL)
+		snprintf(buf, n, "n/a");
+	else if (colon)
+		snprintf(buf, n, "%.*s", (int)(colon - recipe), recipe);
+	else
+		snprintf(buf, n, "%s", recipe);
 }
 
 static void set_gib(gs_tval *x, const char *key, uint64_t bytes, bool ok)
@@ -568,7 +571,8 @@ static gs_tval *row_data(const mdw *w, const crow *c)
 		snprintf(bpp, sizeof bpp, "%s / %s / %s", b1, b2, b3);
 		gs_tv_set_str(x, "bpp", ok ? bpp : "n/a");
 	}
-	gs_tv_set_str(x, "recipe", ok && c->est.recipe ? c->est.recipe : "n/a");
+	recipe_name(b, sizeof b, ok ? c->est.recipe : NULL);
+	gs_tv_set_str(x, "recipe", b);
 	snprintf(b, sizeof b, "%s (step %d)", c->err == GS_OK ? gs_phase_name(c->est.peak_phase) : "n/a",
 	         c->est.peak_step);
 	gs_tv_set_str(x, "peak", c->err == GS_OK ? b : "n/a");
@@ -584,9 +588,19 @@ static gs_tval *row_data(const mdw *w, const crow *c)
 	cells = gs_tv_set(x, "cells", gs_tv_list());
 	for (g = 0; g < w->meta.n_gpus; g++)
 		gs_tv_push(cells, gs_tv_str(cell_text(b, sizeof b, (gs_verdict)c->verdict[g],
-		                                      c->headroom[g], &w->meta.gpus[g],
-		                                      c->est.device)));
+		                                      c->headroom[g])));
 	return x;
+}
+
+/* Push s onto list unless an equal string is there already. */
+static void push_distinct(gs_tval *list, const char *s)
+{
+	size_t k;
+
+	for (k = 0; k < gs_tv_len(list); k++)
+		if (strcmp(gs_tv_text(gs_tv_at(list, k)), s) == 0)
+			return;
+	gs_tv_push(list, gs_tv_str(s));
 }
 
 /* Smallest fitting GPU per (method, context), ranked as the XLSX Summary
@@ -655,7 +669,7 @@ static void index_entry(mdw *w, imodel *im)
 static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 {
 	mdw *w = wr->state;
-	gs_tval *d = NULL, *mm, *methods, *notes;
+	gs_tval *d = NULL, *mm, *methods, *notes, *recipes, *formulas;
 	gs_tbuf md = { 0 };
 	charts ch;
 	gs_mdchart mc[2];
@@ -705,6 +719,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	methods = gs_tv_set(d, "methods", gs_tv_list());
 	for (m = 0; m < GS_METHOD_MAX; m++) {
 		gs_tval *me, *rows, *errs;
+
 		if (!im->method_present[m])
 			continue;
 		me = gs_tv_push(methods, gs_tv_map());
@@ -712,6 +727,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 		rows = gs_tv_set(me, "rows", gs_tv_list());
 		errs = gs_tv_set(me, "errors", gs_tv_list());
 		notes = gs_tv_set(me, "notes", gs_tv_list());
+		recipes = gs_tv_set(me, "recipes", gs_tv_list());
 		for (i = 0; i < w->nrows; i++) {
 			const crow *c = &w->rows[i];
 			if ((int)c->s.method != m)
@@ -723,12 +739,22 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 				gs_tv_set_str(x, "label", c->label);
 				gs_tv_set_str(x, "error", c->err_msg);
 			}
-			if (c->err == GS_OK && c->est.note[0]) { /* distinct notes */
-				for (k = 0; k < gs_tv_len(notes); k++)
-					if (strcmp(gs_tv_text(gs_tv_at(notes, k)), c->est.note) == 0)
-						break;
-				if (k == gs_tv_len(notes))
-					gs_tv_push(notes, gs_tv_str(c->est.note));
+			if (c->err == GS_OK && c->est.note[0])
+				push_distinct(notes, c->est.note);
+			if (c->err == GS_OK && c->est.recipe)
+				push_distinct(recipes, c->est.recipe);
+		}
+	}
+
+	/* The seeds' formulas as the engine states them (first row that has each). */
+	formulas = gs_tv_set(d, "formulas", gs_tv_list());
+	for (k = 1; k < GS_F_MAX; k++) {
+		for (i = 0; i < w->nrows; i++) {
+			if (w->rows[i].seed_recipe[k]) {
+				gs_tval *x = gs_tv_push(formulas, gs_tv_map());
+				gs_tv_set_str(x, "name", gs_formula_name((gs_formula)k));
+				gs_tv_set_str(x, "text", w->rows[i].seed_recipe[k]);
+				break;
 			}
 		}
 	}
