@@ -1356,12 +1356,20 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 			break;
 		{
 			int ms_wait = 200;
+			/* requests queued while handling completions start at once */
+			for (req *q = R.queue; q != NULL && R.active < R.jobs; q = q->next)
+				if (q->not_before <= now_mono()) {
+					ms_wait = 0;
+					break;
+				}
 			if (next >= 0) {
 				double d = (next - now_mono()) * 1000;
 				if (d < ms_wait)
 					ms_wait = d < 0 ? 0 : (int)d + 1;
 			}
-			if (R.active > 0) {
+			if (ms_wait == 0) {
+				/* loop: start the ready requests */
+			} else if (R.active > 0) {
 				curl_multi_poll(R.multi, NULL, 0, ms_wait, NULL);
 			} else if (ms_wait > 0) {
 				struct timespec ts = {ms_wait / 1000, (long)(ms_wait % 1000) * 1000000L};

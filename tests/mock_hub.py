@@ -211,6 +211,7 @@ class MockHub:
 
 
 class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many parallel connects (default 5 drops SYNs)
     def handle_error(self, request, client_address):
         # a client that gave up (timeout, body cap) is part of the tests
         if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
@@ -227,6 +228,7 @@ def _server(host, hub, handler):
 
 class _Base(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
 
     def log_message(self, *a):
         pass

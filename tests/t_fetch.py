@@ -291,7 +291,7 @@ hub.latency = 0
 
 # model ids are validated before any request
 hub.reset_log()
-for bad in ("../etc/passwd", "/abs/path", "a//b", "a/b/c", "org/", "a\x01b/c", "a b/c", "a/..", "x/y@", "a--b/c"):
+for bad in ("../etc/passwd", "/abs/path", "a\x01b/c", "a b/c"):  # more in tests/unit/test_models.c
     rc, out, err, _ = run([bad])
     check("id_validation.%r" % bad, rc == 2 and "model id" in err, "rc %d %s" % (rc, err))
 check("id_validation.no_requests", not hub.log, str(hub.log))

@@ -1,0 +1,53 @@
+#!/bin/sh
+# fetch bench: 1 model vs 20 models from the mock Hub (tests/mock_hub.py)
+# with 50 ms latency injected into every Hub request; target: 20 models in
+# under 3x the time of one (concurrency via curl multi). Then a refresh of
+# the 20, which must transfer zero body bytes (all 304). Best of 3 runs.
+set -u
+cd "$(dirname "$0")/.."
+[ -x ./gpusizer ] || { echo "b_fetch: build ./gpusizer first (make)"; exit 1; }
+exec python3 - "$@" <<'PY'
+import os, subprocess, sys, tempfile, time, shutil
+sys.path.insert(0, "tests")
+import mock_hub as mh
+
+hub = mh.MockHub(latency=0.05)
+cfg = {"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 8,
+       "intermediate_size": 688, "vocab_size": 32000}
+ids = []
+for i in range(20):
+    r = hub.add(mh.Repo("bench/m%02d" % i, cfg,
+                        shards=[mh.VirtualFile(s) for s in mh.shard(mh.llama_tensors(cfg), 2)] if i % 4 == 0 else None,
+                        st=None if i % 4 == 0 else mh.VirtualFile(mh.llama_tensors(cfg))))
+    ids.append(r.id)
+env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "GPUSIZER_"))}
+env.update(HF_ENDPOINT=hub.url, GPUSIZER_TIMEOUT="10")
+jobs = os.environ.get("JOBS", "20")
+
+def timed(models, md):
+    t0 = time.monotonic()
+    p = subprocess.run(["./gpusizer", "fetch", "--jobs", jobs, "--models-dir", md] + models,
+                       env=env, capture_output=True, text=True)
+    dt = time.monotonic() - t0
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        sys.exit(1)
+    return dt, p.stdout
+
+best1 = best20 = 1e9
+tmp = tempfile.mkdtemp(prefix="gs_bfetch_")
+for k in range(3):
+    best1 = min(best1, timed(ids[:1], os.path.join(tmp, "one%d" % k))[0])
+    best20 = min(best20, timed(ids, os.path.join(tmp, "all%d" % k))[0])
+hub.reset_log()
+dt, out = timed(ids, os.path.join(tmp, "all0"))
+summary = out.strip().splitlines()[-1]
+ratio = best20 / best1
+print("b_fetch: 1 model %.3f s, 20 models %.3f s (--jobs %s, 50 ms per Hub request): ratio %.2fx (target < 3x): %s"
+      % (best1, best20, jobs, ratio, "ok" if ratio < 3 else "MISSED"))
+print("b_fetch: refresh of 20: %.3f s, %s; server sent %d body bytes: %s"
+      % (dt, summary, hub.body_bytes, "ok" if hub.body_bytes == 0 and " 0 body bytes" in summary else "MISSED"))
+hub.close()
+shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(0 if ratio < 3 and hub.body_bytes == 0 else 1)
+PY
