@@ -120,13 +120,16 @@ static void y_axis(gs_tbuf *o, double ymax)
 	gs_tbuf_puts(o, ")\">GiB per GPU (2^30 bytes)</text>\n");
 }
 
+/* Capacity lines (caps ascending) with their labels at the right; a label
+ * that would overlap the one below moves up (at least 12 px apart). */
 static void caps_draw(gs_tbuf *o, double ymax, const gs_svg_cap *caps, size_t ncaps)
 {
 	size_t i;
 	char b[160];
+	double prev = 1e9;
 
 	for (i = 0; i < ncaps; i++) {
-		double gib = (double)caps[i].bytes / GS_GIB, y;
+		double gib = (double)caps[i].bytes / GS_GIB, y, ty;
 		char g[48];
 		if (gib > ymax)
 			continue;
@@ -134,7 +137,11 @@ static void caps_draw(gs_tbuf *o, double ymax, const gs_svg_cap *caps, size_t nc
 		line(o, ML, y, W_ - MR, y, "stroke=\"#444444\" stroke-dasharray=\"6 4\"");
 		snprintf(b, sizeof b, "%s (%s GiB)", caps[i].label ? caps[i].label : "",
 		         gs_fmt_fixed(g, sizeof g, gib, 1));
-		text(o, W_ - MR + 4, y + 4, "start", " font-size=\"11\"", b);
+		ty = y + 4;
+		if (ty > prev - 12)
+			ty = prev - 12;
+		prev = ty;
+		text(o, W_ - MR + 4, ty, "start", " font-size=\"11\"", b);
 	}
 }
 

@@ -20,7 +20,8 @@ typedef struct gs_svg_bar {
 	uint64_t part[GS_SVG_PARTS];
 } gs_svg_bar;
 
-/* A horizontal capacity line (a GPU class's usable memory). */
+/* A horizontal capacity line (a GPU class's usable memory). Pass caps in
+ * ascending order of bytes (labels are spaced from the lowest up). */
 typedef struct gs_svg_cap {
 	const char *label; /* e.g. "24 GB" */
 	uint64_t bytes;
