@@ -1036,6 +1036,17 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_best(const void *a, const void *b)
+{
+	const xl_best *x = a, *y = b;
+
+	if (x->model_no != y->model_no)
+		return x->model_no < y->model_no ? -1 : 1;
+	if (x->method != y->method)
+		return x->method < y->method ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 static void best_text(const xl_state *st, const xl_best *b, char *buf, size_t n)
 {
 	const gs_gpu *g;
@@ -1114,32 +1125,26 @@ static void write_summary(xl_state *st)
 	}
 	put_lit(st, ws, r, (lxw_col_t)(2 + n_ctx), "Parameter count source", st->f_head);
 	r++;
-	for (size_t mi = 0; mi < st->n_models; mi++) {
-		for (int meth = 0; meth < GS_METHOD_MAX; meth++) {
-			bool any = false;
+	/* Entries in (model, method, context) order: one pass each. */
+	qsort(st->best, st->n_best, sizeof *st->best, cmp_best);
+	for (size_t i = 0; i < st->n_best;) {
+		size_t mi = st->best[i].model_no;
+		gs_method meth = st->best[i].method;
 
-			for (size_t i = 0; i < st->n_best && !any; i++)
-				any = st->best[i].model_no == mi && st->best[i].method == (gs_method)meth;
-			if (!any)
+		put_str(st, ws, r, 0, st->models[mi].id, NULL);
+		put_lit(st, ws, r, 1, gs_method_name(meth), NULL);
+		for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
+			const xl_best *b = &st->best[i];
+			const int64_t *at = bsearch(&b->seq, ctx, n_ctx, sizeof *ctx, cmp_i64);
+
+			if (at == NULL)
 				continue;
-			put_str(st, ws, r, 0, st->models[mi].id, NULL);
-			put_lit(st, ws, r, 1, gs_method_name((gs_method)meth), NULL);
-			for (size_t i = 0; i < st->n_best; i++) {
-				const xl_best *b = &st->best[i];
-				const int64_t *at;
-
-				if (b->model_no != mi || b->method != (gs_method)meth)
-					continue;
-				at = bsearch(&b->seq, ctx, n_ctx, sizeof *ctx, cmp_i64);
-				if (at == NULL)
-					continue;
-				best_text(st, b, buf, sizeof buf);
-				put_str(st, ws, r, (lxw_col_t)(2 + (at - ctx)), buf,
-				        st->f_verdict[!b->found ? GS_NO_FIT : b->tight ? GS_TIGHT : GS_FITS]);
-			}
-			put_str(st, ws, r, (lxw_col_t)(2 + n_ctx), st->models[mi].source, NULL);
-			r++;
+			best_text(st, b, buf, sizeof buf);
+			put_str(st, ws, r, (lxw_col_t)(2 + (at - ctx)), buf,
+			        st->f_verdict[!b->found ? GS_NO_FIT : b->tight ? GS_TIGHT : GS_FITS]);
 		}
+		put_str(st, ws, r, (lxw_col_t)(2 + n_ctx), st->models[mi].source, NULL);
+		r++;
 	}
 	r++;
 
@@ -1148,39 +1153,31 @@ static void write_summary(xl_state *st)
 	for (size_t c = 0; c < sizeof detail_heads / sizeof detail_heads[0]; c++)
 		put_lit(st, ws, r, (lxw_col_t)c, detail_heads[c], st->f_head);
 	r++;
-	for (size_t mi = 0; mi < st->n_models; mi++) {
-		for (int meth = 0; meth < GS_METHOD_MAX; meth++) {
-			for (size_t c = 0; c < n_ctx; c++) {
-				for (size_t i = 0; i < st->n_best; i++) {
-					const xl_best *b = &st->best[i];
+	for (size_t i = 0; i < st->n_best; i++) {
+		const xl_best *b = &st->best[i];
 
-					if (b->model_no != mi || b->method != (gs_method)meth || b->seq != ctx[c])
-						continue;
-					put_str(st, ws, r, 0, st->models[mi].id, NULL);
-					put_lit(st, ws, r, 1, gs_method_name(b->method), NULL);
-					put_num(st, ws, r, 2, (double)b->seq, NULL);
-					if (b->found) {
-						const gs_gpu *g = &m->gpus[b->gpu];
-						put_str(st, ws, r, 3, g->klass, NULL);
-						put_str(st, ws, r, 4, g->name, NULL);
-						put_num(st, ws, r, 5, (double)b->count, NULL);
-						put_gib(st, ws, r, 6, b->device);
-						put_gib(st, ws, r, 7, g->usable_bytes);
-						put_num(st, ws, r, 8, b->headroom, st->f_pct);
-						put_lit(st, ws, r, 9, gs_verdict_name(b->tight ? GS_TIGHT : GS_FITS),
-						        st->f_verdict[b->tight ? GS_TIGHT : GS_FITS]);
-						put_str(st, ws, r, 10, b->label, NULL);
-						put_str(st, ws, r, 11, b->row_id, NULL);
-					} else {
-						put_lit(st, ws, r, 3, "none fits", st->f_verdict[GS_NO_FIT]);
-					}
-					put_num(st, ws, r, 12, (double)b->n_configs, NULL);
-					if (b->min_device != UINT64_MAX)
-						put_gib(st, ws, r, 13, b->min_device);
-					r++;
-				}
-			}
+		put_str(st, ws, r, 0, st->models[b->model_no].id, NULL);
+		put_lit(st, ws, r, 1, gs_method_name(b->method), NULL);
+		put_num(st, ws, r, 2, (double)b->seq, NULL);
+		if (b->found) {
+			const gs_gpu *g = &m->gpus[b->gpu];
+			put_str(st, ws, r, 3, g->klass, NULL);
+			put_str(st, ws, r, 4, g->name, NULL);
+			put_num(st, ws, r, 5, (double)b->count, NULL);
+			put_gib(st, ws, r, 6, b->device);
+			put_gib(st, ws, r, 7, g->usable_bytes);
+			put_num(st, ws, r, 8, b->headroom, st->f_pct);
+			put_lit(st, ws, r, 9, gs_verdict_name(b->tight ? GS_TIGHT : GS_FITS),
+			        st->f_verdict[b->tight ? GS_TIGHT : GS_FITS]);
+			put_str(st, ws, r, 10, b->label, NULL);
+			put_str(st, ws, r, 11, b->row_id, NULL);
+		} else {
+			put_lit(st, ws, r, 3, "none fits", st->f_verdict[GS_NO_FIT]);
 		}
+		put_num(st, ws, r, 12, (double)b->n_configs, NULL);
+		if (b->min_device != UINT64_MAX)
+			put_gib(st, ws, r, 13, b->min_device);
+		r++;
 	}
 	note_err(st, worksheet_autofilter(ws, head, 0, r > head + 1 ? r - 1 : head,
 	                                  (lxw_col_t)(sizeof detail_heads / sizeof detail_heads[0] - 1)));

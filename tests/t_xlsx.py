@@ -436,6 +436,11 @@ def check_fixture(book, path):
           "creation date is the given epoch, not the clock", core[-300:])
 
 
+def json_verdict(v):
+    """sizing.json gives a verdict as [verdict, headroom] (or {"verdict": ...})."""
+    return v[0] if isinstance(v, list) else v["verdict"]
+
+
 def check_report(work):
     """`gpusizer report` end to end: the workbook agrees with the JSON report
     row by row (every cached verdict, device GiB), its formulas evaluate to
@@ -476,7 +481,7 @@ def check_report(work):
         cells = book.cells(sheet)
         for i, gid in enumerate(gpu_ids):
             cell = cells.get((r0, 4 + i))
-            want = "no estimate" if row["error"] else row["gpu_verdicts"][gid]["verdict"]
+            want = "no estimate" if row["error"] else json_verdict(row["gpu_verdicts"][gid])
             if cell is None or cell.value != want:
                 bad.append((row["id"], gid, cell, want))
             elif cell.formula and n % 5 == 0:
