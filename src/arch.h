@@ -29,7 +29,7 @@ typedef enum gs_role {
 
 /* One kind of linear module in a layer; `count` instances of in x out. */
 typedef struct gs_linear {
-	char name[24];   /* the family's module name, e.g. "q_proj", "c_attn" */
+	char name[40];   /* the family's module name, e.g. "q_proj", "shared_experts.gate_proj" */
 	gs_role role;
 	int64_t in, out; /* features */
 	int64_t count;   /* instances per layer (experts: num_experts) */
