@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""GPU class files: the committed gpus/ cover the required classes with a
+source for every figure; a bad file is exit 3 naming the file and the field;
+a user adds a class by adding a file."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
+WRAP = os.environ.get("GS_WRAP", "").split()
+SMALL = os.path.join(TOP, "tests", "fixtures", "spec-small.json")
+GPUS = os.path.join(TOP, "gpus")
+failed = 0
+
+
+def ok(cond, name, why=""):
+    global failed
+    if cond:
+        print("PASS " + name)
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, why))
+
+
+def report(gdir, out, *extra):
+    p = subprocess.run(WRAP + [BIN, "report", "--spec", SMALL, "--out", out, "--offline", "--format", "json",
+                               "--models-dir", os.path.join(TOP, "models"), "--gpus-dir", gdir] + list(extra),
+                       cwd=TOP, capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def committed():
+    files = sorted(f for f in os.listdir(GPUS) if f.endswith(".json"))
+    data = {f[:-5]: json.load(open(os.path.join(GPUS, f))) for f in files}
+    want = {
+        "12 GB": ["rtx-3060-12gb", "rtx-4070"],
+        "16 GB": ["rtx-4060-ti-16gb", "rtx-4080", "t4", "v100-16gb"],
+        "24 GB": ["rtx-3090", "rtx-4090", "a10", "l4"],
+        "32 GB": ["rtx-5090", "v100-32gb"],
+        "40 GB": ["a100-40gb"],
+        "48 GB": ["rtx-a6000", "l40s", "rtx-6000-ada"],
+        "80 GB": ["a100-80gb", "h100-sxm"],
+        "94 GB": ["h100-nvl"],
+        "141 GB": ["h200"],
+        "192 GB": ["b200", "mi300x"],
+    }
+    for klass, ids in want.items():
+        ok(all(i in data and data[i]["class"] == klass for i in ids), "gpus/: class %s has %s" % (klass, ", ".join(ids)),
+           str([(i, data.get(i, {}).get("class")) for i in ids]))
+    figures = ("total_mib", "total_bytes", "usable_mib", "usable_bytes", "bf16", "fp8", "bandwidth_gbs", "bf16_tflops")
+    missing = [(i, f) for i, d in data.items() for f in figures if f in d and not d["sources"].get(f)]
+    ok(not missing, "gpus/: every figure has a source", str(missing))
+    nobf16 = [i for i, d in data.items() if not d["bf16"]]
+    ok(sorted(nobf16) == ["t4", "v100-16gb", "v100-32gb"], "gpus/: only T4 and V100 lack bf16", str(nobf16))
+    fp8 = sorted(i for i, d in data.items() if d["fp8"])
+    ok(all(i not in fp8 for i in ("a100-40gb", "a100-80gb", "rtx-3090", "rtx-3060-12gb", "a10", "rtx-a6000", "t4"))
+       and all(i in fp8 for i in ("rtx-4090", "l4", "l40s", "h100-sxm", "h200", "b200", "mi300x", "rtx-5090")),
+       "gpus/: fp8 only on Ada, Hopper, Blackwell, MI300X", str(fp8))
+
+
+def bad_files(tmp):
+    base = json.load(open(os.path.join(GPUS, "rtx-4090.json")))
+    cases = {
+        "missing field": ("bf16", lambda d: d.pop("bf16")),
+        "wrong type": ("bandwidth_gbs", lambda d: d.update({"bandwidth_gbs": "fast"})),
+        "unknown field": ("colour", lambda d: d.update({"colour": "green"})),
+        "missing source": ("sources.bf16_tflops", lambda d: d["sources"].pop("bf16_tflops")),
+        "usable above total": ("usable", lambda d: d.update({"usable_mib": d["total_mib"] + 1})),
+        "both units": ("total_bytes", lambda d: d.update({"total_bytes": 1})),
+    }
+    for name, (field, mutate) in cases.items():
+        gdir = os.path.join(tmp, name.replace(" ", "-"))
+        shutil.copytree(GPUS, gdir)
+        d = json.loads(json.dumps(base))
+        mutate(d)
+        with open(os.path.join(gdir, "rtx-4090.json"), "w") as f:
+            json.dump(d, f, indent=2)
+        out = os.path.join(tmp, "out-" + name.replace(" ", "-"))
+        rc, so, se = report(gdir, out)
+        ok(rc == 3 and "rtx-4090.json" in se and field in se,
+           "bad GPU file (%s): exit 3 naming the file and %s" % (name, field), "rc=%d %s" % (rc, se.strip()))
+        ok(not os.path.exists(out), "bad GPU file (%s): nothing written" % name)
+    gdir = os.path.join(tmp, "notjson")
+    shutil.copytree(GPUS, gdir)
+    with open(os.path.join(gdir, "l4.json"), "w") as f:
+        f.write("{ nope")
+    rc, so, se = report(gdir, os.path.join(tmp, "o"))
+    ok(rc == 3 and "l4.json" in se, "GPU file that is not JSON: exit 3 naming it", se)
+
+
+def add_class(tmp):
+    gdir = os.path.join(tmp, "added")
+    shutil.copytree(GPUS, gdir)
+    d = json.load(open(os.path.join(GPUS, "h100-sxm.json")))
+    d.update({"name": "Example 64 GB", "class": "64 GB", "total_mib": 65536, "usable_mib": 65024})
+    with open(os.path.join(gdir, "example-64gb.json"), "w") as f:
+        json.dump(d, f)
+    out = os.path.join(tmp, "out-added")
+    rc, so, se = report(gdir, out, "--gpus", "t4,example-64gb,h200")
+    js = json.load(open(os.path.join(out, "sizing.json"))) if rc == 0 else {"gpus": []}
+    ids = [g["id"] for g in js["gpus"]]
+    ok(rc == 0 and ids == ["t4", "example-64gb", "h200"], "a new GPU file adds a class (columns by capacity)",
+       "rc=%d %s %s" % (rc, ids, se))
+    row = js["rows"][0] if rc == 0 else None
+    ok(row is not None and "example-64gb" in row["gpu_verdicts"], "rows carry a verdict for the added class")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="gs-t-gpus-")
+    try:
+        committed()
+        bad_files(tmp)
+        add_class(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
