@@ -237,7 +237,16 @@ class _Base(BaseHTTPRequestHandler):
     def hub(self):
         return self.server.hub
 
+    def done_inflight(self):
+        # counted until the response starts: the client may start its next
+        # request as soon as it has this one, before this thread returns
+        if getattr(self, "_inflight", False):
+            self._inflight = False
+            with self.hub.lock:
+                self.hub.inflight -= 1
+
     def send(self, status, body=b"", headers=None, ctype="application/json", truncate=False):
+        self.done_inflight()
         self.send_response(status)
         for k, v in (headers or {}).items():
             self.send_header(k, v)
@@ -281,13 +290,13 @@ class _HubHandler(_Base):
         with hub.lock:
             hub.inflight += 1
             hub.max_inflight = max(hub.max_inflight, hub.inflight)
+        self._inflight = True
         try:
             if hub.latency:
                 time.sleep(hub.latency)
             status = self.route()
         finally:
-            with hub.lock:
-                hub.inflight -= 1
+            self.done_inflight()
         self.rec(hub.log, status)
 
     def token(self):

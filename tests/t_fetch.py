@@ -280,6 +280,10 @@ check("refresh_304.files_untouched", mt == [os.stat(os.path.join(MD, s, "meta.js
                                            for s in ("openai-community--gpt2", "TinyLlama--TinyLlama-1.1B-Chat-v1.0")], "")
 
 # --jobs bounds the requests in flight
+for _ in range(60):  # let the timeout scenario's sleeping handler finish
+    if hub.inflight == 0:
+        break
+    time.sleep(0.05)
 hub.latency = 0.05
 hub.reset_log()
 rc, out, err, _ = run(["--jobs", "2", "mock/rate2", "mock/err500", "mock/keep", "mock/gptq", "mock/bighdr", "acme/secret"], token=GOOD)
