@@ -300,6 +300,10 @@ def summarize(rows):
     return s
 
 
+def pct(v):
+    return "-" if v is None else "%.2f%%" % v
+
+
 def gib(b):
     return "%.2f" % (b / GIB) if b is not None else "-"
 
@@ -323,8 +327,8 @@ def print_table(rows, s, out=sys.stdout):
                                                       r["detail"]))
     w("\nA/B records %d: supported %d, unsupported %d (%.1f%%, target <= 15%%)\n" % (
         s["records"], s["supported"], s["unsupported"], s["unsupported_pct"]))
-    w("point records %d: median |error| %s%%, p90 |error| %s%% (targets 8%% and 20%%)\n" % (
-        s["points"], s["median_pct"], s["p90_pct"]))
+    w("point records %d: median |error| %s, p90 |error| %s (targets 8%% and 20%%)\n" % (
+        s["points"], pct(s["median_pct"]), pct(s["p90_pct"])))
     w("OOM bounds %d: %d passed, %d failed\n" % (s["bounds"], s["bounds"] - s["bound_failures"],
                                                 s["bound_failures"]))
     if s["errors"]:
@@ -337,8 +341,8 @@ def print_table(rows, s, out=sys.stdout):
     for title, key in (("by grade", "by_grade"), ("by method", "by_method")):
         w("%s:\n" % title)
         for k, g in s[key].items():
-            w("  %-22s points %3d  median %6s%%  p90 %6s%%  bounds %d (failed %d)  unsupported %d  errors %d\n" % (
-                k, g["points"], g["median_pct"], g["p90_pct"], g["bounds"], g["bound_failures"],
+            w("  %-22s points %3d  median %7s  p90 %7s  bounds %d (failed %d)  unsupported %d  errors %d\n" % (
+                k, g["points"], pct(g["median_pct"]), pct(g["p90_pct"]), g["bounds"], g["bound_failures"],
                 g["unsupported"], g["errors"]))
 
 
