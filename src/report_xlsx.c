@@ -282,6 +282,23 @@ static void put_str(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, c
 	}
 }
 
+/* Outside text as a link to cell A1 of one of our sheets. */
+static void put_sheet_link(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
+                           const char *text, const char *sheet)
+{
+	char url[256], shown[2048];
+	size_t k = (size_t)snprintf(url, sizeof url, "internal:'");
+
+	for (const char *p = sheet; *p != '\0' && k + 8 < sizeof url; p++) {
+		if (*p == '\'')
+			url[k++] = '\'';
+		url[k++] = *p;
+	}
+	snprintf(url + k, sizeof url - k, "'!A1");
+	xl_clean(text, shown, sizeof shown, XL_CELL_CHARS, true);
+	note_err(st, worksheet_write_url_opt(ws, r, c, url, NULL, shown, NULL));
+}
+
 /* A string we made (names, headings): known clean, no copy. */
 static void put_lit(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
                     lxw_format *f)
@@ -1131,7 +1148,7 @@ static void write_summary(xl_state *st)
 		size_t mi = st->best[i].model_no;
 		gs_method meth = st->best[i].method;
 
-		put_str(st, ws, r, 0, st->models[mi].id, NULL);
+		put_sheet_link(st, ws, r, 0, st->models[mi].id, st->models[mi].sheet);
 		put_lit(st, ws, r, 1, gs_method_name(meth), NULL);
 		for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
 			const xl_best *b = &st->best[i];

@@ -426,6 +426,12 @@ def check_fixture(book, path):
     check(llama.get("inference", {}).get(ctx.get("512 tokens")) == "1 x 16 GB (NVIDIA T4)",
           "Summary: fp16 inference fits the smallest class (T4)", repr(llama.get("inference")))
 
+    links = book.root("Summary").findall(".//%shyperlink" % NS)
+    targets = [re.match(r"'((?:[^']|'')*)'!A1$", h.get("location") or "") for h in links]
+    names = [t.group(1).replace("''", "'") if t else None for t in targets]
+    check(len(links) >= 9 and all(n in book.order[4:] for n in names),
+          "Summary model names link to their sheets", repr(names))
+
     # Assumptions, units and legend.
     a = [x.value for (r, c), x in sorted(book.cells("Assumptions").items())]
     check("Line | two <x>" in a and "=SUM(A1)" in a and any("GiB = 2^30 bytes" in str(v) for v in a)
