@@ -352,6 +352,48 @@ int main(void)
 		}
 	}
 
+	/* A model without rows, and an unwritable output directory. */
+	{
+		char out4[] = "/tmp/gs-md-4-XXXXXX", p[700];
+		gs_report_meta meta;
+		struct stat st;
+		int k;
+		memset(&meta, 0, sizeof meta);
+		meta.spec_path = "sizing.json";
+		meta.gpus = gpus;
+		meta.n_gpus = 3;
+		meta.models = models;
+		meta.n_models = 1;
+		meta.tool_version = "0.0-test";
+		meta.assumptions = "";
+		for (k = 0; k < 2 && mkdtemp(out4); k++) {
+			gs_err rc;
+			meta.out_dir = out4;
+			memset(&e, 0, sizeof e);
+			w = k ? gs_writer_html() : gs_writer_md();
+			rc = w->begin(w, &meta, &e);
+			if (!rc)
+				rc = w->model_begin(w, &models[1], &e);
+			if (!rc)
+				rc = w->model_end(w, &models[1], &e);
+			if (!rc)
+				rc = w->end(w, &e);
+			w->free(w);
+			snprintf(p, sizeof p, "%s/%s", out4, k ? "html/models/formula.html" : "models/formula.md");
+			CHECK(rc == GS_OK && stat(p, &st) == 0, "%s: a model without rows: %s", k ? "html" : "md", e.msg);
+			snprintf(p, sizeof p, "rm -rf '%s'", out4);
+			if (system(p) != 0)
+				printf("  (cleanup of %s failed)\n", out4);
+			snprintf(out4, sizeof out4, "/tmp/gs-md-4-XXXXXX");
+		}
+		meta.out_dir = "/dev/null/sub";
+		memset(&e, 0, sizeof e);
+		w = gs_writer_md();
+		CHECK(w->begin(w, &meta, &e) == GS_EIO && has(e.msg, "/dev/null/sub"),
+		      "unwritable output directory: GS_EIO naming it: %s", e.msg);
+		w->free(w);
+	}
+
 	free(idx);
 	free(page);
 	free(html);

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""End to end: `gpusizer report --format md,html` on a small sweep of the
+committed spec. Checks the out/ layout, that every page links to pages and
+charts that exist, real HTML tables with the charts inline and nothing
+external, two runs byte-identical, and that a broken template is exit 3
+naming the template file and line, with the previous reports kept."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.environ.get("GS_TOP", os.getcwd())
+ok_all = True
+
+
+def check(cond, name, why=""):
+    global ok_all
+    if cond:
+        print("PASS " + name)
+    else:
+        ok_all = False
+        print("FAIL %s: %s" % (name, why))
+
+
+def gs(args, env=None):
+    cmd = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", "./gpusizer")] + args
+    e = dict(os.environ)
+    e.pop("GPUSIZER_TEMPLATES", None)
+    if env:
+        e.update(env)
+    return subprocess.run(cmd, cwd=TOP, env=e, capture_output=True, text=True, timeout=300)
+
+
+def files(d):
+    out = {}
+    for root, _, names in os.walk(d):
+        for n in names:
+            p = os.path.join(root, n)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, d)] = f.read()
+    return out
+
+
+SMALL = ["report", "--offline", "--quiet", "--models", "openai-community/gpt2,meta-llama/Llama-3.1-8B",
+         "--seqs", "512,4096", "--batches", "1", "--format", "md,html"]
+
+tmp = tempfile.mkdtemp(prefix="gs-t-md-")
+try:
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    r = gs(SMALL + ["--out", a])
+    check(r.returncode == 0, "report md,html exits 0", r.stderr[-400:])
+    fa = files(a)
+    want = ["index.md", "html/index.html"]
+    for slug in ("openai-community--gpt2", "meta-llama--Llama-3.1-8B"):
+        want += ["models/%s.md" % slug, "models/%s-components.svg" % slug,
+                 "models/%s-context.svg" % slug, "html/models/%s.html" % slug]
+    check(sorted(fa) == sorted(want), "out/ layout", repr(sorted(fa)))
+    r = gs(SMALL + ["--out", b])
+    fb = files(b)
+    check(fa == fb, "two runs byte-identical",
+          [k for k in fa if fa.get(k) != fb.get(k)])
+
+    # Every relative link and image in the Markdown resolves.
+    bad = []
+    for rel, data in fa.items():
+        if not rel.endswith(".md"):
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", data.decode()):
+            if not os.path.exists(os.path.normpath(os.path.join(a, os.path.dirname(rel), target))):
+                bad.append((rel, target))
+    check(not bad, "Markdown links and chart images resolve", repr(bad))
+    idx = fa.get("index.md", b"").decode()
+    check("| method / context | 512 | 4096 |" in idx and "| full |" in idx and "| inference |" in idx,
+          "index: per model and method, a cell per context")
+    page = fa.get("models/meta-llama--Llama-3.1-8B.md", b"").decode()
+    check("| configuration | device GiB |" in page and "#### full: memory breakdown" in page
+          and "| cookbook | rule-of-thumb | zero1-rule |" in page,
+          "model page: matrix, breakdown, seeds")
+
+    # HTML: real tables, charts inline, links between pages, nothing external.
+    bad = []
+    for rel, data in fa.items():
+        if not rel.endswith(".html"):
+            continue
+        h = data.decode()
+        if "<table>" not in h or "<script" in h or "<img" in h:
+            bad.append((rel, "table/script/img"))
+        if rel.startswith("html/models/") and h.count("<svg ") != 2:
+            bad.append((rel, "svg count %d" % h.count("<svg ")))
+        for target in re.findall(r'(?:href|src)="([^"]+)"', h):
+            if re.match(r"[a-z]+:", target) or not os.path.exists(
+                    os.path.normpath(os.path.join(a, os.path.dirname(rel), target))):
+                bad.append((rel, target))
+    check(not bad, "HTML: tables, inline charts, relative links that resolve, nothing external",
+          repr(bad[:5]))
+
+    # A broken template: exit 3, file and line named, previous reports kept.
+    tdir = os.path.join(tmp, "templates")
+    shutil.copytree(os.path.join(TOP, "templates"), tdir)
+    with open(os.path.join(tdir, "partials", "legend.md.tmpl"), "a") as f:
+        f.write("ok\n{{ no_such_value }}\n")
+    n_lines = open(os.path.join(tdir, "partials", "legend.md.tmpl")).read().count("\n")
+    r = gs(SMALL + ["--out", a], env={"GPUSIZER_TEMPLATES": tdir})
+    check(r.returncode == 3 and ("partials/legend.md.tmpl:%d: unknown variable 'no_such_value'" % n_lines)
+          in r.stderr, "template error: exit 3 naming the template and line", r.stderr[-300:])
+    check(files(a) == fa and sorted(os.listdir(tmp)) == ["a", "b", "templates"],
+          "template error: previous reports kept, no temporary files", repr(os.listdir(tmp)))
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(0 if ok_all else 1)
