@@ -67,7 +67,7 @@ static const struct {
 	[D_TRAIN_EMB] = {"Train embeddings", 10},
 	[D_ATTN] = {"Attention", 9},
 	[D_LOSS] = {"Loss", 9},
-	[D_KV] = {"KV cache dtype", 9},
+	[D_KV] = {"KV cache dtype (auto: compute dtype)", 9},
 	[D_CUDA_CTX] = {"CUDA context MiB", 9},
 	[D_FORMULA] = {"Formula", 10},
 	[D_TRAIN_FRAC] = {"Trainable fraction (cookbook)", 11},
@@ -157,6 +157,7 @@ typedef struct xl_state {
 	uint32_t part_rows;  /* data rows on ws */
 	uint32_t first_rows; /* data rows on first_ws */
 	size_t best0;        /* this model's first summary entry */
+	size_t last_best;    /* the entry the previous row used */
 	xl_best *best;
 	size_t n_best, cap_best;
 	size_t n_charts;
@@ -657,6 +658,9 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	gs_err rc;
 
 	st->m = m;
+	if ((size_t)MC_V0 + m->n_gpus + D_MAX > LXW_COL_MAX)
+		return gs_fail(e, GS_EUSAGE, "xlsx: %zu GPU classes do not fit in one sheet's %d columns",
+		               m->n_gpus, LXW_COL_MAX);
 	if (snprintf(st->path, sizeof st->path, "%s/%s", m->out_dir, GS_XLSX_FILE) >=
 	    (int)sizeof st->path)
 		return gs_fail(e, GS_EIO, "%s: output directory path too long", m->out_dir);
@@ -793,13 +797,20 @@ static xl_best *best_entry(xl_state *st, gs_method method, int64_t seq)
 {
 	xl_best *b;
 
+	/* Rows come grouped by method and context: try the last hit first. */
+	if (st->last_best >= st->best0 && st->last_best < st->n_best &&
+	    st->best[st->last_best].method == method && st->best[st->last_best].seq == seq)
+		return &st->best[st->last_best];
 	for (size_t i = st->best0; i < st->n_best; i++)
-		if (st->best[i].method == method && st->best[i].seq == seq)
+		if (st->best[i].method == method && st->best[i].seq == seq) {
+			st->last_best = i;
 			return &st->best[i];
+		}
 	if (st->n_best == st->cap_best) {
 		st->cap_best = st->cap_best ? st->cap_best * 2 : 64;
 		st->best = gs_xrealloc(st->best, st->cap_best * sizeof *st->best);
 	}
+	st->last_best = st->n_best;
 	b = &st->best[st->n_best++];
 	memset(b, 0, sizeof *b);
 	b->model_no = st->n_models - 1;
@@ -809,14 +820,14 @@ static xl_best *best_entry(xl_state *st, gs_method method, int64_t seq)
 	return b;
 }
 
-static void best_offer(xl_state *st, const gs_row *r, size_t gi, gs_verdict v, double headroom)
+static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_verdict v,
+                       double headroom)
 {
 	const gs_gpu *g = &st->m->gpus[gi];
-	xl_best *b = best_entry(st, r->settings.method, r->settings.seq);
 	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
 	uint64_t cost;
 
-	if (v != GS_FITS && v != GS_TIGHT)
+	if (b == NULL || (v != GS_FITS && v != GS_TIGHT))
 		return;
 	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
 		cost = UINT64_MAX;
@@ -843,7 +854,8 @@ static void best_offer(xl_state *st, const gs_row *r, size_t gi, gs_verdict v, d
 	snprintf(b->row_id, sizeof b->row_id, "%s", r->id);
 }
 
-static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r)
+/* Write row r; offer its fitting GPUs to summary entry b (NULL: no estimate). */
+static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r, xl_best *b)
 {
 	const gs_report_meta *m = st->m;
 	const gs_settings *s = &r->settings;
@@ -878,7 +890,7 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 	}
 	put_lit(st, ws, row, d0 + D_ATTN, gs_attn_name(s->attn), NULL);
 	put_lit(st, ws, row, d0 + D_LOSS, gs_loss_name(s->loss), NULL);
-	put_lit(st, ws, row, d0 + D_KV, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "compute", NULL);
+	put_lit(st, ws, row, d0 + D_KV, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto", NULL);
 	put_num(st, ws, row, d0 + D_CUDA_CTX, (double)s->cuda_context_mib, st->f_int);
 	put_lit(st, ws, row, d0 + D_FORMULA, gs_formula_name(s->formula), NULL);
 	if (s->trainable_fraction >= 0)
@@ -903,7 +915,7 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		verdict_formula(st, f, sizeof f, row, i);
 		note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
 		                                         gs_verdict_name(v)));
-		best_offer(st, r, i, v, h);
+		best_offer(st, b, r, i, v, h);
 	}
 	put_num(st, ws, row, d0 + D_PTOTAL, (double)x->params_total, st->f_int);
 	put_num(st, ws, row, d0 + D_PTRAIN, (double)x->params_trainable, st->f_int);
@@ -938,6 +950,7 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 {
 	xl_state *st = w->state;
 	xl_model *xm;
+	xl_best *b;
 
 	if (!st->in_model)
 		return gs_fail(e, GS_EINTERNAL, "%s: row outside a model", st->path);
@@ -960,17 +973,17 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 		st->part_rows = 0;
 		sheet_header(st, next);
 	}
-	write_row(st, st->ws, st->part_rows + 1, r);
-	st->part_rows++;
-	if (st->part == 1)
-		st->first_rows = st->part_rows;
-	xm->rows++;
-	if (r->err == GS_OK) {
-		xl_best *b = best_entry(st, r->settings.method, r->settings.seq);
+	b = r->err == GS_OK ? best_entry(st, r->settings.method, r->settings.seq) : NULL;
+	if (b != NULL) {
 		b->n_configs++;
 		if (r->est.device < b->min_device)
 			b->min_device = r->est.device;
 	}
+	write_row(st, st->ws, st->part_rows + 1, r, b);
+	st->part_rows++;
+	if (st->part == 1)
+		st->first_rows = st->part_rows;
+	xm->rows++;
 	return check(st, e);
 }
 
