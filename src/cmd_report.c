@@ -171,28 +171,31 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-/* Top-level directory of a relative path ("" for a top-level file). */
-static void top_dir(const char *rel, char *buf, size_t n)
+/* Directory part of a relative path ("" for a top-level file). */
+static size_t dir_len(const char *rel)
 {
-	const char *s = strchr(rel, '/');
-	size_t len = s ? (size_t)(s - rel) : 0;
+	const char *s = strrchr(rel, '/');
 
-	if (len >= n)
-		len = n - 1;
-	memcpy(buf, rel, len);
-	buf[len] = '\0';
+	return s ? (size_t)(s - rel) : 0;
 }
 
+/* An out/ file counts as ours (stale when not generated now) when it sits
+ * in a subdirectory the writers fill now (models/, html/models/...) and
+ * has an extension of a file generated there: never a model cache file
+ * such as models/<org>--<name>/config.json, never a top-level file. */
 static bool generated_dir(const file_list *gen, const char *rel)
 {
-	char t[256], u[256];
+	size_t dl = dir_len(rel);
+	const char *ext = strrchr(rel + dl, '.');
 
-	top_dir(rel, t, sizeof t);
-	if (t[0] == '\0')
+	if (dl == 0 || ext == NULL)
 		return false;
 	for (size_t i = 0; i < gen->n; i++) {
-		top_dir(gen->v[i], u, sizeof u);
-		if (strcmp(t, u) == 0)
+		const char *g = gen->v[i], *gext;
+		if (dir_len(g) != dl || strncmp(g, rel, dl) != 0)
+			continue;
+		gext = strrchr(g + dl, '.');
+		if (gext != NULL && strcmp(gext, ext) == 0)
 			return true;
 	}
 	return false;
@@ -203,7 +206,7 @@ static bool in_files(const file_list *l, const char *rel)
 	return bsearch(&rel, l->v, l->n, sizeof *l->v, cmp_str) != NULL;
 }
 
-/* Files in out/ under directories the writers produce, not produced now. */
+/* Files in out/ that look like ours (generated_dir) but were not produced now. */
 static void extras(const char *out, const file_list *gen, file_list *extra)
 {
 	file_list have = { 0 };

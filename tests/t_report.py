@@ -149,6 +149,28 @@ def identical_and_check(tmp):
     return a, ta
 
 
+def extras(tmp):
+    out = os.path.join(tmp, "x", "out")
+    rc, so, se = report(tmp, out, "--format", "md,json")
+    if rc != 0 or not os.path.isdir(os.path.join(out, "models")):
+        ok(False, "md+json report for the extras test", "rc=%d %s" % (rc, se))
+        return
+    cache = os.path.join(out, "models", "org--m", "config.json")
+    os.makedirs(os.path.dirname(cache))
+    for p in (cache, os.path.join(out, "models", "dropped-model.md"), os.path.join(out, "notes.txt")):
+        with open(p, "w") as f:
+            f.write("x\n")
+    rc, so, se = report(tmp, out, "--format", "md,json", "--check")
+    ok(rc == 5 and "extra: " in so and "dropped-model.md" in so and "config.json" not in so
+       and "notes.txt" not in so, "--check lists a report file no longer produced as extra", so)
+    rc, so, se = report(tmp, out, "--format", "md,json")
+    ok(rc == 0 and not os.path.exists(os.path.join(out, "models", "dropped-model.md"))
+       and os.path.exists(cache) and os.path.exists(os.path.join(out, "notes.txt")),
+       "regeneration removes old report files only (not a config.json, not top-level files)", so + se)
+    rc, so, se = report(tmp, out, "--format", "md,json", "--check")
+    ok(rc == 0, "--check passes after regeneration", so)
+
+
 def failed_writes(tmp, a, ta):
     # A file-size limit makes every large write fail (EFBIG), as a full disk would.
     def limit():
@@ -309,6 +331,7 @@ def main():
         a, ta = identical_and_check(tmp)
         contents(tmp, a)
         sweep_counts(tmp)
+        extras(tmp)
         failed_writes(tmp, a, ta)
         killed(tmp)
     finally:
