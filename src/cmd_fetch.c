@@ -183,6 +183,9 @@ int cmd_fetch(int argc, char **argv)
 		if (r->params_header)
 			printf("%s headers %llu", r->params_hub ? "," : " params:",
 			       (unsigned long long)r->params_header);
+		if (r->params_config)
+			printf("%s config %llu", r->params_hub || r->params_header ? "," : " params:",
+			       (unsigned long long)r->params_config);
 		printf("; %d requests (%d not modified), %llu body bytes\n", r->requests,
 		       r->not_modified, (unsigned long long)r->body_bytes);
 	}

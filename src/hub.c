@@ -18,6 +18,8 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "arch.h"
+#include "config.h"
 #include "models.h"
 #include "safetensors.h"
 #include "util.h"
@@ -960,11 +962,89 @@ static void add_diff(cJSON *diffs, const char *fmt, ...)
 	cJSON_AddItemToArray(diffs, cJSON_CreateString(buf));
 }
 
-static cJSON *build_meta(run *R, model *m, cJSON *cfg_json)
+static bool head_like(const char *mod)
+{
+	static const char *const pre[] = {"cls.", "cls", "lm_head", "score", "classifier",
+	                                  "qa_outputs", "pooler", "embed_out", "output"};
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (strncmp(mod, pre[i], strlen(pre[i])) == 0)
+			return true;
+	return strstr(mod, ".lm_head") != NULL || strstr(mod, "predictions") != NULL;
+}
+
+/* Cross-check the stored-tensor tally against the config-derived count
+ * (src/config.c) and say where any difference comes from. */
+static void cross_check(model *m, const char *cfg, size_t cfg_len, uint64_t header_total,
+                        cJSON *params, cJSON *diffs, uint64_t *config_total)
+{
+	static gs_arch a;
+	gs_error e = {0};
+	cJSON *o = cJSON_AddObjectToObject(params, "config");
+	char path[300];
+	int64_t d;
+
+	*config_total = 0;
+	snprintf(path, sizeof path, "%s config.json", m->repo);
+	if (gs_config_parse(cfg, cfg_len, path, &a, &e) != GS_OK) {
+		cJSON_AddStringToObject(o, "error", e.msg);
+		add_diff(diffs, "the config-derived count is not available: %s", e.msg);
+		return;
+	}
+	*config_total = a.params_total;
+	cJSON_AddNumberToObject(o, "total", (double)a.params_total);
+	if (a.params_active != a.params_total)
+		cJSON_AddNumberToObject(o, "active", (double)a.params_active);
+	snprintf(path, sizeof path, "config-derived tally of model_type \"%s\" (src/config.c)%s",
+	         a.model_type, a.generic ? ", sized as a generic decoder" : "");
+	cJSON_AddStringToObject(o, "source", path);
+	if (header_total == 0)
+		return;
+	d = (int64_t)(header_total - a.params_total);
+	if (d == 0) {
+		add_diff(diffs, "safetensors headers and the config-derived tally agree exactly "
+		         "(%llu)", (unsigned long long)header_total);
+		return;
+	}
+	if (m->tally_reused) {
+		add_diff(diffs, "header total %llu - config-derived %llu = %lld (tally reused from the "
+		         "previous fetch at the same commit)", (unsigned long long)header_total,
+		         (unsigned long long)a.params_total, (long long)d);
+		return;
+	}
+	{
+		char heads[400] = "";
+		uint64_t in_heads = 0;
+		int64_t rest = d - (int64_t)m->tally.buffers;
+		for (int i = 0; i < m->tally.n_modules; i++)
+			if (head_like(m->tally.module[i].name)) {
+				size_t l = strlen(heads);
+				in_heads += m->tally.module[i].params;
+				if (l + 100 < sizeof heads)
+					snprintf(heads + l, sizeof heads - l, "%s%s %llu", l ? ", " : "",
+					         m->tally.module[i].name,
+					         (unsigned long long)m->tally.module[i].params);
+			}
+		add_diff(diffs, "header total %llu - config-derived %llu = %lld: buffers %llu, "
+		         "remaining %lld%s%s%s", (unsigned long long)header_total,
+		         (unsigned long long)a.params_total, (long long)d,
+		         (unsigned long long)m->tally.buffers, (long long)rest,
+		         rest == 0 ? " (fully explained by the buffers)"
+		         : a.quant != GS_QUANT_NONE || m->tally.quant_hint[0]
+		                 ? " (quantized storage: packed elements and scales differ from logical "
+		                   "parameters)"
+		         : rest < 0 ? " (the checkpoint stores fewer elements than the config implies: "
+		                      "weights tied or omitted in the file)"
+		                    : " (tensors the config-derived model leaves out, e.g. task heads)",
+		         heads[0] ? "; head-like modules in the headers: " : "", heads);
+		(void)in_heads;
+	}
+}
+
+static cJSON *build_meta(run *R, model *m, cJSON *cfg_json, const char *cfg, size_t cfg_len)
 {
 	cJSON *meta = cJSON_CreateObject(), *files, *params, *diffs, *q, *o;
 	char ts[32], line[1400];
-	uint64_t header_total = 0;
+	uint64_t header_total = 0, config_total = 0;
 	const char *qmethod = NULL;
 	const cJSON *qc = jget(cfg_json, "quantization_config");
 
@@ -1072,6 +1152,7 @@ static cJSON *build_meta(run *R, model *m, cJSON *cfg_json)
 		         "causal masks / position ids); they count in the safetensors totals but are "
 		         "not parameters", (unsigned long long)m->tally.buffers,
 		         (unsigned long long)m->tally.buffer_tensors, m->tally.buffer_example);
+	cross_check(m, cfg, cfg_len, header_total, params, diffs, &config_total);
 	if (!m->st_single && !m->st_sharded)
 		add_diff(diffs, "no model.safetensors or model.safetensors.index.json in the "
 		         "repository: no header tally (pickle-only checkpoints are not read)");
@@ -1094,7 +1175,12 @@ static cJSON *build_meta(run *R, model *m, cJSON *cfg_json)
 		         "elements (headers not read)", m->sha, (unsigned long long)m->hub_total);
 	else
 		snprintf(line, sizeof line, "config.json at %.12s only (no safetensors counts)", m->sha);
+	if (config_total) {
+		size_t l = strlen(line);
+		snprintf(line + l, sizeof line - l, "; config-derived %llu", (unsigned long long)config_total);
+	}
 	cJSON_AddStringToObject(meta, "param_source", line);
+	m->res->params_config = config_total;
 	return meta;
 }
 
@@ -1118,10 +1204,11 @@ static void write_model(run *R, model *m)
 			return;
 		}
 		cfg_json = cJSON_ParseWithLength(cfgbuf, len);
+		meta = build_meta(R, m, cfg_json, cfgbuf, len);
 	} else {
 		cfg_json = cJSON_ParseWithLength((const char *)m->cfg, m->cfg_len);
+		meta = build_meta(R, m, cfg_json, (const char *)m->cfg, m->cfg_len);
 	}
-	meta = build_meta(R, m, cfg_json);
 	cJSON_Delete(cfg_json);
 	free(cfgbuf);
 	text = cJSON_Print(meta);
@@ -1155,6 +1242,8 @@ static void finish_model(run *R, model *m)
 	snprintf(res->sha, sizeof res->sha, "%s", m->sha);
 	res->params_hub = m->hub_total;
 	res->params_header = m->tally_reused ? ju64(jget(m->old_header, "total")) : m->tally.total;
+	if (res->unchanged)
+		res->params_config = ju64(jget(jget(jget(m->old, "params"), "config"), "total"));
 	R->done_models++;
 	if (R->o->progress)
 		fprintf(stderr, "gpusizer: fetch [%d/%d] %s: %s\n", R->done_models, R->n_models, m->id,

@@ -27,6 +27,7 @@ typedef struct gs_hub_result {
 	char sha[48];           /* resolved commit, "" when unknown */
 	uint64_t params_hub;    /* Hub API safetensors total, 0 unknown */
 	uint64_t params_header; /* safetensors headers tally, 0 not read */
+	uint64_t params_config; /* config-derived tally (src/config.c), 0 unknown */
 	uint64_t body_bytes;    /* response body bytes received for this model */
 	int requests;           /* HTTP requests made (retries included) */
 	int not_modified;       /* of which answered 304 */

@@ -91,6 +91,35 @@ def gpt2_tensors(cfg):
     return t
 
 
+def bert_tensors(cfg):
+    """Tensor list of a BertForPreTraining checkpoint (bert-base-uncased's
+    layout: MLM transform + bias and NSP head stored, decoder tied)."""
+    H, L, V = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
+    P, T, inter = cfg["max_position_embeddings"], cfg["type_vocab_size"], cfg["intermediate_size"]
+    e = "bert.embeddings."
+    t = [(e + "word_embeddings.weight", "F32", [V, H]), (e + "position_embeddings.weight", "F32", [P, H]),
+         (e + "token_type_embeddings.weight", "F32", [T, H]),
+         (e + "LayerNorm.weight", "F32", [H]), (e + "LayerNorm.bias", "F32", [H])]
+    for i in range(L):
+        p = "bert.encoder.layer.%d." % i
+        for m in ("attention.self.query", "attention.self.key", "attention.self.value",
+                  "attention.output.dense"):
+            t += [(p + m + ".weight", "F32", [H, H]), (p + m + ".bias", "F32", [H])]
+        t += [(p + "attention.output.LayerNorm.weight", "F32", [H]),
+              (p + "attention.output.LayerNorm.bias", "F32", [H]),
+              (p + "intermediate.dense.weight", "F32", [inter, H]), (p + "intermediate.dense.bias", "F32", [inter]),
+              (p + "output.dense.weight", "F32", [H, inter]), (p + "output.dense.bias", "F32", [H]),
+              (p + "output.LayerNorm.weight", "F32", [H]), (p + "output.LayerNorm.bias", "F32", [H])]
+    t += [("bert.pooler.dense.weight", "F32", [H, H]), ("bert.pooler.dense.bias", "F32", [H]),
+          ("cls.predictions.bias", "F32", [V]),
+          ("cls.predictions.transform.dense.weight", "F32", [H, H]),
+          ("cls.predictions.transform.dense.bias", "F32", [H]),
+          ("cls.predictions.transform.LayerNorm.weight", "F32", [H]),
+          ("cls.predictions.transform.LayerNorm.bias", "F32", [H]),
+          ("cls.seq_relationship.weight", "F32", [2, H]), ("cls.seq_relationship.bias", "F32", [2])]
+    return t
+
+
 def llama_tensors(cfg, dtype="BF16"):
     """Tensor list of a LlamaForCausalLM checkpoint for a config dict."""
     H, L, V = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]

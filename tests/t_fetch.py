@@ -90,6 +90,9 @@ GPT2 = hub.add(mh.Repo("openai-community/gpt2", ref_config("openai-community--gp
 tl_cfg = json.loads(ref_config("TinyLlama--TinyLlama-1.1B-Chat-v1.0"))
 TL = hub.add(mh.Repo("TinyLlama/TinyLlama-1.1B-Chat-v1.0", ref_config("TinyLlama--TinyLlama-1.1B-Chat-v1.0"),
                      shards=[mh.VirtualFile(s) for s in mh.shard(mh.llama_tensors(tl_cfg), 3)]))
+bert_cfg = json.loads(ref_config("google-bert--bert-base-uncased"))
+BERT = hub.add(mh.Repo("google-bert/bert-base-uncased", ref_config("google-bert--bert-base-uncased"),
+                       st=mh.VirtualFile(mh.bert_tensors(bert_cfg))))
 l1_cfg = json.loads(ref_config("meta-llama--Llama-3.2-1B"))
 GATED = hub.add(mh.Repo("meta-llama/Llama-3.2-1B", ref_config("meta-llama--Llama-3.2-1B"), gated="manual",
                         st=mh.VirtualFile(mh.llama_tensors(l1_cfg))))
@@ -130,12 +133,28 @@ if rc == 0:
           "buffers %s, differences %s" % (hdr.get("buffers"), m.get("differences")))
     check("public.by_module", hdr.get("by_module", {}).get("h.*.mlp.c_fc") == 12 * (768 * 3072 + 3072),
           str(hdr.get("by_module")))
+    check("public.config_cross_check", m["params"]["config"]["total"] == ref_total("openai-community--gpt2")
+          and any("fully explained by the buffers" in d for d in m["differences"]),
+          "%s %s" % (m["params"].get("config"), m["differences"]))
     check("public.etags", m["files"]["config.json"]["etag"] and m["files"]["api"]["etag"], str(m["files"]))
 cdn = list(hub.cdn_log)
 check("cdn_redirect.ranged", cdn and all(r["range"] and r["range"].startswith("bytes=0-") for r in cdn),
       str(cdn))
 check("cdn_redirect.no_token_at_cdn", cdn and all(r["auth"] is None for r in cdn), str(cdn))
 check("cdn_redirect.token_at_hub", all(r["auth"] == "Bearer " + GOOD for r in hub.log), str(hub.log))
+
+# BERT: the checkpoint stores the pre-training heads the bare BertModel lacks
+rc, out, err, _ = run(["google-bert/bert-base-uncased"])
+check("heads.exit0", rc == 0, "rc %d %s" % (rc, err))
+if rc == 0:
+    m = meta("google-bert--bert-base-uncased")
+    with open(os.path.join(TOP, "models", "google-bert--bert-base-uncased", "meta.json")) as f:
+        quoted = json.load(f)["params"]["hub_safetensors"]["total"]  # 110106428, quoted from huggingface.js
+    check("heads.header_equals_quoted_hub", m["params"]["header"]["total"] == quoted, str(m["params"]["header"]["total"]))
+    check("heads.config_bare_model", m["params"]["config"]["total"] == ref_total("google-bert--bert-base-uncased"),
+          str(m["params"]["config"]))
+    check("heads.difference_explained", any("remaining 624188" in d and "cls.seq_relationship" in d
+                                            for d in m["differences"]), str(m["differences"]))
 
 # gated: 401 without a token, 403 with an unapproved one, success with an approved one
 hub.reset_log()
@@ -252,6 +271,7 @@ if rc == 0:
           str(m["params"]["header"]["total"]))
     check("sharded.three_files", m["params"]["header"]["files"] == 3 and len(m["safetensors_files"]) == 3, "")
     check("sharded.one_range_each", len(hub.cdn_log) == 3, str(hub.cdn_log))
+    check("sharded.config_agrees", any("agree exactly" in d for d in m["differences"]), str(m["differences"]))
 
 # quantized repo recognised
 rc, out, err, _ = run(["mock/gptq"])
