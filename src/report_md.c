@@ -507,16 +507,20 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 	free(caps);
 }
 
-/* A matrix cell: the verdict and the headroom, 1 - device/usable, in
- * percent (negative when it does not fit). */
-static const char *cell_text(char *buf, size_t n, gs_verdict v, double h)
+/* A matrix cell: the verdict with the headroom, 1 - device/usable, in
+ * percent when it fits, or the GiB it is over when it does not. */
+static const char *cell_text(char *buf, size_t n, gs_verdict v, double h, uint64_t device,
+                             uint64_t usable)
 {
-	char pct[32];
+	char num[48];
 
-	if (v == GS_NOT_RUNNABLE)
-		snprintf(buf, n, "%s", gs_verdict_name(v));
+	if (v == GS_FITS || v == GS_TIGHT)
+		snprintf(buf, n, "%s %s%%", gs_verdict_name(v), gs_fmt_fixed(num, sizeof num, h * 100, 0));
+	else if (v == GS_NO_FIT && device > usable)
+		snprintf(buf, n, "%s (%s GiB over)", gs_verdict_name(v),
+		         gs_fmt_fixed(num, sizeof num, (double)(device - usable) / GS_GIB, 1));
 	else
-		snprintf(buf, n, "%s %s%%", gs_verdict_name(v), gs_fmt_fixed(pct, sizeof pct, h * 100, 0));
+		snprintf(buf, n, "%s", gs_verdict_name(v));
 	return buf;
 }
 
@@ -588,7 +592,8 @@ static gs_tval *row_data(const mdw *w, const crow *c)
 	cells = gs_tv_set(x, "cells", gs_tv_list());
 	for (g = 0; g < w->meta.n_gpus; g++)
 		gs_tv_push(cells, gs_tv_str(cell_text(b, sizeof b, (gs_verdict)c->verdict[g],
-		                                      c->headroom[g])));
+		                                      c->headroom[g], c->est.device,
+		                                      w->meta.gpus[g].usable_bytes)));
 	return x;
 }
 

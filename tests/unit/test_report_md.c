@@ -72,6 +72,10 @@ static void setup(void)
 }
 
 static size_t row_counter;
+static const char *const seed_text[GS_F_MAX] = {
+	"", "cookbook (test): W=n*bpp", "rule-of-thumb (test): GB = params*4/1e9",
+	"zero1-rule (test): 18 bytes/param"
+};
 
 /* A row with a hand-filled estimate: device = W+G+O+A+B (per GPU). */
 static void mkrow(gs_row *r, const gs_model *m, const char *method, const char *prec, int64_t seq,
@@ -118,7 +122,7 @@ static void mkrow(gs_row *r, const gs_model *m, const char *method, const char *
 		r->seeds[f].formula = (gs_formula)f;
 		if (f == GS_F_ZERO1_RULE && strcmp(method, "full") != 0)
 			continue; /* n/a */
-		r->seeds[f].recipe = "seed";
+		r->seeds[f].recipe = seed_text[f];
 		r->seeds[f].device = r->est.device + (uint64_t)f * GIB / 2;
 	}
 }
@@ -298,14 +302,14 @@ int main(void)
 	CHECK(has(idx, "| inference | 1 x 24 GB (NVIDIA L4) | 1 x 24 GB (NVIDIA L4) | 1 x 80 GB (NVIDIA A100 80GB), tight |"),
 	      "index: a tight fit is named, marked, when nothing fits comfortably");
 	CHECK(has(idx, "- AdamW states in fp32.\n"), "index: assumptions (raw Markdown)");
-	CHECK(has(page, "not runnable") && has(page, "does not fit -") && has(page, "| fits ") &&
+	CHECK(has(page, "not runnable") && has(page, "| does not fit (2.1 GiB over) |") && has(page, "| fits ") &&
 	          has(page, "| tight 8% |"),
 	      "model page: verdicts");
-	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 61.59 | not runnable | does not fit -180% | fits 22% |"),
+	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 61.59 | not runnable | does not fit (39.6 GiB over) | fits 22% |"),
 	      "model page: device GiB in the matrix");
 	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 14.96 | 14.96 | 29.92 | 0.75 | 1.00 | 60.59 | 60.84 | 61.59 | 62.09 | 62.59 | 63.09 | 2.00 / 2.00 / 8.00 | backward (step 2) | amp-bf16 |"), "model page: W G O A B, allocated, reserved, device, the seeds beside, bytes/param, peak, recipe name");
 	CHECK(has(page, "- amp-bf16: fp32 weights, bf16 autocast \\| test\n"), "model page: recipes listed");
-	CHECK(has(page, "- zero1-rule: seed\n"), "model page: the seeds' formulas listed");
+	CHECK(has(page, "## The seeds' formulas\n\n- cookbook (test): W=n\\*bpp\n- rule-of-thumb (test): GB = params\\*4/1e9\n- zero1-rule (test): 18 bytes/param\n"), "model page: the seeds' formulas listed");
 	CHECK(has(page, "| cookbook | rule-of-thumb | zero1-rule |") && has(page, "| n/a |"),
 	      "model page: seeds' formulas beside the detailed estimate");
 	CHECK(has(page, "![Memory per GPU by component, one configuration per method](acme--Evil-Model-components.svg)"),
