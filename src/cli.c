@@ -20,7 +20,7 @@ void gs_cli_row_init(gs_cli_row *r)
 static const char *const value_flags[] = {
 	"method", "precision", "adapter-dtype", "optimizer", "lora-r", "lora-targets",
 	"lora-dropout", "batch", "seq", "grad-accum", "attn", "loss", "gpus", "sharding",
-	"tp", "offload", "kv-dtype", "cuda-context", "formula", "trainable-fraction", NULL,
+	"tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "formula", "trainable-fraction", NULL,
 };
 
 static gs_err manual_int(const char *flag, const char *v, int64_t *out, gs_error *e)
@@ -186,6 +186,8 @@ void gs_cli_row_usage(FILE *fp)
 	      "  --attn sdpa|eager|flash  --loss standard|chunked          (sdpa, standard)\n"
 	      "  --gpus N --sharding ddp|zero1|zero2|zero3|fsdp --tp N   (1, ddp, 1)\n"
 	      "  --offload none|optimizer|params                          (none)\n"
+	      "  --state-dict-load sharded|full  zero3/fsdp: full = every rank keeps the full\n"
+	      "                          loaded weights beside its shard (Lightning 2.1 FSDP) (sharded)\n"
 	      "  --kv-dtype fp32|bf16|fp16|fp8   inference KV cache        (compute dtype)\n"
 	      "  --cuda-context MIB      CUDA context outside torch        (1343)\n"
 	      "  --formula detailed|cookbook|rule-of-thumb|zero1-rule    (detailed)\n"

@@ -597,6 +597,11 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		opt_tmp = 0;
 		W_gpu = 0;
 	}
+	/* A full copy of the weights beside the shard on every rank: what the
+	 * litgpt@8641822 FSDP LoRA runs measure (Lightning 2.1 loads the full
+	 * state dict on each rank; per-GPU memory = full + shard + activations). */
+	if (s->full_state_dict_load && W_gpu < W)
+		W_gpu += W;
 	double grad_frac = G_gpu / (grad_total > 0 ? grad_total : 1);
 
 	memset(&t, 0, sizeof t);

@@ -229,6 +229,10 @@ gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error
 	} else if (!strcmp(name, "offload")) {
 		rc = parse_enum(name, v, offload_names, NAMES(offload_names), &i, e);
 		s->offload = (gs_offload)i;
+	} else if (!strcmp(name, "state-dict-load")) {
+		static const char *const loads[] = {"sharded", "full"};
+		rc = parse_enum(name, v, loads, 2, &i, e);
+		s->full_state_dict_load = i == 1;
 	} else if (!strcmp(name, "kv-dtype")) {
 		rc = parse_enum(name, v, dtype_names, NAMES(dtype_names), &i, e);
 		s->kv_dtype = (gs_dtype)i;
@@ -309,6 +313,8 @@ void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 		              s->tp > 1 ? " tp" : "");
 	if (k > 0 && (size_t)k < n && s->tp > 1)
 		k += snprintf(buf + k, n - (size_t)k, "%lld", (long long)s->tp);
+	if (k > 0 && (size_t)k < n && s->full_state_dict_load)
+		k += snprintf(buf + k, n - (size_t)k, " full-load");
 	if (k > 0 && (size_t)k < n && s->offload != GS_OFF_NONE)
 		snprintf(buf + k, n - (size_t)k, " offload-%s", gs_offload_name(s->offload));
 }

@@ -69,6 +69,7 @@ typedef struct gs_settings {
 	gs_shard sharding;
 	int64_t tp;
 	gs_offload offload;
+	bool full_state_dict_load; /* zero3/fsdp: every rank keeps a full weight copy (loaded state dict) beside its shard */
 	gs_dtype kv_dtype;
 	bool kv_dtype_set;       /* false: the compute dtype */
 	int64_t cuda_context_mib; /* CUDA context + library handles outside torch's allocator */
@@ -86,7 +87,7 @@ void gs_settings_default(gs_settings *s);
 /* Set one setting by its flag name without dashes ("method", "precision",
  * "adapter-dtype", "optimizer", "optimizer-in-bwd", "lora-r", "lora-targets", "lora-dropout",
  * "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt", "attn", "loss", "gpus",
- * "sharding", "tp", "offload", "kv-dtype", "cuda-context", "formula",
+ * "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "formula",
  * "trainable-fraction")
  * from its text value (booleans: "true"/"false"/"on"/"off"/"1"/"0").
  * Unknown name or bad value: GS_EUSAGE with a detail naming both. */
