@@ -621,6 +621,7 @@ int cmd_report(int argc, char **argv)
 	int n_ov = 0;
 	file_list gen = { 0 };
 	const char *sde;
+	sigset_t block, old_mask;
 
 	memset(&R, 0, sizeof R);
 	R.offline = gs_env_true("HF_HUB_OFFLINE");
@@ -737,9 +738,19 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	R.progress = !R.quiet && isatty(2);
-	if ((rc = make_tmp(&R, &e)) != GS_OK)
+	/* Signals wait while the temporary directory appears and our handlers
+	 * go in, so that a stop at any moment removes it. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	rc = make_tmp(&R, &e);
+	if (rc == GS_OK)
+		install_signals(&R);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	if (rc != GS_OK)
 		goto out;
-	install_signals(&R);
 	if ((rc = generate(&R, &e)) != GS_OK)
 		goto out;
 	for (int i = 0; i < R.n_w; i++)

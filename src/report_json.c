@@ -60,7 +60,7 @@ static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	jstr(fp, m->tool_version);
 	fputs(",\"spec\":", fp);
 	jstr(fp, m->spec_path);
-	fprintf(fp, ",\"epoch\":%" PRId64 ",\"tight_headroom\":", m->epoch);
+	fputs(",\"tight_headroom\":", fp);
 	jnum(fp, GS_TIGHT_HEADROOM);
 	fputs(",\n\"gpus\":[", fp);
 	for (size_t i = 0; i < m->n_gpus; i++) {
