@@ -86,6 +86,8 @@ check(rc == 0 and p["quantization"]["type"] == "nf4" and p["quantization"]["doub
 rc, p, err = plan(["--config", QWEN, "--method", "inference", "--batch", "2", "--seq", "4096"])
 check(rc == 0 and p["use_cache"] is True and p["optimizer"] is None and p["kv_dtype"] == "bf16"
       and p["decode_tokens"] == 8, "inference: KV cache at the compute dtype", str(p))
+rc, p, err = plan(["--config", QWEN, "--train-embeddings", "true"])
+check(rc == 0 and "ignored" in p.get("train_embeddings", ""), "train-embeddings with full is noted as ignored", str(p))
 rc, p, err = plan(["--config", os.path.dirname(QWEN)])
 check(rc == 0 and p["config"].endswith("config.json"), "--config accepts the model directory", str(p))
 
@@ -118,7 +120,6 @@ for args, what, frag in [
         (["--config", QWEN, "--precision", "nf4"], "nf4 with full fine-tuning", "storage format"),
         (["--config", QWEN, "--method", "lora", "--precision", "amp-bf16"], "amp recipe with lora", "recipe"),
         (["--config", QWEN, "--method", "qlora", "--precision", "bf16"], "qlora on a bf16 base", "quantized"),
-        (["--config", QWEN, "--train-embeddings", "true"], "train-embeddings with full", "--train-embeddings"),
         (["--config", QWEN, "--method", "lora", "--lora-dropout", "1.5"], "dropout out of range", "--lora-dropout"),
         (["--config", QWEN, "--method", "lora", "--lora-targets", "q_proj,,v_proj"], "empty target name", "empty"),
         (["--config", QWEN, "--grad-ckpt", "maybe"], "bad boolean", "--grad-ckpt"),

@@ -230,6 +230,27 @@ try:
                   "store: record holds model, label, settings, GPU, command, measured, predicted", lines[0][:300])
         except (OSError, ValueError, KeyError, IndexError) as ex:
             check(False, "store written", repr(ex))
+        # tools/verified_cases.py: store -> accuracy cases; refuses stand-in records.
+        conv = subprocess.run([sys.executable, os.path.join("tools", "verified_cases.py"), store],
+                              capture_output=True, text=True)
+        check(conv.returncode != 0 and "not a real measurement" in conv.stderr,
+              "verified_cases refuses stand-in records", conv.stderr)
+        try:
+            relabelled = os.path.join(tmp, "relabelled.jsonl")
+            r0["harness_result"]["harness"] = "gpusizer-harness"  # a converter test, in a temp file only
+            with open(relabelled, "w") as f:
+                f.write(json.dumps(r0) + "\n")
+            conv = subprocess.run([sys.executable, os.path.join("tools", "verified_cases.py"), relabelled],
+                                  capture_output=True, text=True)
+            cs = [json.loads(x) for x in conv.stdout.splitlines()]
+            a = cs[0]["args"]
+            check(conv.returncode == 0 and [c["compare"] for c in cs] == ["allocated", "reserved", "device"]
+                  and cs[0]["measured_bytes"] == alloc and cs[2]["measured_bytes"] == dev
+                  and a[a.index("--seq") + 1] == "2048" and a[a.index("--method") + 1] == "full"
+                  and "--no-grad-ckpt" in a and cs[0]["grade"] == "A",
+                  "verified_cases turns a record into accuracy cases", conv.stdout[:300] + conv.stderr)
+        except (OSError, ValueError, KeyError, IndexError, NameError) as ex:
+            check(False, "verified_cases output", repr(ex))
         rc, out, err = run(row + ["--harness", STANDIN, "--out", os.path.join(tmp, "out7"), "--store", store,
                                   "--store-standin", "--no-store"], env)
         with open(store) as f:

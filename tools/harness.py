@@ -225,7 +225,7 @@ def make_plan(a):
                                 if a.train_embeddings else None),
         }
     elif a.train_embeddings:
-        raise ArgError("--train-embeddings applies to --method lora or qlora only")
+        plan["train_embeddings"] = "ignored: applies to lora/qlora only"
     opt_impl = {
         "adamw": "torch.optim.AdamW (foreach)", "adamw-fused": "torch.optim.AdamW(fused=True)",
         "adamw-8bit": "bitsandbytes.optim.AdamW8bit",
@@ -350,25 +350,31 @@ def build_model(torch, transformers, plan, cfg):
 def quantize_nf4(torch, model, plan):
     """Replace each nn.Linear except the output head by a bitsandbytes NF4
     Linear4bit, one module at a time (as loading a 4-bit checkpoint leaves it;
-    embeddings, lm_head and norms stay at bf16)."""
+    embeddings, lm_head and norms stay at bf16). Each bf16 weight is freed
+    as soon as its module is replaced."""
     bnb = require("bitsandbytes", "NF4 quantization")
     q = plan["quantization"]
     head = model.get_output_embeddings()
-    for _, parent in list(model.named_modules()):
-        for cname, child in list(parent.named_children()):
-            if not isinstance(child, torch.nn.Linear) or child is head:
-                continue
-            new = bnb.nn.Linear4bit(child.in_features, child.out_features,
-                                    bias=child.bias is not None, compute_dtype=torch.bfloat16,
-                                    compress_statistics=q["double_quant"], quant_type="nf4",
-                                    device="meta")
-            w = bnb.nn.Params4bit(child.weight.data.to("cpu"), requires_grad=False,
-                                  compress_statistics=q["double_quant"], quant_type="nf4")
-            new.weight = w.to("cuda")
-            if child.bias is not None:
-                new.bias = torch.nn.Parameter(child.bias.data, requires_grad=False)
-            setattr(parent, cname, new)
-            del child, w
+    names = [n for n, m in model.named_modules() if isinstance(m, torch.nn.Linear) and m is not head]
+    del head
+    for name in names:
+        parent_name, _, cname = name.rpartition(".")
+        parent = model.get_submodule(parent_name) if parent_name else model
+        child = getattr(parent, cname)
+        new = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
+                                compute_dtype=torch.bfloat16, compress_statistics=q["double_quant"],
+                                quant_type="nf4", device="meta")
+        kw = {"requires_grad": False, "compress_statistics": q["double_quant"], "quant_type": "nf4"}
+        data = child.weight.data.to("cpu")
+        try:
+            w = bnb.nn.Params4bit(data, module=new, **kw)
+        except TypeError:  # bitsandbytes before the module= argument
+            w = bnb.nn.Params4bit(data, **kw)
+        new.weight = w.to("cuda")  # quantizes
+        if child.bias is not None:
+            new.bias = torch.nn.Parameter(child.bias.data, requires_grad=False)
+        setattr(parent, cname, new)
+        del child, parent, new, w, data
     model.is_loaded_in_4bit = True
     return model
 
