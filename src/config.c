@@ -253,17 +253,16 @@ static int64_t add(cfg *c, int64_t x, int64_t y, const char *key)
 
 /* ---- building layers ---- */
 
-/* Name a module: the full dotted name when it fits gs_linear.name, else
- * its last component (arch.h's name[24] cannot hold e.g.
- * "shared_experts.gate_proj"). */
+/* Every module name the builders use fits gs_linear.name (arch.h: 40
+ * bytes); the longest is "shared_experts.gate_proj" (DeepSeek). */
+_Static_assert(sizeof(((gs_linear *)0)->name) >= sizeof "shared_experts.down_proj",
+               "gs_linear.name must hold the full DeepSeek shared-expert names");
+
 static void set_name(gs_linear *l, const char *full)
 {
-	const char *dot = strrchr(full, '.');
-
-	if (strlen(full) < sizeof l->name || dot == NULL)
-		snprintf(l->name, sizeof l->name, "%s", full);
-	else
-		snprintf(l->name, sizeof l->name, "%s", dot + 1);
+	if (strlen(full) >= sizeof l->name)
+		abort(); /* the builders below only use names that fit */
+	snprintf(l->name, sizeof l->name, "%s", full);
 }
 
 static gs_linear *lin(gs_layer_kind *k, const char *name, gs_role role, int64_t in, int64_t out,
@@ -315,10 +314,6 @@ static gs_linear *add_gated(gs_layer_kind *k, const char *pfx, int64_t H, int64_
 	char n1[48], n2[48], n3[48];
 	gs_linear *first;
 
-	/* All three with the prefix, or (when the longest would not fit
-	 * gs_linear.name) all three bare: never a mix. */
-	if (strlen(pfx) + strlen("gate_proj") >= sizeof first->name)
-		pfx = "";
 	snprintf(n1, sizeof n1, "%sgate_proj", pfx);
 	snprintf(n2, sizeof n2, "%sup_proj", pfx);
 	snprintf(n3, sizeof n3, "%sdown_proj", pfx);

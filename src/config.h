@@ -26,9 +26,8 @@
  *   qwen3_moe: (attention) + gate, gate_proj up_proj down_proj (experts)
  *   deepseek_v2/v3: q_proj or q_a_proj + q_b_proj, kv_a_proj_with_mqa,
  *     kv_b_proj, o_proj; dense kind gate_proj up_proj down_proj; MoE kind
- *     gate, gate_proj up_proj down_proj (experts), shared_experts.* (the
- *     bare name, e.g. "gate_proj" with expert = false, while gs_linear.name
- *     is 24 bytes)
+ *     gate, gate_proj up_proj down_proj (experts),
+ *     shared_experts.gate_proj/.up_proj/.down_proj (expert = false)
  *   gpt2: c_attn attn.c_proj c_fc mlp.c_proj
  *   gpt_neox, falcon, bloom: query_key_value dense dense_h_to_4h dense_4h_to_h
  *   bert: query key value attention.output.dense intermediate.dense

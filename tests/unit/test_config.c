@@ -211,16 +211,19 @@ static void test_missing_table(void)
 		              find_mod(&a, 1, "gate_proj")->expert && find_mod(&a, 1, "gate_proj")->count == 64 &&
 		              a.kv_cache_dim == 512 + 64 && a.v_head_dim == 128 && a.head_dim == 192,
 		      "DeepSeek-V2-Lite shape: router, routed experts, MLA cache dim: %s", names(&a, 1));
-		/* shared experts: 2 x 1408 wide, not routed */
+		/* shared experts: 2 x 1408 wide, not routed, under their full
+		 * module names (mlp.shared_experts.gate_proj ...) */
 		{
-			int found = 0;
-			for (int i = 0; i < a.kind[1].n_lin; i++) {
-				const gs_linear *l = &a.kind[1].lin[i];
-				if (!l->expert && l->role == GS_ROLE_GATE && l->out == 2816)
-					found = strcmp(l->name, sizeof l->name > 24 ? "shared_experts.gate_proj"
-					                                             : "gate_proj") == 0;
-			}
-			CHECK(found, "DeepSeek-V2-Lite shape: shared experts 2 x 1408 (name fits arch.h)");
+			const gs_linear *sg = find_mod(&a, 1, "shared_experts.gate_proj");
+			const gs_linear *su = find_mod(&a, 1, "shared_experts.up_proj");
+			const gs_linear *sd = find_mod(&a, 1, "shared_experts.down_proj");
+			CHECK(mod_is(&a, 1, "shared_experts.gate_proj", GS_ROLE_GATE, 2048, 2816) &&
+			              mod_is(&a, 1, "shared_experts.up_proj", GS_ROLE_UP, 2048, 2816) &&
+			              mod_is(&a, 1, "shared_experts.down_proj", GS_ROLE_DOWN, 2816, 2048) &&
+			              !sg->expert && !su->expert && !sd->expert && sg->count == 1 &&
+			              find_mod(&a, 1, "gate_proj")->expert && a.kind[1].n_lin == 11,
+			      "DeepSeek-V2-Lite shape: shared experts 2 x 1408 under full names, not routed: %s",
+			      names(&a, 1));
 		}
 	}
 	if (load("tests/fixtures/configs/pythia-1b-shaped.json", &a)) {
