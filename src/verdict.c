@@ -50,6 +50,7 @@ static bool row_needs_fp8(const gs_settings *s)
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)
 {
 	double h;
+	unsigned pct;
 
 	if (headroom != NULL)
 		*headroom = 0;
@@ -62,7 +63,12 @@ gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)
 		*headroom = h;
 	if (r->est.device > g->usable_bytes)
 		return GS_NO_FIT;
-	return h >= GS_TIGHT_HEADROOM ? GS_FITS : GS_TIGHT;
+	/* Exact: device <= usable * (1 - headroom), in integers (900 of 1000
+	 * is a fit at 10%, which 1 - 0.9 in doubles would miss). */
+	pct = (unsigned)(GS_TIGHT_HEADROOM * 100.0 + 0.5);
+	return (unsigned __int128)r->est.device * 100u <= (unsigned __int128)g->usable_bytes * (100u - pct)
+		       ? GS_FITS
+		       : GS_TIGHT;
 }
 
 const char *gs_verdict_name(gs_verdict v)

@@ -274,7 +274,7 @@ def contents(tmp, a):
                 good = good and v == "not runnable"
             elif dev > usable[g]:
                 good = good and v == "does not fit"
-            elif 1 - dev / usable[g] < 0.10:
+            elif dev * 100 > usable[g] * 90:
                 good = good and v == "tight"
             else:
                 good = good and v == "fits"
