@@ -411,16 +411,21 @@ static void utf8_cut(char *s, size_t max_chars)
 	}
 }
 
-/* A valid Excel sheet name from outside text: no []:*?/\ , no apostrophe at
- * either end, at most 31 characters. */
+/* A sheet name from outside text that every spreadsheet reads back in a
+ * reference: ASCII punctuation other than " ._-()+" (Excel's []:*?/\ and
+ * also ' ! and the like, which some readers mis-parse in quoted references)
+ * becomes '_'; at most 31 characters. */
 static void sheet_base(const char *text, char *out, size_t n)
 {
 	char *p, *q;
 
 	xl_clean(text, out, n, LXW_SHEETNAME_MAX, false);
-	for (p = out; *p != '\0'; p++)
-		if (strchr("[]:*?/\\\t\n", *p) != NULL)
+	for (p = out; *p != '\0'; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x80 && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		                  (c >= '0' && c <= '9') || strchr(" ._-()+", c) != NULL))
 			*p = '_';
+	}
 	for (p = out; *p == '\''; p++)
 		;
 	memmove(out, p, strlen(p) + 1);
