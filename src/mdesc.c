@@ -8,13 +8,60 @@
 
 #include "util.h"
 
+/* Length of the valid UTF-8 sequence at p (2-4), or 0 if p does not start
+ * one (overlong forms, surrogates and code points past U+10FFFF are
+ * invalid). p[0] >= 0x80. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n, i;
+	unsigned long cp;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* Copy the UTF-8 sequence at *pp (first byte >= 0x80) or U+FFFD for an
+ * invalid byte; advance *pp past what was consumed. */
+static void put_utf8(gs_tbuf *out, const unsigned char **pp)
+{
+	size_t n = utf8_len(*pp);
+
+	if (n == 0) {
+		gs_tbuf_puts(out, "\xef\xbf\xbd");
+		*pp += 1;
+	} else {
+		gs_tbuf_add(out, (const char *)*pp, n);
+		*pp += n;
+	}
+}
+
 void gs_md_escape(gs_tbuf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t i;
 
 	/* Line-start constructs: heading, list, block quote, formula. */
-	if (p[0] == '=' || p[0] == '-' || p[0] == '+' || p[0] == '#') {
+	if (p[0] == '=' || p[0] == '-' || p[0] == '+') {
 		gs_tbuf_putc(out, '\\');
 	} else if (p[0] >= '0' && p[0] <= '9') {
 		i = 0;
@@ -27,14 +74,19 @@ void gs_md_escape(gs_tbuf *out, const char *s)
 			p += i;
 		}
 	}
-	for (; *p; p++) {
+	while (*p) {
 		unsigned char c = *p;
+		if (c >= 0x80) {
+			put_utf8(out, &p);
+			continue;
+		}
+		p++;
 		switch (c) {
 		case '|': gs_tbuf_puts(out, "\\|"); break;
 		case '<': gs_tbuf_puts(out, "&lt;"); break;
 		case '>': gs_tbuf_puts(out, "&gt;"); break;
 		case '&': gs_tbuf_puts(out, "&amp;"); break;
-		case '\\': case '`': case '*': case '_': case '[': case ']': case '~':
+		case '\\': case '`': case '*': case '_': case '[': case ']': case '~': case '#':
 			gs_tbuf_putc(out, '\\');
 			gs_tbuf_putc(out, (char)c);
 			break;
@@ -51,7 +103,11 @@ void gs_xml_escape(gs_tbuf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
-	for (; *p; p++) {
+	while (*p) {
+		if (*p >= 0x80) {
+			put_utf8(out, &p);
+			continue;
+		}
 		switch (*p) {
 		case '&': gs_tbuf_puts(out, "&amp;"); break;
 		case '<': gs_tbuf_puts(out, "&lt;"); break;
@@ -64,6 +120,7 @@ void gs_xml_escape(gs_tbuf *out, const char *s)
 			else
 				gs_tbuf_putc(out, (char)*p);
 		}
+		p++;
 	}
 }
 

@@ -12,14 +12,16 @@
  * Append s as literal Markdown text that is safe inside a GFM table cell
  * and inline anywhere: "|" -> "\|"; "<", ">", "&" -> entities; newlines,
  * tabs and other control bytes -> one space; the Markdown specials
- * \ ` * _ [ ] ~ backslash-escaped; a leading = - + # or an ordered-list
+ * \ ` * _ [ ] ~ # backslash-escaped; a leading = - + or an ordered-list
  * marker ("1." / "1)") escaped so the text cannot start a heading, list or
- * spreadsheet formula. UTF-8 passes through unchanged.
+ * spreadsheet formula (nor close a heading). Valid UTF-8 passes through;
+ * an invalid byte becomes U+FFFD (cmark-gfm would not read the table row).
  */
 void gs_md_escape(gs_tbuf *out, const char *s);
 
 /* Append s escaped for HTML/XML text and attribute values (& < > " ');
- * control bytes other than newline and tab become spaces. */
+ * control bytes other than newline and tab become spaces, an invalid UTF-8
+ * byte U+FFFD (so an SVG stays well-formed XML). */
 void gs_xml_escape(gs_tbuf *out, const char *s);
 
 /*

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mdesc.h"
+#include "report_mdgen.h"
 #include "report.h"
 #include "settings.h"
 #include "template.h"
@@ -236,6 +238,63 @@ static int same_file(const char *a, const char *b)
 	return r;
 }
 
+/* Property: any string, escaped, stays inside its GFM table cell and
+ * brings no HTML of its own through cmark-gfm (deterministic random). */
+static void escape_property(void)
+{
+	static const char alphabet[] = "|<>&\\`*_[]~#=-+.!()\n\r\t\"' a1:/";
+	static const char *const tags[] = { "<table>", "</table>", "<thead>", "</thead>",
+		                            "<tbody>", "</tbody>", "<tr>", "</tr>", "<th>",
+		                            "</th>", "<td>", "</td>" };
+	unsigned long seed = 12345;
+	int i, bad = 0, first_bad = -1;
+
+	for (i = 0; i < 2000 && bad == 0; i++) {
+		gs_tbuf md = { 0 }, html = { 0 };
+		char s[40], *p;
+		int n, k;
+		size_t t;
+
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		n = (int)((seed >> 33) % 24);
+		for (k = 0; k < n; k++) {
+			seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+			if ((seed >> 60) == 0) /* now and then any byte */
+				s[k] = (char)(1 + (seed >> 35) % 255);
+			else
+				s[k] = alphabet[(seed >> 33) % (sizeof alphabet - 1)];
+		}
+		s[n] = '\0';
+		gs_tbuf_puts(&md, "| a | b |\n|---|---|\n| ");
+		gs_md_escape(&md, s);
+		gs_tbuf_puts(&md, " | z |\n");
+		gs_html_page(&html, "t", md.p, md.len, NULL, 0);
+		p = strstr(html.p, "<table>");
+		if (p == NULL || strstr(p, "<td>z</td>") == NULL) {
+			bad++;
+		} else {
+			/* Drop our table tags; no other markup may remain in the table. */
+			char *end = strstr(p, "</table>");
+			if (end)
+				end[8] = '\0';
+			for (t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+				char *q;
+				while ((q = strstr(p, tags[t])) != NULL)
+					memset(q, ' ', strlen(tags[t]));
+			}
+			if (strchr(p, '<') || strchr(p, '>'))
+				bad++;
+		}
+		if (bad && first_bad < 0) {
+			first_bad = i;
+			printf("  string: [%s]\n  markdown: %s\n", s, md.p);
+		}
+		gs_tbuf_free(&md);
+		gs_tbuf_free(&html);
+	}
+	CHECK(bad == 0, "escape property: 2000 hostile strings stay in their table cell, no markup");
+}
+
 int main(void)
 {
 	char out1[] = "/tmp/gs-md-1-XXXXXX", out2[] = "/tmp/gs-md-2-XXXXXX";
@@ -251,6 +310,7 @@ int main(void)
 	size_t i, n;
 
 	setup();
+	escape_property();
 	if (!mkdtemp(out1) || !mkdtemp(out2)) {
 		printf("FAIL mkdtemp\n");
 		return 1;

@@ -232,15 +232,23 @@ int main(void)
 	md("=HYPERLINK(\"x\")", "\\=HYPERLINK(\"x\")", "leading =");
 	md("- item", "\\- item", "leading -");
 	md("# head", "\\# head", "leading #");
+	md("C# model #", "C\\# model \\#", "# anywhere (a heading's closing sequence)");
 	md("12. x", "12\\. x", "ordered-list marker");
 	md("1.5B", "1.5B", "a decimal is not a list marker");
 	md("a_b*c`d[e](f)~\\", "a\\_b\\*c\\`d\\[e\\](f)\\~\\\\", "markdown specials");
 	md("A & B", "A &amp; B", "ampersand");
-	md("Ünïcödé", "Ünïcödé", "utf-8 passes");
+	md("Ünïcödé €𝄞", "Ünïcödé €𝄞", "utf-8 passes");
+	md("a\xfd\x87" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x82",
+	   "a\xef\xbf\xbd\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	   "d\xef\xbf\xbd\xef\xbf\xbd",
+	   "invalid utf-8 (stray, overlong, surrogate, truncated) becomes U+FFFD");
 	{
 		gs_tbuf b = { 0 };
 		gs_xml_escape(&b, "<a href=\"x\">'&'</a>");
 		CHECK(eq(b.p, "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"), "xml escape");
+		gs_tbuf_reset(&b);
+		gs_xml_escape(&b, "\xff" "\x01" "é");
+		CHECK(eq(b.p, "\xef\xbf\xbd é"), "xml escape: invalid utf-8 and control bytes");
 		gs_tbuf_free(&b);
 	}
 
