@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 TOP = os.environ.get("GS_TOP", os.getcwd())
 ok_all = True
@@ -78,6 +79,19 @@ try:
     check("| configuration | device GiB |" in page and "#### full: memory breakdown" in page
           and "| cookbook | rule-of-thumb | zero1-rule |" in page,
           "model page: matrix, breakdown, seeds")
+
+    # SVG charts: well-formed XML, no external references, no scripts.
+    bad = []
+    for rel, data in fa.items():
+        if rel.endswith(".svg"):
+            try:
+                root = ET.fromstring(data)
+            except ET.ParseError as ex:
+                bad.append((rel, str(ex)))
+                continue
+            if not root.tag.endswith("svg") or b"href" in data or b"<script" in data or b"url(" in data:
+                bad.append((rel, "external reference or script"))
+    check(not bad, "SVG charts: well-formed, self-contained", repr(bad))
 
     # HTML: real tables, charts inline, links between pages, nothing external.
     bad = []
