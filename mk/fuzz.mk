@@ -1,0 +1,49 @@
+# libFuzzer targets for every parser of outside input (tests/fuzz/fuzz_*.c).
+#   make fuzz                 build, then run each target FUZZ_SECONDS (60) s;
+#                             prints executions and crashes per target and
+#                             exits non-zero on any crash (inputs kept under
+#                             build/fuzz/artifacts/<target>/)
+#   make fuzz FUZZ_TARGETS="config spec"   only those
+#   make fuzz-regress         run every target once over its committed corpus
+#                             (tests/fuzz/corpus/<target>/; seconds)
+# Needs clang and libclang-rt (tools/deps.sh clang fuzz installs them).
+# The src objects are rebuilt in build/fuzz/ with the same sanitizer flags.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -Wall -Wextra -D_DEFAULT_SOURCE -O1 -g $(FUZZ_SAN)
+FUZZ_ALL := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_OBJ := $(filter-out $(FUZZ_DIR)/main.o,$(SRC:src/%.c=$(FUZZ_DIR)/%.o))
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-deps
+fuzz-deps:
+	$(Q)sh tools/deps.sh clang fuzz
+
+$(FUZZ_DIR)/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+# fuzz_hub includes src/hub.c (its response parsers are static): no hub.o.
+$(FUZZ_DIR)/fuzz_hub: tests/fuzz/fuzz_hub.c src/hub.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	  $(filter-out $(FUZZ_DIR)/hub.o,$(FUZZ_OBJ)) $(LDLIBS)
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	  $(FUZZ_OBJ) $(LDLIBS)
+
+fuzz-build: fuzz-deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	$(Q)FUZZ_DIR=$(FUZZ_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh fuzz $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build
+	$(Q)FUZZ_DIR=$(FUZZ_DIR) sh tests/fuzz/run.sh regress $(FUZZ_TARGETS)
+
+-include $(FUZZ_OBJ:.o=.d)

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Runs the libFuzzer targets built by mk/fuzz.mk.
+#   run.sh fuzz TARGET...     each for $FUZZ_SECONDS s, starting from the
+#                             committed corpus (read only) plus the working
+#                             corpus $FUZZ_DIR/corpus/<t> (new inputs go there)
+#   run.sh regress TARGET...  each target once over every committed corpus file
+# Prints one line per target (executions, crashes) and a total; exits 1 when
+# any target crashed, leaked or timed out. Crash inputs are kept in
+# $FUZZ_DIR/artifacts/<t>/ (add a minimal one to tests/fuzz/corpus/<t>/).
+set -u
+mode=$1; shift
+: "${FUZZ_DIR:=build/fuzz}"
+: "${FUZZ_SECONDS:=60}"
+cd "$(dirname "$0")/../.."
+# Per-target input size limits (bytes): a config or a spec is a few KB.
+max_len() {
+	case "$1" in
+	model_id) echo 512 ;;
+	gpu|spec|template) echo 8192 ;;
+	*) echo 32768 ;;
+	esac
+}
+bad=0
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+for t in "$@"; do
+	bin=$FUZZ_DIR/fuzz_$t
+	seeds=tests/fuzz/corpus/$t
+	log=$FUZZ_DIR/log/$t.log
+	art=$FUZZ_DIR/artifacts/$t
+	mkdir -p "$FUZZ_DIR/log" "$art" "$FUZZ_DIR/corpus/$t"
+	if [ ! -x "$bin" ]; then
+		echo "FAIL fuzz.$t: $bin not built"; bad=1; continue
+	fi
+	if [ "$mode" = regress ]; then
+		n=$(find "$seeds" -type f 2>/dev/null | wc -l)
+		if [ "$n" -eq 0 ]; then
+			echo "FAIL fuzz-regress.$t: no corpus in $seeds"; bad=1; continue
+		fi
+		find "$seeds" -type f -print0 | xargs -0 "$bin" -artifact_prefix="$art/" \
+		  -rss_limit_mb=2048 -timeout=10 >"$log" 2>&1
+		rc=$?
+		if [ "$rc" -eq 0 ]; then
+			echo "PASS fuzz-regress.$t ($n inputs)"
+		else
+			echo "FAIL fuzz-regress.$t: exit $rc, see $log"; tail -n 30 "$log"; bad=1
+		fi
+		continue
+	fi
+	rm -f "$art"/*
+	"$bin" -max_total_time="$FUZZ_SECONDS" -max_len="$(max_len "$t")" -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$art/" \
+	  "$FUZZ_DIR/corpus/$t" "$seeds" >"$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	crashes=$(find "$art" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+	  -o -name 'oom-*' \) | wc -l)
+	echo "fuzz.$t: ${execs:-?} executions in ${FUZZ_SECONDS}s, $crashes crash/leak/timeout inputs, exit $rc"
+	if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
+		grep -m 3 -E 'ERROR|runtime error|SUMMARY' "$log"
+		echo "  log: $log; inputs: $art/"; bad=1
+	fi
+done
+exit $bad
