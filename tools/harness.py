@@ -498,7 +498,7 @@ def run_training(torch, model, plan, meter, result):
         scaler = torch.amp.GradScaler("cuda") if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler") \
             else torch.cuda.amp.GradScaler()
     ac_dtype = getattr(torch, plan["autocast_dtype"]) if plan["autocast_dtype"] else None
-    vocab = model.get_input_embeddings().num_embeddings
+    vocab = model.config.vocab_size  # (a PEFT wrapper may hide num_embeddings)
     gen = torch.Generator(device="cuda").manual_seed(plan["seed"])
     steps = result["steps"]
     total = plan["warmup"] + plan["steps"]
@@ -545,7 +545,7 @@ def run_training(torch, model, plan, meter, result):
 
 
 def run_inference(torch, model, plan, meter, result):
-    vocab = model.get_input_embeddings().num_embeddings
+    vocab = model.config.vocab_size  # (a PEFT wrapper may hide num_embeddings)
     gen = torch.Generator(device="cuda").manual_seed(plan["seed"])
     ac_dtype = getattr(torch, plan["autocast_dtype"]) if plan["autocast_dtype"] else None
     total = plan["warmup"] + plan["steps"]
