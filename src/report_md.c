@@ -346,13 +346,43 @@ static bool same_but_seq(const gs_settings *a, const gs_settings *b)
 	       a->kv_dtype_set == b->kv_dtype_set;
 }
 
-/* The representative row of a method: the first row without error at the
- * method's middle context; -1 if none. */
+static bool fits_somewhere(const mdw *w, const crow *c)
+{
+	size_t g;
+
+	for (g = 0; g < w->meta.n_gpus; g++)
+		if (c->verdict[g] == GS_FITS || c->verdict[g] == GS_TIGHT)
+			return true;
+	return false;
+}
+
+/* Among the rows of method m (at context seq, or any when seq < 0) with an
+ * estimate: the first in sweep order that fits some GPU class, else the
+ * one with the least device memory per GPU; -1 if none. */
+static long pick_row(const mdw *w, gs_method m, int64_t seq)
+{
+	long least = -1;
+	size_t i;
+
+	for (i = 0; i < w->nrows; i++) {
+		const crow *c = &w->rows[i];
+		if (c->s.method != m || (seq >= 0 && c->s.seq != seq) || c->err != GS_OK)
+			continue;
+		if (fits_somewhere(w, c))
+			return (long)i;
+		if (least < 0 || c->est.device < w->rows[least].est.device)
+			least = (long)i;
+	}
+	return least;
+}
+
+/* The representative row of a method for the charts: picked (pick_row) at
+ * the method's middle context, else at any context; -1 if none. */
 static long representative(const mdw *w, gs_method m)
 {
-	size_t n, i;
+	size_t n;
 	int64_t *seqs = distinct_seqs(w, (int)m, &n), mid;
-	long best = -1;
+	long r;
 
 	if (n == 0) {
 		free(seqs);
@@ -360,13 +390,8 @@ static long representative(const mdw *w, gs_method m)
 	}
 	mid = seqs[(n - 1) / 2];
 	free(seqs);
-	for (i = 0; i < w->nrows && best < 0; i++)
-		if (w->rows[i].s.method == m && w->rows[i].s.seq == mid && w->rows[i].err == GS_OK)
-			best = (long)i;
-	for (i = 0; i < w->nrows && best < 0; i++) /* none at the middle: any */
-		if (w->rows[i].s.method == m && w->rows[i].err == GS_OK)
-			best = (long)i;
-	return best;
+	r = pick_row(w, m, mid);
+	return r >= 0 ? r : pick_row(w, m, -1);
 }
 
 /* Capacity lines: one per GPU class label, at the smallest usable memory in

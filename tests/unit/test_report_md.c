@@ -153,6 +153,13 @@ static int run(gs_writer *w, const char *out, gs_error *e)
 		return 1;
 	for (i = 0; i < 3; i++) {
 		double s = seqs[i] / 2048;
+		if (i == 1) { /* first at the middle context, fits nowhere: not the chart's pick */
+			mkrow(&r, &models[0], "full", NULL, (int64_t)seqs[i], 1, 14.96, 14.96, 29.92, 150, 1);
+			gs_settings_set(&r.settings, "batch", "8", e);
+			gs_settings_label(&r.settings, r.label, sizeof r.label);
+			if (w->row(w, &r, e))
+				return 1;
+		}
 		mkrow(&r, &models[0], "full", NULL, (int64_t)seqs[i], 1, 14.96, 14.96, 29.92, 3 * s, 1);
 		if (w->row(w, &r, e))
 			return 1;
@@ -372,6 +379,8 @@ int main(void)
 	CHECK(has(page, "## The seeds' formulas\n\n- cookbook (test): W=n\\*bpp\n- rule-of-thumb (test): GB = params\\*4/1e9\n- zero1-rule (test): 18 bytes/param\n"), "model page: the seeds' formulas listed");
 	CHECK(has(page, "| cookbook | rule-of-thumb | zero1-rule |") && has(page, "| n/a |"),
 	      "model page: seeds' formulas beside the detailed estimate");
+	CHECK(has(page, "- full: full amp-bf16 adamw b1 s2048 sdpa (63.84 GiB device)\n"),
+	      "chart: the first row at the middle context that fits somewhere represents its method");
 	CHECK(has(page, "![Memory per GPU by component, one configuration per method](acme--Evil-Model-components.svg)"),
 	      "model page: components chart referenced");
 	/* HTML. */
