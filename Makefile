@@ -25,7 +25,7 @@ deps:
 	$(Q)sh tools/deps.sh
 
 gpusizer: $(BUILD)/gpusizer
-	$(Q)if [ "$(BUILD)" = build ]; then cp $(BUILD)/gpusizer gpusizer; fi
+	$(Q)if [ "$(BUILD)" = build ]; then cp $(BUILD)/gpusizer gpusizer.new && mv -f gpusizer.new gpusizer; fi
 
 $(BUILD)/gpusizer: $(OBJ)
 	$(Q)$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS)

@@ -189,6 +189,17 @@ static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
 		}
 		return;
 	}
+	if (p == GS_P_AMP_BF16 || p == GS_P_AMP_FP16) {
+		/* fp32 base weights under autocast. Inference: autocast's cache
+		 * keeps a 16-bit copy of every linear weight until the region ends.
+		 * LoRA: frozen weights are not cached (only leaves that require
+		 * grad are), each matmul casts one transiently. */
+		*r = (recipe){s->method == GS_INFER
+		                  ? "inference amp: fp32 weights, 16-bit autocast copies of the linear weights cached for the forward"
+		                  : "lora amp: fp32 frozen base, 16-bit autocast compute (one transient weight cast at a time), adapters at --adapter-dtype",
+		              4, dtype_bytes(s->adapter_dtype), 0, dtype_bytes(s->adapter_dtype), 2, 4, true, 0};
+		return;
+	}
 	/* LoRA / QLoRA / inference: base storage; compute in 16 bits unless fp32. */
 	r->w = p == GS_P_FP32 ? 4 : 2; /* non-linear params (embeddings, norms, head) */
 	r->cb = r->rb = p == GS_P_FP32 ? 4 : 2;
@@ -409,8 +420,8 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		double eager_b = s->attn == GS_ATTN_EAGER ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
 		o->bwd_tmp = 2 * rb * h * T + (mlp_b > att_b ? mlp_b : att_b) * T + eager_b;
 	}
-	if (quantized(c->p))
-		o->deq = o->max_unit * cb;
+	if (quantized(c->p) || (c->lora && c->r.amp))
+		o->deq = o->max_unit * cb; /* one dequantised / cast weight at a time */
 	o->wgrad = o->trainable * c->r.g;
 }
 
@@ -493,7 +504,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		double lw = 0;
 		for (int j = 0; j < k->n_lin; j++) {
 			const gs_linear *l = &k->lin[j];
-			double bpp = c.full ? c.r.w : linear_storage(c.p, l);
+			double bpp = c.full || c.r.amp ? c.r.w : linear_storage(c.p, l);
 			lw += bpp * (double)gs_linear_params(l) / tp;
 		}
 		lw += c.r.w * (double)k->other_params + c.r.fp8_copy * lc[i].lin_params;
@@ -592,17 +603,20 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		opt_tmp = 0; /* the step runs on the CPU */
 		host += grad_total; /* ZeRO-Offload keeps fp32 gradient partitions on the host */
 	} else if (s->offload == GS_OFF_PARAMS) {
+		/* FSDP/ZeRO-3 CPU offload: weights, gradients and states on the
+		 * host; a GPU holds the gathered units and one unit's gradients. */
 		host = O_total + W + (c.infer ? 0 : grad_total);
 		O_gpu = 0;
 		opt_tmp = 0;
 		W_gpu = 0;
+		G_gpu = 0;
 	}
 	/* A full copy of the weights beside the shard on every rank: what the
 	 * litgpt@8641822 FSDP LoRA runs measure (Lightning 2.1 loads the full
 	 * state dict on each rank; per-GPU memory = full + shard + activations). */
 	if (s->full_state_dict_load && W_gpu < W)
 		W_gpu += W;
-	double grad_frac = G_gpu / (grad_total > 0 ? grad_total : 1);
+	double grad_frac = s->offload == GS_OFF_PARAMS ? 1.0 / n_dp : G_gpu / (grad_total > 0 ? grad_total : 1);
 
 	memset(&t, 0, sizeof t);
 	double context = (double)s->cuda_context_mib * 1048576.0;
@@ -620,6 +634,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		}
 		t.live[C_W] = W_gpu + gather;
 		mark(&t, NULL, GS_PH_LOAD, 1);
+		if (c.r.amp) /* every linear (and the head) cast once, cached */
+			t.live[C_W] += 2 * (lin_total + (head > 0 ? head : emb) / tp);
 		double ex[C_N] = {0};
 		t.live[C_A] = kv; /* the cache is full by the last layer */
 		ex[C_A] = layer_tmp;
@@ -638,7 +654,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	 * steady state (states resident; with accumulation, gradients too). */
 	double V = (double)a->vocab / tp, T = c.T, h = (double)a->hidden;
 	bool head_trains = c.full || (c.lora && s->train_embeddings);
-	bool in_bwd = s->optimizer_in_bwd;
+	/* gradients that leave the GPU as soon as they are produced */
+	bool in_bwd = s->optimizer_in_bwd || s->offload == GS_OFF_PARAMS;
 	for (int step = 1; step <= 2; step++) {
 		double ex[C_N];
 		bool accum = s->grad_accum > 1 && step == 2;
@@ -753,7 +770,6 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	out->params_trainable = u64(params_trainable);
 	out->bpp_G = params_trainable > 0 ? grad_total / params_trainable : 0;
 	out->bpp_O = params_trainable > 0 ? O_total / params_trainable : 0;
-	(void)lin_total;
 	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
 }
 

@@ -267,8 +267,9 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	if (s->method == GS_FULL && !full_recipe(p))
 		return gs_fail(e, GS_EUSAGE, "--precision %s is a storage format; full fine-tuning takes fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp16 or fp8-mixed",
 		               gs_prec_name(p));
-	if (s->method != GS_FULL && !storage_prec(p))
-		return gs_fail(e, GS_EUSAGE, "--precision %s is a full fine-tuning recipe; --method %s takes fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, gptq-int4, gptq-int8 or awq-int4",
+	bool amp_infer = (s->method == GS_INFER || s->method == GS_LORA) && (p == GS_P_AMP_BF16 || p == GS_P_AMP_FP16);
+	if (s->method != GS_FULL && !storage_prec(p) && !amp_infer)
+		return gs_fail(e, GS_EUSAGE, "--precision %s is a full fine-tuning recipe; --method %s takes fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, gptq-int4, gptq-int8 or awq-int4 (inference and lora also amp-bf16, amp-fp16: fp32 base under autocast)",
 		               gs_prec_name(p), gs_method_name(s->method));
 	if (s->method == GS_QLORA && !(p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_INT8 || p == GS_P_GPTQ_INT4 ||
 	                               p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4 || p == GS_P_FP8))

@@ -73,6 +73,8 @@ FLAGS = {
     "--attn": {"eager", "sdpa", "flash"}, "--loss": {"standard", "chunked"},
     "--gpus": _int_pos, "--sharding": {"ddp", "zero1", "zero2", "zero3", "fsdp"}, "--tp": _int_pos,
     "--offload": {"none", "optimizer", "params"},
+    "--state-dict-load": {"sharded", "full"},
+    "--optimizer-in-bwd": None,
     "--kv-dtype": {"fp32", "bf16", "fp16", "fp8"},
     "--formula": {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"},
 }
@@ -136,7 +138,8 @@ def validate_args(args):
     if prec:
         if method == "full" and prec not in FULL_PREC:
             bad.append("--precision %s is not a full fine-tuning recipe" % prec)
-        if method != "full" and prec not in STORE_PREC:
+        if method != "full" and prec not in STORE_PREC and not (
+                method in ("lora", "inference") and prec in ("amp-bf16", "amp-fp16")):
             bad.append("--precision %s is not a storage type for %s" % (prec, method))
     if method == "inference" and "--optimizer" in seen:
         bad.append("--optimizer given for inference")

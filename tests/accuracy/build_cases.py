@@ -156,9 +156,7 @@ def case(r):
         return [], notes, ("sharding: layers placed sequentially over GPUs (pipeline, uneven per device); "
                            "--gpus/--sharding/--tp express data, ZeRO/FSDP and tensor parallelism only")
     opt = r["optimizer"] or ""
-    if "optimizer_in_bwd" in opt:
-        return [], notes, ("optimizer_in_bwd: torchtune steps each parameter inside backward and frees its "
-                           "gradient at once; no flag expresses fused backward+step")
+    in_bwd = "optimizer_in_bwd" in opt or "optimizer_in_bwd=True" in (r["notes"] or "")
     if r["offload"] == "activation offloading to CPU":
         return [], notes, "offload: activation offloading to CPU has no flag (--offload covers optimizer/params)"
 
@@ -181,8 +179,9 @@ def case(r):
         elif w.startswith("fp32"):
             prec = "fp32"
             if "autocast" in w:
-                notes.append("precision: litgpt bf16-mixed keeps fp32 weights; the bf16 weight copies autocast "
-                             "caches during generation are not a flag")
+                prec = "amp-bf16"
+                notes.append("precision: litgpt bf16-mixed keeps fp32 weights under bf16 autocast -> amp-bf16 "
+                             "(autocast caches a bf16 copy of each linear weight for the forward)")
         elif w == "nf4":
             prec = "nf4"
         elif w.startswith("nf4 + double"):
@@ -214,8 +213,10 @@ def case(r):
             prec = "bf16"
         elif w.startswith("fp32"):
             prec = "fp32"
-            notes.append("precision: litgpt bf16-mixed: fp32 base weights and fp32 LoRA params, bf16 autocast "
-                         "(autocast's cached bf16 weight copies are not a flag)")
+            if "autocast" in w or "bf16-mixed" in (r["notes"] or "") or "autocast" in (r["compute_dtype"] or ""):
+                prec = "amp-bf16"
+                notes.append("precision: litgpt bf16-mixed: fp32 base weights and fp32 LoRA params under bf16 "
+                             "autocast -> amp-bf16 with fp32 adapters")
         elif w == "nf4":
             prec = "nf4"
         elif w.startswith("nf4 + double"):
@@ -231,7 +232,7 @@ def case(r):
             raise SystemExit("lora precision? " + i)
         args += ["--precision", prec]
         if litgpt or torchtune:
-            args += ["--adapter-dtype", "bf16" if prec != "fp32" else "fp32"]
+            args += ["--adapter-dtype", "bf16" if prec not in ("fp32", "amp-bf16") else "fp32"]
             notes.append("adapters: " + ("litgpt" if litgpt else "torchtune") + " keeps LoRA params at the model dtype")
         else:
             args += ["--adapter-dtype", "fp32"]
@@ -286,6 +287,9 @@ def case(r):
         else:
             raise SystemExit("optimizer? " + i + " " + opt)
         args += ["--optimizer", optim]
+        if in_bwd:
+            args += ["--optimizer-in-bwd"]
+            notes.append("optimizer_in_bwd: torchtune steps each parameter inside backward -> --optimizer-in-bwd")
 
     # ---- shape of the step
     b = r["batch"] if r["batch"] else 1
@@ -318,7 +322,7 @@ def case(r):
         seq = 1
         notes.append("shape: weights loaded, no forward; sized as inference of 1 token (activations ~0)")
     args += ["--batch", str(b), "--seq", str(seq)]
-    if r["grad_accum"] and r["grad_accum"] > 1 and not method.startswith("inference"):
+    if r["grad_accum"] and r["grad_accum"] > 1 and not method.startswith("inference") and not in_bwd:
         args += ["--grad-accum", str(r["grad_accum"])]
     if not method.startswith("inference"):
         args += ["--grad-ckpt"] if r["grad_ckpt"] else ["--no-grad-ckpt"]
@@ -356,6 +360,11 @@ def case(r):
         args += ["--gpus", str(g)]
         if sh.startswith("FSDP"):
             args += ["--sharding", "fsdp"]
+            if litgpt:
+                args += ["--state-dict-load", "full"]
+                notes.append("sharding: litgpt FSDP runs measure full weights + shard per GPU (Lightning loads the "
+                             "full state dict on every rank; memory still grows with the micro-batch) -> "
+                             "--state-dict-load full")
         elif sh.startswith("generate_tp"):
             args += ["--tp", str(g)]
             notes.append("sharding: litgpt generate_tp shards MLP and QKV over the GPUs -> --tp")

@@ -302,8 +302,8 @@ static void errors(void)
 	gs_error e = {0};
 	gs_settings_default(&s);
 	gs_settings_set(&s, "method", "lora", &e);
-	gs_settings_set(&s, "precision", "amp-bf16", &e);
-	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "amp-bf16"), "engine: a full-FT recipe with LoRA is a usage error naming it");
+	gs_settings_set(&s, "precision", "mixed-bf16", &e);
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "mixed-bf16"), "engine: a full-FT recipe with LoRA is a usage error naming it");
 	memset(&e, 0, sizeof e);
 	gs_settings_default(&s);
 	gs_settings_set(&s, "gpus", "8", &e);
