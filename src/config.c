@@ -200,6 +200,7 @@ static double get_dropout(cfg *c)
 		"attention_dropout", "hidden_dropout",  "attention_probs_dropout_prob",
 		"hidden_dropout_prob", "resid_pdrop",   "embd_pdrop",
 		"attn_pdrop",        "dropout",         "activation_dropout",
+		"residual_dropout",  "embedding_dropout",
 		NULL,
 	};
 	double mx = 0;
@@ -383,7 +384,8 @@ static void set_common(cfg *c, const dims *d, bool tied)
 /* ---- families ---- */
 
 typedef enum llama_kind {
-	LK_LLAMA, LK_MISTRAL, LK_QWEN2, LK_QWEN3, LK_GEMMA, LK_GEMMA2, LK_GEMMA3, LK_PHI3, LK_GENERIC
+	LK_LLAMA, LK_MISTRAL, LK_QWEN2, LK_QWEN3, LK_GEMMA, LK_GEMMA2, LK_GEMMA3, LK_PHI3, LK_OLMO,
+	LK_OLMO2, LK_GENERIC
 } llama_kind;
 
 /* Sliding window when every layer uses it; 0 otherwise. */
@@ -481,6 +483,8 @@ static void fam_llama(cfg *c, llama_kind lk)
 	case LK_GEMMA:
 	case LK_GEMMA2:
 	case LK_GEMMA3:
+	case LK_OLMO:  /* OlmoAttention = LlamaAttention: q/k/v/o bias */
+	case LK_OLMO2:
 		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
 		break;
 	default:
@@ -511,11 +515,19 @@ static void fam_llama(cfg *c, llama_kind lk)
 	}
 	if (lk == LK_GEMMA2 || lk == LK_GEMMA3)
 		norms = 4; /* input, post_attention, pre_ and post_feedforward */
+	if (lk == LK_OLMO)
+		norms = 0; /* OlmoLayerNorm: no weight, no bias */
 	k->other_params = mul(c, norms, d.H, "hidden_size");
 	if (lk == LK_QWEN3 || lk == LK_GEMMA3) /* q_norm, k_norm */
 		k->other_params = add(c, k->other_params, mul(c, 2, d.hd, "head_dim"), "head_dim");
+	if (lk == LK_OLMO2) /* q_norm over all query heads, k_norm over the kv heads */
+		k->other_params = add(c, k->other_params,
+		                      mul(c, add(c, d.nh, d.nkv, "num_key_value_heads"), d.hd, "head_dim"),
+		                      "head_dim");
 	k->mlp_inner = d.I;
-	a->p_final = d.H;
+	a->p_final = lk == LK_OLMO ? 0 : d.H;
+	if (lk == LK_OLMO)
+		a->norm = GS_NORM_LAYER; /* non-parametric LayerNorm */
 	if (lk == LK_GENERIC) {
 		note(c,
 		     "unknown model_type \"%s\": sized as a generic LLaMA-style decoder (q/k/v/o "
@@ -978,6 +990,246 @@ static void fam_bert(cfg *c)
 	}
 }
 
+/* A fraction in (0, 1] (partial_rotary_factor); def when absent. */
+static double get_frac(cfg *c, const char *key, double def)
+{
+	const cJSON *v = item(c->obj, key);
+	char got[64];
+
+	if (c->rc != GS_OK || v == NULL)
+		return def;
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0 && v->valuedouble <= 1)
+		return v->valuedouble;
+	describe(v, got, sizeof got);
+	field_fail(c, GS_ECONFIG, key, "must be a number above 0 and at most 1 (got %s)", got);
+	return def;
+}
+
+/* lm_head with a bias (Phi, GPT-J): the bias stays a parameter of its own
+ * even when the weight is tied to the embedding. */
+static void head_bias(cfg *c, const dims *d)
+{
+	c->a->p_head = add(c, c->a->p_head, d->V, "vocab_size");
+}
+
+/* Phi-1/1.5/2 (PhiForCausalLM): one LayerNorm per layer feeding attention
+ * and MLP in parallel; every linear and the lm_head with bias. */
+static void fam_phi(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool qk_ln, tied;
+	int64_t q, kv;
+
+	read_dims(c, &d, 0, true);
+	qk_ln = get_bool(c, "qk_layernorm", false);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	get_frac(c, "partial_rotary_factor", 0.5); /* rotary on part of each head: no parameters */
+	if (c->rc != GS_OK)
+		return;
+	plain_common(c, &d, tied);
+	a->parallel_attn = true;
+	a->rotary = true;
+	q = mul(c, d.nh, d.hd, "head_dim");
+	kv = mul(c, d.nkv, d.hd, "head_dim");
+	lin(k, "q_proj", GS_ROLE_Q, d.H, q, true);
+	lin(k, "k_proj", GS_ROLE_K, d.H, kv, true);
+	lin(k, "v_proj", GS_ROLE_V, d.H, kv, true);
+	lin(k, "dense", GS_ROLE_O, q, d.H, true);
+	lin(k, "fc1", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "fc2", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 2, d.H, "hidden_size"); /* input_layernorm */
+	if (qk_ln) /* q_layernorm, k_layernorm: LayerNorm(hidden_size / heads) each */
+		k->other_params = add(c, k->other_params, mul(c, 4, d.H / d.nh, "num_attention_heads"),
+		                      "num_attention_heads");
+	a->p_final = mul(c, 2, d.H, "hidden_size"); /* final_layernorm */
+	head_bias(c, &d);
+}
+
+/* GPT-J (GPTJForCausalLM): parallel attention and MLP after one ln_1,
+ * q/k/v/out_proj without bias, fc_in/fc_out and the lm_head with bias. */
+static void fam_gptj(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	int64_t P, rot;
+	bool tied;
+
+	d.H = get_int_alias(c, K_HIDDEN, 1, 0, true);
+	d.L = get_int_alias(c, K_LAYERS, 1, 0, true);
+	d.nh = get_int_alias(c, K_HEADS, 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	P = get_int_alias(c, K_POS, 1, 0, false);
+	d.I = get_int(c, "n_inner", 1, 0, false); /* null: 4 * n_embd */
+	rot = get_int(c, "rotary_dim", 1, 0, false); /* null: the whole head */
+	tied = get_bool(c, "tie_word_embeddings", false);
+	if (!heads_divide(c, &d, has(c, "n_head") ? "n_head" : "num_attention_heads"))
+		return;
+	if (rot > d.hd) {
+		field_fail(c, GS_ECONFIG, "rotary_dim",
+		           "must not exceed the head size %" PRId64 " (got %" PRId64 ")", d.hd, rot);
+		return;
+	}
+	if (d.I == 0)
+		d.I = mul(c, 4, d.H, "n_embd");
+	d.nkv = d.nh;
+	plain_common(c, &d, tied);
+	a->max_pos = P;
+	a->parallel_attn = true;
+	a->rotary = true;
+	lin(k, "q_proj", GS_ROLE_Q, d.H, d.H, false);
+	lin(k, "k_proj", GS_ROLE_K, d.H, d.H, false);
+	lin(k, "v_proj", GS_ROLE_V, d.H, d.H, false);
+	lin(k, "out_proj", GS_ROLE_O, d.H, d.H, false);
+	lin(k, "fc_in", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "fc_out", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 2, d.H, "n_embd"); /* ln_1 */
+	a->p_final = mul(c, 2, d.H, "n_embd");      /* ln_f */
+	head_bias(c, &d);
+}
+
+/* GPT-BigCode (StarCoder, SantaCoder, OctoCoder): GPT-2 blocks with
+ * multi-query attention (one key/value head) by default. */
+static void fam_bigcode(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	int64_t P, qkv;
+	bool mq, tied;
+
+	d.H = get_int_alias(c, K_HIDDEN, 1, 0, true);
+	d.L = get_int_alias(c, K_LAYERS, 1, 0, true);
+	d.nh = get_int_alias(c, K_HEADS, 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	P = get_int_alias(c, K_POS, 1, 0, true);
+	d.I = get_int(c, "n_inner", 1, 0, false); /* null: 4 * n_embd */
+	mq = get_bool(c, "multi_query", true);
+	tied = get_bool(c, "tie_word_embeddings", true);
+	if (!heads_divide(c, &d, has(c, "n_head") ? "n_head" : "num_attention_heads"))
+		return;
+	if (d.I == 0)
+		d.I = mul(c, 4, d.H, "n_embd");
+	/* c_attn: queries (n_embd) + key and value of kv_dim each, kv_dim =
+	 * one head when multi_query, else n_embd. */
+	d.nkv = mq ? 1 : d.nh;
+	qkv = add(c, d.H, mul(c, 2, mul(c, d.nkv, d.hd, "n_head"), "n_embd"), "n_embd");
+	plain_common(c, &d, tied);
+	a->max_pos = P;
+	a->p_embed_other = mul(c, P, d.H, "n_positions"); /* wpe */
+	a->p_final = mul(c, 2, d.H, "n_embd");            /* ln_f */
+	lin(k, "c_attn", GS_ROLE_QKV, d.H, qkv, true);
+	lin(k, "attn.c_proj", GS_ROLE_O, d.H, d.H, true);
+	lin(k, "c_fc", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "mlp.c_proj", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 4, d.H, "n_embd"); /* ln_1, ln_2 */
+	if (get_bool(c, "add_cross_attention", false))
+		note(c, "add_cross_attention: cross-attention blocks not counted");
+}
+
+/* StableLM (StableLmForCausalLM): LayerNorm, q/k/v with optional bias,
+ * o_proj without, gated MLP, partial rotary, optional parallel residual. */
+static void fam_stablelm(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool qkv_bias, qk_ln, par, tied;
+	int64_t norms;
+
+	read_dims(c, &d, 0, true);
+	qkv_bias = get_bool(c, "use_qkv_bias", false);
+	qk_ln = get_bool(c, "qk_layernorm", false);
+	par = get_bool(c, "use_parallel_residual", false);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	get_frac(c, "partial_rotary_factor", 0.25);
+	if (c->rc != GS_OK)
+		return;
+	set_common(c, &d, tied);
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_LAYER;
+	a->parallel_attn = par;
+	a->rotary = true;
+	a->n_kinds = 1;
+	k->n_layers = d.L;
+	k->mlp_inner = d.I;
+	add_attn(c, k, &d, qkv_bias, false);
+	add_gated(k, "", d.H, d.I, false);
+	/* input_layernorm, and post_attention_layernorm unless parallel
+	 * (LayerNorms with bias); per-head q/k LayerNorms without bias. */
+	norms = par ? 1 : 2;
+	k->other_params = mul(c, mul(c, norms, 2, "hidden_size"), d.H, "hidden_size");
+	if (qk_ln)
+		k->other_params = add(c, k->other_params,
+		                      mul(c, add(c, d.nh, d.nkv, "num_key_value_heads"), d.hd, "head_dim"),
+		                      "head_dim");
+	a->p_final = mul(c, 2, d.H, "hidden_size");
+}
+
+/* StarCoder2 (Starcoder2ForCausalLM): GQA attention and a plain GELU MLP
+ * c_fc/c_proj, all with bias when use_bias, LayerNorms, tied head. */
+static void fam_starcoder2(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool bias, tied;
+
+	read_dims(c, &d, 0, true);
+	bias = get_bool(c, "use_bias", true);
+	tied = get_bool(c, "tie_word_embeddings", true);
+	if (c->rc != GS_OK)
+		return;
+	plain_common(c, &d, tied);
+	a->rotary = true;
+	a->sliding_window = get_int(c, "sliding_window", 1, 0, false);
+	add_attn(c, k, &d, bias, bias);
+	lin(k, "c_fc", GS_ROLE_UP, d.H, d.I, bias);
+	lin(k, "c_proj", GS_ROLE_DOWN, d.I, d.H, bias);
+	k->other_params = mul(c, 4, d.H, "hidden_size"); /* input, post_attention LayerNorm */
+	a->p_final = mul(c, 2, d.H, "hidden_size");
+}
+
+/* DistilBERT (DistilBertModel): BERT-like encoder without token types or
+ * pooler; position embeddings are a table of max_position_embeddings rows
+ * (filled with fixed sinusoids when sinusoidal_pos_embds). */
+static void fam_distilbert(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	int64_t P;
+	bool sinus;
+
+	d.H = get_int(c, "dim", 1, 0, true);
+	d.L = get_int(c, "n_layers", 1, 0, true);
+	d.nh = get_int(c, "n_heads", 1, 0, true);
+	d.I = get_int(c, "hidden_dim", 1, 0, true);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	P = get_int(c, "max_position_embeddings", 1, 512, false);
+	sinus = get_bool(c, "sinusoidal_pos_embds", false);
+	if (!heads_divide(c, &d, "n_heads"))
+		return;
+	d.nkv = d.nh;
+	plain_common(c, &d, false);
+	a->max_pos = P;
+	a->encoder = true;
+	a->p_head = 0; /* DistilBertModel: no task head */
+	/* position embeddings + embeddings LayerNorm */
+	a->p_embed_other = add(c, mul(c, P, d.H, "max_position_embeddings"), mul(c, 2, d.H, "dim"), "dim");
+	lin(k, "q_lin", GS_ROLE_Q, d.H, d.H, true);
+	lin(k, "k_lin", GS_ROLE_K, d.H, d.H, true);
+	lin(k, "v_lin", GS_ROLE_V, d.H, d.H, true);
+	lin(k, "out_lin", GS_ROLE_O, d.H, d.H, true);
+	lin(k, "lin1", GS_ROLE_UP, d.H, d.I, true);
+	lin(k, "lin2", GS_ROLE_DOWN, d.I, d.H, true);
+	k->other_params = mul(c, 4, d.H, "dim"); /* sa_layer_norm, output_layer_norm */
+	if (sinus)
+		note(c, "sinusoidal_pos_embds: the position table is counted but fixed (not trained)");
+}
+
 /* ---- quantization_config ---- */
 
 static void read_quant(cfg *c)
@@ -1155,6 +1407,22 @@ static void build(cfg *c)
 		fam_llama(c, LK_GEMMA3);
 	} else if (strcmp(mt, "phi3") == 0) {
 		fam_llama(c, LK_PHI3);
+	} else if (strcmp(mt, "olmo") == 0) {
+		fam_llama(c, LK_OLMO);
+	} else if (strcmp(mt, "olmo2") == 0) {
+		fam_llama(c, LK_OLMO2);
+	} else if (strcmp(mt, "phi") == 0) {
+		fam_phi(c);
+	} else if (strcmp(mt, "gptj") == 0) {
+		fam_gptj(c);
+	} else if (strcmp(mt, "gpt_bigcode") == 0) {
+		fam_bigcode(c);
+	} else if (strcmp(mt, "stablelm") == 0) {
+		fam_stablelm(c);
+	} else if (strcmp(mt, "starcoder2") == 0) {
+		fam_starcoder2(c);
+	} else if (strcmp(mt, "distilbert") == 0) {
+		fam_distilbert(c);
 	} else if (strcmp(mt, "mixtral") == 0 || strcmp(mt, "qwen2_moe") == 0 ||
 	           strcmp(mt, "qwen3_moe") == 0) {
 		fam_moe(c, mt);
@@ -1168,8 +1436,8 @@ static void build(cfg *c)
 		fam_falcon(c);
 	} else if (strcmp(mt, "bloom") == 0) {
 		fam_bloom(c);
-	} else if (strcmp(mt, "bert") == 0) {
-		fam_bert(c);
+	} else if (strcmp(mt, "bert") == 0 || strcmp(mt, "roberta") == 0) {
+		fam_bert(c); /* RobertaModel = BertModel's modules and pooler */
 	} else {
 		static const char *const usual[] = { "hidden_size", "num_hidden_layers",
 			                             "num_attention_heads", "intermediate_size",

@@ -8,8 +8,9 @@
  *
  * Families read (model_type): llama, mistral, mixtral, qwen2, qwen2_moe,
  * qwen3, qwen3_moe, gemma, gemma2, gemma3 (its text_config) and
- * gemma3_text, phi3, gpt2, gpt_neox, falcon, bloom, bert, deepseek_v2,
- * deepseek_v3. Another model_type that has hidden_size, num_hidden_layers,
+ * gemma3_text, phi3, phi, gptj, gpt2, gpt_bigcode, gpt_neox, falcon, bloom,
+ * stablelm, starcoder2, olmo, olmo2, bert, roberta, distilbert,
+ * deepseek_v2, deepseek_v3. Another model_type that has hidden_size, num_hidden_layers,
  * num_attention_heads, intermediate_size and vocab_size is sized as a
  * generic LLaMA-style decoder (generic = true, warning says what was
  * assumed). quantization_config: gptq, awq, bitsandbytes, fp8,
@@ -17,9 +18,12 @@
  *
  * Module names (gs_linear.name) are the family's own module names, or the
  * shortest dotted suffix of the module path that is unique in the layer:
- *   llama, mistral, qwen2, qwen3, gemma*, generic: q_proj k_proj v_proj
- *     o_proj gate_proj up_proj down_proj
+ *   llama, mistral, qwen2, qwen3, gemma*, olmo, olmo2, stablelm, generic:
+ *     q_proj k_proj v_proj o_proj gate_proj up_proj down_proj
  *   phi3: qkv_proj o_proj gate_up_proj down_proj
+ *   phi: q_proj k_proj v_proj dense fc1 fc2 (all with bias; lm_head too)
+ *   gptj: q_proj k_proj v_proj out_proj (no bias) fc_in fc_out (bias)
+ *   starcoder2: q_proj k_proj v_proj o_proj c_fc c_proj
  *   mixtral: (attention) + gate (router), w1 w3 w2 (experts)
  *   qwen2_moe: (attention) + gate, gate_proj up_proj down_proj (experts),
  *     shared_expert.gate_proj/.up_proj/.down_proj, shared_expert_gate
@@ -28,10 +32,14 @@
  *     kv_b_proj, o_proj; dense kind gate_proj up_proj down_proj; MoE kind
  *     gate, gate_proj up_proj down_proj (experts),
  *     shared_experts.gate_proj/.up_proj/.down_proj (expert = false)
- *   gpt2: c_attn attn.c_proj c_fc mlp.c_proj
+ *   gpt2, gpt_bigcode: c_attn attn.c_proj c_fc mlp.c_proj
  *   gpt_neox, falcon, bloom: query_key_value dense dense_h_to_4h dense_4h_to_h
- *   bert: query key value attention.output.dense intermediate.dense
- *     output.dense
+ *   bert, roberta: query key value attention.output.dense
+ *     intermediate.dense output.dense
+ *   distilbert: q_lin k_lin v_lin out_lin lin1 lin2 (ffn.lin1, ffn.lin2)
+ * Output-head biases (phi, gptj) are in p_head even when the weight is
+ * tied. Partial rotary (partial_rotary_factor, rotary_dim) is validated but
+ * not recorded: gs_arch has only `rotary`, and rotary adds no parameters.
  * Routed experts have expert = true, count = experts, active = top-k; MoE
  * families whose layers differ get two layer kinds (dense first).
  */

@@ -389,6 +389,255 @@ static void test_falcon_variants(void)
 	             "falcon parallel MHA: one LayerNorm per layer (hand)");
 }
 
+/* ---- Phi, GPT-J: real configs in tests/accuracy/models (read only) ---- */
+
+static void test_phi_gptj(void)
+{
+	gs_arch a;
+
+	/* Exact totals: figures given with the task as the public counts
+	 * (microsoft/phi-2 model card "2.7 billion", the widely quoted exact
+	 * 2,779,683,840; phi-1_5 1,418,270,720; gpt-j-6B 6,050,882,784). The
+	 * comments below show the same figures term by term. */
+	if (load("tests/accuracy/models/microsoft--phi-2.config.json", &a)) {
+		/* H 2560, 32 layers, I 10240, vocab 51200: per layer q,k,v,dense
+		 * 4 x (2560^2 + 2560) + fc1 (2560 x 10240 + 10240) + fc2 (10240 x
+		 * 2560 + 2560) + input_layernorm 2 x 2560 = 78,671,360; x 32 +
+		 * embed 51200 x 2560 + lm_head (51200 x 2560 + 51200) + final
+		 * LayerNorm 5120 = 2,779,683,840 */
+		CHECK_EQ_U64(a.params_total, 2779683840ull, "phi-2: total = the public count 2,779,683,840");
+		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 2560, 2560) && mod_is(&a, 0, "k_proj", GS_ROLE_K, 2560, 2560) &&
+		              mod_is(&a, 0, "v_proj", GS_ROLE_V, 2560, 2560) &&
+		              mod_is(&a, 0, "dense", GS_ROLE_O, 2560, 2560) &&
+		              mod_is(&a, 0, "fc1", GS_ROLE_UP, 2560, 10240) &&
+		              mod_is(&a, 0, "fc2", GS_ROLE_DOWN, 10240, 2560) && a.kind[0].n_lin == 6 &&
+		              find_mod(&a, 0, "q_proj")->bias && find_mod(&a, 0, "dense")->bias &&
+		              find_mod(&a, 0, "fc2")->bias,
+		      "phi modules, all with bias: %s", names(&a, 0));
+		CHECK(a.act == GS_ACT_PLAIN && a.norm == GS_NORM_LAYER && a.parallel_attn && a.rotary && !a.tied &&
+		              a.p_head == 51200ll * 2560 + 51200 && a.p_final == 2 * 2560 &&
+		              a.kind[0].other_params == 2 * 2560 && a.kind[0].mlp_inner == 10240 &&
+		              a.kv_cache_dim == 2 * 2560 && a.dropout == 0.1 && a.max_pos == 2048 && !a.generic,
+		      "phi-2 scalars: GELU, LayerNorm, parallel, rotary, untied head with bias, resid_pdrop 0.1");
+	}
+	if (load("tests/accuracy/models/microsoft--phi-1_5.config.json", &a)) {
+		/* H 2048, 24 layers, I 8192: per layer 4 x (2048^2 + 2048) +
+		 * (2048 x 8192 + 8192) + (8192 x 2048 + 2048) + 4096 = 50,354,176;
+		 * x 24 + 51200 x 2048 + (51200 x 2048 + 51200) + 4096 */
+		CHECK_EQ_U64(a.params_total, 1418270720ull, "phi-1_5: total = the public count 1,418,270,720");
+		CHECK(a.kv_heads == 32 && a.head_dim == 64 && a.dropout == 0,
+		      "phi-1_5: num_key_value_heads null -> 32 heads of 64, no dropout");
+	}
+	if (load("tests/accuracy/models/EleutherAI--gpt-j-6B.config.json", &a)) {
+		/* n_embd 4096, 28 layers, n_inner null -> 16384, vocab 50400: per
+		 * layer q,k,v,out 4 x 4096^2 + fc_in (4096 x 16384 + 16384) +
+		 * fc_out (16384 x 4096 + 4096) + ln_1 8192 = 201,355,264; x 28 +
+		 * wte 50400 x 4096 + lm_head (50400 x 4096 + 50400) + ln_f 8192 */
+		CHECK_EQ_U64(a.params_total, 6050882784ull, "gpt-j-6B: total = the public count 6,050,882,784");
+		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 4096, 4096) && mod_is(&a, 0, "k_proj", GS_ROLE_K, 4096, 4096) &&
+		              mod_is(&a, 0, "v_proj", GS_ROLE_V, 4096, 4096) &&
+		              mod_is(&a, 0, "out_proj", GS_ROLE_O, 4096, 4096) &&
+		              mod_is(&a, 0, "fc_in", GS_ROLE_UP, 4096, 16384) &&
+		              mod_is(&a, 0, "fc_out", GS_ROLE_DOWN, 16384, 4096) && a.kind[0].n_lin == 6 &&
+		              !find_mod(&a, 0, "q_proj")->bias && !find_mod(&a, 0, "out_proj")->bias &&
+		              find_mod(&a, 0, "fc_in")->bias && find_mod(&a, 0, "fc_out")->bias,
+		      "gptj modules: attention without bias, MLP with: %s", names(&a, 0));
+		CHECK(a.act == GS_ACT_PLAIN && a.norm == GS_NORM_LAYER && a.parallel_attn && a.rotary && !a.tied &&
+		              a.p_head == 50400ll * 4096 + 50400 && a.p_embed_other == 0 && a.max_pos == 2048 &&
+		              a.kind[0].mlp_inner == 16384 && a.kv_cache_dim == 2 * 4096 && a.dropout == 0 &&
+		              a.hidden == 4096 && a.layers == 28 && a.heads == 16,
+		      "gpt-j scalars: n_embd/n_layer/n_head, parallel, rotary, no position table, head bias");
+	}
+}
+
+/* Phi and GPT-J variants the real configs do not exercise (hand). */
+static void test_phi_gptj_variants(void)
+{
+	const char *phi = "{\"model_type\":\"phi\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	                  "\"num_attention_heads\":8,\"num_key_value_heads\":2,\"intermediate_size\":1024,"
+	                  "\"vocab_size\":1000,\"qk_layernorm\":true,\"tie_word_embeddings\":true,"
+	                  "\"partial_rotary_factor\":0.5}";
+	const char *gj = "{\"model_type\":\"gptj\",\"n_embd\":256,\"n_layer\":2,\"n_head\":4,\"n_inner\":512,"
+	                 "\"rotary_dim\":64,\"n_positions\":128,\"vocab_size\":1000}";
+	gs_arch a;
+	gs_error e = { 0 };
+
+	CHECK(gs_config_parse(phi, strlen(phi), "phi.json", &a, &e) == GS_OK, "phi GQA + qk_layernorm parses (%s)",
+	      e.msg);
+	{
+		/* head 32; q 256 wide, k/v 2 x 32 = 64 wide; all with bias */
+		uint64_t attn = (256ull * 256 + 256) + 2 * (256ull * 64 + 64) + (256ull * 256 + 256);
+		uint64_t mlp = (256ull * 1024 + 1024) + (1024ull * 256 + 256);
+		uint64_t norms = 2 * 256 + 2 * 2 * 32; /* input_layernorm + q/k LayerNorm(32) */
+		/* tied: lm_head weight is the embedding, its bias (1000) remains */
+		CHECK_EQ_U64(a.params_total, 2 * (attn + mlp + norms) + 1000ull * 256 + 1000 + 2 * 256,
+		             "phi tied, GQA, qk_layernorm: total (hand)");
+		CHECK(a.tied && a.p_head == 1000 && a.kv_cache_dim == 2 * 2 * 32 &&
+		              mod_is(&a, 0, "k_proj", GS_ROLE_K, 256, 64),
+		      "phi tied: head bias kept, 2 kv heads");
+	}
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(gj, strlen(gj), "gptj.json", &a, &e) == GS_OK, "gptj small parses (%s)", e.msg);
+	CHECK_EQ_U64(a.params_total,
+	             2 * (4 * 256ull * 256 + (256ull * 512 + 512) + (512ull * 256 + 256) + 2 * 256) +
+	                     1000ull * 256 + (1000ull * 256 + 1000) + 2 * 256,
+	             "gptj n_inner 512: total (hand)");
+	CHECK(a.kind[0].mlp_inner == 512 && a.max_pos == 128, "gptj: n_inner and n_positions read");
+}
+
+/* ---- the other new families: fixtures and inline configs (hand) ---- */
+
+static void test_more_families(void)
+{
+	gs_arch a;
+	gs_error e = { 0 };
+
+	if (load("tests/fixtures/configs/starcoder-shaped.json", &a)) {
+		/* n_embd 6144, 40 layers, 48 heads of 128, multi-query: c_attn
+		 * 6144 + 2 x 128 = 6400 wide; n_inner 24576; wpe 8192; vocab
+		 * 49152, tied; every linear with bias; ln_1, ln_2 per layer. */
+		uint64_t lin = (6144ull * 6400 + 6400) + (6144ull * 6144 + 6144) + (6144ull * 24576 + 24576) +
+		               (24576ull * 6144 + 6144);
+		uint64_t norms = 2 * 2 * 6144;
+		uint64_t emb = 49152ull * 6144 + 8192ull * 6144; /* wte + wpe */
+		CHECK_EQ_U64(a.params_total, 40 * (lin + norms) + emb + 2 * 6144, "starcoder shape: total (hand)");
+		CHECK(mod_is(&a, 0, "c_attn", GS_ROLE_QKV, 6144, 6400) &&
+		              mod_is(&a, 0, "attn.c_proj", GS_ROLE_O, 6144, 6144) &&
+		              mod_is(&a, 0, "c_fc", GS_ROLE_UP, 6144, 24576) &&
+		              mod_is(&a, 0, "mlp.c_proj", GS_ROLE_DOWN, 24576, 6144) && a.kind[0].n_lin == 4,
+		      "gpt_bigcode modules: %s", names(&a, 0));
+		CHECK(a.kv_heads == 1 && a.kv_cache_dim == 2 * 128 && a.tied && a.p_head == 0 &&
+		              a.act == GS_ACT_PLAIN && a.norm == GS_NORM_LAYER && !a.rotary && !a.parallel_attn &&
+		              a.max_pos == 8192 && a.dropout == 0.1 && a.kind[0].mlp_inner == 24576,
+		      "gpt_bigcode scalars: one kv head, tied, learned positions, dropout 0.1");
+	}
+	{
+		const char *mha = "{\"model_type\":\"gpt_bigcode\",\"n_embd\":256,\"n_layer\":2,\"n_head\":4,"
+		                  "\"n_positions\":64,\"vocab_size\":1000,\"multi_query\":false,\"n_inner\":null}";
+		CHECK(gs_config_parse(mha, strlen(mha), "bc.json", &a, &e) == GS_OK, "gpt_bigcode MHA parses (%s)",
+		      e.msg);
+		/* c_attn 3 x 256, n_inner null -> 1024 */
+		CHECK_EQ_U64(a.params_total,
+		             2 * ((256ull * 768 + 768) + (256ull * 256 + 256) + (256ull * 1024 + 1024) +
+		                  (1024ull * 256 + 256) + 4 * 256) +
+		                     1000ull * 256 + 64ull * 256 + 2 * 256,
+		             "gpt_bigcode multi_query false: total (hand)");
+		CHECK(a.kv_heads == 4 && a.kv_cache_dim == 2 * 256, "gpt_bigcode MHA: kv cache 2 x n_embd");
+	}
+	if (load("tests/fixtures/configs/stablelm-2-1_6b-shaped.json", &a)) {
+		/* H 2048, 24 layers, 32 heads of 64, I 5632, vocab 100352,
+		 * q/k/v with bias, o_proj without; gated MLP without bias;
+		 * input + post_attention LayerNorm (weight + bias); untied. */
+		uint64_t attn = 3 * (2048ull * 2048 + 2048) + 2048ull * 2048;
+		uint64_t mlp = 3 * 2048ull * 5632, norms = 2 * 2 * 2048;
+		CHECK_EQ_U64(a.params_total, 24 * (attn + mlp + norms) + 2 * 100352ull * 2048 + 2 * 2048,
+		             "stablelm-2-1_6b shape: total (hand)");
+		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 2048, 2048) && mod_is(&a, 0, "o_proj", GS_ROLE_O, 2048, 2048) &&
+		              mod_is(&a, 0, "gate_proj", GS_ROLE_GATE, 2048, 5632) &&
+		              mod_is(&a, 0, "up_proj", GS_ROLE_UP, 2048, 5632) &&
+		              mod_is(&a, 0, "down_proj", GS_ROLE_DOWN, 5632, 2048) && a.kind[0].n_lin == 7 &&
+		              find_mod(&a, 0, "v_proj")->bias && !find_mod(&a, 0, "o_proj")->bias,
+		      "stablelm modules: %s", names(&a, 0));
+		CHECK(a.act == GS_ACT_GATED && a.norm == GS_NORM_LAYER && !a.parallel_attn && a.rotary && !a.tied &&
+		              a.kv_cache_dim == 2 * 2048 && a.kind[0].mlp_inner == 5632,
+		      "stablelm scalars: gated, LayerNorm, sequential, rotary, untied");
+	}
+	{
+		/* stablelm-2-12b style: parallel residual, per-head q/k LayerNorm, GQA */
+		const char *par = "{\"model_type\":\"stablelm\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+		                  "\"num_attention_heads\":8,\"num_key_value_heads\":2,\"intermediate_size\":512,"
+		                  "\"vocab_size\":1000,\"use_parallel_residual\":true,\"qk_layernorm\":true,"
+		                  "\"tie_word_embeddings\":true}";
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_parse(par, strlen(par), "slm.json", &a, &e) == GS_OK, "stablelm parallel parses (%s)",
+		      e.msg);
+		/* head 32: q, o 256 x 256; k, v 256 x 64; one LayerNorm (2 x 256);
+		 * q_layernorm 8 heads x 32, k_layernorm 2 heads x 32 (weights only) */
+		CHECK_EQ_U64(a.params_total,
+		             2 * (2 * 256ull * 256 + 2 * 256ull * 64 + 3 * 256ull * 512 + 2 * 256 + (8 + 2) * 32) +
+		                     1000ull * 256 + 2 * 256,
+		             "stablelm parallel + qk_layernorm, tied: total (hand)");
+		CHECK(a.parallel_attn && a.tied && a.p_head == 0, "stablelm: use_parallel_residual -> parallel");
+	}
+	if (load("tests/fixtures/configs/starcoder2-3b-shaped.json", &a)) {
+		/* H 3072, 30 layers, 24 heads of 128, 2 kv heads; I 12288; vocab
+		 * 49152, tied; every linear with bias; two LayerNorms per layer. */
+		uint64_t attn = 2 * (3072ull * 3072 + 3072) + 2 * (3072ull * 256 + 256);
+		uint64_t mlp = (3072ull * 12288 + 12288) + (12288ull * 3072 + 3072);
+		uint64_t norms = 2 * 2 * 3072;
+		CHECK_EQ_U64(a.params_total, 30 * (attn + mlp + norms) + 49152ull * 3072 + 2 * 3072,
+		             "starcoder2-3b shape: total (hand)");
+		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 3072, 3072) && mod_is(&a, 0, "k_proj", GS_ROLE_K, 3072, 256) &&
+		              mod_is(&a, 0, "v_proj", GS_ROLE_V, 3072, 256) &&
+		              mod_is(&a, 0, "o_proj", GS_ROLE_O, 3072, 3072) &&
+		              mod_is(&a, 0, "c_fc", GS_ROLE_UP, 3072, 12288) &&
+		              mod_is(&a, 0, "c_proj", GS_ROLE_DOWN, 12288, 3072) && a.kind[0].n_lin == 6 &&
+		              find_mod(&a, 0, "o_proj")->bias && find_mod(&a, 0, "c_proj")->bias,
+		      "starcoder2 modules: %s", names(&a, 0));
+		CHECK(a.act == GS_ACT_PLAIN && a.norm == GS_NORM_LAYER && a.rotary && a.tied && !a.parallel_attn &&
+		              a.kv_cache_dim == 2 * 2 * 128 && a.sliding_window == 4096 && a.dropout == 0.1,
+		      "starcoder2 scalars: GELU MLP, LayerNorm, GQA cache, sliding window, residual_dropout");
+	}
+	if (load("tests/fixtures/configs/distilbert-base-uncased-shaped.json", &a)) {
+		/* dim 768, 6 layers, hidden_dim 3072, vocab 30522, 512 positions;
+		 * no token types, no pooler. */
+		uint64_t lin = 4 * (768ull * 768 + 768) + (768ull * 3072 + 3072) + (3072ull * 768 + 768);
+		uint64_t norms = 2 * 2 * 768; /* sa_layer_norm, output_layer_norm */
+		uint64_t emb = 30522ull * 768 + 512ull * 768 + 2 * 768; /* word, position, LayerNorm */
+		CHECK_EQ_U64(a.params_total, 6 * (lin + norms) + emb, "distilbert shape: total (hand)");
+		CHECK(mod_is(&a, 0, "q_lin", GS_ROLE_Q, 768, 768) && mod_is(&a, 0, "k_lin", GS_ROLE_K, 768, 768) &&
+		              mod_is(&a, 0, "v_lin", GS_ROLE_V, 768, 768) &&
+		              mod_is(&a, 0, "out_lin", GS_ROLE_O, 768, 768) &&
+		              mod_is(&a, 0, "lin1", GS_ROLE_UP, 768, 3072) &&
+		              mod_is(&a, 0, "lin2", GS_ROLE_DOWN, 3072, 768) && a.kind[0].n_lin == 6,
+		      "distilbert modules: %s", names(&a, 0));
+		CHECK(a.encoder && a.p_head == 0 && a.p_final == 0 && a.dropout == 0.1 && a.max_pos == 512 &&
+		              a.hidden == 768 && a.layers == 6 && a.heads == 12 && a.intermediate == 3072 &&
+		              a.warning[0] == '\0',
+		      "distilbert scalars: encoder, no head or pooler, dropout 0.1");
+	}
+	{
+		const char *sin = "{\"model_type\":\"distilbert\",\"dim\":64,\"n_layers\":1,\"n_heads\":4,"
+		                  "\"hidden_dim\":128,\"vocab_size\":100,\"max_position_embeddings\":32,"
+		                  "\"sinusoidal_pos_embds\":true}";
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_parse(sin, strlen(sin), "db.json", &a, &e) == GS_OK && a.p_embed_other == 32 * 64 + 2 * 64 &&
+		              strstr(a.warning, "sinusoidal"),
+		      "distilbert sinusoidal: table still counted, warning says fixed (%s)", a.warning);
+	}
+	if (load("tests/fixtures/configs/roberta-base-shaped.json", &a)) {
+		/* BertModel's modules: H 768, 12 layers, I 3072, vocab 50265,
+		 * 514 positions, 1 token type, pooler. */
+		uint64_t lin = 4 * (768ull * 768 + 768) + (768ull * 3072 + 3072) + (3072ull * 768 + 768);
+		uint64_t emb = 50265ull * 768 + 514ull * 768 + 1ull * 768 + 2 * 768;
+		uint64_t pooler = 768ull * 768 + 768;
+		CHECK_EQ_U64(a.params_total, 12 * (lin + 2 * 2 * 768) + emb + pooler, "roberta shape: total (hand)");
+		CHECK(a.encoder && mod_is(&a, 0, "query", GS_ROLE_Q, 768, 768) &&
+		              mod_is(&a, 0, "output.dense", GS_ROLE_DOWN, 3072, 768) && a.max_pos == 514 && !a.generic,
+		      "roberta: BERT modules, encoder, 514 positions: %s", names(&a, 0));
+	}
+	if (load("tests/fixtures/configs/olmo-1b-shaped.json", &a)) {
+		/* H 2048, 16 layers, 16 heads of 128, I 8192, vocab 50304, tied;
+		 * no biases; LayerNorms without parameters (none in the tally). */
+		uint64_t layer = 4 * 2048ull * 2048 + 3 * 2048ull * 8192;
+		CHECK_EQ_U64(a.params_total, 16 * layer + 50304ull * 2048, "olmo-1b shape: total (hand, norms have no parameters)");
+		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 2048, 2048) && mod_is(&a, 0, "gate_proj", GS_ROLE_GATE, 2048, 8192) &&
+		              mod_is(&a, 0, "down_proj", GS_ROLE_DOWN, 8192, 2048) && a.kind[0].n_lin == 7 &&
+		              a.norm == GS_NORM_LAYER && a.act == GS_ACT_GATED && a.tied && a.p_final == 0 &&
+		              a.kind[0].other_params == 0 && !a.generic,
+		      "olmo: LLaMA modules, parameter-free LayerNorm, tied: %s", names(&a, 0));
+	}
+	if (load("tests/fixtures/configs/olmo2-7b-shaped.json", &a)) {
+		/* H 4096, 32 layers, 32 heads of 128, I 11008, vocab 100352,
+		 * untied; post_attention + post_feedforward RMSNorm, q_norm and
+		 * k_norm over 32 x 128 each. */
+		uint64_t layer = 4 * 4096ull * 4096 + 3 * 4096ull * 11008 + 2 * 4096 + 4096 + 4096;
+		CHECK_EQ_U64(a.params_total, 32 * layer + 2 * 100352ull * 4096 + 4096, "olmo2-7b shape: total (hand)");
+		CHECK(a.norm == GS_NORM_RMS && !a.tied && a.kind[0].n_lin == 7 && !a.generic,
+		      "olmo2: RMSNorm, untied, LLaMA modules: %s", names(&a, 0));
+	}
+}
+
 /* Which layers are MoE: DeepSeek first_k_dense_replace + moe_layer_freq,
  * Qwen decoder_sparse_step + mlp_only_layers. Inline configs. */
 static void test_moe_layer_rules(void)
@@ -550,6 +799,30 @@ static void test_errors(void)
 	           "{" LLAMA_OK ",\"hidden_size\":256,\"quantization_config\":{\"quant_method\":\"gptq\","
 	           "\"bits\":16}}",
 	           GS_ECONFIG, "\"quantization_config.bits\"", NULL);
+	expect_err("phi partial_rotary_factor above 1",
+	           "{\"model_type\":\"phi\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	           "\"intermediate_size\":512,\"vocab_size\":1000,\"partial_rotary_factor\":1.5}",
+	           GS_ECONFIG, "\"partial_rotary_factor\"", "got 1.5");
+	expect_err("gptj rotary_dim above the head size",
+	           "{\"model_type\":\"gptj\",\"n_embd\":256,\"n_layer\":2,\"n_head\":4,\"vocab_size\":1000,"
+	           "\"rotary_dim\":128}",
+	           GS_ECONFIG, "\"rotary_dim\"", "64");
+	expect_err("gpt_bigcode n_head does not divide n_embd",
+	           "{\"model_type\":\"gpt_bigcode\",\"n_embd\":250,\"n_layer\":2,\"n_head\":4,\"n_positions\":64,"
+	           "\"vocab_size\":1000}",
+	           GS_ECONFIG, "\"n_head\"", "250");
+	expect_err("stablelm use_qkv_bias not bool",
+	           "{\"model_type\":\"stablelm\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	           "\"intermediate_size\":512,\"vocab_size\":1000,\"use_qkv_bias\":1}",
+	           GS_ECONFIG, "\"use_qkv_bias\"", "true or false");
+	expect_err("distilbert missing dim",
+	           "{\"model_type\":\"distilbert\",\"n_layers\":6,\"n_heads\":12,\"hidden_dim\":3072,"
+	           "\"vocab_size\":30522}",
+	           GS_ECONFIG, "\"dim\"", "missing");
+	expect_err("starcoder2 residual_dropout above 1",
+	           "{\"model_type\":\"starcoder2\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	           "\"intermediate_size\":512,\"vocab_size\":1000,\"residual_dropout\":2}",
+	           GS_ECONFIG, "\"residual_dropout\"", "got 2");
 	expect_err("missing model_type", "{\"hidden_size\":256}", GS_ECONFIG, "\"model_type\"", "missing");
 	expect_err("unknown family without usual fields", "{\"model_type\":\"mamba\",\"hidden_size\":256}",
 	           GS_ECONFIG, "\"num_hidden_layers\"", "mamba");
@@ -621,6 +894,9 @@ int main(void)
 	test_missing_table();
 	test_hand_computed();
 	test_falcon_variants();
+	test_phi_gptj();
+	test_phi_gptj_variants();
+	test_more_families();
 	test_moe_layer_rules();
 	test_quant();
 	test_errors();
