@@ -952,7 +952,7 @@ int cmd_verify(int argc, char **argv)
 	bool real_harness, oom = false, within = true;
 	cmpline c[3], comp[2];
 	int nc = 0, ncomp = 0;
-	char verdict_text[512];
+	char verdict_text[512], store_text[300] = "";
 	const char *verdict = "within";
 
 	memset(&o, 0, sizeof o);
@@ -1330,6 +1330,22 @@ int cmd_verify(int argc, char **argv)
 		if ((rc = gs_measured_append(o.store, line, &e)) != GS_OK)
 			goto out;
 		fprintf(stderr, "gpusizer: verify: appended to %s\n", o.store ? o.store : GS_MEASURED_STORE_DEFAULT);
+		{
+			/* Read it back as reports will: the text they show beside the row. */
+			gs_measured_store st = {0};
+			const gs_measured *m;
+			char text[256];
+			if (gs_measured_load(o.store, &st, &e) != GS_OK) {
+				rc = e.code;
+				goto out;
+			}
+			m = gs_measured_find(&st, o.row.model_id ? o.row.model_id : config, label);
+			if (m != NULL) {
+				gs_measured_text(m, GS_MK_DEVICE, 0, text, sizeof text);
+				snprintf(store_text, sizeof store_text, "  store: %s\n", text);
+			}
+			gs_measured_free(&st);
+		}
 	}
 
 	/* Summary on stdout. */
@@ -1345,7 +1361,7 @@ int cmd_verify(int argc, char **argv)
 			printf("  %-9s predicted %8s GiB  measured %s\n", c[i].name, a, b);
 	}
 	printf("  result: %s\n", verdict_text);
-	printf("  report: %s/verify/%s.md\n", o.out_dir, row);
+	printf("  report: %s/verify/%s.md\n%s", o.out_dir, row, store_text);
 	rc = within ? GS_OK : GS_ETOLERANCE;
 	if (!within)
 		gs_fail(&e, GS_ETOLERANCE, "verify: %s: %s", row, verdict_text);

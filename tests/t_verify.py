@@ -223,6 +223,8 @@ try:
             recs = [json.loads(x) for x in lines]
             r0 = recs[0]
             check(len(recs) == 2 and rc == 0, "store: two runs append two lines", "%d lines rc=%d" % (len(recs), rc))
+            check("  store: measured %.1f GiB on Test GPU 24GB, predicted %.1f GiB" % (dev / GIB, pred["device"] / GIB) in out,
+                  "store: read back with the text reports show", out)
             check(r0["model"] == MODEL and r0["label"] == dry["label"] and r0["measured"]["allocated"] == alloc
                   and r0["measured"]["device"] == dev and r0["predicted"]["allocated"] == pred["allocated"]
                   and r0["settings"]["seq"] == 2048 and r0["gpu"]["name"] == "NVIDIA Test GPU 24GB"
