@@ -5,6 +5,7 @@
 # minimal libxlsxwriter program writing the same number of worksheet cells
 # as our workbook holds, in constant-memory mode. Target: within 1.5x of the
 # floor's wall time, and peak memory that does not grow with the sweep.
+# Each figure is the best of GS_BENCH_REPS runs (default 3).
 set -u
 cd "$(dirname "$0")/.."
 BIN=${GPUSIZER:-$PWD/gpusizer}
@@ -12,11 +13,19 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/gs-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
 cc -O2 -std=c11 -Wall -Wextra bench/floor_xlsx.c $(pkg-config --cflags --libs xlsxwriter) -o "$W/floor_xlsx" || exit 1
 
-# measure LABEL CMD...: prints "LABEL wall_s peak_rss_kib" of CMD alone
+# measure LABEL CMD...: prints "LABEL wall_s peak_rss_kib" of CMD alone:
+# the best wall time and the highest peak of $REPS runs (machines are noisy).
+REPS=${GS_BENCH_REPS:-3}
 measure() {
 	label=$1; shift
-	m=$("$W/floor_xlsx" --run "$@") || return 1
-	echo "$label $m"
+	best=""; rss=0; i=0
+	while [ "$i" -lt "$REPS" ]; do
+		m=$("$W/floor_xlsx" --run "$@") || return 1
+		best=$(echo "$m $best" | awk '{ print ($3 == "" || $1 < $3) ? $1 : $3 }')
+		rss=$(echo "$m $rss" | awk '{ print ($2 > $3) ? $2 : $3 }')
+		i=$((i + 1))
+	done
+	echo "$label $best $rss"
 }
 
 # cells in a workbook's worksheets
