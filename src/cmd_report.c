@@ -320,17 +320,65 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Where model i was named: "spec.json:LINE: models[i]" or "--models". */
+static void model_where(const run *R, size_t i, char *buf, size_t n)
+{
+	if (R->sp.models.line > 0)
+		snprintf(buf, n, "%s:%d: models[%zu]", R->sp.path,
+		         gs_spec_line(R->sp.text, "models", (int)i), i);
+	else
+		snprintf(buf, n, "--models");
+}
+
 static gs_err spec_model_error(const run *R, size_t i, gs_error *sub, gs_error *e)
 {
-	int line = R->sp.models.line ? gs_spec_line(R->sp.text, "models", (int)i) : 0;
+	char where[512];
 	gs_err code = sub->code;
 
 	if (code == GS_EUSAGE || code == GS_ENOTFOUND || code == GS_EOFFLINE)
 		code = GS_ESPEC;
-	if (line > 0)
-		return gs_fail(e, code, "%s:%d: models[%zu]: \"%s\": %s", R->sp.path, line, i,
-		               R->sp.models.v[i], sub->msg);
-	return gs_fail(e, code, "--models: \"%s\": %s", R->sp.models.v[i], sub->msg);
+	model_where(R, i, where, sizeof where);
+	return gs_fail(e, code, "%s: \"%s\": %s", where, R->sp.models.v[i], sub->msg);
+}
+
+/* A model given as a config path (what gs_model_resolve takes as one). */
+static bool is_path(const char *id)
+{
+	size_t n = strlen(id);
+	struct stat st;
+
+	return (n > 5 && strcmp(id + n - 5, ".json") == 0) || id[0] == '/' || id[0] == '.' ||
+	       (strchr(id, '/') != NULL && stat(id, &st) == 0);
+}
+
+/* Slug of a config path: "dir/config.json" -> "dir", "x.config.json" -> "x". */
+static void path_slug(const char *path, char *slug, size_t n)
+{
+	char buf[4096];
+	char *base, *dot;
+	size_t k = 0;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (size_t len = strlen(buf); len > 1 && buf[len - 1] == '/'; len--)
+		buf[len - 1] = '\0';
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	if (strcmp(base, "config.json") == 0 && base > buf) {
+		base[-1] = '\0';
+		base = strrchr(buf, '/');
+		base = base ? base + 1 : buf;
+	}
+	if ((dot = strstr(base, ".config.json")) != NULL && dot[12] == '\0')
+		*dot = '\0';
+	else if ((dot = strrchr(base, '.')) != NULL && strcmp(dot, ".json") == 0)
+		*dot = '\0';
+	for (const char *p = base; *p && k + 1 < n; p++)
+		slug[k++] = (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p) != NULL)
+		                    ? *p
+		                    : '-';
+	if (k == 0)
+		slug[k++] = 'm';
+	slug[k] = '\0';
 }
 
 static gs_err load_models(run *R, gs_error *e)
@@ -345,22 +393,23 @@ static gs_err load_models(run *R, gs_error *e)
 		gs_model_meta meta;
 		gs_err rc;
 
+		char where[512];
+
+		model_where(R, i, where, sizeof where);
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(R->sp.models.v[k], id) == 0)
-				return gs_fail(e, GS_ESPEC, "%s: models: \"%s\" listed twice", R->sp.path, id);
+				return gs_fail(e, GS_ESPEC, "%s: \"%s\" listed twice", where, id);
 		rc = gs_model_ensure(R->sp.models_dir, id, R->offline, cfg, sizeof cfg, &sub);
 		if (rc != GS_OK)
 			return spec_model_error(R, i, &sub, e);
 		if ((rc = gs_config_load(cfg, &R->archs[i], e)) != GS_OK)
 			return rc;
-		if (gs_model_slug(id, slug, sizeof slug, &sub) != GS_OK) {
-			/* A config path: slug from the path. */
-			size_t k = 0;
-			for (const char *p = id; *p && k + 1 < sizeof slug; p++)
-				slug[k++] = (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p) &&
-				             *p) ? *p : '-';
-			slug[k] = '\0';
-		}
+		if (is_path(id) || gs_model_slug(id, slug, sizeof slug, &sub) != GS_OK)
+			path_slug(id, slug, sizeof slug);
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(R->models[k].slug, slug) == 0)
+				return gs_fail(e, GS_ESPEC, "%s: \"%s\" and \"%s\" would share the report name \"%s\"",
+				               where, R->models[k].id, id, slug);
 		R->models[i].id = id;
 		R->models[i].slug = gs_xstrdup(slug);
 		R->models[i].arch = &R->archs[i];

@@ -33,9 +33,9 @@ static void cnum(FILE *fp, double d)
 }
 
 static const char *const fixed_cols[] = {
-	"index", "id", "model", "label", "method", "precision", "adapter-dtype", "optimizer",
+	"index", "id", "model", "label", "method", "precision", "adapter-dtype", "optimizer", "optimizer-in-bwd",
 	"lora-r", "lora-targets", "lora-dropout", "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt",
-	"attn", "loss", "gpus", "sharding", "tp", "offload", "kv-dtype", "cuda-context", "error", "recipe",
+	"attn", "loss", "gpus", "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "error", "recipe",
 	"params_total", "params_trainable", "params_active", "W_bytes", "G_bytes", "O_bytes",
 	"A_bytes", "B_bytes", "allocated_bytes", "reserved_bytes", "device_bytes", "host_bytes",
 	"peak_phase", "peak_step", NULL,
@@ -107,6 +107,7 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	cstr(fp, gs_dtype_name(s->adapter_dtype));
 	fputc(',', fp);
 	cstr(fp, gs_optim_name(s->optimizer));
+	fprintf(fp, ",\"%s\"", s->optimizer_in_bwd ? "true" : "false");
 	fprintf(fp, ",%" PRId64 ",", s->lora_r);
 	cstr(fp, s->lora_targets);
 	fputc(',', fp);
@@ -121,6 +122,8 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	cstr(fp, gs_shard_name(s->sharding));
 	fprintf(fp, ",%" PRId64 ",", s->tp);
 	cstr(fp, gs_offload_name(s->offload));
+	fputc(',', fp);
+	cstr(fp, s->full_state_dict_load ? "full" : "sharded");
 	fputc(',', fp);
 	cstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
 	fprintf(fp, ",%" PRId64 ",", s->cuda_context_mib);

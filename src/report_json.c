@@ -119,6 +119,7 @@ static void j_settings(FILE *fp, const gs_settings *s)
 	jstr(fp, gs_dtype_name(s->adapter_dtype));
 	fputs(",\"optimizer\":", fp);
 	jstr(fp, gs_optim_name(s->optimizer));
+	fprintf(fp, ",\"optimizer-in-bwd\":%s", s->optimizer_in_bwd ? "true" : "false");
 	fprintf(fp, ",\"lora-r\":%" PRId64 ",\"lora-targets\":", s->lora_r);
 	jstr(fp, s->lora_targets);
 	fputs(",\"lora-dropout\":", fp);
@@ -134,6 +135,8 @@ static void j_settings(FILE *fp, const gs_settings *s)
 	jstr(fp, gs_shard_name(s->sharding));
 	fprintf(fp, ",\"tp\":%" PRId64 ",\"offload\":", s->tp);
 	jstr(fp, gs_offload_name(s->offload));
+	fputs(",\"state-dict-load\":", fp);
+	jstr(fp, s->full_state_dict_load ? "full" : "sharded");
 	fputs(",\"kv-dtype\":", fp);
 	jstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
 	fprintf(fp, ",\"cuda-context\":%" PRId64 "}", s->cuda_context_mib);

@@ -309,14 +309,14 @@ def contents(tmp, a):
 
 def sweep_counts(tmp):
     out = os.path.join(tmp, "s", "out")
-    rc, so, se = report(tmp, out, "--methods", "full,lora", "--precisions", "amp-bf16,bf16",
+    rc, so, se = report(tmp, out, "--methods", "full,qlora", "--precisions", "amp-bf16,nf4",
                         "--gpu-counts", "1,8:ddp:8")
     ok(rc == 0 and "combinations skipped" in so, "invalid combinations are skipped and counted", so + se)
     with open(os.path.join(out, "sizing.json")) as f:
         js = json.load(f)
     combos = {(r["settings"]["method"], r["settings"]["precision"]) for r in js["rows"]}
-    ok(("lora", "amp-bf16") not in combos and ("lora", "bf16") in combos and ("full", "amp-bf16") in combos,
-       "a full fine-tuning recipe is not paired with LoRA", str(combos))
+    ok(combos == {("full", "amp-bf16"), ("qlora", "nf4")},
+       "a full fine-tuning recipe is not paired with QLoRA, nor a storage format with full", str(combos))
     errs = [r for r in js["rows"] if r["error"]]
     ok(errs and all(r["estimate"] is None for r in errs) and "tp" in errs[0]["error"],
        "rows whose estimate fails are reported with the error", str(errs[:1]))

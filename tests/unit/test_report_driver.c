@@ -87,8 +87,8 @@ static void parse(void)
 	size_t skipped = 0, n;
 	const char *good = "{\"version\": 1, \"models\": [\"a/b\"],\n"
 	                   "\"gpu_counts\": [{\"count\": 1}, {\"count\": 2, \"sharding\": \"fsdp\"}],\n"
-	                   "\"axes\": {\"method\": [\"full\", \"lora\", \"inference\"],\n"
-	                   "  \"precision\": [\"amp-bf16\", \"bf16\"], \"batch\": [1, 2], \"seq\": [512],\n"
+	                   "\"axes\": {\"method\": [\"full\", \"qlora\"],\n"
+	                   "  \"precision\": [\"amp-bf16\", \"nf4\"], \"batch\": [1, 2], \"seq\": [512],\n"
 	                   "  \"grad_ckpt\": [true, false]}}";
 
 	CHECK(gs_spec_parse(good, "t.json", &sp, &e) == GS_OK, "a good spec parses (%s)", e.msg);
@@ -98,9 +98,9 @@ static void parse(void)
 	CHECK(sp.epoch == 1767225600, "default date 2026-01-01 = 1767225600");
 	gs_sweep_base(&sp, &base, &e);
 	n = gs_sweep_count(&sp, &base, &skipped);
-	/* full: 2 prec x 2 ckpt x 2 batch x 2 counts = 16; lora: bf16 only
-	 * (amp-bf16 skipped) x 2 x 2 x 2 = 8; inference: bf16 x 2 batch x 2 = 4 */
-	CHECK_EQ_U64(n, 28, "rows of the sweep");
+	/* full: amp-bf16 only (nf4 is a storage format) x 2 ckpt x 2 batch x
+	 * 2 counts = 8; qlora: nf4 only (amp-bf16 skipped) x 2 x 2 x 2 = 8 */
+	CHECK_EQ_U64(n, 16, "rows of the sweep");
 	CHECK(skipped > 0, "invalid combinations counted as skipped");
 	CHECK(gs_spec_override(&sp, "seqs", "512,1024,2048", &e) == GS_OK && sp.axis[GS_AX_SEQ].n == 3,
 	      "override an axis");
