@@ -447,10 +447,14 @@ static gs_err load_gpus(run *R, gs_error *e)
 			return gs_fail(e, GS_EUSAGE, "--gpus: unknown GPU \"%s\" (no %s/%s.json)",
 			               R->sp.gpus.v[i], R->sp.gpus_dir, R->sp.gpus.v[i]);
 		}
-		for (size_t k = 0; k < R->n_gpus; k++)
-			if (strcmp(R->gpus[k].id, g->id) == 0)
-				return gs_fail(e, line ? GS_ESPEC : GS_EUSAGE, "%s:%d: gpus[%zu]: \"%s\" listed twice",
-				               R->sp.path, line, i, R->sp.gpus.v[i]);
+		for (size_t k = 0; k < R->n_gpus; k++) {
+			if (strcmp(R->gpus[k].id, g->id) != 0)
+				continue;
+			if (line > 0)
+				return gs_fail(e, GS_ESPEC, "%s:%d: gpus[%zu]: \"%s\" listed twice", R->sp.path,
+				               line, i, R->sp.gpus.v[i]);
+			return gs_fail(e, GS_EUSAGE, "--gpus: \"%s\" listed twice", R->sp.gpus.v[i]);
+		}
 		R->gpus[R->n_gpus++] = *g;
 	}
 	/* Columns in capacity order, whatever the spec's order. */
