@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Writes the bad-input catalogue: one file per case under tests/bad/ and
+tests/bad/cases.json. Run it after changing a case (python3 tests/bad/gen_cases.py);
+the files it writes are committed. Base inputs: ok-llama.json (Llama-3.2-1B's
+config.json from shared/models-reference), tests/fixtures/spec-small.json,
+gpus/rtx-4090.json.
+
+Each case: name, file (under tests/bad/, or null), args (gpusizer's arguments;
+{file} = that file, {dir} = a temporary directory holding only the file as
+bad-gpu.json, {tmp} = the case's temporary directory, {top} = the repository),
+exit (expected status), message (a substring of stderr+stdout), optional
+generate ("deep" | "big": made at test time, not committed), heavy (skipped
+under valgrind), max_seconds, no_escape (nothing may appear in {tmp} outside
+{tmp}/models and {tmp}/hf), why (the decision when behaviour was chosen)."""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+ok = json.load(open(os.path.join(HERE, "ok-llama.json")))
+ok_text = open(os.path.join(HERE, "ok-llama.json"), "rb").read()
+spec = json.load(open(os.path.join(TOP, "tests/fixtures/spec-small.json")))
+spec["models"] = ["tests/bad/ok-llama.json"]
+spec["formats"] = ["json"]
+gpu = json.load(open(os.path.join(TOP, "gpus/rtx-4090.json")))
+cases = []
+
+EST = ["estimate", "--config", "{file}", "--gpus-dir", "{top}/gpus"]
+REP = ["report", "--spec", "{file}", "--offline", "--quiet", "--out", "{tmp}/out",
+       "--models-dir", "{tmp}/models", "--gpus-dir", "{top}/gpus"]
+GPU = ["estimate", "--config", "{top}/tests/bad/ok-llama.json", "--gpus-dir", "{dir}"]
+
+
+def write(name, data):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def cfg(name, mod, exit_, msg, **kw):
+    d = json.loads(json.dumps(ok))
+    mod(d)
+    write("config-" + name + ".json", json.dumps(d, indent=2) + "\n")
+    cases.append(dict(name="config." + name, file="config-" + name + ".json", args=EST,
+                      exit=exit_, message=msg, **kw))
+
+
+def cfg_raw(name, data, exit_, msg, **kw):
+    write("config-" + name + ".json", data)
+    cases.append(dict(name="config." + name, file="config-" + name + ".json", args=EST,
+                      exit=exit_, message=msg, **kw))
+
+
+def sub(old, new):
+    assert old in ok_text, old
+    return ok_text.replace(old, new, 1)
+
+
+def spc(name, mod, exit_, msg, raw=None, **kw):
+    if raw is None:
+        d = json.loads(json.dumps(spec))
+        mod(d)
+        raw = json.dumps(d, indent=2) + "\n"
+    write("spec-" + name + ".json", raw)
+    cases.append(dict(name="spec." + name, file="spec-" + name + ".json", args=REP,
+                      exit=exit_, message=msg, **kw))
+
+
+def gp(name, mod, exit_, msg, raw=None, **kw):
+    if raw is None:
+        d = json.loads(json.dumps(gpu))
+        mod(d)
+        raw = json.dumps(d, indent=2) + "\n"
+    write("gpu-" + name + ".json", raw)
+    cases.append(dict(name="gpu." + name, file="gpu-" + name + ".json", args=GPU,
+                      exit=exit_, message=msg, **kw))
+
+
+def delete(k):
+    return lambda d: d.pop(k)
+
+
+def put(**kv):
+    return lambda d: d.update(kv)
+
+
+# ---- config.json -------------------------------------------------------------
+cfg("missing-hidden_size", delete("hidden_size"), 3, 'field "hidden_size": missing')
+cfg("missing-model_type", delete("model_type"), 3, 'field "model_type": missing')
+cfg("missing-num_hidden_layers", delete("num_hidden_layers"), 3, '"num_hidden_layers"')
+cfg("wrong-type-string", put(hidden_size="2048"), 3,
+    'field "hidden_size": must be a positive integer (got "2048")')
+cfg("wrong-type-null", put(hidden_size=None), 3, 'field "hidden_size": must be a positive integer (got null)')
+cfg("wrong-type-bool", put(hidden_size=True), 3, 'field "hidden_size": must be a positive integer (got true)')
+cfg("wrong-type-array", put(hidden_size=[2048]), 3, 'field "hidden_size": must be a positive integer')
+cfg("wrong-type-model_type", put(model_type=7), 3, 'field "model_type": must be a string')
+cfg("wrong-type-tie", put(tie_word_embeddings="yes"), 3, 'field "tie_word_embeddings": must be true or false')
+cfg("zero-hidden_size", put(hidden_size=0), 3, 'field "hidden_size": must be a positive integer (got 0)')
+cfg("zero-heads", put(num_attention_heads=0), 3, 'field "num_attention_heads": must be a positive integer (got 0)')
+cfg("negative-hidden_size", put(hidden_size=-4), 3, 'field "hidden_size": must be a positive integer (got -4)')
+cfg("negative-vocab", put(vocab_size=-1), 3, 'field "vocab_size": must be a positive integer (got -1)')
+cfg("fractional-hidden_size", put(hidden_size=2048.5), 3, '(got 2048.5)')
+cfg("enormous-hidden_size", put(hidden_size=1e300), 3, 'field "hidden_size": must be a positive integer below 2^53')
+cfg("overflow-hidden-intermediate", put(hidden_size=2 ** 40, intermediate_size=2 ** 40), 3,
+    'overflows', why="hidden x intermediate = 2^80: caught, not wrapped")
+cfg("overflow-layers", put(num_hidden_layers=2 ** 52), 3, 'overflows',
+    why="2^52 layers x 60 M parameters a layer passes 2^64")
+cfg("overflow-vocab", put(vocab_size=2 ** 52), 3, 'field "vocab_size": too large')
+cfg("kv-heads-not-dividing", put(num_key_value_heads=5), 3,
+    'field "num_key_value_heads": must divide num_attention_heads')
+cfg_raw("nan", sub(b'"hidden_size": 2048', b'"hidden_size": NaN'), 3, "invalid JSON at line",
+        why="NaN is not JSON (RFC 8259); cJSON rejects it")
+cfg_raw("infinity", sub(b'"hidden_size": 2048', b'"hidden_size": Infinity'), 3, "invalid JSON at line")
+cfg_raw("overflow-literal-inf", sub(b'"hidden_size": 2048', b'"hidden_size": 1e400'), 3,
+        'field "hidden_size": must be a positive integer (got inf)',
+        why="1e400 parses to +inf")
+cfg_raw("overflow-literal-minus-inf", sub(b'"hidden_size": 2048', b'"hidden_size": -1e400'), 3, '(got -inf)')
+cfg_raw("duplicate-key", sub(b'"hidden_size": 2048', b'"hidden_size": 4096, "hidden_size": 2048'), 3,
+        'duplicate key "hidden_size"',
+        why="decision: an error. cJSON keeps the FIRST of duplicate keys while Python's json "
+            "(transformers) keeps the LAST, so either silent choice sizes a different model "
+            "from the one transformers loads")
+cfg_raw("invalid-utf8-value", sub(b'"llama"', b'"ll\xffama"'), 3, "UTF-8",
+        why="decision: an error naming the file (transformers' json.load fails on it too); "
+            "today it is taken as an unknown model_type and the raw byte is printed")
+cfg_raw("invalid-utf8-key", sub(b'"hidden_size"', b'"hidden_\xc0\xafsize"'), 3, "UTF-8",
+        why="an overlong '/' encoding in a key: an error naming the file")
+cfg_raw("top-level-array", b"[1, 2]\n", 3, "the top level must be a JSON object")
+cfg_raw("empty", b"", 3, "invalid JSON")
+cfg_raw("truncated", ok_text[:200], 3, "invalid JSON at line")
+cfg("unknown-model_type", put(model_type="zzz-unknown"), 0,
+    'unknown model_type "zzz-unknown": sized as a generic LLaMA-style decoder',
+    why="documented in config.h: an unknown family with the LLaMA fields is sized as a "
+        "generic decoder, with a warning")
+cases.append(dict(name="config.deep-nesting", file=None, generate="deep",
+                  args=["estimate", "--config", "{tmp}/deep.json", "--gpus-dir", "{top}/gpus"],
+                  exit=3, message="invalid JSON", heavy=True, max_seconds=5,
+                  why="100000 nested arrays: cJSON stops at its nesting limit (1000)"))
+cases.append(dict(name="config.100MB", file=None, generate="big",
+                  args=["estimate", "--config", "{tmp}/big.json", "--gpus-dir", "{top}/gpus"],
+                  exit=3, message="file too large (over 16777216 bytes)", heavy=True,
+                  max_seconds=2, why="GS_CONFIG_MAX_BYTES: rejected from its size, not read"))
+cases.append(dict(name="config.missing-file", file=None,
+                  args=["estimate", "--config", "{tmp}/none.json", "--gpus-dir", "{top}/gpus"],
+                  exit=9, message="none.json"))
+
+# ---- command-line values -----------------------------------------------------
+for name, extra, exit_, msg in [
+        ("batch-zero", ["--batch", "0"], 2, "--batch: 0 is out of range"),
+        ("batch-negative", ["--batch", "-1"], 2, "--batch: -1 is out of range"),
+        ("batch-fractional", ["--batch", "1.5"], 2, "--batch: '1.5' is not an integer"),
+        ("batch-enormous", ["--batch", "4294967296", "--seq", "4294967296"], 2, "out of range"),
+        ("seq-past-int64", ["--seq", "99999999999999999999999"], 2, "is not an integer"),
+        ("dropout-nan", ["--method", "lora", "--lora-dropout", "nan"], 2, "is not a number"),
+        ("fraction-inf", ["--formula", "cookbook", "--trainable-fraction", "inf"], 2, "is not a number")]:
+    cases.append(dict(name="flag." + name, file="ok-llama.json", args=EST + extra, exit=exit_,
+                      message=msg))
+
+# ---- model ids that try to leave the cache ------------------------------------
+ID_ENV = ["--models-dir", "{tmp}/models"]
+for name, mid, msg in [
+        ("dotdot", "../x", 'model id "../x": "." and ".." are not allowed'),
+        ("dotdot-deep", "a/../../b", 'model id "a/../../b": at most one \'/\''),
+        ("empty-segment", "a//b", 'model id "a//b": at most one \'/\''),
+        ("control-char", "a/b\u0001c", "control character (0x01) not allowed"),
+        ("newline", "a/b\nc", "control character (0x0a) not allowed"),
+        ("revision-dotdot", "org/name@../../x", "malformed revision"),
+        ("empty", "", "model id is empty")]:
+    cases.append(dict(name="id.estimate." + name, file=None,
+                      args=["estimate", mid, "--offline"] + ID_ENV, exit=2, message=msg,
+                      no_escape=True))
+    cases.append(dict(name="id.fetch." + name, file=None, args=["fetch", mid] + ID_ENV,
+                      exit=2, message=msg, no_escape=True))
+cases.append(dict(name="id.fetch.absolute", file=None, args=["fetch", "/etc/passwd"] + ID_ENV,
+                  exit=2, message="absolute paths are not model ids", no_escape=True))
+cases.append(dict(name="id.estimate.absolute-path-is-a-file", file=None,
+                  args=["estimate", "/etc/passwd", "--offline"] + ID_ENV, exit=3,
+                  message="/etc/passwd: invalid JSON", no_escape=True,
+                  why="estimate takes an existing file as a config path (documented); "
+                      "/etc/passwd is read as one and rejected as JSON"))
+
+# ---- sweep spec ----------------------------------------------------------------
+spc("missing-models", delete("models"), 3, "models: missing")
+spc("wrong-type-models", put(models="a/b"), 3, "models: expected an array")
+spc("zero-batch", lambda d: d["axes"].update(batch=[0]), 3, "axes.batch[0]: expected positive integers")
+spc("negative-seq", lambda d: d["axes"].update(seq=[-512]), 3, "axes.seq[0]: expected positive integers")
+spc("fractional-batch", lambda d: d["axes"].update(batch=[1.5]), 3, "axes.batch[0]: expected positive integers")
+spc("enormous-batch", lambda d: d["axes"].update(batch=[1e300]), 3, "axes.batch[0]: expected positive integers")
+spc("enormous-seq", lambda d: d["axes"].update(seq=[1 << 30]), 3, "--seq: 1073741824 is out of range")
+spc("zero-gpu-count", put(gpu_counts=[{"count": 0}]), 3, "gpu_counts[0]: count: expected an integer")
+spc("unknown-key", put(bogus=1), 3, "bogus: unknown key")
+spc("unknown-gpu", put(gpus=["nope"]), 3, 'gpus[0]: unknown GPU "nope"')
+spc("version", put(version=2), 3, "version: expected 1")
+spc("bad-date", put(date="2026-13-45"), 3, 'date: "2026-13-45": expected a date')
+spc("nan", None, 3, "not valid JSON",
+    raw=json.dumps(spec, indent=2).replace('"version": 1', '"version": NaN'))
+spc("duplicate-key", None, 3, 'duplicate key "version"',
+    raw=json.dumps(spec, indent=2).replace('"version": 1', '"version": 1,\n  "version": 2'),
+    why="decision: an error, as for config.json (cJSON silently keeps the first)")
+spc("invalid-utf8", None, 3, "UTF-8",
+    raw=json.dumps(spec, indent=2).encode().replace(b'"out": "out"', b'"out": "o\xffut"'),
+    why="decision: an error naming the file; today an output directory named with the raw "
+        "byte is created")
+cases.append(dict(name="spec.deep-nesting", file=None, generate="deep-spec",
+                  args=["report", "--spec", "{tmp}/deep.json", "--offline", "--quiet", "--out",
+                        "{tmp}/out", "--gpus-dir", "{top}/gpus"],
+                  exit=3, message="not valid JSON", heavy=True, max_seconds=5))
+
+# ---- gpus/*.json ---------------------------------------------------------------
+gp("missing-name", delete("name"), 3, '"name"')
+gp("zero-usable", put(usable_mib=0), 3, '"usable_mib"')
+gp("negative-total", put(total_mib=-1), 3, '"total_mib"')
+gp("usable-above-total", put(usable_mib=99999), 3, "larger than the total")
+gp("wrong-type-bf16", put(bf16="yes"), 3, '"bf16"')
+gp("enormous-total", put(total_mib=1e300, usable_mib=1e300), 3, '"total_mib"')
+gp("nan", None, 3, "bad-gpu.json",
+   raw=json.dumps(gpu, indent=2).replace('"bandwidth_gbs": 1008', '"bandwidth_gbs": NaN'))
+
+with open(os.path.join(HERE, "cases.json"), "w") as f:
+    json.dump({"cases": cases}, f, indent=1)
+    f.write("\n")
+print(len(cases), "cases")
