@@ -579,7 +579,7 @@ static void after_api(run *R, model *m)
 
 static void api_from_old(model *m)
 {
-	const cJSON *o = m->old, *st = jget(o, "safetensors_files");
+	const cJSON *o = m->old;
 	const char *s;
 
 	if ((s = jstr(o, "sha")) != NULL)
@@ -596,7 +596,6 @@ static void api_from_old(model *m)
 	s = jstr(o, "safetensors_layout");
 	m->st_single = s != NULL && strcmp(s, "single") == 0;
 	m->st_sharded = s != NULL && strcmp(s, "sharded") == 0;
-	(void)st;
 }
 
 static void on_api(run *R, model *m, req *r)
@@ -1013,12 +1012,10 @@ static void cross_check(model *m, const char *cfg, size_t cfg_len, uint64_t head
 	}
 	{
 		char heads[400] = "";
-		uint64_t in_heads = 0;
 		int64_t rest = d - (int64_t)m->tally.buffers;
 		for (int i = 0; i < m->tally.n_modules; i++)
 			if (head_like(m->tally.module[i].name)) {
 				size_t l = strlen(heads);
-				in_heads += m->tally.module[i].params;
 				if (l + 100 < sizeof heads)
 					snprintf(heads + l, sizeof heads - l, "%s%s %llu", l ? ", " : "",
 					         m->tally.module[i].name,
@@ -1036,7 +1033,6 @@ static void cross_check(model *m, const char *cfg, size_t cfg_len, uint64_t head
 		                      "weights tied or omitted in the file)"
 		                    : " (tensors the config-derived model leaves out, e.g. task heads)",
 		         heads[0] ? "; head-like modules in the headers: " : "", heads);
-		(void)in_heads;
 	}
 }
 

@@ -115,7 +115,7 @@ gs_err gs_st_parse(const char *name, const unsigned char *buf, size_t len, uint6
                    gs_st_tally *out, gs_error *e)
 {
 	static gs_st_tally t; /* large; copied to out only on success */
-	uint64_t hlen, need, data_size = 0, max_end = 0;
+	uint64_t hlen, need, data_size = 0;
 	cJSON *root = NULL, *it;
 	gs_err rc;
 	bool has_absmax = false;
@@ -217,8 +217,6 @@ gs_err gs_st_parse(const char *name, const unsigned char *buf, size_t len, uint6
 			             (unsigned long long)data_size);
 			break;
 		}
-		if (b1 > max_end)
-			max_end = b1;
 		if (!gs_add_u64(t.total, elems, &t.total) || !gs_add_u64(t.bytes, bytes, &t.bytes)) {
 			rc = gs_fail(e, GS_EOVERFLOW, "%s: parameter tally overflows 64 bits", name);
 			break;
@@ -264,7 +262,6 @@ gs_err gs_st_parse(const char *name, const unsigned char *buf, size_t len, uint6
 	else if (t.quant_packed_tensors > 0 && !t.quant_hint[0])
 		snprintf(t.quant_hint, sizeof t.quant_hint, "packed U8 2-D weights (likely 4-bit)");
 	t.files++;
-	(void)max_end;
 	*out = t;
 	return GS_OK;
 }

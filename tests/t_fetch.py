@@ -287,6 +287,9 @@ if rc == 0:
     m = meta("mock--rate")
     check("revision_pin.meta", m["revision"] == hub.repos["mock/rate"].sha[:12] and m["sha"] == hub.repos["mock/rate"].sha, "")
 
+rc, out, err, _ = run(["--revision", "v9.9-missing", "mock/rate"])
+check("revision_missing.exit9", rc == 9 and "v9.9-missing" in err, "rc %d %s" % (rc, err))
+
 # refresh: only 304s, zero body bytes, files untouched
 ids = ["openai-community/gpt2", "TinyLlama/TinyLlama-1.1B-Chat-v1.0"]
 mt = [os.stat(os.path.join(MD, s, "meta.json")).st_mtime_ns for s in ("openai-community--gpt2", "TinyLlama--TinyLlama-1.1B-Chat-v1.0")]
