@@ -111,6 +111,15 @@ static bool bnb_quant(gs_prec p)
 /* ------------------------------------------------------------------ */
 /* LoRA targets.                                                        */
 
+/* PEFT matches a target against the end of a module's path. Our names are
+ * the family's short paths ("q_proj", "mlp.c_proj"), so a target matches
+ * when equal, when the name ends with ".target", or when the target ends
+ * with ".name" (a longer path such as "ffn.lin1" for "lin1"). */
+static bool ends_with_dotted(const char *s, size_t n, const char *suffix, size_t k)
+{
+	return n > k && s[n - k - 1] == '.' && strncmp(s + n - k, suffix, k) == 0;
+}
+
 static bool name_in_list(const char *list, const char *name)
 {
 	size_t n = strlen(name);
@@ -119,11 +128,8 @@ static bool name_in_list(const char *list, const char *name)
 	while (*p) {
 		const char *q = strchr(p, ',');
 		size_t len = q ? (size_t)(q - p) : strlen(p);
-		/* match the whole name, or its last dotted component */
-		if (len == n && strncmp(p, name, n) == 0)
-			return true;
-		const char *dot = strrchr(name, '.');
-		if (dot && len == strlen(dot + 1) && strncmp(p, dot + 1, len) == 0)
+		if ((len == n && strncmp(p, name, n) == 0) || ends_with_dotted(name, n, p, len) ||
+		    ends_with_dotted(p, len, name, n))
 			return true;
 		if (!q)
 			break;
@@ -196,7 +202,7 @@ static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
 		 * grad are), each matmul casts one transiently. */
 		*r = (recipe){s->method == GS_INFER
 		                  ? "inference amp: fp32 weights, 16-bit autocast copies of the linear weights cached for the forward"
-		                  : "lora amp: fp32 frozen base, 16-bit autocast compute (one transient weight cast at a time), adapters at --adapter-dtype",
+		                  : "lora amp: fp32 frozen base, 16-bit autocast compute (each linear's weight cast is saved for backward), adapters at --adapter-dtype",
 		              4, dtype_bytes(s->adapter_dtype), 0, dtype_bytes(s->adapter_dtype), 2, 4, true, 0};
 		return;
 	}
@@ -357,7 +363,6 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		tok += (share_attn + (a->parallel_attn ? 0 : share_mlp)) * h * lin_b;
 		tok += v_dim * lin_b;           /* o_proj input (contiguous copy) */
 		tok += inner * lin_b;           /* down_proj input */
-		o->amp_copy = c->r.amp ? 2 * o->lin_params : 0;
 	} else {
 		/* LoRA: frozen linears save nothing; a 16-bit adapter without
 		 * dropout saves the shared normalised input once. */
@@ -372,6 +377,10 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		if (bnb_quant(c->p))
 			tok += cb * ((shared_in ? 0 : h) + v_dim + (a->parallel_attn ? 0 : h) + inner);
 	}
+
+	/* Autocast over fp32 weights: every linear's 16-bit weight cast is
+	 * saved for the input gradient (frozen or not) until its backward. */
+	o->amp_copy = c->r.amp ? 2 * o->lin_params : 0;
 
 	/* --- Attention core. */
 	{
@@ -420,8 +429,8 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		double eager_b = s->attn == GS_ATTN_EAGER ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
 		o->bwd_tmp = 2 * rb * h * T + (mlp_b > att_b ? mlp_b : att_b) * T + eager_b;
 	}
-	if (quantized(c->p) || (c->lora && c->r.amp))
-		o->deq = o->max_unit * cb; /* one dequantised / cast weight at a time */
+	if (quantized(c->p))
+		o->deq = o->max_unit * cb; /* one dequantised weight at a time */
 	o->wgrad = o->trainable * c->r.g;
 }
 
@@ -895,6 +904,23 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	if (s->tp > 1 && (a->heads % s->tp != 0 || a->kv_heads % s->tp != 0))
 		return gs_fail(e, GS_EUSAGE, "--tp %lld must divide the attention heads (%lld) and key/value heads (%lld)",
 		               (long long)s->tp, (long long)a->heads, (long long)a->kv_heads);
+	if ((s->method == GS_LORA || s->method == GS_QLORA) && s->formula == GS_F_DETAILED) {
+		int hits = 0;
+		char names[256] = "";
+		for (int i = 0; i < a->n_kinds; i++)
+			for (int j = 0; j < a->kind[i].n_lin; j++) {
+				const gs_linear *l = &a->kind[i].lin[j];
+				hits += lora_targeted(s->lora_targets, l);
+				if (!strstr(names, l->name) && strlen(names) + strlen(l->name) + 2 < sizeof names) {
+					if (names[0])
+						strcat(names, ",");
+					strcat(names, l->name);
+				}
+			}
+		if (hits == 0)
+			return gs_fail(e, GS_EUSAGE, "--lora-targets %s matches no module of this %s model (its linear modules: %s)",
+			               s->lora_targets, a->model_type, names);
+	}
 	out->formula = s->formula;
 	out->gpus = s->gpus;
 	out->params_total = a->params_total;

@@ -64,7 +64,7 @@ MODELS = {
          "model: bert-large-uncased config (BertForMaskedLM heads in the file; the run used a 2-label classifier, "
          "a 2,050-parameter head)"),
     "EleutherAI/gpt-j-6B": (A + "EleutherAI--gpt-j-6B.config.json", None,
-        "model: gptj is not an engine family; sized as a generic decoder"),
+        "model: EleutherAI gpt-j-6B config (gptj family)"),
     # Manual shapes from the framework that actually ran the measurement.
     "stabilityai/stablelm-base-alpha-3b": (None,
         ["--params", "3637321728", "--layers", "16", "--hidden", "4096", "--heads", "32",
@@ -142,10 +142,27 @@ def compare_of(r):
     raise SystemExit("unknown kind: " + r["measured_kind"])
 
 
+# Records whose stated inputs cannot be what ran: the measurement is below
+# what the stated shape needs for weights plus saved activations alone, by
+# about 2x, so the real (unrecorded) sequence length must have been much
+# shorter (unpacked Alpaca, padded per batch). Kept out of the error figures.
+INCONSISTENT = {
+    "torchtune-readme-llama2-7b-lora-2x4090": (
+        "inputs unknown: 4 x 2048 tokens without checkpointing: the engine predicts ~37 GiB of saved activations alone "
+        "(LoRA q,v on Llama-2-7B), against 15.1 GiB measured; the record says padding/packing is undocumented, "
+        "so seq 2048 is only a maximum and the real length is not known"),
+    "torchtune-readme-llama2-70b-lora-8xa100": (
+        "inputs unknown: 4 x 4096 tokens on Llama-2-70B: the engine predicts about twice the 24.6 GiB measured per GPU; "
+        "the record says padding/packing is undocumented, so seq 4096 is only a maximum"),
+}
+
+
 def case(r):
     """Return (args, notes, unsupported-reason or None)."""
     i, m = r["id"], r["model"]
     notes = []
+    if i in INCONSISTENT:
+        return [], notes, INCONSISTENT[i]
     if m in UNSUPPORTED_MODELS:
         return [], notes, UNSUPPORTED_MODELS[m]
     method = r["method"]
@@ -282,6 +299,11 @@ def case(r):
                 notes.append("optimizer: bnb Adam8bit -> adamw-8bit (same two 8-bit states)")
         elif "fused" in o:
             optim = "adamw-fused"
+        elif "adamw_hf" in o:
+            optim = "adamw-fused"
+            notes.append("optimizer: transformers' own AdamW (adamw_hf) loops over parameters with in-place "
+                         "updates, so its temporaries are one tensor at a time, not torch's multi-tensor "
+                         "sqrt buffer -> adamw-fused (no full-size step temporary)")
         elif o.startswith("adamw"):
             optim = "adamw"
         else:
@@ -376,6 +398,8 @@ def case(r):
     elif r["offload"].startswith("paged optimizer"):
         pass  # only with optimizer_in_bwd, unsupported above
 
+    if litgpt and m == "tiiuae/falcon-7b":
+        notes.append("model: litgpt keeps a separate lm_head for falcon -> the untied variant of the config")
     if cfg is None:
         args = manual + args
     return args, notes, None
@@ -405,6 +429,8 @@ def main():
             cfg = None
             if not unsup:
                 cfg = MODELS[r["model"]][0]
+                if r["model"] == "tiiuae/falcon-7b" and r["source"].startswith("Lightning-AI/litgpt"):
+                    cfg = A + "tiiuae--falcon-7b-litgpt-untied.config.json"
             out.append({
                 "id": r["id"], "grade": r["grade"], "method": method_of(r["method"]),
                 "model": cfg, "args": args if not unsup else [],

@@ -184,6 +184,24 @@ static void recipes(void)
 	}
 }
 
+static void lora_names(void)
+{
+	gs_arch a = load("openai-community--gpt2.config.json");
+	gs_settings s = base("lora", "bf16", "adamw");
+	gs_error e = {0};
+	gs_estimate x;
+	gs_settings_set(&s, "lora-targets", "attn.c_proj", &e);
+	CHECK_EQ_U64(run(&a, &s).params_trainable, 12 * 16 * (768 + 768), "engine: LoRA target attn.c_proj matches only the attention projection");
+	gs_settings_set(&s, "lora-targets", "c_proj", &e);
+	CHECK_EQ_U64(run(&a, &s).params_trainable, 12 * 16 * ((768 + 768) + (3072 + 768)), "engine: LoRA target c_proj matches both projections (PEFT suffix rule)");
+	gs_settings_set(&s, "lora-targets", "transformer.h.mlp.c_fc", &e);
+	CHECK_EQ_U64(run(&a, &s).params_trainable, 12 * 16 * (768 + 3072), "engine: a longer target path ending in a module name matches it");
+	gs_settings_set(&s, "lora-targets", "fc1,dense", &e);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "matches no module") && strstr(e.msg, "c_attn"),
+	      "engine: LoRA targets matching nothing are a usage error listing the model's modules");
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -323,6 +341,7 @@ static void errors(void)
 int main(void)
 {
 	recipes();
+	lora_names();
 	monotonic();
 	seeds();
 	errors();
