@@ -282,29 +282,44 @@ def contents(tmp, a):
     fp16_t4 = [r for r in js["rows"] if r["settings"]["precision"] == "fp16" and r["estimate"]]
     ok(fp16_t4 and all(r["gpu_verdicts"]["t4"][0] != "not runnable" for r in fp16_t4),
        "fp16 rows are runnable on T4")
-    # The same row through `gpusizer estimate --json`.
-    r = next(x for x in js["rows"] if x["settings"]["method"] == "lora" and x["estimate"])
-    st = r["settings"]
-    args = ["estimate", r["model"], "--json", "--offline", "--models-dir", os.path.join(TOP, "models")]
-    for k in ("method", "precision", "optimizer", "lora-r", "lora-targets", "batch", "seq", "attn",
-              "gpus", "sharding", "tp"):
-        args += ["--" + k, str(st[k])]
-    args += ["--grad-ckpt" if st["grad-ckpt"] else "--no-grad-ckpt"]
-    rc, so, se = run(args)
-    if rc == 70 and "not built" in se:
-        print("SKIP estimate --json: the estimate command is not built yet")
-    else:
+    # Rows through `gpusizer estimate --json` with the same flags: one per method.
+    for method in ("full", "lora", "qlora", "inference"):
+        r = next((x for x in js["rows"] if x["settings"]["method"] == method and x["estimate"]
+                  and x["settings"]["gpus"] == 2), None)
+        if r is None:
+            ok(False, "a %s row with an estimate in the report" % method)
+            continue
+        st = r["settings"]
+        args = ["estimate", r["model"], "--json", "--offline", "--models-dir", os.path.join(TOP, "models"),
+                "--gpus-dir", os.path.join(TOP, "gpus")]
+        for k in ("method", "precision", "optimizer", "lora-r", "lora-targets", "batch", "seq", "attn",
+                  "gpus", "sharding", "tp", "loss", "offload", "adapter-dtype", "grad-accum"):
+            args += ["--" + k, str(st[k])]
+        args += ["--grad-ckpt" if st["grad-ckpt"] else "--no-grad-ckpt"]
+        rc, so, se = run(args)
+        if rc == 70 and "not built" in se:
+            print("SKIP estimate --json: the estimate command is not built yet")
+            return
         try:
             est = json.loads(so)
         except ValueError:
             est = None
-        ok(rc == 0 and est is not None, "estimate --json runs for a report row", "rc=%d %s" % (rc, se))
-        if est is not None:
-            flat = json.dumps(est)
-            dev = r["estimate"]["device"]
-            ok(str(dev) in flat, "estimate --json gives the report's device bytes %d" % dev, flat[:300])
-            ok(str(r["estimate"]["W"]) in flat and str(r["estimate"]["A"]) in flat,
-               "estimate --json gives the report's W and A bytes")
+        ok(rc == 0 and est is not None, "estimate --json runs for a %s row" % method, "rc=%d %s" % (rc, se))
+        if est is None:
+            continue
+        x = r["estimate"]
+        got = {"W": est["components"]["W"], "G": est["components"]["G"], "O": est["components"]["O"],
+               "A": est["components"]["A"], "B": est["components"]["B"], "allocated": est["allocated_bytes"],
+               "reserved": est["reserved_bytes"], "device": est["device_bytes"], "host": est["host_bytes"],
+               "params_total": est["params_total"], "params_trainable": est["params_trainable"],
+               "recipe": est["recipe"], "peak_phase": est["peak_phase"]}
+        want = {k: x[k] for k in got}
+        ok(got == want, "%s row %s: report bytes equal estimate --json" % (method, r["id"]),
+           str({k: (want[k], got[k]) for k in got if got[k] != want[k]}))
+        verd = {f["gpu"]: f["verdict"] for f in est.get("fits", [])}
+        ok(all(verd.get(g) == r["gpu_verdicts"][g][0] for g in gpus),
+           "%s row %s: verdicts equal estimate --json's" % (method, r["id"]),
+           str([(g, verd.get(g), r["gpu_verdicts"][g][0]) for g in gpus]))
 
 
 def sweep_counts(tmp):
