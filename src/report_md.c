@@ -202,12 +202,11 @@ static gs_err write_page(mdw *w, const char *rel, const char *title, const gs_tb
 		return err;
 	} else {
 		gs_tbuf page = { 0 };
+		char hrel[700];
 		gs_html_page(&page, title, md->p, md->len, charts, ncharts);
-		err = path_join(path, sizeof path, w->meta.out_dir, "html/", rel, e);
-		if (!err && strlen(path) + 6 > sizeof path)
-			err = gs_fail(e, GS_EIO, "%s: path too long", path);
+		snprintf(hrel, sizeof hrel, "html/%s", rel); /* rel < 600 bytes */
+		err = path_join(path, sizeof path, w->meta.out_dir, hrel, ".html", e);
 		if (!err) {
-			strcat(path, ".html");
 			if (page.too_big)
 				err = gs_fail(e, GS_EIO, "%s: page too large", path);
 			else
