@@ -277,7 +277,8 @@ static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 	size_t g;
 	int f;
 
-	(void)e;
+	if ((unsigned)r->settings.method >= GS_METHOD_MAX)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: row %s has no valid method", wr->name, r->id);
 	if (w->nrows == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 64;
 		w->rows = gs_xrealloc(w->rows, w->cap * sizeof *w->rows);
