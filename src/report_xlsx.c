@@ -146,7 +146,6 @@ typedef struct xl_state {
 	char **gpu_head; /* verdict column headings */
 	double *usable_gib;
 	double tight;
-	char col_nb[8], col_nf[8]; /* column letters of the needs flags */
 
 	/* The model being written. */
 	xl_model *models;
@@ -358,26 +357,42 @@ static void row_needs(const gs_row *r, bool *bf16, bool *fp8)
 static gs_verdict cached_verdict(double dev_gib, double usable_gib, double tight, bool nb, bool nf,
                                  const gs_gpu *g)
 {
-	if (!(usable_gib > 0) || (nb && !g->bf16) || (nf && !g->fp8))
+	if ((nb && !g->bf16) || (nf && !g->fp8))
 		return GS_NOT_RUNNABLE;
-	if (dev_gib > usable_gib)
+	if (dev_gib > usable_gib || !(usable_gib > 0))
 		return GS_NO_FIT;
 	return 1 - dev_gib / usable_gib >= tight ? GS_FITS : GS_TIGHT;
 }
 
-/* The live verdict of row r (0-based sheet row) on GPU gi: the same rule as
- * gs_row_verdict, over the GPUs sheet's usable GiB (E), bf16 (F), fp8 (G)
- * and tight headroom (B2), and this row's device GiB (C) and needs flags. */
-static void verdict_formula(const xl_state *st, char *buf, size_t n, lxw_row_t row, size_t gi)
+/*
+ * The live verdict of row r (0-based sheet row) on GPU gi: the rule of
+ * gs_row_verdict over the GPUs sheet's usable GiB (E), bf16 (F), fp8 (G)
+ * and tight headroom (B2) and this row's device GiB (C):
+ *   =IF(NOT(GPUs!$F$5),"not runnable",
+ *       IF($C2>GPUs!$E$5,"does not fit",IF(1-$C2/GPUs!$E$5>=GPUs!$B$2,"fits","tight")))
+ * The bf16/fp8 test is there only when the row needs it (its Needs columns
+ * say so), which keeps a sweep's workbook small; a usable memory edited to
+ * 0 reads as "does not fit".
+ */
+static void verdict_formula(char *buf, size_t n, lxw_row_t row, size_t gi, bool nb, bool nf)
 {
 	unsigned r = (unsigned)row + 1, g = GPU_ROW0 + 1 + (unsigned)gi;
+	char need[96];
+	int k = 0;
 
-	snprintf(buf, n,
-	         "=IF(OR(NOT(GPUs!$E$%u>0),AND($%s%u,NOT(GPUs!$F$%u)),AND($%s%u,NOT(GPUs!$G$%u))),"
-	         "\"%s\",IF($C%u>GPUs!$E$%u,\"%s\",IF(1-$C%u/GPUs!$E$%u>=GPUs!$B$%u,\"%s\",\"%s\")))",
-	         g, st->col_nb, r, g, st->col_nf, r, g, gs_verdict_name(GS_NOT_RUNNABLE), r, g,
-	         gs_verdict_name(GS_NO_FIT), r, g, GPU_ROW_TIGHT + 1, gs_verdict_name(GS_FITS),
-	         gs_verdict_name(GS_TIGHT));
+	if (nb && nf)
+		snprintf(need, sizeof need, "OR(NOT(GPUs!$F$%u),NOT(GPUs!$G$%u))", g, g);
+	else if (nb || nf)
+		snprintf(need, sizeof need, "NOT(GPUs!$%c$%u)", nb ? 'F' : 'G', g);
+	if (nb || nf)
+		k = snprintf(buf, n, "=IF(%s,\"%s\",", need, gs_verdict_name(GS_NOT_RUNNABLE));
+	else
+		k = snprintf(buf, n, "=");
+	if (k < 0 || (size_t)k >= n)
+		return;
+	snprintf(buf + k, n - (size_t)k, "IF($C%u>GPUs!$E$%u,\"%s\",IF(1-$C%u/GPUs!$E$%u>=GPUs!$B$%u,"
+	         "\"%s\",\"%s\"))%s", r, g, gs_verdict_name(GS_NO_FIT), r, g, GPU_ROW_TIGHT + 1,
+	         gs_verdict_name(GS_FITS), gs_verdict_name(GS_TIGHT), nb || nf ? ")" : "");
 }
 
 /* ---- sheet names ------------------------------------------------------ */
@@ -706,8 +721,6 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		snprintf(head, sizeof head, "%s: %s", m->gpus[i].klass, m->gpus[i].name);
 		st->gpu_head[i] = xl_clean_dup(head, XL_CELL_CHARS, false);
 	}
-	lxw_col_to_name(st->col_nb, (lxw_col_t)(MC_V0 + m->n_gpus + D_NEED_BF16), 0);
-	lxw_col_to_name(st->col_nf, (lxw_col_t)(MC_V0 + m->n_gpus + D_NEED_FP8), 0);
 
 	/* Sheet order: Summary (filled at the end), GPUs, Assumptions, Charts,
 	 * then the models. */
@@ -917,7 +930,7 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		gs_verdict v = cached_verdict(dev, st->usable_gib[i], st->tight, nb, nf, &m->gpus[i]);
 		double h = st->usable_gib[i] > 0 ? 1 - dev / st->usable_gib[i] : 0;
 
-		verdict_formula(st, f, sizeof f, row, i);
+		verdict_formula(f, sizeof f, row, i, nb, nf);
 		note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
 		                                         gs_verdict_name(v)));
 		best_offer(st, b, r, i, v, h);
