@@ -3,6 +3,7 @@
  * directory beside out/, then moves the files into place (or, with
  * --check, compares them with out/). Owned by the report driver area. */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -489,6 +490,35 @@ static gs_err make_writers(run *R, gs_error *e)
 	return GS_OK;
 }
 
+/* Removes temporary directories a killed run (SIGKILL, power loss) left
+ * beside out/: ".<base>.tmp.<pid>.XXXXXX" whose process is gone. */
+static void sweep_stale_tmp(const char *parent, const char *base)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+	char prefix[512];
+	size_t pl;
+
+	if (d == NULL)
+		return;
+	snprintf(prefix, sizeof prefix, ".%.*s.tmp.", (int)strcspn(base, "/"), base);
+	pl = strlen(prefix);
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long pid;
+		char path[4096];
+		if (strncmp(de->d_name, prefix, pl) != 0)
+			continue;
+		pid = strtol(de->d_name + pl, &end, 10);
+		if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", parent, de->d_name) < (int)sizeof path)
+			rm_tree(path);
+	}
+	closedir(d);
+}
+
 static gs_err make_tmp(run *R, gs_error *e)
 {
 	char parent[4096];
@@ -512,6 +542,7 @@ static gs_err make_tmp(run *R, gs_error *e)
 		}
 		if ((rc = gs_mkdirs(parent, e)) != GS_OK)
 			return rc;
+		sweep_stale_tmp(parent, base);
 		if (snprintf(R->tmp, sizeof R->tmp, "%s/.%.*s.tmp.%ld.XXXXXX", parent,
 		             (int)strcspn(base, "/"), base, (long)getpid()) >= (int)sizeof R->tmp)
 			return gs_fail(e, GS_EIO, "%s: path too long", R->out);

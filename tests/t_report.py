@@ -237,6 +237,19 @@ def killed(tmp):
     else:
         ok(p.returncode == -signal.SIGTERM, "SIGTERM mid-run: dies by the signal", "rc=%s" % p.returncode)
         ok(body == "old\n" and left == [], "SIGTERM mid-run: old out/ intact, no temporary files", str(left))
+    # SIGKILL cannot be caught: the next run removes what the dead one left.
+    p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and not leftovers(os.path.dirname(out)) and p.poll() is None:
+        time.sleep(0.01)
+    p.kill()
+    p.wait()
+    with open(os.path.join(out, "sizing.json")) as f:
+        body = f.read()
+    ok(body == "old\n", "SIGKILL mid-run: old out/ intact")
+    rc, so, se = report(tmp, out, "--format", "json")
+    ok(rc == 0 and leftovers(os.path.dirname(out)) == [], "the next run removes a killed run's temporary directory",
+       str(leftovers(os.path.dirname(out))))
 
 
 def contents(tmp, a):
