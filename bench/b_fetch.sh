@@ -20,7 +20,8 @@ for i in range(20):
                         shards=[mh.VirtualFile(s) for s in mh.shard(mh.llama_tensors(cfg), 2)] if i % 4 == 0 else None,
                         st=None if i % 4 == 0 else mh.VirtualFile(mh.llama_tensors(cfg))))
     ids.append(r.id)
-env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "GPUSIZER_"))}
+env = {k: v for k, v in os.environ.items()
+       if not k.startswith(("HF_", "HUGGING", "GPUSIZER_")) and not k.lower().endswith("_proxy")}
 env.update(HF_ENDPOINT=hub.url, GPUSIZER_TIMEOUT="10")
 jobs = os.environ.get("JOBS", "20")
 

@@ -203,7 +203,13 @@ class MockHub:
         self.inflight = 0
         self.max_inflight = 0
         self.srv = _server(host, self, _HubHandler)
-        self.cdn = _server(cdn_host, self, _CdnHandler)
+        try:
+            self.cdn = _server(cdn_host, self, _CdnHandler)
+        except OSError:
+            # no 127.0.0.2 (not Linux): another port is another origin too,
+            # and libcurl >= 7.83 drops credentials on a port change
+            cdn_host = host
+            self.cdn = _server(cdn_host, self, _CdnHandler)
         self.port = self.srv.server_address[1]
         self.url = "http://%s:%d" % (host, self.port)
         self.cdn_url = "http://%s:%d" % (cdn_host, self.cdn.server_address[1])

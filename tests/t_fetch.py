@@ -47,7 +47,8 @@ MD = os.path.join(tmp, "models")
 hub = mh.MockHub()
 
 BASE_ENV = {k: v for k, v in os.environ.items()
-            if not k.startswith(("HF_", "HUGGING", "GPUSIZER_", "XDG_CACHE"))}
+            if not k.startswith(("HF_", "HUGGING", "GPUSIZER_", "XDG_CACHE"))
+            and not k.lower().endswith("_proxy")}
 BASE_ENV.update({"HF_ENDPOINT": hub.url, "HOME": tmp, "HF_HOME": os.path.join(tmp, "hf"),
                  "GPUSIZER_TIMEOUT": "3", "GPUSIZER_MAX_RETRY_WAIT": "0.05",
                  "GPUSIZER_RETRIES": "3"})

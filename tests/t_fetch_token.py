@@ -50,7 +50,8 @@ hub.fault("tok/trunc", "config.json", "truncate*")
 hub.fault("tok/bad", "config.json", "malformed")
 hub.fault("tok/html", "api", "html")
 
-env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "GPUSIZER_"))}
+env = {k: v for k, v in os.environ.items()
+       if not k.startswith(("HF_", "HUGGING", "GPUSIZER_")) and not k.lower().endswith("_proxy")}
 env.update({"HF_ENDPOINT": hub.url, "HOME": tmp, "HF_HOME": os.path.join(tmp, "hf"), "HF_TOKEN": TOKEN,
             "GPUSIZER_TIMEOUT": "0.4", "GPUSIZER_MAX_RETRY_WAIT": "0.05", "GPUSIZER_RETRIES": "1"})
 exe = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))]
