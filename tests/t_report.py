@@ -141,6 +141,23 @@ def identical_and_check(tmp):
     ok(rc == 5 and "missing" in so and "sizing.csv" in so, "--check names a missing file", so)
     rc, so, se = report(tmp, a)
     ok(rc == 0 and tree(a) == ta, "regeneration restores the reports", se)
+    # The XLSX creation date: the spec's "date", or SOURCE_DATE_EPOCH.
+    import zipfile
+    created = {}
+    for label, env in (("spec", {}), ("sde", {"SOURCE_DATE_EPOCH": "1800000000"})):
+        o = os.path.join(tmp, "date-" + label)
+        e = dict(os.environ)
+        e.pop("SOURCE_DATE_EPOCH", None)
+        e.update(env)
+        p = subprocess.run(WRAP + [BIN, "report", "--spec", SMALL, "--out", o, "--offline", "--format", "xlsx"],
+                           cwd=TOP, capture_output=True, text=True, env=e, timeout=300)
+        try:
+            core = zipfile.ZipFile(os.path.join(o, "gpusizer.xlsx")).read("docProps/core.xml").decode()
+            created[label] = core.split("<dcterms:created")[1].split(">")[1].split("<")[0]
+        except (OSError, KeyError, IndexError, zipfile.BadZipFile) as ex:
+            created[label] = "error: %s %s" % (ex, p.stderr)
+    ok(created == {"spec": "2026-01-01T00:00:00Z", "sde": "2027-01-15T08:00:00Z"},
+       "XLSX creation date from the spec's date, or SOURCE_DATE_EPOCH", str(created))
     # SOURCE_DATE_EPOCH is validated
     env_bad = dict(os.environ, SOURCE_DATE_EPOCH="yesterday")
     p = subprocess.run(WRAP + [BIN, "report", "--spec", SMALL, "--out", os.path.join(tmp, "sde"), "--offline"],
