@@ -64,6 +64,11 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 		c->n_skipped++;
 		return GS_OK;
 	}
+	/* A context beyond the model's positions is not a configuration of it. */
+	if (c->m != NULL && c->m->arch->max_pos > 0 && s->seq > c->m->arch->max_pos) {
+		c->n_skipped++;
+		return GS_OK;
+	}
 	c->n_rows++;
 	if (c->m == NULL)
 		return GS_OK;

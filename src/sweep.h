@@ -1,7 +1,8 @@
 /* gpusizer: expands a spec into sizing rows for one model (models x
  * methods x precisions x optimizers x LoRA ranks/targets x checkpointing x
  * attention x batch x seq x GPU counts), skipping combinations the settings
- * reject (counted, not reported), and estimates each row with the detailed
+ * reject and contexts beyond a model's max positions (counted, not
+ * reported), and estimates each row with the detailed
  * engine and every seed formula. Owned by the report driver area. */
 #ifndef GS_SWEEP_H
 #define GS_SWEEP_H
