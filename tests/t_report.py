@@ -367,6 +367,13 @@ def sweep_counts(tmp):
        "rows whose estimate fails are reported with the error", str(errs[:1]))
     ok(all(all(v[0] == "not runnable" for v in r["gpu_verdicts"].values()) for r in errs),
        "error rows are not runnable anywhere")
+    out = os.path.join(tmp, "s2", "out")
+    rc, so, se = report(tmp, out, "--models", "openai-community/gpt2", "--seqs", "512,4096")
+    with open(os.path.join(out, "sizing.json")) as f:
+        js = json.load(f)
+    seqs = {r["settings"]["seq"] for r in js["rows"]}
+    ok(rc == 0 and seqs == {512} and "combinations skipped" in so,
+       "contexts beyond GPT-2's 1024 positions are skipped and counted", "%s %s" % (seqs, so))
 
 
 def main():
