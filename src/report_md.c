@@ -65,18 +65,26 @@ typedef struct mdw {
 
 /* ------------------------------------------------------------ helpers */
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 void gs_mdgen_templates_dir(char *buf, size_t n)
 {
+	static const char *const beside[] = { "templates", "../templates",
+		                              "../share/gpusizer/templates" };
 	const char *env = getenv("GPUSIZER_TEMPLATES");
-	struct stat st;
-	char exe[4096];
+	char exe[4096], cand[4200];
 	ssize_t k;
+	size_t i;
 
 	if (env && env[0]) {
 		snprintf(buf, n, "%s", env);
 		return;
 	}
-	if (stat("templates", &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (is_dir("templates")) {
 		snprintf(buf, n, "templates");
 		return;
 	}
@@ -87,8 +95,14 @@ void gs_mdgen_templates_dir(char *buf, size_t n)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(buf, n, "%s/templates", exe);
-			return;
+			/* ./gpusizer, build/gpusizer, PREFIX/bin/gpusizer */
+			for (i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+				snprintf(cand, sizeof cand, "%s/%s", exe, beside[i]);
+				if (is_dir(cand)) {
+					snprintf(buf, n, "%s", cand);
+					return;
+				}
+			}
 		}
 	}
 	snprintf(buf, n, "templates");

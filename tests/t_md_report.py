@@ -110,6 +110,22 @@ try:
     check(not bad, "HTML: tables, inline charts, relative links that resolve, nothing external",
           repr(bad[:5]))
 
+    # From another directory: templates are found beside the executable.
+    elsewhere = os.path.join(tmp, "elsewhere")
+    os.makedirs(elsewhere)
+    cmd = os.environ.get("GS_WRAP", "").split() + [os.path.abspath(os.path.join(
+        TOP, os.environ.get("GPUSIZER", "./gpusizer")))]
+    env = dict(os.environ)
+    env.pop("GPUSIZER_TEMPLATES", None)
+    r = subprocess.run(cmd + ["report", "--offline", "--quiet", "--spec", os.path.join(TOP, "sizing.json"),
+                              "--models-dir", os.path.join(TOP, "models"), "--gpus-dir",
+                              os.path.join(TOP, "gpus"), "--models", "openai-community/gpt2",
+                              "--seqs", "512", "--batches", "1", "--format", "md",
+                              "--out", os.path.join(elsewhere, "out")],
+                       cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0 and os.path.exists(os.path.join(elsewhere, "out", "index.md")),
+          "run from another directory finds templates beside the executable", r.stderr[-300:])
+
     # A broken template: exit 3, file and line named, previous reports kept.
     tdir = os.path.join(tmp, "templates")
     shutil.copytree(os.path.join(TOP, "templates"), tdir)
