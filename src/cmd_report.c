@@ -293,7 +293,7 @@ typedef struct run {
 	gs_writer *w[8];
 	int n_w;
 	char tmp[4096];
-	bool check, offline, quiet, progress;
+	bool check, offline, quiet, progress, shown;
 	const char *out;
 	int64_t epoch;
 	size_t rows, skipped;
@@ -582,13 +582,12 @@ static gs_err generate(run *R, gs_error *e)
 {
 	gs_report_meta meta;
 	gs_settings base;
-	size_t per_model, skipped_per_model, index = 0;
+	size_t index = 0;
 	double t0 = now_s();
 	gs_err rc;
 
 	if ((rc = gs_sweep_base(&R->sp, &base, e)) != GS_OK)
 		return rc;
-	per_model = gs_sweep_count(&R->sp, &base, &skipped_per_model);
 	memset(&meta, 0, sizeof meta);
 	meta.spec_path = R->sp.path;
 	meta.out_dir = R->tmp;
@@ -617,6 +616,7 @@ static gs_err generate(run *R, gs_error *e)
 			double el = now_s() - t0, left = el / (double)(m + 1) * (double)(R->n_models - m - 1);
 			fprintf(stderr, "\rgpusizer: report: %zu/%zu models, %zu rows, about %.0f s left   ",
 			        m + 1, R->n_models, R->rows, left);
+			R->shown = true;
 		}
 		if (g_stop)
 			return gs_fail(e, GS_EIO, "interrupted by signal %d; previous reports kept", (int)g_stop);
@@ -627,10 +627,10 @@ static gs_err generate(run *R, gs_error *e)
 	for (int i = 0; i < R->n_w; i++)
 		if ((rc = R->w[i]->end(R->w[i], e)) != GS_OK)
 			return rc;
-	if (R->progress)
+	if (R->progress) {
 		fputc('\n', stderr);
-	(void)per_model;
-	(void)skipped_per_model;
+		R->shown = false;
+	}
 	if (g_stop)
 		return gs_fail(e, GS_EIO, "interrupted by signal %d; previous reports kept", (int)g_stop);
 	return GS_OK;
@@ -865,6 +865,8 @@ out:
 		raise(sig);
 	}
 	if (rc != GS_OK) {
+		if (R.shown)
+			fputc('\n', stderr); /* end the progress line */
 		gs_report_error(&e);
 		return gs_exit_code(rc);
 	}
