@@ -135,7 +135,7 @@ try:
     r = gs(SMALL + ["--out", a], env={"GPUSIZER_TEMPLATES": tdir})
     check(r.returncode == 3 and ("partials/legend.md.tmpl:%d: unknown variable 'no_such_value'" % n_lines)
           in r.stderr, "template error: exit 3 naming the template and line", r.stderr[-300:])
-    check(files(a) == fa and sorted(os.listdir(tmp)) == ["a", "b", "templates"],
+    check(files(a) == fa and sorted(os.listdir(tmp)) == ["a", "b", "elsewhere", "templates"],
           "template error: previous reports kept, no temporary files", repr(os.listdir(tmp)))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
