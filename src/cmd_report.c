@@ -43,8 +43,13 @@ static const char *const ASSUMPTIONS =
 	"ZeRO/FSDP shard), on GPUs of one class.\n"
 	"- Estimates come from the detailed step simulation; the seeds' closed formulas "
 	"(cookbook, rule of thumb, ZeRO-1 rule) are shown beside it for comparison.\n"
-	"- Combinations the settings reject (e.g. a full fine-tuning recipe with LoRA) are "
-	"skipped and counted; rows whose estimate fails are listed with the error.\n";
+	"- Combinations the settings reject (e.g. a storage format such as nf4 for full "
+	"fine-tuning) and contexts longer than a model's maximum positions are not swept; rows "
+	"whose estimate fails are listed with the error.\n"
+	"- GPU figures come from the files in gpus/, each with its sources. Where the driver's "
+	"own reservation was not found for a GPU, usable memory assumes 512 MiB of it (an idle "
+	"A10 showed 517 MiB); a few totals are not confirmed from a quoted readout (their "
+	"sources say so).\n";
 
 static volatile sig_atomic_t g_stop;
 
