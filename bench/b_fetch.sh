@@ -1,11 +1,14 @@
 #!/bin/sh
 # fetch bench: 1 model vs 20 models from the mock Hub (tests/mock_hub.py)
 # with 50 ms latency injected into every Hub request; target: 20 models in
-# under 3x the time of one (concurrency via curl multi). Then a refresh of
-# the 20, which must transfer zero body bytes (all 304). Best of 3 runs.
+# under 3x the time of one (concurrency via curl multi), shown at the default
+# --jobs 8 and judged at --jobs 20. Then a refresh of the 20, which must
+# transfer zero body bytes (all 304). Best of 3 runs.
 set -u
 cd "$(dirname "$0")/.."
-[ -x ./gpusizer ] || { echo "b_fetch: build ./gpusizer first (make)"; exit 1; }
+: "${GPUSIZER:=./gpusizer}"
+export GPUSIZER
+[ -x "$GPUSIZER" ] || { echo "b_fetch: build ./gpusizer first (make)"; exit 1; }
 exec python3 - "$@" <<'PY'
 import os, subprocess, sys, tempfile, time, shutil
 sys.path.insert(0, "tests")
@@ -23,11 +26,9 @@ for i in range(20):
 env = {k: v for k, v in os.environ.items()
        if not k.startswith(("HF_", "HUGGING", "GPUSIZER_")) and not k.lower().endswith("_proxy")}
 env.update(HF_ENDPOINT=hub.url, GPUSIZER_TIMEOUT="10")
-jobs = os.environ.get("JOBS", "20")
-
-def timed(models, md):
+def timed(models, md, jobs):
     t0 = time.monotonic()
-    p = subprocess.run(["./gpusizer", "fetch", "--jobs", jobs, "--models-dir", md] + models,
+    p = subprocess.run([os.environ["GPUSIZER"], "fetch", "--jobs", str(jobs), "--models-dir", md] + models,
                        env=env, capture_output=True, text=True)
     dt = time.monotonic() - t0
     if p.returncode != 0:
@@ -35,20 +36,28 @@ def timed(models, md):
         sys.exit(1)
     return dt, p.stdout
 
-best1 = best20 = 1e9
 tmp = tempfile.mkdtemp(prefix="gs_bfetch_")
-for k in range(3):
-    best1 = min(best1, timed(ids[:1], os.path.join(tmp, "one%d" % k))[0])
-    best20 = min(best20, timed(ids, os.path.join(tmp, "all%d" % k))[0])
+ok = True
+# 20 single/sharded models = 70 requests: at 8 in flight that is >= 9 round
+# trips of 50 ms, so the 3x target is judged at --jobs 20; 8 is the default.
+for jobs in (8, 20):
+    best1 = best20 = 1e9
+    for k in range(3):
+        best1 = min(best1, timed(ids[:1], os.path.join(tmp, "one%d_%d" % (jobs, k)), jobs)[0])
+        best20 = min(best20, timed(ids, os.path.join(tmp, "all%d_%d" % (jobs, k)), jobs)[0])
+    ratio = best20 / best1
+    judged = jobs == 20
+    ok = ok and (ratio < 3 or not judged)
+    print("b_fetch: --jobs %2d: 1 model %.3f s, 20 models %.3f s (50 ms per Hub request, best of 3): "
+          "ratio %.2fx%s" % (jobs, best1, best20, ratio,
+                             (" (target < 3x): " + ("ok" if ratio < 3 else "MISSED")) if judged else " (default jobs; info)"))
 hub.reset_log()
-dt, out = timed(ids, os.path.join(tmp, "all0"))
+dt, out = timed(ids, os.path.join(tmp, "all20_0"), 20)
 summary = out.strip().splitlines()[-1]
-ratio = best20 / best1
-print("b_fetch: 1 model %.3f s, 20 models %.3f s (--jobs %s, 50 ms per Hub request): ratio %.2fx (target < 3x): %s"
-      % (best1, best20, jobs, ratio, "ok" if ratio < 3 else "MISSED"))
 print("b_fetch: refresh of 20: %.3f s, %s; server sent %d body bytes: %s"
       % (dt, summary, hub.body_bytes, "ok" if hub.body_bytes == 0 and " 0 body bytes" in summary else "MISSED"))
+ok = ok and hub.body_bytes == 0
 hub.close()
 shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(0 if ratio < 3 and hub.body_bytes == 0 else 1)
+sys.exit(0 if ok else 1)
 PY

@@ -327,12 +327,15 @@ static void free_req(req *r)
 	free(r);
 }
 
+/* Queue a request. Follow-up requests of models already started go before
+ * the first model-info request still waiting, so started models finish
+ * first and the pipeline stays full (FIFO within each group). */
 static void enqueue(run *R, req *r)
 {
 	req **pp = &R->queue;
-	while (*pp != NULL)
+	while (*pp != NULL && (r->kind == RQ_API || (*pp)->kind != RQ_API))
 		pp = &(*pp)->next;
-	r->next = NULL;
+	r->next = *pp;
 	*pp = r;
 }
 
