@@ -126,7 +126,7 @@ static void make_fixture(fixture *fx, const char *dir, bool split)
 		fx->models[i].slug = ids[i][1];
 		fx->models[i].param_source = i == 0 ? "config tally; Hub safetensors 8030261248" : NULL;
 	}
-	fx->meta.spec_path = "tests/fixtures/xlsx/none.json";
+	fx->meta.spec_path = "(hand-built fixture, no spec)";
 	fx->meta.out_dir = dir;
 	fx->meta.gpus = gpus;
 	fx->meta.n_gpus = 4;
