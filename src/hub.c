@@ -453,6 +453,17 @@ static void quote_etag(char *dst, size_t n, const char *et)
 	snprintf(dst, n, "%s", et);
 }
 
+/* The request URL without its query string, for messages (valid until the
+ * next call). */
+static const char *short_url(const req *r)
+{
+	static char buf[sizeof r->url];
+	size_t n = strcspn(r->url, "?");
+	memcpy(buf, r->url, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 static bool looks_html(const req *r)
 {
 	size_t i = 0;
@@ -615,21 +626,21 @@ static void on_api(run *R, model *m, req *r)
 	}
 	if (looks_html(r)) {
 		fail_model(m, GS_ENET, "%s: got an HTML page instead of JSON (a proxy or mirror error "
-		           "page?); previous cached copy kept", r->url);
+		           "page?); previous cached copy kept", short_url(r));
 		return;
 	}
 	root = cJSON_ParseWithLength((const char *)r->body, r->len);
 	if (root == NULL || !cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		fail_model(m, GS_ENET, "%s: model info is not a valid JSON object (%zu bytes, truncated "
-		           "or malformed); previous cached copy kept", r->url, r->len);
+		           "or malformed); previous cached copy kept", short_url(r), r->len);
 		return;
 	}
 	s = jstr(root, "sha");
 	if (s == NULL || !is_hex(s, 7)) {
 		cJSON_Delete(root);
 		fail_model(m, GS_ENET, "%s: model info has no commit \"sha\"; previous cached copy kept",
-		           r->url);
+		           short_url(r));
 		return;
 	}
 	snprintf(m->sha, sizeof m->sha, "%s", s);
@@ -675,7 +686,7 @@ static void on_config(model *m, req *r)
 
 	if (r->status == 304) {
 		if (!m->have_cfg_file) {
-			fail_model(m, GS_ENET, "%s: 304 Not Modified for a file not in the cache", r->url);
+			fail_model(m, GS_ENET, "%s: 304 Not Modified for a file not in the cache", short_url(r));
 			return;
 		}
 		const char *b = jstr(jget(jget(m->old, "files"), "config.json"), "blob");
@@ -686,14 +697,14 @@ static void on_config(model *m, req *r)
 	}
 	if (looks_html(r)) {
 		fail_model(m, GS_ENET, "%s: got an HTML page instead of config.json (a proxy or mirror "
-		           "error page?); previous cached copy kept", r->url);
+		           "error page?); previous cached copy kept", short_url(r));
 		return;
 	}
 	root = cJSON_ParseWithLength((const char *)r->body, r->len);
 	if (root == NULL || !cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		fail_model(m, GS_ECONFIG, "%s: config.json is not a valid JSON object (%zu bytes, "
-		           "truncated or malformed); previous cached copy kept", r->url, r->len);
+		           "truncated or malformed); previous cached copy kept", short_url(r), r->len);
 		return;
 	}
 	cJSON_Delete(root);
@@ -719,33 +730,33 @@ static void on_index(run *R, model *m, req *r)
 			if (cJSON_IsString(it) && shard_name_ok(it->valuestring))
 				add_shard(m, it->valuestring);
 		if (m->n_shards == 0) {
-			fail_model(m, GS_ENET, "%s: 304 Not Modified but no shard list is cached", r->url);
+			fail_model(m, GS_ENET, "%s: 304 Not Modified but no shard list is cached", short_url(r));
 			return;
 		}
 	} else {
 		if (looks_html(r)) {
 			fail_model(m, GS_ENET, "%s: got an HTML page instead of JSON; previous cached "
-			           "copy kept", r->url);
+			           "copy kept", short_url(r));
 			return;
 		}
 		root = cJSON_ParseWithLength((const char *)r->body, r->len);
 		if (root == NULL || !cJSON_IsObject(jget(root, "weight_map"))) {
 			cJSON_Delete(root);
 			fail_model(m, GS_ENET, "%s: not a safetensors index (no \"weight_map\" object; "
-			           "truncated or malformed); previous cached copy kept", r->url);
+			           "truncated or malformed); previous cached copy kept", short_url(r));
 			return;
 		}
 		cJSON_ArrayForEach(it, jget(root, "weight_map")) {
 			if (!cJSON_IsString(it) || !shard_name_ok(it->valuestring)) {
 				cJSON_Delete(root);
 				fail_model(m, GS_ENET, "%s: weight_map entry \"%s\" is not a safetensors "
-				           "file name", r->url, it->string ? it->string : "");
+				           "file name", short_url(r), it->string ? it->string : "");
 				return;
 			}
 			add_shard(m, it->valuestring);
 			if (m->n_shards > MAX_SHARDS) {
 				cJSON_Delete(root);
-				fail_model(m, GS_ENET, "%s: more than %d shards", r->url, MAX_SHARDS);
+				fail_model(m, GS_ENET, "%s: more than %d shards", short_url(r), MAX_SHARDS);
 				return;
 			}
 		}
@@ -763,7 +774,7 @@ static void on_header_done(run *R, model *m, req *r)
 	char where[600];
 	gs_error e = {0};
 
-	snprintf(where, sizeof where, "%.200s (%.390s)", name, r->url);
+	snprintf(where, sizeof where, "%.200s (%.390s)", name, short_url(r));
 	if (r->status != 206 && r->status != 200) {
 		fail_model(m, GS_ENET, "%s: unexpected HTTP %ld for a range request", where, r->status);
 		return;
@@ -804,7 +815,7 @@ static void http_error(run *R, model *m, req *r)
 		                 : "no token was sent",
 		           extra);
 	} else if (r->status == 404 && (strcasecmp(r->err_code, "EntryNotFound") == 0)) {
-		fail_model(m, GS_ENOTFOUND, "%s: file not found in the repository (%s)", r->url,
+		fail_model(m, GS_ENOTFOUND, "%s: file not found in the repository (%s)", short_url(r),
 		           target);
 	} else if (r->status == 404 && strcasecmp(r->err_code, "RevisionNotFound") == 0) {
 		fail_model(m, GS_ENOTFOUND, "revision \"%s\" not found", m->rev[0] ? m->rev : "main");
@@ -824,7 +835,7 @@ static void http_error(run *R, model *m, req *r)
 		fail_model(m, GS_EAUTH, "access refused (HTTP 403%s%s)", r->err_msg[0] ? ": " : "",
 		           r->err_msg);
 	} else {
-		fail_model(m, GS_ENET, "%s: HTTP %ld%s%s", r->url, r->status, r->err_msg[0] ? ": " : "",
+		fail_model(m, GS_ENET, "%s: HTTP %ld%s%s", short_url(r), r->status, r->err_msg[0] ? ": " : "",
 		           r->err_msg);
 	}
 }
@@ -894,16 +905,16 @@ static void req_done(run *R, req *r, CURLcode cc)
 		if (cc != CURLE_OK) {
 			if (r->too_big || cc == CURLE_FILESIZE_EXCEEDED)
 				fail_model(m, GS_ENET, "%s: response larger than the %zu-byte limit; previous "
-				           "cached copy kept", r->url, r->max_body);
+				           "cached copy kept", short_url(r), r->max_body);
 			else if (cc == CURLE_TOO_MANY_REDIRECTS)
-				fail_model(m, GS_ENET, "%s: more than %d redirects", r->url, MAX_REDIRS);
+				fail_model(m, GS_ENET, "%s: more than %d redirects", short_url(r), MAX_REDIRS);
 			else
 				fail_model(m, GS_ENET, "%s: %s%s (after %d attempt%s); previous cached copy "
-				           "kept", r->url, curl_easy_strerror(cc),
+				           "kept", short_url(r), curl_easy_strerror(cc),
 				           cc == CURLE_OPERATION_TIMEDOUT ? " (GPUSIZER_TIMEOUT)" : "",
 				           r->attempt, r->attempt == 1 ? "" : "s");
 		} else if (r->status == 304 && r->inm[0] == '\0') {
-			fail_model(m, GS_ENET, "%s: 304 without a conditional request", r->url);
+			fail_model(m, GS_ENET, "%s: 304 without a conditional request", short_url(r));
 		} else if (r->status != 200 && r->status != 206 && r->status != 304) {
 			http_error(R, m, r);
 		} else {
@@ -1417,7 +1428,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 				r->next = NULL;
 				if (!start_req(&R, r)) {
 					model *m = r->m;
-					fail_model(m, GS_ENET, "%s: cannot start the request", r->url);
+					fail_model(m, GS_ENET, "%s: cannot start the request", short_url(r));
 					m->pending--;
 					free_req(r);
 					if (m->pending == 0)

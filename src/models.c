@@ -310,11 +310,13 @@ gs_err gs_model_ensure(const char *models_dir, const char *id, bool offline, cha
 	/* A missing config path is not something to fetch. */
 	if (strlen(id) > 5 && strcmp(id + strlen(id) - 5, ".json") == 0)
 		return gs_fail(e, rc, "%s", tmp.msg);
-	if (offline || gs_env_true("HF_HUB_OFFLINE"))
+	if (offline || gs_env_true("HF_HUB_OFFLINE")) {
+		bool other_dir = models_dir != NULL && strcmp(models_dir, GS_MODELS_DIR_DEFAULT) != 0;
 		return gs_fail(e, GS_EOFFLINE,
 		               "offline: %s; run `gpusizer fetch%s%s %s` while online",
-		               tmp.msg, models_dir ? " --models-dir " : "", models_dir ? models_dir : "",
+		               tmp.msg, other_dir ? " --models-dir " : "", other_dir ? models_dir : "",
 		               id);
+	}
 	memset(&o, 0, sizeof o);
 	o.models_dir = models_dir;
 	o.jobs = 1;

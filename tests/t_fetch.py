@@ -339,6 +339,21 @@ rc, out, err, _ = run(["--offline", "hfc/cached", "openai-community/gpt2"])
 check("offline.hf_cache_used", rc == 0 and "cached     hfc/cached" in out, "rc %d %s %s" % (rc, out, err))
 check("offline.no_requests", not hub.log and not hub.cdn_log, str(hub.log))
 
+# estimate fetches a model that is not cached (gs_model_ensure), once
+hub.reset_log()
+e = dict(BASE_ENV)
+md2 = os.path.join(tmp, "models-ensure")
+cmd = WRAP + [EXE, "estimate", "--models-dir", md2, "mock/rate2"]
+p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=60)
+check("ensure.estimate_fetches", p.returncode == 0 and os.path.exists(os.path.join(md2, "mock--rate2", "meta.json")),
+      "rc %d %s" % (p.returncode, p.stderr))
+n = len(hub.log)
+p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=60)
+check("ensure.second_run_cached", p.returncode == 0 and len(hub.log) == n, "rc %d, %d new requests" % (p.returncode, len(hub.log) - n))
+p = subprocess.run(WRAP + [EXE, "estimate", "--models-dir", md2, "--offline", "mock/other"], env=e,
+                   capture_output=True, text=True, timeout=60)
+check("ensure.offline_exit10", p.returncode == 10 and "gpusizer fetch --models-dir" in p.stderr, "rc %d %s" % (p.returncode, p.stderr))
+
 hub.close()
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failed else 0)
