@@ -441,6 +441,36 @@ def check_fixture(book, path):
           "creation date is the given epoch, not the clock", core[-300:])
 
 
+def check_killed(work):
+    """SIGTERM in the middle of a long write keeps the previous workbook and
+    leaves no temporary file (libxlsxwriter's own are unlinked when made)."""
+    import signal
+    import time
+    d = os.path.join(work, "killed")
+    os.mkdir(d)
+    old = os.path.join(d, "gpusizer.xlsx")
+    with open(old, "wb") as f:
+        f.write(b"previous workbook")
+    p = subprocess.Popen(WRAP + [HELPER, "big", d, "2000000"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while time.time() < deadline and len(os.listdir(d)) < 2 and p.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    started = len(os.listdir(d)) == 2
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    with open(old, "rb") as f:
+        kept = f.read() == b"previous workbook"
+    check(started and p.returncode != 0 and kept and os.listdir(d) == ["gpusizer.xlsx"],
+          "SIGTERM mid-write keeps the previous workbook and leaves no temporary file",
+          "started %r, exit %r, kept %r, entries %r" % (started, p.returncode, kept, os.listdir(d)))
+
+
 def json_verdict(v):
     """sizing.json gives a verdict as [verdict, headroom] (or {"verdict": ...})."""
     return v[0] if isinstance(v, list) else v["verdict"]
@@ -542,6 +572,7 @@ def main():
               "the split is reported on stderr", r.stderr)
         check(all(book.header(n).get(1) == "Configuration" for n in parts),
               "each continuation sheet repeats the header row")
+        check_killed(work)
         check_report(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
