@@ -1242,6 +1242,12 @@ static gs_err xl_end(gs_writer *w, gs_error *e)
 	if (st->in_model)
 		return gs_fail(e, GS_EINTERNAL, "%s: end inside a model", st->path);
 	write_summary(st);
+	if (st->n_charts == XL_CHARTS_MAX && st->n_models > XL_CHARTS_MAX) {
+		char note[160];
+		snprintf(note, sizeof note, "Charts for the first %d models with configurations only; "
+		         "the model sheets hold every model's data.", XL_CHARTS_MAX);
+		put_lit(st, st->charts, 1, 0, note, NULL);
+	}
 	err = check(st, e);
 	if (err != GS_OK)
 		return err;
