@@ -1,6 +1,7 @@
 /* gpusizer: Hugging Face config.json (cJSON) -> gs_arch, one builder per
  * model family, then the exact tally (arch.c). */
 #include "config.h"
+#include "jsoncheck.h"
 
 #include <cJSON.h>
 #include <inttypes.h>
@@ -1478,6 +1479,12 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 		len = 0;
 	if (len > 0)
 		root = cJSON_ParseWithLengthOpts(json, len, &end, false);
+	if (root != NULL) {
+		/* valid JSON: also valid UTF-8, and no key twice in an object */
+		rc = gs_json_check(json, len, c.path, GS_ECONFIG, e);
+		if (rc != GS_OK)
+			goto out;
+	}
 	if (root == NULL) {
 		size_t off = (end != NULL && end >= json) ? (size_t)(end - json) : 0, line, col;
 
