@@ -70,6 +70,12 @@ typedef struct walker {
 	char comp[8][64];
 	int n;
 	int index;
+	int depth;
+	bool dups;          /* record the first duplicate key */
+	char dup_key[64];
+	char dup_path[192];
+	int dup_line;
+	char path[192];     /* dotted path of the object being walked */
 } walker;
 
 static void w_ws(walker *w)
@@ -102,11 +108,18 @@ static void w_string(walker *w, char *buf, size_t n)
 		buf[k] = '\0';
 }
 
+static int w_value(walker *w, int level);
+
 /* Walks one value; returns the target's line when found inside it, else 0. */
-static int w_value(walker *w, int level)
+static int w_value1(walker *w, int level)
 {
 	w_ws(w);
+	if (++w->depth > 64) /* deeper than any spec: stop looking (w_value undoes ++) */
+		return 0;
 	if (*w->p == '{') {
+		char seen[32][64];
+		int n_seen = 0;
+		size_t plen = strlen(w->path);
 		w->p++;
 		for (;;) {
 			char key[64];
@@ -124,6 +137,19 @@ static int w_value(walker *w, int level)
 			if (*w->p != ':')
 				return 0;
 			w->p++;
+			if (w->dups && w->dup_line == 0) {
+				for (int i = 0; i < n_seen; i++)
+					if (strcmp(seen[i], key) == 0) {
+						w->dup_line = key_line;
+						snprintf(w->dup_key, sizeof w->dup_key, "%s", key);
+						snprintf(w->dup_path, sizeof w->dup_path, "%s%s%s", w->path,
+						         plen ? "." : "", key);
+					}
+				if (n_seen < 32)
+					snprintf(seen[n_seen++], sizeof seen[0], "%s", key);
+			}
+			if (w->dups && plen + strlen(key) + 2 < sizeof w->path)
+				snprintf(w->path + plen, sizeof w->path - plen, "%s%s", plen ? "." : "", key);
 			if (level < w->n && strcmp(key, w->comp[level]) == 0) {
 				if (level == w->n - 1 && w->index < 0)
 					return key_line;
@@ -152,6 +178,7 @@ static int w_value(walker *w, int level)
 			} else {
 				w_value(w, INT_MAX);
 			}
+			w->path[plen] = '\0';
 			w_ws(w);
 			if (*w->p == ',')
 				w->p++;
@@ -191,6 +218,70 @@ static int w_value(walker *w, int level)
 	}
 	while (*w->p && !strchr(",]} \t\r\n", *w->p))
 		w->p++;
+	return 0;
+}
+
+static int w_value(walker *w, int level)
+{
+	int r = w_value1(w, level);
+
+	w->depth--;
+	return r;
+}
+
+/* First duplicate key in any object of text: its line (0 when none), the
+ * key and its dotted path. */
+static int find_duplicate(const char *text, char *path, size_t n)
+{
+	walker w;
+
+	memset(&w, 0, sizeof w);
+	w.p = text;
+	w.line = 1;
+	w.index = -1;
+	w.dups = true;
+	w_value(&w, INT_MAX);
+	snprintf(path, n, "%s", w.dup_path);
+	return w.dup_line;
+}
+
+/* Line of the first byte that is not valid UTF-8 (overlong forms,
+ * surrogates and code points past U+10FFFF included); 0 when valid. */
+static int invalid_utf8(const char *text, unsigned *byte)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	int line = 1;
+
+	while (*p) {
+		unsigned c = *p, need, cp, min;
+		if (c < 0x80) {
+			line += c == '\n';
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1; cp = c & 0x1f; min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2; cp = c & 0x0f; min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3; cp = c & 0x07; min = 0x10000;
+		} else {
+			*byte = c;
+			return line;
+		}
+		for (unsigned i = 1; i <= need; i++) {
+			if ((p[i] & 0xc0) != 0x80) {
+				*byte = c;
+				return line;
+			}
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+			*byte = c;
+			return line;
+		}
+		p += need + 1;
+	}
 	return 0;
 }
 
@@ -683,6 +774,15 @@ gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *
 	memset(sp, 0, sizeof *sp);
 	sp->path = gs_xstrdup(path);
 	sp->text = gs_xstrdup(text);
+	{
+		unsigned byte = 0;
+		int line = invalid_utf8(sp->text, &byte);
+		if (line > 0) {
+			rc = gs_fail(e, GS_ESPEC, "%s:%d: not valid UTF-8 (byte 0x%02x)", path, line, byte);
+			gs_spec_free(sp);
+			return rc;
+		}
+	}
 	root = cJSON_ParseWithOpts(sp->text, &end, 1);
 	if (root == NULL) {
 		const char *err = cJSON_GetErrorPtr();
@@ -694,6 +794,18 @@ gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *
 		rc = gs_fail(e, GS_ESPEC, "%s:%d: not valid JSON (near \"%.20s\")", path, line, err);
 		gs_spec_free(sp);
 		return rc;
+	}
+	{
+		char dpath[192];
+		int line = find_duplicate(sp->text, dpath, sizeof dpath);
+		if (line > 0) {
+			const char *leaf = strrchr(dpath, '.');
+			rc = gs_fail(e, GS_ESPEC, "%s:%d: %s: duplicate key \"%s\" (JSON readers disagree on which one counts)",
+			             path, line, dpath, leaf ? leaf + 1 : dpath);
+			cJSON_Delete(root);
+			gs_spec_free(sp);
+			return rc;
+		}
 	}
 	rc = parse(sp, root, e);
 	cJSON_Delete(root);

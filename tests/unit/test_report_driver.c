@@ -123,6 +123,19 @@ static void parse(void)
 	              GS_ESPEC && strstr(e.msg, "date"), "impossible date: error");
 	memset(&e, 0, sizeof e);
 	CHECK(gs_spec_parse("[1]", "t.json", &sp, &e) == GS_ESPEC, "not an object: error");
+	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1,\n \"models\": [\"a/b\"],\n \"axes\": {\"seq\": [1],\n \"seq\": [2]}}",
+	                    "t.json", &sp, &e) == GS_ESPEC &&
+	              strstr(e.msg, "t.json:4: axes.seq: duplicate key \"seq\"") != NULL,
+	      "duplicate key: error with line and path (%s)", e.msg);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1,\n \"models\": [\"a/\xc0\xaf\"]}", "t.json", &sp, &e) == GS_ESPEC &&
+	              strstr(e.msg, "t.json:2: not valid UTF-8") != NULL,
+	      "overlong UTF-8: error with line (%s)", e.msg);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/\xc3\xa9\"]}", "t.json", &sp, &e) == GS_OK,
+	      "valid UTF-8 accepted (%s)", e.msg);
+	gs_spec_free(&sp);
 }
 
 int main(void)
