@@ -375,6 +375,10 @@ def main(argv):
             sys.stderr.write("usage: accuracy.py [--json] [--write-baseline] [--validate]\n")
             return 2
     cases = load_jsonl(CASES)
+    # Our own measurements (gpusizer verify on a real GPU) join the public ones.
+    sys.path.insert(0, os.path.join(TOP, "tools"))
+    import verified_cases  # noqa: E402
+    cases += verified_cases.cases(os.path.join(TOP, "measurements", "verified.jsonl"))
     bad = validate(cases)
     if want_validate:
         for b in bad:
