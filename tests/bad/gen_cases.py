@@ -119,6 +119,10 @@ cfg_raw("duplicate-key", sub(b'"hidden_size": 2048', b'"hidden_size": 4096, "hid
         why="decision: an error. cJSON keeps the FIRST of duplicate keys while Python's json "
             "(transformers) keeps the LAST, so either silent choice sizes a different model "
             "from the one transformers loads")
+cfg_raw("duplicate-empty-key", sub(b'"hidden_size": 2048', b'"": 1, "": 2, "hidden_size": 2048'), 3,
+        'duplicate key ""',
+        why="two empty keys: found by fuzz_jsoncheck (cmp_key offsets a NULL arena, UB that "
+            "aborts under -fsanitize=undefined)")
 cfg_raw("invalid-utf8-value", sub(b'"llama"', b'"ll\xffama"'), 3, "UTF-8",
         why="decision: an error naming the file (transformers' json.load fails on it too); "
             "today it is taken as an unknown model_type and the raw byte is printed")

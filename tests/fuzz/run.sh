@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 max_len() {
 	case "$1" in
 	model_id) echo 512 ;;
-	gpu|spec|template) echo 8192 ;;
+	gpu|spec|template|measured) echo 8192 ;;
 	*) echo 32768 ;;
 	esac
 }
