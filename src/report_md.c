@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "mdesc.h"
+#include "measured.h"
 #include "svg.h"
 #include "template.h"
 #include "util.h"
@@ -61,6 +62,7 @@ typedef struct mdw {
 	size_t nrows, cap;
 	imodel *models;
 	size_t nmodels, mcap;
+	gs_measured_store measured; /* our own verified runs, shown beside rows */
 } mdw;
 
 /* ------------------------------------------------------------ helpers */
@@ -249,6 +251,10 @@ static gs_err w_begin(gs_writer *wr, const gs_report_meta *m, gs_error *e)
 		return gs_fail(e, GS_EINTERNAL, "%s writer: no output directory", wr->name);
 	gs_mdgen_templates_dir(w->tdir, sizeof w->tdir);
 	w->env = gs_tmpl_env_new(w->tdir, gs_md_escape);
+	/* GPUSIZER_MEASUREMENTS names another store (tests); missing = empty */
+	err = gs_measured_load(getenv("GPUSIZER_MEASUREMENTS"), &w->measured, e);
+	if (err)
+		return err;
 	err = path_join(path, sizeof path, m->out_dir, w->html ? "html/models" : "models", NULL, e);
 	if (!err)
 		err = gs_mkdirs(path, e);
@@ -772,11 +778,20 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 		errs = gs_tv_set(me, "errors", gs_tv_list());
 		notes = gs_tv_set(me, "notes", gs_tv_list());
 		recipes = gs_tv_set(me, "recipes", gs_tv_list());
+		gs_tval *meas = gs_tv_set(me, "measured", gs_tv_list());
 		for (i = 0; i < w->nrows; i++) {
 			const crow *c = &w->rows[i];
 			if ((int)c->s.method != m)
 				continue;
 			gs_tv_push(rows, row_data(w, c));
+			const gs_measured *mr = gs_measured_find(&w->measured, model->id, c->label);
+			if (mr != NULL && c->err == GS_OK) {
+				char txt[256];
+				gs_tval *x = gs_tv_push(meas, gs_tv_map());
+				gs_measured_text(mr, GS_MK_DEVICE, c->est.device, txt, sizeof txt);
+				gs_tv_set_str(x, "label", c->label);
+				gs_tv_set_str(x, "text", txt);
+			}
 			if (c->err != GS_OK) {
 				gs_tval *x = gs_tv_push(errs, gs_tv_map());
 				gs_tv_set_str(x, "id", c->id);
@@ -891,6 +906,7 @@ static void w_free(gs_writer *wr)
 	if (w) {
 		rows_clear(w);
 		free(w->rows);
+		gs_measured_free(&w->measured);
 		for (i = 0; i < w->nmodels; i++) {
 			imodel *im = &w->models[i];
 			free(im->id);
