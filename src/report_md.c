@@ -75,7 +75,7 @@ static bool is_dir(const char *path)
 
 void gs_mdgen_templates_dir(char *buf, size_t n)
 {
-	static const char *const beside[] = { "templates", "../templates",
+	static const char *const beside[] = { "templates", "../templates", "../../templates",
 		                              "../share/gpusizer/templates" };
 	const char *env = getenv("GPUSIZER_TEMPLATES");
 	char exe[4096], cand[4200];
