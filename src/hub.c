@@ -1223,21 +1223,56 @@ static void write_model(run *R, model *m)
 	free(cfgbuf);
 	text = cJSON_Print(meta);
 	cJSON_Delete(meta);
-	if (!m->cfg_304 && gs_write_file_atomic(path, m->cfg, m->cfg_len, &e) != GS_OK) {
-		free(text);
-		fail_model(m, e.code, "%s", e.msg);
-		return;
-	}
-	snprintf(path, sizeof path, "%s/meta.json", m->dir);
 	{
+		/* Both files are written and flushed to temporaries first; only
+		 * then renamed (config.json, then meta.json), so a full disk or an
+		 * I/O error leaves the previous pair as it was. */
+		gs_atomic wc, wm;
 		size_t tl = strlen(text);
+		bool ok = true;
+		int err = 0;
+
+		memset(&wc, 0, sizeof wc);
 		text = gs_xrealloc(text, tl + 2);
 		text[tl] = '\n';
 		text[tl + 1] = '\0';
-		if (gs_write_file_atomic(path, text, tl + 1, &e) != GS_OK)
+		if (!m->cfg_304 && gs_atomic_open(&wc, path, &e) != GS_OK) {
+			free(text);
+			fail_model(m, e.code, "%s", e.msg);
+			return;
+		}
+		snprintf(path, sizeof path, "%s/meta.json", m->dir);
+		if (gs_atomic_open(&wm, path, &e) != GS_OK) {
+			gs_atomic_abort(&wc);
+			free(text);
+			fail_model(m, e.code, "%s", e.msg);
+			return;
+		}
+		errno = 0;
+		if (!m->cfg_304)
+			ok = fwrite(m->cfg, 1, m->cfg_len, wc.fp) == m->cfg_len && fflush(wc.fp) == 0 &&
+			     fsync(fileno(wc.fp)) == 0;
+		if (ok)
+			ok = fwrite(text, 1, tl + 1, wm.fp) == tl + 1 && fflush(wm.fp) == 0 &&
+			     fsync(fileno(wm.fp)) == 0;
+		if (!ok)
+			err = errno ? errno : EIO;
+		free(text);
+		if (!ok) {
+			gs_atomic_abort(&wc);
+			gs_atomic_abort(&wm);
+			fail_model(m, GS_EIO, "%s: write failed: %s (previous cached copy kept)", m->dir,
+			           strerror(err));
+			return;
+		}
+		if (!m->cfg_304 && gs_atomic_commit(&wc, &e) != GS_OK) {
+			gs_atomic_abort(&wm);
+			fail_model(m, e.code, "%s", e.msg);
+			return;
+		}
+		if (gs_atomic_commit(&wm, &e) != GS_OK)
 			fail_model(m, e.code, "%s", e.msg);
 	}
-	free(text);
 }
 
 static void finish_model(run *R, model *m)

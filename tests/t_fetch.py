@@ -242,6 +242,22 @@ check("malformed.kept", (read("mock--bad"), read("mock--bad", "meta.json")) == b
 check("malformed.named", "mock/bad" in err and "not a valid JSON" in err, err)
 check("batch.others_complete", "ok         mock/rate" in out or "unchanged  mock/rate" in out, out)
 hub.faults.pop(("mock/keep", "config.json"))
+# a full disk while writing (RLIMIT_FSIZE: config.json fits, meta.json does not): the previous pair stays
+
+
+def small_fsize():
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1500, 1500))
+
+
+p = subprocess.run(WRAP + [EXE, "fetch", "--models-dir", MD, "mock/keep"], env=BASE_ENV, capture_output=True,
+                   text=True, timeout=60, preexec_fn=small_fsize)
+check("disk_full.exit4", p.returncode == 4 and "previous cached copy kept" in p.stderr, "rc %d %s" % (p.returncode, p.stderr))
+check("disk_full.pair_kept", (read("mock--keep"), read("mock--keep", "meta.json")) == before[:2], "cache changed")
+check("disk_full.no_temporaries", sorted(os.listdir(os.path.join(MD, "mock--keep"))) == ["config.json", "meta.json"],
+      str(os.listdir(os.path.join(MD, "mock--keep"))))
 hub.fault("mock/html", "api", "html")
 rc, out, err, _ = run(["mock/html"])
 check("html_page.exit6", rc == 6 and "HTML" in err, "rc %d %s" % (rc, err))
