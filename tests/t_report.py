@@ -367,6 +367,15 @@ def sweep_counts(tmp):
        "rows whose estimate fails are reported with the error", str(errs[:1]))
     ok(all(all(v[0] == "not runnable" for v in r["gpu_verdicts"].values()) for r in errs),
        "error rows are not runnable anywhere")
+    out = os.path.join(tmp, "s3", "out")
+    cfg = os.path.join(TOP, "models", "Qwen--Qwen2.5-0.5B", "config.json")
+    rc, so, se = report(tmp, out, "--models", cfg + ",meta-llama/Llama-3.2-1B", "--seqs", "512")
+    js = json.load(open(os.path.join(out, "sizing.json"))) if rc == 0 else {"models": []}
+    ok([m["slug"] for m in js["models"]] == ["Qwen--Qwen2.5-0.5B", "meta-llama--Llama-3.2-1B"]
+       and js["models"][0]["id"] == cfg, "a model given as a config path is named after its directory",
+       "%s %s" % (js["models"], se))
+    rc, so, se = report(tmp, os.path.join(tmp, "s4", "out"), "--models", cfg + ",Qwen/Qwen2.5-0.5B")
+    ok(rc == 3 and "share the report name" in se, "two models with one report name: exit 3", se)
     out = os.path.join(tmp, "s2", "out")
     rc, so, se = report(tmp, out, "--models", "openai-community/gpt2", "--seqs", "512,4096")
     with open(os.path.join(out, "sizing.json")) as f:
