@@ -652,10 +652,18 @@ static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
 		size_t len = nl ? (size_t)(nl - text) : strlen(text);
 		char *line = gs_xmalloc(len + 1);
 
-		memcpy(line, text, len);
-		line[len] = '\0';
-		if (len > 0 && line[len - 1] == '\r')
-			line[len - 1] = '\0';
+		/* Markdown text: drop the emphasis and code marks a cell would show. */
+		size_t k = 0;
+		for (size_t i = 0; i < len; i++) {
+			if (text[i] == '`' || (text[i] == '*' && i + 1 < len && text[i + 1] == '*')) {
+				i += text[i] == '*';
+				continue;
+			}
+			line[k++] = text[i];
+		}
+		line[k] = '\0';
+		if (k > 0 && line[k - 1] == '\r')
+			line[k - 1] = '\0';
 		put_str(st, ws, r++, 0, line, NULL);
 		free(line);
 		text = nl ? nl + 1 : text + len;

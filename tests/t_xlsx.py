@@ -433,8 +433,8 @@ def check_fixture(book, path):
 
     # Assumptions, units and legend.
     a = [x.value for (r, c), x in sorted(book.cells("Assumptions").items())]
-    check("Line | two <x>" in a and "=SUM(A1)" in a and any("GiB = 2^30 bytes" in str(v) for v in a)
-          and "Legend" in a, "Assumptions sheet: the text by lines, the legend and the units", repr(a))
+    check("Line | two <x>" in a and "=SUM(A1)" in a and "- bold and code" in a and any("GiB = 2^30 bytes" in str(v) for v in a)
+          and "Legend" in a, "Assumptions sheet: the text by lines (Markdown marks dropped), the legend and the units", repr(a))
 
     core = book.zip.read("docProps/core.xml").decode("utf-8")
     check("<dcterms:created xsi:type=\"dcterms:W3CDTF\">2023-11-14T22:13:20Z</dcterms:created>" in core,

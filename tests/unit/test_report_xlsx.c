@@ -134,7 +134,7 @@ static void make_fixture(fixture *fx, const char *dir, bool split)
 	fx->meta.n_models = fx->n_models;
 	fx->meta.epoch = FIXTURE_EPOCH;
 	fx->meta.tool_version = "test";
-	fx->meta.assumptions = "Line one\nLine | two <x>\r\n=SUM(A1)\n";
+	fx->meta.assumptions = "Line one\nLine | two <x>\r\n=SUM(A1)\n- **bold** and `code`\n";
 }
 
 /* Rows of model i (the writer copies what it keeps). */
