@@ -499,6 +499,10 @@ static void fail_model(model *m, gs_err code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* messages quote what servers sent: no control characters to the terminal */
+	for (char *c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	gs_fail(&m->res->err, code, "%s: %s", m->id, msg);
 }
 
@@ -748,9 +752,9 @@ static void on_index(run *R, model *m, req *r)
 		}
 		cJSON_ArrayForEach(it, jget(root, "weight_map")) {
 			if (!cJSON_IsString(it) || !shard_name_ok(it->valuestring)) {
-				cJSON_Delete(root);
-				fail_model(m, GS_ENET, "%s: weight_map entry \"%s\" is not a safetensors "
+				fail_model(m, GS_ENET, "%s: weight_map entry \"%.100s\" is not a safetensors "
 				           "file name", short_url(r), it->string ? it->string : "");
+				cJSON_Delete(root);
 				return;
 			}
 			add_shard(m, it->valuestring);
