@@ -45,7 +45,8 @@ for n in names:
 hub.renames["tok/renamed"] = "tok/ok"
 hub.fault("tok/rate", "api", "429")
 hub.fault("tok/err500", "config.json", "500")
-hub.fault("tok/slow", "api", "slow:1*")
+WRAP = os.environ.get("GS_WRAP", "").split()
+hub.fault("tok/slow", "api", "slow:3*" if WRAP else "slow:1*")
 hub.fault("tok/trunc", "config.json", "truncate*")
 hub.fault("tok/bad", "config.json", "malformed")
 hub.fault("tok/html", "api", "html")
@@ -53,8 +54,9 @@ hub.fault("tok/html", "api", "html")
 env = {k: v for k, v in os.environ.items()
        if not k.startswith(("HF_", "HUGGING", "GPUSIZER_")) and not k.lower().endswith("_proxy")}
 env.update({"HF_ENDPOINT": hub.url, "HOME": tmp, "HF_HOME": os.path.join(tmp, "hf"), "HF_TOKEN": TOKEN,
-            "GPUSIZER_TIMEOUT": "0.4", "GPUSIZER_MAX_RETRY_WAIT": "0.05", "GPUSIZER_RETRIES": "1"})
-exe = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))]
+            "GPUSIZER_TIMEOUT": "2" if WRAP else "0.4", "GPUSIZER_MAX_RETRY_WAIT": "0.05",
+            "GPUSIZER_RETRIES": "1"})
+exe = WRAP + [os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))]
 outputs = []
 ids = ["tok/" + n for n in names] + ["tok/renamed", "tok/missing"]
 for args in (ids, ids, ["--offline"] + ids, ["../bad"]):
