@@ -471,6 +471,31 @@ def check_killed(work):
           "started %r, exit %r, kept %r, entries %r" % (started, p.returncode, kept, os.listdir(d)))
 
 
+def check_size_limit(work):
+    """A file size limit (as a full disk would) cuts libxlsxwriter's own
+    temporary files short without it noticing: the writer reads the zip back
+    and fails, keeping the previous workbook and no temporary file."""
+    import resource
+    import signal
+    d = os.path.join(work, "fsize")
+    os.mkdir(d)
+    old = os.path.join(d, "gpusizer.xlsx")
+    with open(old, "wb") as f:
+        f.write(b"previous workbook")
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+    r = subprocess.run(WRAP + [HELPER, "big", d, "300"], capture_output=True, text=True,
+                       timeout=300, preexec_fn=limit)
+    with open(old, "rb") as f:
+        kept = f.read() == b"previous workbook"
+    check(r.returncode == 4 and "incomplete" in r.stderr and kept
+          and os.listdir(d) == ["gpusizer.xlsx"],
+          "a file size limit mid-write: exit 4, previous workbook kept, no temporary file",
+          "exit %d, kept %r, entries %r: %s" % (r.returncode, kept, os.listdir(d), r.stderr[-300:]))
+
+
 def json_verdict(v):
     """sizing.json gives a verdict as [verdict, headroom] (or {"verdict": ...})."""
     return v[0] if isinstance(v, list) else v["verdict"]
@@ -573,6 +598,7 @@ def main():
         check(all(book.header(n).get(1) == "Configuration" for n in parts),
               "each continuation sheet repeats the header row")
         check_killed(work)
+        check_size_limit(work)
         check_report(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
