@@ -1368,7 +1368,7 @@ static const char *check_part(FILE *fp, const zip_part *zp, unsigned char *in, s
 	return NULL;
 }
 
-static gs_err verify_zip(const xl_state *st, const char *path, gs_error *e)
+gs_err gs_xlsx_verify(const char *path, const char *shown, gs_error *e)
 {
 	FILE *fp = fopen(path, "rb");
 	unsigned char *buf = NULL, *in = NULL, *out = NULL;
@@ -1381,7 +1381,7 @@ static gs_err verify_zip(const xl_state *st, const char *path, gs_error *e)
 
 	if (fp == NULL)
 		return gs_fail(e, GS_EIO, "%s: cannot read back the workbook: %s (previous file kept)",
-		               st->path, strerror(errno));
+		               shown, strerror(errno));
 	if (fseeko(fp, 0, SEEK_END) != 0 || (size = ftello(fp)) < 22) {
 		why = "no zip end record";
 		goto out;
@@ -1453,19 +1453,29 @@ out:
 		return gs_fail(e, GS_EIO,
 		               "%s: the written workbook is incomplete (%s%s%s): disk full or a file size "
 		               "limit? (previous file kept)",
-		               st->path, part, part[0] ? ": " : "", why);
+		               shown, part, part[0] ? ": " : "", why);
 	return GS_OK;
 }
 
 static gs_err xl_end(gs_writer *w, gs_error *e)
 {
 	xl_state *st = w->state;
+	lxw_worksheet *ws;
 	lxw_error rc;
 	gs_err err;
 
 	if (st->in_model)
 		return gs_fail(e, GS_EINTERNAL, "%s: end inside a model", st->path);
 	write_summary(st);
+	/* The rows already streamed to libxlsxwriter's temporary files: it does
+	 * not look at their write errors (a full disk), so look here. */
+	LXW_FOREACH_WORKSHEET(ws, st->wb) {
+		if (ws->optimize_tmpfile != NULL &&
+		    (fflush(ws->optimize_tmpfile) != 0 || ferror(ws->optimize_tmpfile)))
+			return gs_fail(e, GS_EIO, "%s: writing the rows of sheet \"%s\" failed: %s "
+			               "(previous file kept)", st->path, ws->name,
+			               errno ? strerror(errno) : "write error");
+	}
 	if (st->n_charts == XL_CHARTS_MAX && st->n_models > XL_CHARTS_MAX) {
 		char note[160];
 		snprintf(note, sizeof note, "Charts for the first %d models with configurations only; "
@@ -1479,7 +1489,7 @@ static gs_err xl_end(gs_writer *w, gs_error *e)
 	st->wb = NULL;
 	if (rc != LXW_NO_ERROR)
 		return lxw_fail(st, rc, e);
-	err = verify_zip(st, st->out.tmp, e);
+	err = gs_xlsx_verify(st->out.tmp, st->path, e);
 	if (err != GS_OK)
 		return err; /* free() removes the temporary */
 	st->out_open = false;

@@ -20,4 +20,12 @@
  * split can be tested without writing a million rows. Process-wide. */
 void gs_xlsx_set_data_rows_max(uint32_t rows);
 
+/* Read back a workbook libxlsxwriter wrote (path) and check that it is
+ * whole: the zip's end record and directory, and every part inflated to its
+ * end, each XML part closing its root element. GS_EIO naming `shown` and
+ * the part otherwise. (libxlsxwriter ignores failed writes to its
+ * temporary files; report_xlsx.c calls this before renaming.) */
+#include "err.h"
+gs_err gs_xlsx_verify(const char *path, const char *shown, gs_error *e);
+
 #endif

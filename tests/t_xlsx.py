@@ -490,10 +490,56 @@ def check_size_limit(work):
                        timeout=300, preexec_fn=limit)
     with open(old, "rb") as f:
         kept = f.read() == b"previous workbook"
-    check(r.returncode == 4 and "incomplete" in r.stderr and kept
+    check(r.returncode == 4 and ("incomplete" in r.stderr or "failed" in r.stderr) and kept
           and os.listdir(d) == ["gpusizer.xlsx"],
           "a file size limit mid-write: exit 4, previous workbook kept, no temporary file",
           "exit %d, kept %r, entries %r: %s" % (r.returncode, kept, os.listdir(d), r.stderr[-300:]))
+
+
+def check_verify(work, good):
+    """gs_xlsx_verify (run before every rename) accepts a whole workbook and
+    refuses one with a part cut short, a truncated file and corrupt data."""
+    def verify(path):
+        return helper("verify", path)
+    r = verify(good)
+    check(r.returncode == 0, "read-back check accepts a whole workbook", r.stderr)
+    with zipfile.ZipFile(good) as z:
+        parts = [(i, z.read(i)) for i in z.infolist()]
+
+    def rezip(path, cut_name):
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            for info, data in parts:
+                if info.filename == cut_name:
+                    data = data[:len(data) // 2]
+                z.writestr(info.filename, data)
+    cut = os.path.join(work, "cut.xlsx")
+    rezip(cut, "xl/worksheets/sheet5.xml")
+    r = verify(cut)
+    check(r.returncode == 4 and "sheet5.xml: XML cut short" in r.stderr,
+          "read-back check refuses a sheet cut short", r.stderr)
+    same = os.path.join(work, "same.xlsx")
+    rezip(same, None)
+    check(verify(same).returncode == 0, "... and accepts the same parts zipped whole")
+    with open(good, "rb") as f:
+        data = f.read()
+    short = os.path.join(work, "short.xlsx")
+    with open(short, "wb") as f:
+        f.write(data[:len(data) - 100])
+    r = verify(short)
+    check(r.returncode == 4 and "incomplete" in r.stderr, "read-back check refuses a truncated file",
+          r.stderr)
+    bad = bytearray(data)
+    with zipfile.ZipFile(good) as z:
+        info = z.getinfo("xl/worksheets/sheet5.xml")
+    at = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + info.compress_size // 2
+    for k in range(at, at + 64):
+        bad[k] ^= 0x5A
+    corrupt = os.path.join(work, "corrupt.xlsx")
+    with open(corrupt, "wb") as f:
+        f.write(bytes(bad))
+    r = verify(corrupt)
+    check(r.returncode == 4 and "sheet5.xml" in r.stderr, "read-back check refuses corrupt data",
+          r.stderr)
 
 
 def json_verdict(v):
@@ -585,6 +631,7 @@ def main():
         check(sorted(os.listdir(a)) == ["gpusizer.xlsx"], "only gpusizer.xlsx in the output directory",
               repr(os.listdir(a)))
         check_fixture(Book(pa), pa)
+        check_verify(work, pa)
 
         # A sheet that would pass the row limit (lowered to 3) is split.
         r = helper("write", s, "3")

@@ -5,6 +5,7 @@
  *                                    DIR/gpusizer.xlsx for tests/t_xlsx.py;
  *                                    N > 0: at most N rows per sheet
  *   test_report_xlsx big DIR ROWS    one model with ROWS rows (timing)
+ *   test_report_xlsx verify FILE     gs_xlsx_verify on FILE (exit 0 if whole)
  *
  * The estimates are filled by hand (no engine): device sizes chosen to land
  * on each verdict of the fixture GPUs. */
@@ -394,10 +395,13 @@ int main(int argc, char **argv)
 		long limit = argc >= 4 ? strtol(argv[3], NULL, 10) : 0;
 		gs_xlsx_set_data_rows_max(limit > 0 ? (uint32_t)limit : 0);
 		rc = write_fixture(argv[2], limit > 0, -1, &e);
+	} else if (argc == 3 && strcmp(argv[1], "verify") == 0) {
+		rc = gs_xlsx_verify(argv[2], argv[2], &e);
 	} else if (argc == 4 && strcmp(argv[1], "big") == 0) {
 		rc = write_big(argv[2], (size_t)strtoul(argv[3], NULL, 10), &e);
 	} else {
-		fprintf(stderr, "usage: test_report_xlsx [write DIR [ROWS_PER_SHEET] | big DIR ROWS]\n");
+		fprintf(stderr, "usage: test_report_xlsx [write DIR [ROWS_PER_SHEET] | big DIR ROWS | "
+		        "verify FILE]\n");
 		return 2;
 	}
 	if (rc != GS_OK) {
