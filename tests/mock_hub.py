@@ -297,9 +297,9 @@ class _Base(BaseHTTPRequestHandler):
         if truncate:
             body = body[:len(body) // 2]
             self.close_connection = True
-        self.wfile.write(body)
-        with self.hub.lock:
+        with self.hub.lock:  # counted before the client can have it (see rec above)
             self.hub.body_bytes += len(body)
+        self.wfile.write(body)
 
     def rec(self, log, status):
         with self.hub.lock:
