@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "err.h"
+
 /* The workbook's file name under meta->out_dir. */
 #define GS_XLSX_FILE "gpusizer.xlsx"
 
@@ -25,7 +27,6 @@ void gs_xlsx_set_data_rows_max(uint32_t rows);
  * end, each XML part closing its root element. GS_EIO naming `shown` and
  * the part otherwise. (libxlsxwriter ignores failed writes to its
  * temporary files; report_xlsx.c calls this before renaming.) */
-#include "err.h"
 gs_err gs_xlsx_verify(const char *path, const char *shown, gs_error *e);
 
 #endif
