@@ -4,7 +4,9 @@
 #                             committed corpus (read only) plus the working
 #                             corpus $FUZZ_DIR/corpus/<t> (new inputs go there)
 #   run.sh regress TARGET...  each target once over every committed corpus file
-# Prints one line per target (executions, crashes) and a total; exits 1 when
+# FUZZ_FORK=1: keep fuzzing past a crash (libFuzzer -fork=1 -ignore_crashes=1),
+# so every crash input of the run is kept, not only the first.
+# Prints one line per target (executions, crashes); exits 1 when
 # any target crashed, leaked or timed out. Crash inputs are kept in
 # $FUZZ_DIR/artifacts/<t>/ (add a minimal one to tests/fuzz/corpus/<t>/).
 set -u
@@ -48,11 +50,15 @@ for t in "$@"; do
 		continue
 	fi
 	rm -f "$art"/*
+	fork=""
+	[ "${FUZZ_FORK:-0}" = 1 ] && fork="-fork=1 -ignore_crashes=1"
+	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$FUZZ_SECONDS" -max_len="$(max_len "$t")" -timeout=10 \
-	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$art/" \
+	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$art/" $fork \
 	  "$FUZZ_DIR/corpus/$t" "$seeds" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\):.*/\1/p' "$log" | tail -n 1)
 	crashes=$(find "$art" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
 	  -o -name 'oom-*' \) | wc -l)
 	echo "fuzz.$t: ${execs:-?} executions in ${FUZZ_SECONDS}s, $crashes crash/leak/timeout inputs, exit $rc"
