@@ -24,7 +24,7 @@ static void usage(FILE *fp)
 	      "  --revision REV    branch, tag or commit for ids without @REV (default main)\n"
 	      "  --offline         never use the network (also HF_HUB_OFFLINE=1); report what\n"
 	      "                    is missing\n"
-	      "  --jobs N          requests in flight at once (default 8)\n"
+	      "  --jobs N          requests in flight at once (default 16)\n"
 	      "Environment: HF_TOKEN (or HF_TOKEN_PATH, HF_HOME/token), HF_ENDPOINT (mirror),\n"
 	      "  GPUSIZER_TIMEOUT (s per request, default 60), GPUSIZER_RETRIES (default 5),\n"
 	      "  GPUSIZER_MAX_RETRY_WAIT (s, default 60).\n",
@@ -70,7 +70,7 @@ int cmd_fetch(int argc, char **argv)
 	uint64_t bytes = 0;
 
 	memset(&o, 0, sizeof o);
-	o.jobs = 8;
+	o.jobs = 16;
 	ids = gs_xcalloc((size_t)(argc > 0 ? argc : 1), sizeof *ids);
 	for (int i = 1; i < argc; i++) {
 		const char *v;

@@ -1411,7 +1411,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 
 	memset(&R, 0, sizeof R);
 	R.o = o;
-	R.jobs = o->jobs > 0 ? o->jobs : 8;
+	R.jobs = o->jobs > 0 ? o->jobs : 16;
 	R.n_models = n;
 	gs_hub_endpoint(R.endpoint, sizeof R.endpoint);
 	R.timeout_s = env_double("GPUSIZER_TIMEOUT", 60, 0.05, 86400);

@@ -15,7 +15,7 @@
 typedef struct gs_hub_opts {
 	const char *models_dir; /* NULL = "models" */
 	const char *revision;   /* for ids without "@rev"; NULL = "main" */
-	int jobs;               /* models in flight at once; <= 0 = 8 */
+	int jobs;               /* requests in flight at once; <= 0 = 16 */
 	bool offline;           /* never touch the network (also HF_HUB_OFFLINE) */
 	bool progress;          /* progress lines on stderr */
 	FILE *out;              /* one result line per model; NULL = none */
