@@ -80,7 +80,7 @@ static const struct {
 	[D_G] = {"G gradients GiB", 10},
 	[D_O] = {"O optimizer states GiB", 10},
 	[D_A] = {"A activations GiB", 10},
-	[D_B] = {"B buffers GiB", 10},
+	[D_B] = {"B other GiB", 10},
 	[D_BPPW] = {"W bytes/param", 9},
 	[D_BPPG] = {"G bytes/trainable param", 9},
 	[D_BPPO] = {"O bytes/trainable param", 9},
@@ -641,7 +641,7 @@ static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
 		"the GPUs column says how many.",
 		"Device = what nvidia-smi shows for the process: reserved by the allocator plus the CUDA "
 		"context. The verdicts compare device with usable.",
-		"W weights, G gradients, O optimizer states, A activations, B buffers and workspace, live "
+		"W weights, G gradients, O optimizer states, A activations, B other (temporaries, allocator cache, CUDA context), live "
 		"at the peak.",
 	};
 	const char *text = st->m->assumptions;
@@ -1024,7 +1024,7 @@ static void add_chart(xl_state *st, const xl_model *xm)
 	} parts[] = {
 		{"W weights", D_W, 0x4472C4}, {"G gradients", D_G, 0xED7D31},
 		{"O optimizer states", D_O, 0xA5A5A5}, {"A activations", D_A, 0xFFC000},
-		{"B buffers", D_B, 0x5B9BD5},
+		{"B other", D_B, 0x5B9BD5},
 	};
 	lxw_col_t d0 = (lxw_col_t)(MC_V0 + st->m->n_gpus);
 	lxw_row_t last = st->first_rows < GS_XLSX_CHART_ROWS ? st->first_rows : GS_XLSX_CHART_ROWS;

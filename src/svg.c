@@ -16,7 +16,7 @@
 
 static const char *const part_name[GS_SVG_PARTS] = { "W weights", "G gradients",
 	                                              "O optimizer", "A activations",
-	                                              "B buffers" };
+	                                              "B other" };
 static const char *const part_color[GS_SVG_PARTS] = { "#4e79a7", "#f28e2b", "#e15759",
 	                                               "#76b7b2", "#59a14f" };
 static const char *const line_color[] = { "#4e79a7", "#e15759", "#59a14f", "#b07aa1",
