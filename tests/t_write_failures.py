@@ -118,6 +118,9 @@ def t_dev_full(tmp, spec):
     extra = sorted(set(os.listdir("/dev")) - before)
     report(not extra, "write.out_dev_full.no_temporaries",
            "left in /dev: %s" % extra if extra else "nothing left in /dev")
+    for n in extra:  # do not leave a failed run's temporaries in /dev
+        if n.startswith(".full.tmp."):
+            shutil.rmtree(os.path.join("/dev", n), ignore_errors=True)
 
 
 def t_fsize(tmp, spec):

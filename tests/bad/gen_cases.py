@@ -123,6 +123,9 @@ cfg_raw("duplicate-empty-key", sub(b'"hidden_size": 2048', b'"": 1, "": 2, "hidd
         'duplicate key ""',
         why="two empty keys: found by fuzz_jsoncheck (cmp_key offsets a NULL arena, UB that "
             "aborts under -fsanitize=undefined)")
+cfg_raw("only-empty-keys", b'{"": 1, "": 2}\n', 3, 'duplicate key ""',
+        why="every key empty: jsoncheck.c's key arena stays NULL and cmp_key offsets it "
+            "(UBSan abort under make sanitize)")
 cfg_raw("invalid-utf8-value", sub(b'"llama"', b'"ll\xffama"'), 3, "UTF-8",
         why="decision: an error naming the file (transformers' json.load fails on it too); "
             "today it is taken as an unknown model_type and the raw byte is printed")
