@@ -162,6 +162,8 @@ gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code
 		i += k;
 	}
 	line = 1;
+	sc.acap = 64;
+	sc.arena = gs_xmalloc(sc.acap); /* never NULL: empty keys compare at arena + 0 */
 	int expect_key = 0;
 	for (size_t i = 0; i < len;) {
 		char c = text[i];

@@ -146,6 +146,7 @@ typedef struct xl_state {
 
 	/* GPUs as Excel reads them back. */
 	char **gpu_head; /* verdict column headings */
+	size_t n_gpu_head;   /* entries of gpu_head (the meta may be gone at free) */
 	double *usable_gib;
 	double tight;
 
@@ -724,6 +725,7 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	st->tight = as_stored(GS_TIGHT_HEADROOM);
 	st->usable_gib = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *st->usable_gib);
 	st->gpu_head = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *st->gpu_head);
+	st->n_gpu_head = m->n_gpus;
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		char head[256];
 
@@ -1514,7 +1516,7 @@ static void xl_free(gs_writer *w)
 		for (size_t i = 0; i < st->n_names; i++)
 			free(st->names[i]);
 		free(st->names);
-		for (size_t i = 0; st->m != NULL && st->gpu_head != NULL && i < st->m->n_gpus; i++)
+		for (size_t i = 0; st->gpu_head != NULL && i < st->n_gpu_head; i++)
 			free(st->gpu_head[i]);
 		free(st->gpu_head);
 		free(st->usable_gib);
