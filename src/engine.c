@@ -689,7 +689,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			double d[C_N] = {0}, tr[C_N] = {0};
 			d[C_A] = s->grad_ckpt ? l->ckpt : l->saved;
 			d[C_W] = s->grad_ckpt ? 0 : l->amp_copy;
-			tr[C_A] = s->grad_ckpt ? l->fwd_tmp + l->saved : l->fwd_tmp + l->saved;
+			tr[C_A] = l->fwd_tmp + l->saved; /* the layer being computed: its tensors and temporaries */
 			tr[C_W] = l->amp_copy;
 			tr[C_B] = l->deq + gather;
 			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_FORWARD, step);
@@ -746,7 +746,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			tr[C_G] = wg;
 			tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0);
 			tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
-			tr[C_B] = l->deq + gather + (c.infer ? 0 : 0);
+			tr[C_B] = l->deq + gather;
 			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_BACKWARD, step);
 		}
 		t.live[C_A] -= c.r.rb * h * T + (a->dropout > 0 ? h * T : 0);
