@@ -139,11 +139,27 @@ static size_t decode_string(scan *sc, const char *t, size_t len, size_t i, size_
 	return i < len ? i + 1 : 0;
 }
 
+gs_err gs_utf8_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e)
+{
+	const unsigned char *u = (const unsigned char *)text;
+	size_t line = 1;
+
+	for (size_t i = 0; i < len;) {
+		size_t k = utf8_len(u + i, len - i);
+		if (k == 0)
+			return gs_fail(e, code, "%s:%zu: not valid UTF-8 (byte 0x%02X at offset %zu): JSON must be UTF-8",
+			               path, line, u[i], i);
+		if (u[i] == '\n')
+			line++;
+		i += k;
+	}
+	return GS_OK;
+}
+
 #define MAX_DEPTH 1000
 
 gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e)
 {
-	const unsigned char *u = (const unsigned char *)text;
 	size_t line = 1;
 	scan sc = {0};
 	/* stack: object id, or SIZE_MAX for an array */
@@ -152,16 +168,8 @@ gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code
 	size_t next_obj = 0;
 	gs_err rc = GS_OK;
 
-	for (size_t i = 0; i < len;) {
-		size_t k = utf8_len(u + i, len - i);
-		if (k == 0)
-			return gs_fail(e, code, "%s:%zu: invalid UTF-8 (byte 0x%02X at offset %zu): JSON must be UTF-8",
-			               path, line, u[i], i);
-		if (u[i] == '\n')
-			line++;
-		i += k;
-	}
-	line = 1;
+	if (gs_utf8_check(text, len, path, code, e) != GS_OK)
+		return code;
 	sc.acap = 64;
 	sc.arena = gs_xmalloc(sc.acap); /* never NULL: empty keys compare at arena + 0 */
 	int expect_key = 0;

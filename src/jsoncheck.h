@@ -16,4 +16,8 @@
  * quietly at anything it does not understand. */
 gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e);
 
+/* Only the UTF-8 part: "<path>:<line>: not valid UTF-8 (byte 0xNN at
+ * offset N)" (overlong forms, surrogates, past U+10FFFF, truncated). */
+gs_err gs_utf8_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e);
+
 #endif

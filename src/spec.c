@@ -2,6 +2,7 @@
  * the file, the line and the key. Owned by the report driver area. */
 #define _POSIX_C_SOURCE 200809L
 #include "spec.h"
+#include "jsoncheck.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -243,46 +244,6 @@ static int find_duplicate(const char *text, char *path, size_t n)
 	w_value(&w, INT_MAX);
 	snprintf(path, n, "%s", w.dup_path);
 	return w.dup_line;
-}
-
-/* Line of the first byte that is not valid UTF-8 (overlong forms,
- * surrogates and code points past U+10FFFF included); 0 when valid. */
-static int invalid_utf8(const char *text, unsigned *byte)
-{
-	const unsigned char *p = (const unsigned char *)text;
-	int line = 1;
-
-	while (*p) {
-		unsigned c = *p, need, cp, min;
-		if (c < 0x80) {
-			line += c == '\n';
-			p++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			need = 1; cp = c & 0x1f; min = 0x80;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			need = 2; cp = c & 0x0f; min = 0x800;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			need = 3; cp = c & 0x07; min = 0x10000;
-		} else {
-			*byte = c;
-			return line;
-		}
-		for (unsigned i = 1; i <= need; i++) {
-			if ((p[i] & 0xc0) != 0x80) {
-				*byte = c;
-				return line;
-			}
-			cp = (cp << 6) | (p[i] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-			*byte = c;
-			return line;
-		}
-		p += need + 1;
-	}
-	return 0;
 }
 
 int gs_spec_line(const char *text, const char *path, int index)
@@ -774,14 +735,10 @@ gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *
 	memset(sp, 0, sizeof *sp);
 	sp->path = gs_xstrdup(path);
 	sp->text = gs_xstrdup(text);
-	{
-		unsigned byte = 0;
-		int line = invalid_utf8(sp->text, &byte);
-		if (line > 0) {
-			rc = gs_fail(e, GS_ESPEC, "%s:%d: not valid UTF-8 (byte 0x%02x)", path, line, byte);
-			gs_spec_free(sp);
-			return rc;
-		}
+	rc = gs_utf8_check(sp->text, strlen(sp->text), path, GS_ESPEC, e);
+	if (rc != GS_OK) {
+		gs_spec_free(sp);
+		return rc;
 	}
 	root = cJSON_ParseWithOpts(sp->text, &end, 1);
 	if (root == NULL) {
