@@ -73,6 +73,11 @@ int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e)
 		(*i)++;
 		return 1;
 	}
+	if (!eq && !strcmp(name, "compile")) {
+		r->s.compile = true;
+		(*i)++;
+		return 1;
+	}
 	if (!eq && !strcmp(name, "optimizer-in-bwd")) {
 		r->s.optimizer_in_bwd = true;
 		(*i)++;
@@ -91,7 +96,7 @@ int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e)
 	bool manual = !strcmp(name, "params") || !strcmp(name, "layers") || !strcmp(name, "hidden") ||
 	              !strcmp(name, "heads") || !strcmp(name, "kv-heads") || !strcmp(name, "intermediate") ||
 	              !strcmp(name, "vocab");
-	if (!strcmp(name, "optimizer-in-bwd"))
+	if (!strcmp(name, "optimizer-in-bwd") || !strcmp(name, "compile"))
 		takes = true;
 	bool path = !strcmp(name, "config") || !strcmp(name, "models-dir");
 	if (!takes && !manual && !path && strcmp(name, "grad-ckpt") && strcmp(name, "train-embeddings"))
@@ -170,7 +175,8 @@ void gs_cli_row_usage(FILE *fp)
 	      "  --method full|lora|qlora|inference                       (default full)\n"
 	      "  --precision P           full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16\n"
 	      "                          fp8-mixed (default amp-bf16); lora/qlora/inference base storage:\n"
-	      "                          fp32 bf16 fp16 fp8 int8 nf4 nf4-dq gptq-int4 gptq-int8 awq-int4\n"
+	      "                          fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao gptq-int4 gptq-int8\n"
+	      "                          awq-int4, and amp-bf16/amp-fp16 for lora/inference\n"
 	      "                          (default bf16; qlora nf4)\n"
 	      "  --adapter-dtype fp32|bf16                                (default fp32, PEFT's)\n"
 	      "  --optimizer adamw|adamw-fused|adamw-8bit|paged-adamw-8bit|paged-adamw-32bit|\n"
@@ -183,6 +189,7 @@ void gs_cli_row_usage(FILE *fp)
 	      "  --batch N --seq N       micro-batch per GPU and tokens per sequence (1, 2048)\n"
 	      "  --grad-accum N          micro-batches per optimizer step (1)\n"
 	      "  --grad-ckpt | --no-grad-ckpt                             (default off)\n"
+	      "  --compile               torch.compile: fused norms and gated activations save less\n"
 	      "  --attn sdpa|eager|flash  --loss standard|chunked          (sdpa, standard)\n"
 	      "  --gpus N --sharding ddp|zero1|zero2|zero3|fsdp --tp N   (1, ddp, 1)\n"
 	      "  --offload none|optimizer|params                          (none)\n"

@@ -1003,6 +1003,23 @@ int cmd_verify(int argc, char **argv)
 		             "(drop --gpus/--tp/--sharding/--offload)");
 		goto out;
 	}
+	{
+		/* Settings the harness does not reproduce: refuse rather than
+		 * compare a prediction with a run made another way. */
+		gs_prec vp = gs_settings_precision(&o.row.s);
+		const char *what = o.row.s.compile                ? "--compile"
+		                   : o.row.s.optimizer_in_bwd     ? "--optimizer-in-bwd"
+		                   : o.row.s.full_state_dict_load ? "--state-dict-load full"
+		                   : vp == GS_P_NF4_TORCHAO       ? "--precision nf4-torchao"
+		                   : (o.row.s.method != GS_FULL && (vp == GS_P_AMP_BF16 || vp == GS_P_AMP_FP16))
+		                       ? "an amp precision with lora or inference"
+		                       : NULL;
+		if (what != NULL) {
+			rc = gs_fail(&e, GS_EUSAGE, "verify: the harness does not run %s yet; estimate predicts it, "
+			             "but there is nothing to measure it with", what);
+			goto out;
+		}
+	}
 	if (o.store_standin && !o.store) {
 		rc = gs_fail(&e, GS_EUSAGE, "--store-standin needs --store FILE (never the committed store)");
 		goto out;

@@ -89,7 +89,7 @@ static double linear_storage(gs_prec p, const gs_linear *l)
 	case GS_P_FP8: return 1 + 4.0 / in; /* per-row fp32 scale */
 	case GS_P_INT8: return 1 + 4.0 / in; /* LLM.int8: per-row fp32 scales */
 	case GS_P_NF4: return GS_NF4_BYTES;
-	case GS_P_NF4_DQ: return GS_NF4_DQ_BYTES;
+	case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: return GS_NF4_DQ_BYTES;
 	case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4:
 		return 0.5 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
 	case GS_P_GPTQ_INT8:
@@ -340,6 +340,9 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 			per += (rms ? cb : rb) * h;
 		if (c->full && c->r.amp)
 			per += 4 * h - cb * h; /* AMP: the normalised fp32 value */
+		if (s->compile) /* one fused kernel saving its input and 1/rms (or mean
+		                   and 1/std); the normalised value is recomputed */
+			per = rb * h + (rms ? 4 : 8);
 		tok += n_norms * per;
 	}
 
@@ -405,7 +408,9 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 
 	/* --- MLP. */
 	if (a->act == GS_ACT_GATED)
-		tok += 3 * inner * cb; /* gate (act input), act output, up */
+		/* gate (the activation's input), activation output, up; compiled,
+		 * act(gate)*up is one fused kernel that saves only gate and up */
+		tok += (s->compile ? 2 : 3) * inner * cb;
 	else
 		tok += inner * cb * (strcmp(a->model_type, "gpt2") == 0 ? 4 : 1); /* gelu_new saves 4 tensors */
 	if (k->n_experts > 0) {
@@ -707,6 +712,13 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			/* chunked CE: 16-bit logits and fp32 log-probs, chunk by chunk */
 			up = 0;
 		}
+		if (s->compile && !a->encoder) {
+			/* compiled cross-entropy (torchtune compiles the loss with the
+			 * model): up-cast, log-softmax and NLL fuse into kernels that
+			 * save the logits and one log-sum-exp per token */
+			up = 0;
+			lsm = 4 * T;
+		}
 		t.live[C_A] += logits + lsm;
 		memset(ex, 0, sizeof ex);
 		ex[C_A] = a->encoder ? 0 : up;
@@ -791,7 +803,7 @@ static gs_err seed_bpp(gs_prec p, double *bpp, gs_error *e)
 	case GS_P_FP32: case GS_P_AMP_BF16: case GS_P_AMP_FP16: *bpp = 4; break;
 	case GS_P_BF16: case GS_P_FP16: case GS_P_MIXED_BF16: case GS_P_MIXED_FP16: *bpp = 2; break;
 	case GS_P_FP8: case GS_P_FP8_MIXED: case GS_P_INT8: case GS_P_GPTQ_INT8: *bpp = p == GS_P_FP8_MIXED ? 2 : 1; break;
-	case GS_P_NF4: case GS_P_NF4_DQ: case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4: *bpp = 0.5; break;
+	case GS_P_NF4: case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4: *bpp = 0.5; break;
 	default: return gs_fail(e, GS_EUSAGE, "--formula cookbook: precision %s has no bytes/param in the seed", gs_prec_name(p));
 	}
 	return GS_OK;

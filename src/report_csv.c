@@ -35,7 +35,7 @@ static void cnum(FILE *fp, double d)
 static const char *const fixed_cols[] = {
 	"index", "id", "model", "label", "method", "precision", "adapter-dtype", "optimizer", "optimizer-in-bwd",
 	"lora-r", "lora-targets", "lora-dropout", "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt",
-	"attn", "loss", "gpus", "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "error", "recipe",
+	"compile", "attn", "loss", "gpus", "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "error", "recipe",
 	"params_total", "params_trainable", "params_active", "W_bytes", "G_bytes", "O_bytes",
 	"A_bytes", "B_bytes", "allocated_bytes", "reserved_bytes", "device_bytes", "host_bytes",
 	"peak_phase", "peak_step", NULL,
@@ -112,9 +112,9 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	cstr(fp, s->lora_targets);
 	fputc(',', fp);
 	cnum(fp, s->lora_dropout);
-	fprintf(fp, ",\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",\"%s\",",
+	fprintf(fp, ",\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",\"%s\",\"%s\",",
 	        s->train_embeddings ? "true" : "false", s->batch, s->seq, s->grad_accum,
-	        s->grad_ckpt ? "true" : "false");
+	        s->grad_ckpt ? "true" : "false", s->compile ? "true" : "false");
 	cstr(fp, gs_attn_name(s->attn));
 	fputc(',', fp);
 	cstr(fp, gs_loss_name(s->loss));

@@ -125,9 +125,9 @@ static void j_settings(FILE *fp, const gs_settings *s)
 	fputs(",\"lora-dropout\":", fp);
 	jnum(fp, s->lora_dropout);
 	fprintf(fp, ",\"train-embeddings\":%s,\"batch\":%" PRId64 ",\"seq\":%" PRId64
-	        ",\"grad-accum\":%" PRId64 ",\"grad-ckpt\":%s,\"attn\":",
+	        ",\"grad-accum\":%" PRId64 ",\"grad-ckpt\":%s,\"compile\":%s,\"attn\":",
 	        s->train_embeddings ? "true" : "false", s->batch, s->seq, s->grad_accum,
-	        s->grad_ckpt ? "true" : "false");
+	        s->grad_ckpt ? "true" : "false", s->compile ? "true" : "false");
 	jstr(fp, gs_attn_name(s->attn));
 	fputs(",\"loss\":", fp);
 	jstr(fp, gs_loss_name(s->loss));

@@ -29,6 +29,7 @@ typedef enum gs_prec {
 	GS_P_GPTQ_INT4,
 	GS_P_GPTQ_INT8,
 	GS_P_AWQ_INT4,
+	GS_P_NF4_TORCHAO, /* torchao NF4 (torchtune): nf4-dq storage, no saved input */
 	GS_P_MAX
 } gs_prec;
 
@@ -63,6 +64,7 @@ typedef struct gs_settings {
 	int64_t batch, seq;
 	int64_t grad_accum;      /* micro-batches per optimizer step (grads live across them) */
 	bool grad_ckpt;
+	bool compile;            /* torch.compile (inductor): fused norms and gated activations */
 	gs_attn attn;
 	gs_loss loss;
 	int64_t gpus;
@@ -86,7 +88,7 @@ void gs_settings_default(gs_settings *s);
 
 /* Set one setting by its flag name without dashes ("method", "precision",
  * "adapter-dtype", "optimizer", "optimizer-in-bwd", "lora-r", "lora-targets", "lora-dropout",
- * "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt", "attn", "loss", "gpus",
+ * "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt", "compile", "attn", "loss", "gpus",
  * "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "formula",
  * "trainable-fraction")
  * from its text value (booleans: "true"/"false"/"on"/"off"/"1"/"0").

@@ -57,7 +57,7 @@ def _targets(v):
 
 
 PRECISIONS = {"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16", "fp8-mixed",
-              "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4"}
+              "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4", "nf4-torchao"}
 FLAGS = {
     "--config": "path", "--params": _int_pos, "--layers": _int_pos, "--hidden": _int_pos,
     "--heads": _int_pos, "--kv-heads": _int_pos, "--intermediate": _int_pos, "--vocab": _int_pos,
@@ -69,7 +69,7 @@ FLAGS = {
     "--lora-r": _int_pos, "--lora-targets": _targets, "--lora-dropout": _float01,
     "--train-embeddings": None,
     "--batch": _int_pos, "--seq": _int_pos, "--grad-accum": _int_pos,
-    "--grad-ckpt": None, "--no-grad-ckpt": None,
+    "--grad-ckpt": None, "--no-grad-ckpt": None, "--compile": None,
     "--attn": {"eager", "sdpa", "flash"}, "--loss": {"standard", "chunked"},
     "--gpus": _int_pos, "--sharding": {"ddp", "zero1", "zero2", "zero3", "fsdp"}, "--tp": _int_pos,
     "--offload": {"none", "optimizer", "params"},
@@ -79,7 +79,8 @@ FLAGS = {
     "--formula": {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"},
 }
 FULL_PREC = {"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16", "fp8-mixed"}
-STORE_PREC = {"fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4"}
+STORE_PREC = {"fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4",
+              "nf4-torchao"}
 FIELD = {"allocated": "allocated_bytes", "reserved": "reserved_bytes", "device": "device_bytes"}
 
 

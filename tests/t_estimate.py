@@ -70,6 +70,17 @@ for args, needle in [(["--method", "bogus"], "--method"), (["--batch", "-3"], "-
 r = run("estimate", "--config", "/nonexistent/config.json")
 check(r.returncode != 0 and r.returncode != 2 and "/nonexistent/config.json" in r.stderr,
       "estimate --config missing file: names the file", (r.returncode, r.stderr))
+# --compile and nf4-torchao: accepted by estimate, in the JSON settings label;
+# verify refuses what its harness cannot reproduce (no GPU needed to say so).
+r = run("estimate", "meta-llama/Llama-3.2-1B", "--offline", "--method", "full", "--compile", "--json")
+check(r.returncode == 0 and " compile" in json.loads(r.stdout)["settings"], "estimate --compile", r.stderr)
+r = run("estimate", "meta-llama/Llama-3.2-1B", "--offline", "--method", "qlora", "--precision", "nf4-torchao")
+check(r.returncode == 0 and "nf4-torchao" in r.stdout, "estimate --precision nf4-torchao", r.stderr)
+for extra in (["--method", "full", "--compile"], ["--method", "full", "--optimizer-in-bwd"],
+              ["--method", "qlora", "--precision", "nf4-torchao"], ["--method", "lora", "--precision", "amp-bf16"]):
+    r = run("verify", "meta-llama/Llama-3.2-1B", "--offline", "--dry-run", *extra)
+    check(r.returncode == 2 and "harness does not run" in r.stderr,
+          "verify refuses %s (the harness cannot reproduce it)" % " ".join(extra), (r.returncode, r.stderr))
 r = run("estimate", "--help")
 check(r.returncode == 0 and "--method" in r.stdout and "--formula" in r.stdout, "estimate --help lists the flags")
 raise SystemExit(1 if failed else 0)

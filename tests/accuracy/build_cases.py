@@ -239,8 +239,9 @@ def case(r):
         elif w.startswith("nf4 + double"):
             prec = "nf4-dq"
         elif w.startswith("nf4 (torchao)"):
-            prec = "nf4-dq"
-            notes.append("precision: torchao NF4 (block 64, scalers re-quantized per 256 blocks) mapped to nf4-dq")
+            prec = "nf4-torchao"
+            notes.append("precision: torchao NF4 (block 64, scalers re-quantized per 256 blocks; its linear_nf4 "
+                         "saves no input) -> nf4-torchao")
         elif w.startswith("int8"):
             prec = "int8"
             notes.append("precision: LLM.int8 linear weights; prepare_model_for_int8_training casts the rest to "
@@ -372,8 +373,8 @@ def case(r):
                              "record does not say)")
         args += ["--loss", "chunked" if chunked else "standard"]
         if torchtune and ("compile on" in n or "compile=True" in n or "torch compile" in src):
-            notes.append("torch.compile on: not a flag; compiled kernels save fewer intermediates than the eager "
-                         "kernels the engine models")
+            args += ["--compile"]
+            notes.append("torch.compile on -> --compile (fused norms and gated activations save less)")
 
     # ---- GPUs
     g = r["n_gpus"]
