@@ -52,6 +52,7 @@ report: deps
 	./gpusizer report --offline
 
 sanitize: deps
+	$(Q)sh tools/deps.sh clang fuzz
 	$(Q)$(MAKE) --no-print-directory check BUILD=build/asan CC=clang \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" CFLAGS="-O1 -g"
 
