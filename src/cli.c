@@ -16,6 +16,9 @@ void gs_cli_row_init(gs_cli_row *r)
 	r->offline = gs_env_true("HF_HUB_OFFLINE") || gs_env_true("GPUSIZER_OFFLINE");
 }
 
+/* Boolean settings, also "--X=true|false". */
+static const char *const switch_flags[] = {"grad-ckpt", "train-embeddings", "compile", "optimizer-in-bwd", NULL};
+
 /* Settings flags taking a value: passed to gs_settings_set by name. */
 static const char *const value_flags[] = {
 	"method", "precision", "adapter-dtype", "optimizer", "lora-r", "lora-targets",
@@ -62,24 +65,16 @@ int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e)
 	memcpy(name, arg + 2, n);
 	name[n] = '\0';
 
-	/* Boolean switches. */
-	if (!eq && (!strcmp(name, "grad-ckpt") || !strcmp(name, "no-grad-ckpt"))) {
-		r->s.grad_ckpt = name[0] == 'g';
-		(*i)++;
-		return 1;
-	}
-	if (!eq && !strcmp(name, "train-embeddings")) {
-		r->s.train_embeddings = true;
-		(*i)++;
-		return 1;
-	}
-	if (!eq && !strcmp(name, "compile")) {
-		r->s.compile = true;
-		(*i)++;
-		return 1;
-	}
-	if (!eq && !strcmp(name, "optimizer-in-bwd")) {
-		r->s.optimizer_in_bwd = true;
+	/* Boolean settings: bare "--X" sets true ("--no-grad-ckpt" false);
+	 * "--X=VALUE" goes to gs_settings_set with the value below. */
+	bool is_switch = false;
+	for (int k = 0; switch_flags[k]; k++)
+		if (!strcmp(name, switch_flags[k]))
+			is_switch = true;
+	if (!eq && (is_switch || !strcmp(name, "no-grad-ckpt"))) {
+		gs_err rc = gs_settings_set(&r->s, name[0] == 'n' ? "grad-ckpt" : name, name[0] == 'n' ? "false" : "true", e);
+		if (rc != GS_OK)
+			return -1;
 		(*i)++;
 		return 1;
 	}
@@ -89,17 +84,15 @@ int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e)
 		return 1;
 	}
 
-	bool takes = false;
+	bool takes = is_switch;
 	for (int k = 0; value_flags[k]; k++)
 		if (!strcmp(name, value_flags[k]))
 			takes = true;
 	bool manual = !strcmp(name, "params") || !strcmp(name, "layers") || !strcmp(name, "hidden") ||
 	              !strcmp(name, "heads") || !strcmp(name, "kv-heads") || !strcmp(name, "intermediate") ||
 	              !strcmp(name, "vocab");
-	if (!strcmp(name, "optimizer-in-bwd") || !strcmp(name, "compile"))
-		takes = true;
 	bool path = !strcmp(name, "config") || !strcmp(name, "models-dir");
-	if (!takes && !manual && !path && strcmp(name, "grad-ckpt") && strcmp(name, "train-embeddings"))
+	if (!takes && !manual && !path)
 		return 0;
 
 	if (eq) {

@@ -458,7 +458,8 @@ static double reserved_of(double allocated)
 	return allocated * (1.0 + GS_RESERVED_FRAC) + (allocated > 0 ? GS_RESERVED_FIXED : 0);
 }
 
-static void finish(gs_estimate *out, const tl *t, double context, double host, double params_total)
+static void finish(gs_estimate *out, const tl *t, double context, double host, double params_total,
+                   const char *recipe_text)
 {
 	double alloc = t->peak;
 	double reserved = reserved_of(alloc);
@@ -478,6 +479,7 @@ static void finish(gs_estimate *out, const tl *t, double context, double host, d
 	out->host = u64(host);
 	out->peak_phase = t->phase;
 	out->peak_step = t->step;
+	out->recipe = recipe_text;
 	out->bpp_W = params_total > 0 ? t->at[C_W] / params_total : 0;
 }
 
@@ -658,7 +660,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		double ex2[C_N] = {0};
 		ex2[C_A] = logits + c.r.rb * (double)a->hidden * c.T;
 		mark(&t, ex2, GS_PH_PREFILL, 1);
-		finish(out, &t, context, host, (double)a->params_total);
+		finish(out, &t, context, host, (double)a->params_total, c.r.text);
 		out->params_trainable = 0;
 		out->bpp_G = out->bpp_O = 0;
 		return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
@@ -787,8 +789,12 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		ex[C_B] = in_bwd ? 0 : opt_tmp;
 		mark(&t, ex, in_bwd ? GS_PH_BACKWARD : GS_PH_OPTIMIZER, step);
 	}
-	finish(out, &t, context, host, (double)a->params_total);
+	finish(out, &t, context, host, (double)a->params_total, c.r.text);
 	out->params_trainable = u64(params_trainable);
+	if (paged)
+		snprintf(out->note, sizeof out->note,
+		         "paged optimizer states (%.2f GiB) live in CUDA unified memory: counted in device, not in torch's allocated",
+		         (double)out->O / (1024.0 * 1024 * 1024));
 	out->bpp_G = params_trainable > 0 ? grad_total / params_trainable : 0;
 	out->bpp_O = params_trainable > 0 ? O_total / params_trainable : 0;
 	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
@@ -944,17 +950,6 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	case GS_F_ZERO1_RULE: rc = zero1_rule(a, s, out); break;
 	default:
 		rc = detailed(a, s, out, e);
-		if (rc == GS_OK) {
-			recipe r;
-			make_recipe(s, gs_settings_precision(s), &r);
-			out->recipe = r.text;
-			bool paged;
-			optim_states(s->optimizer, 0, &paged);
-			if (paged && s->method != GS_INFER)
-				snprintf(out->note, sizeof out->note,
-				         "paged optimizer states (%.2f GiB) live in CUDA unified memory: counted in device, not in torch's allocated",
-				         (double)out->O / (1024.0 * 1024 * 1024));
-		}
 	}
 	return rc;
 }

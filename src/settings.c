@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,37 +290,52 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	return GS_OK;
 }
 
+/* Append to buf (n bytes) at *k, printf-style; stops quietly when full. */
+__attribute__((format(printf, 4, 5)))
+static void label_add(char *buf, size_t n, int *k, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*k < 0 || (size_t)*k >= n)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(buf + *k, n - (size_t)*k, fmt, ap);
+	va_end(ap);
+	*k = w < 0 ? -1 : *k + w;
+}
+
 void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 {
-	int k;
+	int k = 0;
 	gs_prec p = gs_settings_precision(s);
 
+	if (n > 0)
+		buf[0] = '\0';
 	if (s->method == GS_INFER) {
-		k = snprintf(buf, n, "inference %s b%lld s%lld %s", gs_prec_name(p), (long long)s->batch,
-		             (long long)s->seq, gs_attn_name(s->attn));
+		label_add(buf, n, &k, "inference %s b%lld s%lld %s", gs_prec_name(p), (long long)s->batch,
+		          (long long)s->seq, gs_attn_name(s->attn));
 	} else {
-		k = snprintf(buf, n, "%s %s %s", gs_method_name(s->method), gs_prec_name(p), gs_optim_name(s->optimizer));
-		if (k > 0 && (size_t)k < n && (s->method == GS_LORA || s->method == GS_QLORA))
-			k += snprintf(buf + k, n - (size_t)k, " r%lld %s", (long long)s->lora_r, s->lora_targets);
-		if (k > 0 && (size_t)k < n)
-			k += snprintf(buf + k, n - (size_t)k, " b%lld s%lld%s %s", (long long)s->batch, (long long)s->seq,
-			              s->grad_ckpt ? " ckpt" : "", gs_attn_name(s->attn));
-		if (k > 0 && (size_t)k < n && s->grad_accum > 1)
-			k += snprintf(buf + k, n - (size_t)k, " ga%lld", (long long)s->grad_accum);
-		if (k > 0 && (size_t)k < n && s->compile)
-			k += snprintf(buf + k, n - (size_t)k, " compile");
-		if (k > 0 && (size_t)k < n && s->optimizer_in_bwd)
-			k += snprintf(buf + k, n - (size_t)k, " opt-in-bwd");
-		if (k > 0 && (size_t)k < n && s->loss == GS_LOSS_CHUNKED)
-			k += snprintf(buf + k, n - (size_t)k, " chunked-loss");
+		label_add(buf, n, &k, "%s %s %s", gs_method_name(s->method), gs_prec_name(p), gs_optim_name(s->optimizer));
+		if (s->method == GS_LORA || s->method == GS_QLORA)
+			label_add(buf, n, &k, " r%lld %s", (long long)s->lora_r, s->lora_targets);
+		label_add(buf, n, &k, " b%lld s%lld%s %s", (long long)s->batch, (long long)s->seq,
+		          s->grad_ckpt ? " ckpt" : "", gs_attn_name(s->attn));
+		if (s->grad_accum > 1)
+			label_add(buf, n, &k, " ga%lld", (long long)s->grad_accum);
+		if (s->compile)
+			label_add(buf, n, &k, " compile");
+		if (s->optimizer_in_bwd)
+			label_add(buf, n, &k, " opt-in-bwd");
+		if (s->loss == GS_LOSS_CHUNKED)
+			label_add(buf, n, &k, " chunked-loss");
 	}
-	if (k > 0 && (size_t)k < n && (s->gpus > 1 || s->tp > 1))
-		k += snprintf(buf + k, n - (size_t)k, " %lldx%s%s", (long long)s->gpus, gs_shard_name(s->sharding),
-		              s->tp > 1 ? " tp" : "");
-	if (k > 0 && (size_t)k < n && s->tp > 1)
-		k += snprintf(buf + k, n - (size_t)k, "%lld", (long long)s->tp);
-	if (k > 0 && (size_t)k < n && s->full_state_dict_load)
-		k += snprintf(buf + k, n - (size_t)k, " full-load");
-	if (k > 0 && (size_t)k < n && s->offload != GS_OFF_NONE)
-		snprintf(buf + k, n - (size_t)k, " offload-%s", gs_offload_name(s->offload));
+	if (s->gpus > 1 || s->tp > 1)
+		label_add(buf, n, &k, " %lldx%s%s", (long long)s->gpus, gs_shard_name(s->sharding), s->tp > 1 ? " tp" : "");
+	if (s->tp > 1)
+		label_add(buf, n, &k, "%lld", (long long)s->tp);
+	if (s->full_state_dict_load)
+		label_add(buf, n, &k, " full-load");
+	if (s->offload != GS_OFF_NONE)
+		label_add(buf, n, &k, " offload-%s", gs_offload_name(s->offload));
 }
