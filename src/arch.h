@@ -85,6 +85,10 @@ typedef struct gs_arch {
 	bool rotary;
 	bool tied;            /* output head shares the input embedding */
 	double dropout;       /* hidden/attention dropout applied in training */
+	int layer_norms;      /* residual-stream norms per layer (Gemma 2/3: 4);
+	                         0 = the usual 2, or 1 when parallel_attn */
+	double attn_softcap;  /* Gemma 2: tanh cap on attention scores (0 = none) */
+	double final_softcap; /* Gemma 2: tanh cap on the final logits (0 = none) */
 
 	int n_kinds;
 	gs_layer_kind kind[GS_MAX_LAYER_KINDS];

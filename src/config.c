@@ -225,6 +225,21 @@ static double get_dropout(cfg *c)
 	return mx;
 }
 
+/* Optional positive number (soft-capping thresholds); 0 when absent or null. */
+static double get_positive(cfg *c, const char *key)
+{
+	const cJSON *v = item(c->obj, key);
+	char got[64];
+
+	if (c->rc != GS_OK || v == NULL)
+		return 0;
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0)
+		return v->valuedouble;
+	describe(v, got, sizeof got);
+	field_fail(c, GS_ECONFIG, key, "must be a positive number or null (got %s)", got);
+	return 0;
+}
+
 /* ---- checked arithmetic naming the field that made it too large ---- */
 
 static int64_t mul(cfg *c, int64_t x, int64_t y, const char *key)
@@ -514,8 +529,13 @@ static void fam_llama(cfg *c, llama_kind lk)
 		add_attn(c, k, &d, qkv_bias, o_bias);
 		add_gated(k, "", d.H, d.I, mlp_bias);
 	}
-	if (lk == LK_GEMMA2 || lk == LK_GEMMA3)
+	if (lk == LK_GEMMA2 || lk == LK_GEMMA3) {
 		norms = 4; /* input, post_attention, pre_ and post_feedforward */
+		a->layer_norms = 4;
+		/* tanh soft-capping of scores and logits (Gemma 2; null in Gemma 3) */
+		a->attn_softcap = get_positive(c, "attn_logit_softcapping");
+		a->final_softcap = get_positive(c, "final_logit_softcapping");
+	}
 	if (lk == LK_OLMO)
 		norms = 0; /* OlmoLayerNorm: no weight, no bias */
 	k->other_params = mul(c, norms, d.H, "hidden_size");

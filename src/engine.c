@@ -282,7 +282,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 	double sq = (double)s->seq;
 	double tok = 0, sqr = 0; /* saved per token, per (head * s^2) */
 	bool rms = a->norm == GS_NORM_RMS;
-	double n_norms = a->parallel_attn ? 1 : 2;
+	double n_norms = a->layer_norms > 0 ? a->layer_norms : a->parallel_attn ? 1 : 2;
 	double lora_in = 0, lora_tok = 0;
 	double inner = (double)k->mlp_inner / tp;
 
@@ -395,6 +395,10 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 			 * v and the probabilities for PV; dropout mask and output. */
 			tok += (q_dim + kv_saved + vv) * cb + v_dim * cb;
 			double per_el = 4 + cb;
+			/* soft-capped scores (Gemma 2): tanh saves its 16-bit output.
+			 * Flash applies the cap in-kernel; HF's sdpa path drops it. */
+			if (a->attn_softcap > 0)
+				per_el += cb;
 			if (a->dropout > 0)
 				per_el += 1 + cb;
 			sqr += per_el;
@@ -721,7 +725,10 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			up = 0;
 			lsm = 4 * T;
 		}
-		t.live[C_A] += logits + lsm;
+		/* soft-capped logits (Gemma 2: tanh(x / cap) * cap): tanh saves
+		 * its 16-bit output until the head's backward */
+		double cap = a->final_softcap > 0 && !a->encoder ? c.r.cb * V * T : 0;
+		t.live[C_A] += logits + lsm + cap;
 		memset(ex, 0, sizeof ex);
 		ex[C_A] = a->encoder ? 0 : up;
 		mark(&t, ex, GS_PH_LOSS, step);
@@ -731,7 +738,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		memset(ex, 0, sizeof ex);
 		ex[C_A] = s->loss == GS_LOSS_CHUNKED || a->encoder ? 0 : 8 * V * T;
 		mark(&t, ex, GS_PH_BACKWARD, step);
-		t.live[C_A] -= logits + lsm;
+		t.live[C_A] -= logits + lsm + cap;
 		if (head_trains && !accum) {
 			double hg = (head > 0 ? head : emb) / tp * (c.full ? c.r.g : c.r.cb) * grad_frac;
 			if (in_bwd) {
@@ -743,7 +750,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			}
 		}
 		memset(ex, 0, sizeof ex);
-		ex[C_A] = c.r.cb * V * T; /* 16-bit logits grad */
+		/* 16-bit logits grad; through a soft cap, tanh's input grad too */
+		ex[C_A] = c.r.cb * V * T * (cap > 0 ? 2 : 1);
 		mark(&t, ex, GS_PH_BACKWARD, step);
 		t.live[C_A] -= (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + (head_trains ? c.r.cb * h * T : 0);
 		if (c.r.amp)

@@ -234,6 +234,44 @@ static void compiled(void)
 	CHECK(bnb.W == tao.W && tao.A < bnb.A, "engine: nf4-torchao stores like nf4-dq and saves less than bitsandbytes");
 }
 
+static void softcap(void)
+{
+	/* Gemma 2: four residual-stream norms a layer, and tanh soft-capping.
+	 * Hand-computed on gemma-2-9b (42 layers, h 3584, 16 heads, vocab
+	 * 256000), LoRA on a bf16 base, b1 s512, at the peak: each extra norm
+	 * saves its fp32 input (4h bytes a token); the capped scores save
+	 * tanh's bf16 output (2 bytes a score) under eager attention only; the
+	 * capped logits save tanh's bf16 output (2V bytes a token). */
+	gs_arch a = load("google--gemma-2-9b.config.json");
+	CHECK(a.layer_norms == 4 && a.attn_softcap == 50.0 && a.final_softcap == 30.0,
+	      "config: gemma2 reads 4 norms a layer and both soft caps (%d, %g, %g)", a.layer_norms,
+	      a.attn_softcap, a.final_softcap);
+	gs_settings s = base("lora", "bf16", "adamw");
+	gs_error e = {0};
+	gs_settings_set(&s, "seq", "512", &e);
+	gs_settings_set(&s, "attn", "eager", &e);
+	double L = 42, h = 3584, nh = 16, V = 256000, T = 512;
+	gs_arch plain = a;
+	plain.attn_softcap = plain.final_softcap = 0;
+	gs_estimate x = run(&a, &s), y = run(&plain, &s);
+	double want = L * 2 * nh * T * T + 2 * V * T;
+	CHECK(x.peak_phase == y.peak_phase && near((double)(x.A - y.A), want, 1e-9),
+	      "engine: eager soft caps save 2 bytes a score and 2V bytes a token (%.6g, got %.6g)", want,
+	      (double)x.A - (double)y.A);
+	gs_settings_set(&s, "attn", "sdpa", &e);
+	x = run(&a, &s);
+	y = run(&plain, &s);
+	CHECK(near((double)(x.A - y.A), 2 * V * T, 1e-9),
+	      "engine: under sdpa only the logit cap costs (HF's sdpa path drops the score cap) (%.6g, got %.6g)",
+	      2 * V * T, (double)x.A - (double)y.A);
+	gs_arch two = plain;
+	two.layer_norms = 2;
+	gs_estimate z = run(&two, &s);
+	CHECK(near((double)(y.A - z.A), L * 2 * 4 * h * T, 1e-9),
+	      "engine: gemma2's post-attention and post-feedforward norms save 4h bytes a token each (%.6g, got %.6g)",
+	      L * 2 * 4 * h * T, (double)y.A - (double)z.A);
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -382,6 +420,7 @@ int main(void)
 	recipes();
 	lora_names();
 	compiled();
+	softcap();
 	monotonic();
 	seeds();
 	errors();
