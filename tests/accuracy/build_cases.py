@@ -350,6 +350,10 @@ def case(r):
     if not method.startswith("inference"):
         args += ["--grad-ckpt"] if r["grad_ckpt"] else ["--no-grad-ckpt"]
     attn = "eager" if r["attn_impl"].startswith("eager") else "sdpa"
+    if litgpt and attn == "sdpa" and softcapped(r["model"]):
+        attn = "eager"
+        notes.append("attn: litgpt computes soft-capped attention by hand (q @ k.mT, tanh cap, fp32 softmax, "
+                     "@ v: model.py 'with softcapping we cannot use SDPA') -> eager")
     args += ["--attn", attn]
 
     # ---- loss
@@ -399,11 +403,54 @@ def case(r):
     elif r["offload"].startswith("paged optimizer"):
         pass  # only with optimizer_in_bwd, unsupported above
 
-    if litgpt and m == "tiiuae/falcon-7b":
-        notes.append("model: litgpt keeps a separate lm_head for falcon -> the untied variant of the config")
+    if litgpt and tied_config(m):
+        notes.append("model: litgpt's GPT always has its own lm_head beside wte (model.py; its finetune "
+                     "scripts never tie them) -> the untied variant of the config")
     if cfg is None:
         args = manual + args
     return args, notes, None
+
+
+def load_config(model):
+    path = MODELS[model][0]
+    if path is None:
+        return None
+    with open(os.path.join(TOP, path), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def tied_config(model):
+    """Does the model's config tie the head to the embedding? An absent key
+    takes the family's default as src/config.c reads it (tied for Gemma and
+    Falcon, untied for the LLaMA family and Phi)."""
+    cfg = load_config(model)
+    if cfg is None:
+        return False
+    default = cfg.get("model_type") in ("gemma", "gemma2", "gemma3_text", "falcon")
+    return bool(cfg.get("tie_word_embeddings", default))
+
+
+def softcapped(model):
+    cfg = load_config(model)
+    return bool(cfg and cfg.get("attn_logit_softcapping"))
+
+
+def litgpt_untied(path):
+    """Write (once, deterministically) the config with tie_word_embeddings
+    false next to the accuracy configs and return its path."""
+    with open(os.path.join(TOP, path), encoding="utf-8") as f:
+        cfg = json.load(f)
+    cfg["tie_word_embeddings"] = False
+    base = os.path.basename(path)
+    if base == "config.json":  # models/<slug>/config.json
+        base = os.path.basename(os.path.dirname(path)) + ".config.json"
+    name = base.replace(".config.json", "-litgpt-untied.config.json")
+    out = os.path.join(HERE, "models", name)
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(cfg, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    os.replace(out + ".tmp", out)
+    return A + name
 
 
 def main():
@@ -430,8 +477,8 @@ def main():
             cfg = None
             if not unsup:
                 cfg = MODELS[r["model"]][0]
-                if r["model"] == "tiiuae/falcon-7b" and r["source"].startswith("Lightning-AI/litgpt"):
-                    cfg = A + "tiiuae--falcon-7b-litgpt-untied.config.json"
+                if cfg and r["source"].startswith("Lightning-AI/litgpt") and tied_config(r["model"]):
+                    cfg = litgpt_untied(cfg)
             out.append({
                 "id": r["id"], "grade": r["grade"], "method": method_of(r["method"]),
                 "model": cfg, "args": args if not unsup else [],
