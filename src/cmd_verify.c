@@ -1011,6 +1011,8 @@ int cmd_verify(int argc, char **argv)
 		                   : o.row.s.optimizer_in_bwd     ? "--optimizer-in-bwd"
 		                   : o.row.s.full_state_dict_load ? "--state-dict-load full"
 		                   : vp == GS_P_NF4_TORCHAO       ? "--precision nf4-torchao"
+		                   : vp == GS_P_NF4_LITGPT        ? "--precision nf4-litgpt"
+		                   : vp == GS_P_NF4_DQ_LITGPT     ? "--precision nf4-dq-litgpt"
 		                   : (o.row.s.method != GS_FULL && (vp == GS_P_AMP_BF16 || vp == GS_P_AMP_FP16))
 		                       ? "an amp precision with lora or inference"
 		                       : NULL;

@@ -88,8 +88,8 @@ static double linear_storage(gs_prec p, const gs_linear *l)
 	case GS_P_FP32: return 4;
 	case GS_P_FP8: return 1 + 4.0 / in; /* per-row fp32 scale */
 	case GS_P_INT8: return 1 + 4.0 / in; /* LLM.int8: per-row fp32 scales */
-	case GS_P_NF4: return GS_NF4_BYTES;
-	case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: return GS_NF4_DQ_BYTES;
+	case GS_P_NF4: case GS_P_NF4_LITGPT: return GS_NF4_BYTES;
+	case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: case GS_P_NF4_DQ_LITGPT: return GS_NF4_DQ_BYTES;
 	case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4:
 		return 0.5 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
 	case GS_P_GPTQ_INT8:
@@ -105,7 +105,23 @@ static bool quantized(gs_prec p)
 
 static bool bnb_quant(gs_prec p)
 {
-	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ;
+	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT;
+}
+
+/* Lightning Fabric's BitsandbytesPrecision (litgpt --quantize bnb.nf4*):
+ * it replaces every nn.Linear, the output head included, and quantizes
+ * from fp16 (weight.to(dtype=torch.half)), so bitsandbytes dequantizes
+ * each weight to fp16 and casts it to the bf16 compute dtype: two
+ * transient copies, 4 bytes per parameter of the unit. */
+static bool fabric_bnb(gs_prec p)
+{
+	return p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT;
+}
+
+/* Bytes per parameter of the transient dequantized weight. */
+static double deq_bytes(gs_prec p, double cb)
+{
+	return fabric_bnb(p) ? 2 + cb : cb;
 }
 
 /* ------------------------------------------------------------------ */
@@ -211,8 +227,13 @@ static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
 	r->cb = r->rb = p == GS_P_FP32 ? 4 : 2;
 	r->g = r->state = dtype_bytes(s->adapter_dtype);
 	if (s->method == GS_INFER)
-		r->text = quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
+		r->text = fabric_bnb(p) ? "inference: linear weights and the head quantized (Lightning Fabric), the rest and compute in bf16"
+		          : quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
 		                                        : "inference: weights and compute at the storage dtype";
+	else if (s->method == GS_QLORA && fabric_bnb(p))
+		r->text = s->adapter_dtype == GS_DT_FP32
+		              ? "qlora: frozen linear weights and the head quantized (Lightning Fabric), bf16 rest and compute, fp32 adapters with their grads and states"
+		              : "qlora: frozen linear weights and the head quantized (Lightning Fabric), bf16 rest and compute, bf16 adapters (litgpt) with their grads and states";
 	else if (s->method == GS_QLORA)
 		r->text = s->adapter_dtype == GS_DT_FP32
 		              ? "qlora: quantized frozen linear weights, bf16 rest and compute, fp32 adapters (PEFT default) with their grads and states"
@@ -328,7 +349,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * inner * cb * T;
 		o->fwd_act = 2 * rb * h * T + (att > mlp ? att : mlp);
 		if (quantized(c->p))
-			o->deq = o->max_unit * cb;
+			o->deq = o->max_unit * deq_bytes(c->p, cb);
 		return;
 	}
 
@@ -439,7 +460,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		o->bwd_tmp = 2 * rb * h * T + (mlp_b > att_b ? mlp_b : att_b) * T + eager_b;
 	}
 	if (quantized(c->p))
-		o->deq = o->max_unit * cb; /* one dequantised weight at a time */
+		o->deq = o->max_unit * deq_bytes(c->p, cb); /* one dequantised weight at a time */
 	o->wgrad = o->trainable * c->r.g;
 }
 
@@ -534,6 +555,14 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	 * even when the linears are quantized. */
 	double emb_w = (emb + head) / tp + emb_other + fin;
 	W += c.r.w * emb_w;
+	/* Lightning Fabric's plugin quantizes an untied head like the other
+	 * linears; it dequantizes it (fp16, then cast) at its forward and
+	 * backward, and bitsandbytes saves the head's input. */
+	double head_deq = 0;
+	if (fabric_bnb(c.p) && head > 0) {
+		W -= (c.r.w - (c.p == GS_P_NF4_LITGPT ? GS_NF4_BYTES : GS_NF4_DQ_BYTES)) * head / tp;
+		head_deq = deq_bytes(c.p, c.r.cb) * head / tp;
+	}
 	if (c.full) {
 		trainable += emb_w;
 		ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin;
@@ -663,6 +692,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		mark(&t, ex, GS_PH_PREFILL, 1);
 		double ex2[C_N] = {0};
 		ex2[C_A] = logits + c.r.rb * (double)a->hidden * c.T;
+		ex2[C_B] = head_deq;
 		mark(&t, ex2, GS_PH_PREFILL, 1);
 		finish(out, &t, context, host, (double)a->params_total, c.r.text);
 		out->params_trainable = 0;
@@ -706,7 +736,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_FORWARD, step);
 		}
 		/* Final norm and the head's saved input. */
-		t.live[C_A] += (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + (head_trains ? c.r.cb * h * T : 0);
+		double head_in = head_trains || head_deq > 0 ? c.r.cb * h * T : 0;
+		t.live[C_A] += (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + head_in;
 		if (c.r.amp)
 			t.live[C_W] += 2 * (head > 0 ? head : emb) / tp;
 
@@ -737,6 +768,9 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		 * grad in fp32), then the head. */
 		memset(ex, 0, sizeof ex);
 		ex[C_A] = s->loss == GS_LOSS_CHUNKED || a->encoder ? 0 : 8 * V * T;
+		/* chunked: the head's backward runs chunk by chunk while the
+		 * other chunks' logits are live */
+		ex[C_B] = s->loss == GS_LOSS_CHUNKED ? head_deq : 0;
 		mark(&t, ex, GS_PH_BACKWARD, step);
 		t.live[C_A] -= logits + lsm + cap;
 		if (head_trains && !accum) {
@@ -752,8 +786,9 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		memset(ex, 0, sizeof ex);
 		/* 16-bit logits grad; through a soft cap, tanh's input grad too */
 		ex[C_A] = c.r.cb * V * T * (cap > 0 ? 2 : 1);
+		ex[C_B] = head_deq;
 		mark(&t, ex, GS_PH_BACKWARD, step);
-		t.live[C_A] -= (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + (head_trains ? c.r.cb * h * T : 0);
+		t.live[C_A] -= (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + head_in;
 		if (c.r.amp)
 			t.live[C_W] -= 2 * (head > 0 ? head : emb) / tp;
 
@@ -817,7 +852,8 @@ static gs_err seed_bpp(gs_prec p, double *bpp, gs_error *e)
 	case GS_P_FP32: case GS_P_AMP_BF16: case GS_P_AMP_FP16: *bpp = 4; break;
 	case GS_P_BF16: case GS_P_FP16: case GS_P_MIXED_BF16: case GS_P_MIXED_FP16: *bpp = 2; break;
 	case GS_P_FP8: case GS_P_FP8_MIXED: case GS_P_INT8: case GS_P_GPTQ_INT8: *bpp = p == GS_P_FP8_MIXED ? 2 : 1; break;
-	case GS_P_NF4: case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4: *bpp = 0.5; break;
+	case GS_P_NF4: case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: case GS_P_NF4_LITGPT: case GS_P_NF4_DQ_LITGPT:
+	case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4: *bpp = 0.5; break;
 	default: return gs_fail(e, GS_EUSAGE, "--formula cookbook: precision %s has no bytes/param in the seed", gs_prec_name(p));
 	}
 	return GS_OK;

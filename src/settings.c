@@ -12,6 +12,7 @@ static const char *const method_names[] = {"full", "lora", "qlora", "inference"}
 static const char *const prec_names[] = {
 	"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16",
 	"fp8-mixed", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4", "nf4-torchao",
+	"nf4-litgpt", "nf4-dq-litgpt",
 };
 static const char *const optim_names[] = {
 	"adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit",
@@ -272,11 +273,12 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 		               gs_prec_name(p));
 	bool amp_infer = (s->method == GS_INFER || s->method == GS_LORA) && (p == GS_P_AMP_BF16 || p == GS_P_AMP_FP16);
 	if (s->method != GS_FULL && !storage_prec(p) && !amp_infer)
-		return gs_fail(e, GS_EUSAGE, "--precision %s is a full fine-tuning recipe; --method %s takes fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, nf4-torchao, gptq-int4, gptq-int8 or awq-int4 (inference and lora also amp-bf16, amp-fp16: fp32 base under autocast)",
+		return gs_fail(e, GS_EUSAGE, "--precision %s is a full fine-tuning recipe; --method %s takes fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, nf4-torchao, nf4-litgpt, nf4-dq-litgpt, gptq-int4, gptq-int8 or awq-int4 (inference and lora also amp-bf16, amp-fp16: fp32 base under autocast)",
 		               gs_prec_name(p), gs_method_name(s->method));
 	if (s->method == GS_QLORA && !(p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_INT8 || p == GS_P_GPTQ_INT4 ||
-	                               p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4 || p == GS_P_FP8 || p == GS_P_NF4_TORCHAO))
-		return gs_fail(e, GS_EUSAGE, "--method qlora needs a quantized base (--precision nf4, nf4-dq, nf4-torchao, int8, fp8, gptq-int4, gptq-int8 or awq-int4), not %s",
+	                               p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4 || p == GS_P_FP8 || p == GS_P_NF4_TORCHAO ||
+	                               p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT))
+		return gs_fail(e, GS_EUSAGE, "--method qlora needs a quantized base (--precision nf4, nf4-dq, nf4-torchao, nf4-litgpt, nf4-dq-litgpt, int8, fp8, gptq-int4, gptq-int8 or awq-int4), not %s",
 		               gs_prec_name(p));
 	if (s->optimizer_in_bwd && s->grad_accum > 1)
 		return gs_fail(e, GS_EUSAGE, "--optimizer-in-bwd frees each gradient at once: it cannot accumulate (--grad-accum %lld)",

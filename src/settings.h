@@ -30,6 +30,10 @@ typedef enum gs_prec {
 	GS_P_GPTQ_INT8,
 	GS_P_AWQ_INT4,
 	GS_P_NF4_TORCHAO, /* torchao NF4 (torchtune): nf4-dq storage, no saved input */
+	GS_P_NF4_LITGPT,  /* Lightning Fabric's bitsandbytes plugin (litgpt --quantize
+	                     bnb.nf4): every nn.Linear, the head too, quantized from
+	                     fp16; each matmul dequantizes to fp16, then casts */
+	GS_P_NF4_DQ_LITGPT, /* the same with double quantization (bnb.nf4-dq) */
 	GS_P_MAX
 } gs_prec;
 

@@ -19,7 +19,8 @@ static bool prec_needs_bf16(gs_prec p)
  * engine's recipes (bnb_4bit_compute_dtype=bfloat16, the QLoRA default). */
 static bool prec_quantised(gs_prec p)
 {
-	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_NF4_TORCHAO || p == GS_P_GPTQ_INT4 ||
+	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_NF4_TORCHAO || p == GS_P_NF4_LITGPT ||
+	       p == GS_P_NF4_DQ_LITGPT || p == GS_P_GPTQ_INT4 ||
 	       p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4;
 }
 

@@ -57,7 +57,8 @@ def _targets(v):
 
 
 PRECISIONS = {"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16", "fp8-mixed",
-              "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4", "nf4-torchao"}
+              "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4", "nf4-torchao",
+              "nf4-litgpt", "nf4-dq-litgpt"}
 FLAGS = {
     "--config": "path", "--params": _int_pos, "--layers": _int_pos, "--hidden": _int_pos,
     "--heads": _int_pos, "--kv-heads": _int_pos, "--intermediate": _int_pos, "--vocab": _int_pos,
@@ -80,7 +81,7 @@ FLAGS = {
 }
 FULL_PREC = {"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16", "fp8-mixed"}
 STORE_PREC = {"fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4",
-              "nf4-torchao"}
+              "nf4-torchao", "nf4-litgpt", "nf4-dq-litgpt"}
 FIELD = {"allocated": "allocated_bytes", "reserved": "reserved_bytes", "device": "device_bytes"}
 
 

@@ -76,8 +76,14 @@ r = run("estimate", "meta-llama/Llama-3.2-1B", "--offline", "--method", "full", 
 check(r.returncode == 0 and " compile" in json.loads(r.stdout)["settings"], "estimate --compile", r.stderr)
 r = run("estimate", "meta-llama/Llama-3.2-1B", "--offline", "--method", "qlora", "--precision", "nf4-torchao")
 check(r.returncode == 0 and "nf4-torchao" in r.stdout, "estimate --precision nf4-torchao", r.stderr)
+r = run("estimate", "meta-llama/Llama-3.1-8B", "--offline", "--method", "inference", "--precision", "nf4-dq-litgpt")
+check(r.returncode == 0 and "head quantized (Lightning Fabric)" in r.stdout, "estimate --precision nf4-dq-litgpt names its recipe",
+      (r.stdout, r.stderr))
+r = run("estimate", "meta-llama/Llama-3.1-8B", "--offline", "--method", "full", "--precision", "nf4-litgpt")
+check(r.returncode == 2 and "storage format" in r.stderr, "nf4-litgpt is a storage format, not a full recipe", r.stderr)
 for extra in (["--method", "full", "--compile"], ["--method", "full", "--optimizer-in-bwd"],
-              ["--method", "qlora", "--precision", "nf4-torchao"], ["--method", "lora", "--precision", "amp-bf16"]):
+              ["--method", "qlora", "--precision", "nf4-torchao"], ["--method", "lora", "--precision", "amp-bf16"],
+              ["--method", "qlora", "--precision", "nf4-litgpt"]):
     r = run("verify", "meta-llama/Llama-3.2-1B", "--offline", "--dry-run", *extra)
     check(r.returncode == 2 and "harness does not run" in r.stderr,
           "verify refuses %s (the harness cannot reproduce it)" % " ".join(extra), (r.returncode, r.stderr))

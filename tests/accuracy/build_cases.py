@@ -210,7 +210,7 @@ def case(r):
             prec = "int8"
         else:
             raise SystemExit("precision? " + i)
-        args += ["--precision", prec]
+        args += ["--precision", fabric_prec(prec, litgpt, notes)]
     elif method == "full":
         args += ["--method", "full"]
         if w == "bf16":
@@ -248,7 +248,7 @@ def case(r):
                          "fp32, which the int8 recipe may not model")
         else:
             raise SystemExit("lora precision? " + i)
-        args += ["--precision", prec]
+        args += ["--precision", fabric_prec(prec, litgpt, notes)]
         if litgpt or torchtune:
             args += ["--adapter-dtype", "bf16" if prec not in ("fp32", "amp-bf16") else "fp32"]
             notes.append("adapters: " + ("litgpt" if litgpt else "torchtune") + " keeps LoRA params at the model dtype")
@@ -409,6 +409,18 @@ def case(r):
     if cfg is None:
         args = manual + args
     return args, notes, None
+
+
+FABRIC_NOTE = ("precision: litgpt quantizes through Lightning Fabric's BitsandbytesPrecision, which replaces every "
+               "nn.Linear (the head too) and quantizes from fp16 (weight.to(dtype=torch.half)), so each matmul "
+               "dequantizes to fp16 and casts to bf16 -> the -litgpt variant")
+
+
+def fabric_prec(prec, litgpt, notes):
+    if litgpt and prec in ("nf4", "nf4-dq"):
+        notes.append(FABRIC_NOTE)
+        return prec + "-litgpt"
+    return prec
 
 
 def load_config(model):

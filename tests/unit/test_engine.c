@@ -272,6 +272,59 @@ static void softcap(void)
 	      L * 2 * 4 * h * T, (double)y.A - (double)z.A);
 }
 
+static void fabric_nf4(void)
+{
+	/* nf4-litgpt: Lightning Fabric's plugin also quantizes the (untied)
+	 * head and dequantizes each weight to fp16 before casting it to bf16.
+	 * Hand-computed on Llama-3.1-8B (V 128256, h 4096, untied), QLoRA with
+	 * bf16 adapters, b2 s512, chunked loss: against nf4 the head stores at
+	 * 0.5625 instead of 2 bytes/param, bitsandbytes saves the head's input
+	 * (2h bytes a token), and the peak moves to the head's backward with
+	 * its two dequantized copies (4 bytes/param) live. */
+	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings s = base("qlora", "nf4", "adamw");
+	gs_error e = {0};
+	gs_settings_set(&s, "adapter-dtype", "bf16", &e);
+	gs_settings_set(&s, "batch", "2", &e);
+	gs_settings_set(&s, "seq", "512", &e);
+	gs_settings_set(&s, "loss", "chunked", &e);
+	gs_estimate x = run(&a, &s);
+	gs_settings_set(&s, "precision", "nf4-litgpt", &e);
+	gs_estimate y = run(&a, &s);
+	double VH = 128256.0 * 4096, T = 1024, h = 4096;
+	double dW = (0.5 + 4.0 / 64 - 2) * VH;
+	CHECK(near((double)y.W - (double)x.W, dW, 1e-9), "engine: nf4-litgpt stores the head in nf4 (%.6g, got %.6g)", dW,
+	      (double)y.W - (double)x.W);
+	double want = dW + 2 * h * T + 4 * VH;
+	CHECK(x.peak_phase == GS_PH_LOSS && y.peak_phase == GS_PH_BACKWARD &&
+	          near((double)y.allocated - (double)x.allocated, want, 1e-9),
+	      "engine: nf4-litgpt peaks at the head's backward with fp16 + bf16 copies of it (%.6g, got %.6g)", want,
+	      (double)y.allocated - (double)x.allocated);
+	/* inference: same storage; the peak holds both copies of the head */
+	gs_settings i = base("inference", "nf4-dq-litgpt", NULL);
+	gs_estimate z = run(&a, &i);
+	gs_settings_set(&i, "precision", "nf4-dq", &e);
+	gs_estimate w = run(&a, &i);
+	double dq = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
+	CHECK(near((double)z.W - (double)w.W, (dq - 2) * VH, 1e-9) && (double)z.allocated - (double)z.W >= 4 * VH &&
+	          (double)w.allocated - (double)w.W < 4 * VH,
+	      "engine: nf4-dq-litgpt inference: head in nf4-dq, its two dequantized copies at the peak");
+	/* a tied head is the embedding: not a linear, not quantized; each
+	 * layer weight's dequantized fp16 + bf16 copies are 2 bytes/param more
+	 * than nf4's one (Llama-3.2-1B: widest unit 8192 x 2048) */
+	gs_arch t = load("meta-llama--Llama-3.2-1B.config.json");
+	gs_settings ti = base("inference", "nf4", NULL);
+	gs_estimate t1 = run(&t, &ti);
+	gs_settings_set(&ti, "precision", "nf4-litgpt", &e);
+	gs_estimate t2 = run(&t, &ti);
+	CHECK(t1.W == t2.W && near((double)t2.allocated - (double)t1.allocated, 2.0 * 8192 * 2048, 1e-9),
+	      "engine: nf4-litgpt on a tied model: same weights, one more 16-bit copy of the widest layer weight (got %.6g)",
+	      (double)t2.allocated - (double)t1.allocated);
+	char l[256];
+	gs_settings_label(&s, l, sizeof l);
+	CHECK(strstr(l, "nf4-litgpt") != NULL, "settings: the row label names nf4-litgpt (%s)", l);
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -421,6 +474,7 @@ int main(void)
 	lora_names();
 	compiled();
 	softcap();
+	fabric_nf4();
 	monotonic();
 	seeds();
 	errors();
