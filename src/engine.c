@@ -514,6 +514,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	layer_cost lc[GS_MAX_LAYER_KINDS];
 	double n_dp, tp = (double)s->tp;
 	double W = 0, trainable = 0, lin_total = 0, ada = 0, max_unit = 0;
+	double layer_store_max = 0; /* one layer's weights at their storage (FSDP gathers these) */
 	double emb = (double)a->p_embed, head = (double)a->p_head;
 	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
 	bool paged;
@@ -550,6 +551,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		}
 		lw += c.r.w * (double)k->other_params + c.r.fp8_copy * lc[i].lin_params;
 		W += nl * lw;
+		if (lw > layer_store_max)
+			layer_store_max = lw;
 	}
 	/* Embeddings (vocab-parallel under TP), head, final norm: compute dtype
 	 * even when the linears are quantized. */
@@ -610,10 +613,13 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 
 	/* Sharding: per-GPU shares. */
 	double W_gpu = W, G_gpu = grad_total, O_gpu = O_total, bucket = 0, gather = 0, host = 0;
-	double layer_params_max = 0;
-	for (int i = 0; i < a->n_kinds; i++)
+	double layer_params_max = 0, layer_train_max = 0;
+	for (int i = 0; i < a->n_kinds; i++) {
 		if (lc[i].params > layer_params_max)
 			layer_params_max = lc[i].params;
+		if (lc[i].trainable > layer_train_max)
+			layer_train_max = lc[i].trainable;
+	}
 	if (s->gpus > 1 || s->sharding != GS_SH_DDP) {
 		switch (s->sharding) {
 		case GS_SH_DDP:
@@ -632,15 +638,22 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			G_gpu /= n_dp;
 			bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c.r.g);
 			break;
-		case GS_SH_ZERO3: case GS_SH_FSDP:
+		case GS_SH_ZERO3: case GS_SH_FSDP: case GS_SH_FSDP2:
 			O_gpu /= n_dp;
 			G_gpu /= n_dp;
 			W_gpu /= n_dp;
 			/* the unit being computed and the prefetched next one, gathered
-			 * at compute dtype; its full gradient before reduce-scatter */
-			gather = 2 * layer_params_max * c.r.cb;
+			 * at compute dtype (full fine-tuning's mixed-precision param
+			 * dtype) or, for a frozen base, as stored (FSDP2 gathers
+			 * torchao NF4 and bitsandbytes' packed 4-bit storage as is);
+			 * the unit's unsharded gradients before reduce-scatter: only
+			 * trainable parameters have them (ZeRO-3, FSDP2), except that
+			 * an FSDP1 unit mixing frozen and trainable parameters (a
+			 * whole decoder layer, as Lightning wraps) allocates them for
+			 * all of it (PyTorch's FSDP notes on use_orig_params) */
+			gather = 2 * (c.full ? layer_params_max * c.r.cb : layer_store_max);
 			if (!c.infer)
-				bucket = layer_params_max * c.r.g;
+				bucket = (s->sharding == GS_SH_FSDP ? layer_params_max : layer_train_max) * c.r.g;
 			break;
 		default:
 			break;

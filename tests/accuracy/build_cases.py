@@ -386,7 +386,13 @@ def case(r):
     if g and g > 1:
         args += ["--gpus", str(g)]
         if sh.startswith("FSDP"):
-            args += ["--sharding", "fsdp"]
+            if torchtune:
+                args += ["--sharding", "fsdp2"]
+                notes.append("sharding: torchtune shards per parameter (FSDP2 since mid-2024; before, FSDP1 with "
+                             "its LoRA wrap policy putting adapters in their own units): frozen weights get no "
+                             "gradients -> fsdp2")
+            else:
+                args += ["--sharding", "fsdp"]
             if litgpt:
                 args += ["--state-dict-load", "full"]
                 notes.append("sharding: litgpt FSDP runs measure full weights + shard per GPU (Lightning loads the "

@@ -325,6 +325,49 @@ static void fabric_nf4(void)
 	CHECK(strstr(l, "nf4-litgpt") != NULL, "settings: the row label names nf4-litgpt (%s)", l);
 }
 
+static void sharded_lora(void)
+{
+	/* ZeRO-3/FSDP with a frozen base, by hand on Llama-3.1-8B over 8 GPUs,
+	 * b1 s512, bf16 adapters r16 on q and v. A decoder layer has
+	 * 218,112,000 parameters (2*4096^2 + 2*4096*1024 + 3*4096*14336 +
+	 * 2*4096), 212,992 of them trainable (16*(4096+4096) + 16*(4096+1024)).
+	 * fsdp (FSDP1, whole layers as units) allocates the unit's unsharded
+	 * gradient for all of it; fsdp2 and zero3 only for the adapters. */
+	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings s = base("lora", "bf16", "adamw");
+	gs_error e = {0};
+	gs_settings_set(&s, "adapter-dtype", "bf16", &e);
+	gs_settings_set(&s, "seq", "512", &e);
+	gs_settings_set(&s, "gpus", "8", &e);
+	gs_settings_set(&s, "sharding", "fsdp", &e);
+	gs_estimate f1 = run(&a, &s);
+	gs_settings_set(&s, "sharding", "fsdp2", &e);
+	gs_estimate f2 = run(&a, &s);
+	gs_settings_set(&s, "sharding", "zero3", &e);
+	gs_estimate z3 = run(&a, &s);
+	double want = (218112000.0 - 212992.0) * 2;
+	CHECK(f1.peak_phase == f2.peak_phase && near((double)f1.allocated - (double)f2.allocated, want, 1e-9) &&
+	          f2.allocated == z3.allocated,
+	      "engine: fsdp1 units allocate frozen weights' gradients, fsdp2/zero3 only the adapters' (%.6g, got %.6g)",
+	      want, (double)f1.allocated - (double)f2.allocated);
+	/* QLoRA: gathered units keep their 4-bit storage. nf4 against nf4-dq
+	 * differs by (1/16 - 1/64 - 4/16384) bytes per linear weight in the
+	 * 1/8 shard of all 32 layers and in the two gathered layers. */
+	gs_settings q = base("qlora", "nf4", "adamw");
+	gs_settings_set(&q, "seq", "16", &e); /* few activations: the peak is in a layer's backward */
+	gs_settings_set(&q, "gpus", "8", &e);
+	gs_settings_set(&q, "sharding", "fsdp2", &e);
+	gs_estimate n4 = run(&a, &q);
+	gs_settings_set(&q, "precision", "nf4-dq", &e);
+	gs_estimate dq = run(&a, &q);
+	double lin = 218103808.0, d = 4.0 / 64 - (1.0 / 64 + 4.0 / (64 * 256));
+	double want2 = d * (32 * lin / 8 + 2 * lin);
+	CHECK(n4.peak_phase == GS_PH_BACKWARD && dq.peak_phase == GS_PH_BACKWARD &&
+	          near((double)n4.allocated - (double)dq.allocated, want2, 1e-6),
+	      "engine: zero3/fsdp gather a QLoRA layer at its stored size (%.6g, got %.6g)", want2,
+	      (double)n4.allocated - (double)dq.allocated);
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -475,6 +518,7 @@ int main(void)
 	compiled();
 	softcap();
 	fabric_nf4();
+	sharded_lora();
 	monotonic();
 	seeds();
 	errors();
