@@ -87,6 +87,7 @@ typedef struct gs_arch {
 	double dropout;       /* hidden/attention dropout applied in training */
 	int layer_norms;      /* residual-stream norms per layer (Gemma 2/3: 4);
 	                         0 = the usual 2, or 1 when parallel_attn */
+	bool qk_norm;         /* RMSNorm over queries and keys (Qwen3, Gemma 3, OLMo 2) */
 	double attn_softcap;  /* Gemma 2: tanh cap on attention scores (0 = none) */
 	double final_softcap; /* Gemma 2: tanh cap on the final logits (0 = none) */
 

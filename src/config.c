@@ -539,6 +539,7 @@ static void fam_llama(cfg *c, llama_kind lk)
 	if (lk == LK_OLMO)
 		norms = 0; /* OlmoLayerNorm: no weight, no bias */
 	k->other_params = mul(c, norms, d.H, "hidden_size");
+	a->qk_norm = lk == LK_QWEN3 || lk == LK_GEMMA3 || lk == LK_OLMO2;
 	if (lk == LK_QWEN3 || lk == LK_GEMMA3) /* q_norm, k_norm */
 		k->other_params = add(c, k->other_params, mul(c, 2, d.hd, "head_dim"), "head_dim");
 	if (lk == LK_OLMO2) /* q_norm over all query heads, k_norm over the kv heads */
@@ -680,6 +681,7 @@ static void fam_moe(cfg *c, const char *type)
 		k->n_experts = E;
 		k->experts_per_tok = top;
 	}
+	a->qk_norm = strcmp(type, "qwen3_moe") == 0;
 	for (int i = 0; i < a->n_kinds; i++) {
 		a->kind[i].other_params = mul(c, 2, d.H, "hidden_size");
 		if (strcmp(type, "qwen3_moe") == 0) /* q_norm, k_norm */

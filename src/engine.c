@@ -365,6 +365,19 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		                   and 1/std); the normalised value is recomputed */
 			per = rb * h + (rms ? 4 : 8);
 		tok += n_norms * per;
+		/* q_norm/k_norm (Qwen3, Gemma 3, OLMo 2): the same per element
+		 * over the query and key widths, before rotary */
+		if (a->qk_norm) {
+			double w = q_dim + kv_dim;
+			double qk = 4 * w;
+			if (c->full)
+				qk += cb * w;
+			if (c->full && c->r.amp)
+				qk += 4 * w - cb * w;
+			if (s->compile) /* fused: input and 1/rms per head */
+				qk = rb * w + 4 * (nh + (double)a->kv_heads) / tp;
+			tok += qk;
+		}
 	}
 
 	/* --- Linear inputs saved for weight gradients (full fine-tuning).

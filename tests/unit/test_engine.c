@@ -264,6 +264,16 @@ static void softcap(void)
 	CHECK(near((double)(x.A - y.A), 2 * V * T, 1e-9),
 	      "engine: under sdpa only the logit cap costs (HF's sdpa path drops the score cap) (%.6g, got %.6g)",
 	      2 * V * T, (double)x.A - (double)y.A);
+	/* q_norm/k_norm (Qwen3-30B-A3B: 48 layers, 32 query and 4 key heads
+	 * of 128): each saves its fp32 input, 4 bytes per query and key
+	 * element a token */
+	gs_arch q3 = load("Qwen--Qwen3-30B-A3B.config.json");
+	gs_arch q3n = q3;
+	q3n.qk_norm = false;
+	gs_estimate qa = run(&q3, &s), qb = run(&q3n, &s);
+	CHECK(q3.qk_norm && qa.peak_phase == qb.peak_phase && near((double)(qa.A - qb.A), 48.0 * 4 * 4608 * T, 1e-9),
+	      "engine: Qwen3's q/k norms save 4 bytes per query and key element (%.6g, got %.6g)", 48.0 * 4 * 4608 * T,
+	      (double)qa.A - (double)qb.A);
 	gs_arch two = plain;
 	two.layer_norms = 2;
 	gs_estimate z = run(&two, &s);
