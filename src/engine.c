@@ -726,6 +726,15 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
 	}
 
+	/* --offload activations (torchtune's OffloadActivations): every
+	 * decoder layer's saved tensors go to the host as they are saved and
+	 * come back, one layer ahead, in backward; the GPU holds the layer
+	 * being computed and one more in flight. The head and loss stay. */
+	bool act_off = s->offload == GS_OFF_ACTIVATIONS;
+	if (act_off)
+		for (int i = 0; i < a->n_kinds; i++)
+			host += (double)a->kind[i].n_layers * (s->grad_ckpt ? lc[i].ckpt : lc[i].saved);
+
 	/* Training: step 1 (no states yet, lazily created in the step) and the
 	 * steady state (states resident; with accumulation, gradients too). */
 	double V = (double)a->vocab / tp, T = c.T, h = (double)a->hidden;
@@ -754,9 +763,12 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		for (int i = 0; i < a->n_kinds; i++) {
 			const layer_cost *l = &lc[i];
 			double d[C_N] = {0}, tr[C_N] = {0};
-			d[C_A] = s->grad_ckpt ? l->ckpt : l->saved;
+			double kept = s->grad_ckpt ? l->ckpt : l->saved;
+			d[C_A] = act_off ? 0 : kept;
 			d[C_W] = s->grad_ckpt ? 0 : l->amp_copy;
 			tr[C_A] = l->fwd_tmp + l->saved; /* the layer being computed: its tensors and temporaries */
+			if (act_off)
+				tr[C_A] += kept; /* the previous layer's, still copying out */
 			tr[C_W] = l->amp_copy;
 			tr[C_B] = l->deq + gather;
 			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_FORWARD, step);
@@ -823,11 +835,14 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			const layer_cost *l = &lc[i];
 			double d[C_N] = {0}, tr[C_N] = {0};
 			double wg = accum ? 0 : l->wgrad * grad_frac;
-			d[C_A] = -(s->grad_ckpt ? l->ckpt : l->saved);
+			double kept = s->grad_ckpt ? l->ckpt : l->saved;
+			d[C_A] = act_off ? 0 : -kept;
 			d[C_W] = s->grad_ckpt ? 0 : -l->amp_copy;
 			d[C_G] = in_bwd ? 0 : wg; /* stepped and freed at once */
 			tr[C_G] = wg;
 			tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0);
+			if (act_off)
+				tr[C_A] += 2 * kept; /* this layer's, back from the host, and the next one prefetched */
 			tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
 			tr[C_B] = l->deq + gather;
 			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_BACKWARD, step);

@@ -73,7 +73,7 @@ FLAGS = {
     "--grad-ckpt": None, "--no-grad-ckpt": None, "--compile": None,
     "--attn": {"eager", "sdpa", "flash"}, "--loss": {"standard", "chunked"},
     "--gpus": _int_pos, "--sharding": {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2"}, "--tp": _int_pos,
-    "--offload": {"none", "optimizer", "params"},
+    "--offload": {"none", "optimizer", "params", "activations"},
     "--state-dict-load": {"sharded", "full"},
     "--optimizer-in-bwd": None,
     "--kv-dtype": {"fp32", "bf16", "fp16", "fp8"},

@@ -174,8 +174,6 @@ def case(r):
                            "--gpus/--sharding/--tp express data, ZeRO/FSDP and tensor parallelism only")
     opt = r["optimizer"] or ""
     in_bwd = "optimizer_in_bwd" in opt or "optimizer_in_bwd=True" in (r["notes"] or "")
-    if r["offload"] == "activation offloading to CPU":
-        return [], notes, "offload: activation offloading to CPU has no flag (--offload covers optimizer/params)"
 
     args = []
     cfg, manual, mnote = MODELS[m]
@@ -409,7 +407,11 @@ def case(r):
             notes.append("sharding: litgpt generate_tp shards MLP and QKV over the GPUs -> --tp")
         else:
             raise SystemExit("sharding? " + i + " " + sh)
-    if r["offload"].startswith("FSDP CPU offload"):
+    if r["offload"] == "activation offloading to CPU":
+        args += ["--offload", "activations"]
+        notes.append("offload: torchtune enable_activation_offloading moves each layer's saved tensors to the "
+                     "host (the output layer and loss stay) -> --offload activations")
+    elif r["offload"].startswith("FSDP CPU offload"):
         args += ["--offload", "params"]
         notes.append("offload: FSDP CPU offload of params, grads and optimizer states -> --offload params")
     elif r["offload"].startswith("paged optimizer"):

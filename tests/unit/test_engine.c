@@ -378,6 +378,35 @@ static void sharded_lora(void)
 	      (double)n4.allocated - (double)dq.allocated);
 }
 
+static void offload_activations(void)
+{
+	/* --offload activations, by hand on Llama-3.2-3B (28 layers, h 3072),
+	 * full bf16, b2 s4096, checkpointing, optimizer in backward: the saved layer inputs (2 bytes x
+	 * h a token each) go to the host; at the loss the GPU holds none. */
+	gs_arch a = load("meta-llama--Llama-3.2-3B.config.json");
+	gs_settings s = base("full", "bf16", "adamw");
+	gs_error e = {0};
+	gs_settings_set(&s, "batch", "2", &e);
+	gs_settings_set(&s, "seq", "4096", &e);
+	gs_settings_set(&s, "grad-ckpt", "true", &e);
+	gs_settings_set(&s, "loss", "chunked", &e);
+	gs_settings_set(&s, "optimizer-in-bwd", "true", &e); /* no step peak: the loss is the peak */
+	gs_estimate x = run(&a, &s);
+	gs_settings_set(&s, "offload", "activations", &e);
+	gs_estimate y = run(&a, &s);
+	double want = 28.0 * 2 * 3072 * 8192;
+	CHECK(near((double)y.host, want, 1e-9), "engine: --offload activations puts every layer's saved input on the host (%.6g, got %.6g)",
+	      want, (double)y.host);
+	CHECK(x.peak_phase == GS_PH_LOSS && y.peak_phase == GS_PH_LOSS &&
+	          near((double)x.allocated - (double)y.allocated, want, 1e-9),
+	      "engine: ... and takes them off the GPU at the loss (%.6g, got %.6g)", want,
+	      (double)x.allocated - (double)y.allocated);
+	gs_settings i = base("inference", "bf16", NULL);
+	CHECK(gs_settings_set(&i, "offload", "activations", &e) == GS_OK && gs_settings_check(&i, &e) == GS_EUSAGE &&
+	          strstr(e.msg, "--offload activations"),
+	      "settings: --offload activations with inference is a usage error naming it");
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -529,6 +558,7 @@ int main(void)
 	softcap();
 	fabric_nf4();
 	sharded_lora();
+	offload_activations();
 	monotonic();
 	seeds();
 	errors();
