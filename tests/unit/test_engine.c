@@ -53,6 +53,26 @@ static gs_settings base(const char *method, const char *prec, const char *opt)
 	return s;
 }
 
+/* Apply "key=value key=value ..." to s; a rejected pair ends the test. */
+static void set(gs_settings *s, const char *pairs)
+{
+	char buf[512], *save = NULL;
+	snprintf(buf, sizeof buf, "%s", pairs);
+	for (char *kv = strtok_r(buf, " ", &save); kv != NULL; kv = strtok_r(NULL, " ", &save)) {
+		gs_error e = {0};
+		char *eq = strchr(kv, '=');
+		if (eq == NULL) {
+			printf("FAIL settings: '%s' is not key=value\n", kv);
+			exit(1);
+		}
+		*eq = '\0';
+		if (gs_settings_set(s, kv, eq + 1, &e) != GS_OK) {
+			printf("FAIL settings %s=%s: %s\n", kv, eq + 1, e.msg);
+			exit(1);
+		}
+	}
+}
+
 static int near(double a, double b, double tol)
 {
 	return fabs(a - b) <= tol * fmax(fabs(b), 1e-12);
@@ -247,9 +267,7 @@ static void softcap(void)
 	      "config: gemma2 reads 4 norms a layer and both soft caps (%d, %g, %g)", a.layer_norms,
 	      a.attn_softcap, a.final_softcap);
 	gs_settings s = base("lora", "bf16", "adamw");
-	gs_error e = {0};
-	gs_settings_set(&s, "seq", "512", &e);
-	gs_settings_set(&s, "attn", "eager", &e);
+	set(&s, "seq=512 attn=eager");
 	double L = 42, h = 3584, nh = 16, V = 256000, T = 512;
 	gs_arch plain = a;
 	plain.attn_softcap = plain.final_softcap = 0;
@@ -258,7 +276,7 @@ static void softcap(void)
 	CHECK(x.peak_phase == y.peak_phase && near((double)(x.A - y.A), want, 1e-9),
 	      "engine: eager soft caps save 2 bytes a score and 2V bytes a token (%.6g, got %.6g)", want,
 	      (double)x.A - (double)y.A);
-	gs_settings_set(&s, "attn", "sdpa", &e);
+	set(&s, "attn=sdpa");
 	x = run(&a, &s);
 	y = run(&plain, &s);
 	CHECK(near((double)(x.A - y.A), 2 * V * T, 1e-9),
@@ -293,13 +311,9 @@ static void fabric_nf4(void)
 	 * its two dequantized copies (4 bytes/param) live. */
 	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
 	gs_settings s = base("qlora", "nf4", "adamw");
-	gs_error e = {0};
-	gs_settings_set(&s, "adapter-dtype", "bf16", &e);
-	gs_settings_set(&s, "batch", "2", &e);
-	gs_settings_set(&s, "seq", "512", &e);
-	gs_settings_set(&s, "loss", "chunked", &e);
+	set(&s, "adapter-dtype=bf16 batch=2 seq=512 loss=chunked");
 	gs_estimate x = run(&a, &s);
-	gs_settings_set(&s, "precision", "nf4-litgpt", &e);
+	set(&s, "precision=nf4-litgpt");
 	gs_estimate y = run(&a, &s);
 	double VH = 128256.0 * 4096, T = 1024, h = 4096;
 	double dW = (0.5 + 4.0 / 64 - 2) * VH;
@@ -313,7 +327,7 @@ static void fabric_nf4(void)
 	/* inference: same storage; the peak holds both copies of the head */
 	gs_settings i = base("inference", "nf4-dq-litgpt", NULL);
 	gs_estimate z = run(&a, &i);
-	gs_settings_set(&i, "precision", "nf4-dq", &e);
+	set(&i, "precision=nf4-dq");
 	gs_estimate w = run(&a, &i);
 	double dq = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
 	CHECK(near((double)z.W - (double)w.W, (dq - 2) * VH, 1e-9) && (double)z.allocated - (double)z.W >= 4 * VH &&
@@ -325,7 +339,7 @@ static void fabric_nf4(void)
 	gs_arch t = load("meta-llama--Llama-3.2-1B.config.json");
 	gs_settings ti = base("inference", "nf4", NULL);
 	gs_estimate t1 = run(&t, &ti);
-	gs_settings_set(&ti, "precision", "nf4-litgpt", &e);
+	set(&ti, "precision=nf4-litgpt");
 	gs_estimate t2 = run(&t, &ti);
 	CHECK(t1.W == t2.W && near((double)t2.allocated - (double)t1.allocated, 2.0 * 8192 * 2048, 1e-9),
 	      "engine: nf4-litgpt on a tied model: same weights, one more 16-bit copy of the widest layer weight (got %.6g)",
@@ -346,14 +360,11 @@ static void sharded_lora(void)
 	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
 	gs_settings s = base("lora", "bf16", "adamw");
 	gs_error e = {0};
-	gs_settings_set(&s, "adapter-dtype", "bf16", &e);
-	gs_settings_set(&s, "seq", "512", &e);
-	gs_settings_set(&s, "gpus", "8", &e);
-	gs_settings_set(&s, "sharding", "fsdp", &e);
+	set(&s, "adapter-dtype=bf16 seq=512 gpus=8 sharding=fsdp");
 	gs_estimate f1 = run(&a, &s);
-	gs_settings_set(&s, "sharding", "fsdp2", &e);
+	set(&s, "sharding=fsdp2");
 	gs_estimate f2 = run(&a, &s);
-	gs_settings_set(&s, "sharding", "zero3", &e);
+	set(&s, "sharding=zero3");
 	gs_estimate z3 = run(&a, &s);
 	double want = (218112000.0 - 212992.0) * 2;
 	CHECK(f1.peak_phase == f2.peak_phase && near((double)f1.allocated - (double)f2.allocated, want, 1e-9) &&
@@ -365,10 +376,9 @@ static void sharded_lora(void)
 	 * 1/8 shard of all 32 layers and in the two gathered layers. */
 	gs_settings q = base("qlora", "nf4", "adamw");
 	gs_settings_set(&q, "seq", "16", &e); /* few activations: the peak is in a layer's backward */
-	gs_settings_set(&q, "gpus", "8", &e);
-	gs_settings_set(&q, "sharding", "fsdp2", &e);
+	set(&q, "gpus=8 sharding=fsdp2");
 	gs_estimate n4 = run(&a, &q);
-	gs_settings_set(&q, "precision", "nf4-dq", &e);
+	set(&q, "precision=nf4-dq");
 	gs_estimate dq = run(&a, &q);
 	double lin = 218103808.0, d = 4.0 / 64 - (1.0 / 64 + 4.0 / (64 * 256));
 	double want2 = d * (32 * lin / 8 + 2 * lin);
@@ -381,18 +391,15 @@ static void sharded_lora(void)
 static void offload_activations(void)
 {
 	/* --offload activations, by hand on Llama-3.2-3B (28 layers, h 3072),
-	 * full bf16, b2 s4096, checkpointing, optimizer in backward: the saved layer inputs (2 bytes x
-	 * h a token each) go to the host; at the loss the GPU holds none. */
+	 * full bf16, b2 s4096, checkpointing: the saved layer inputs (2 bytes
+	 * x h a token each) go to the host; at the loss the GPU holds none. */
 	gs_arch a = load("meta-llama--Llama-3.2-3B.config.json");
 	gs_settings s = base("full", "bf16", "adamw");
 	gs_error e = {0};
-	gs_settings_set(&s, "batch", "2", &e);
-	gs_settings_set(&s, "seq", "4096", &e);
-	gs_settings_set(&s, "grad-ckpt", "true", &e);
-	gs_settings_set(&s, "loss", "chunked", &e);
-	gs_settings_set(&s, "optimizer-in-bwd", "true", &e); /* no step peak: the loss is the peak */
+	/* optimizer in backward: no step peak, the loss is the peak */
+	set(&s, "batch=2 seq=4096 grad-ckpt=true loss=chunked optimizer-in-bwd=true");
 	gs_estimate x = run(&a, &s);
-	gs_settings_set(&s, "offload", "activations", &e);
+	set(&s, "offload=activations");
 	gs_estimate y = run(&a, &s);
 	double want = 28.0 * 2 * 3072 * 8192;
 	CHECK(near((double)y.host, want, 1e-9), "engine: --offload activations puts every layer's saved input on the host (%.6g, got %.6g)",
