@@ -185,7 +185,7 @@ void gs_cli_row_usage(FILE *fp)
 	      "  --grad-ckpt | --no-grad-ckpt                             (default off)\n"
 	      "  --compile               torch.compile: fused norms and gated activations save less\n"
 	      "  --attn sdpa|eager|flash  --loss standard|chunked          (sdpa, standard)\n"
-	      "  --gpus N --sharding ddp|zero1|zero2|zero3|fsdp|fsdp2 --tp N   (1, ddp, 1)\n"
+	      "  --gpus N --sharding ddp|zero1|zero2|zero3|fsdp|fsdp2|pipeline --tp N   (1, ddp, 1)\n"
 	      "  --offload none|optimizer|params|activations              (none)\n"
 	      "  --state-dict-load sharded|full  zero3/fsdp/fsdp2: full = every rank keeps the full\n"
 	      "                          loaded weights beside its shard (Lightning 2.1 FSDP) (sharded)\n"

@@ -521,12 +521,23 @@ static void finish(gs_estimate *out, const tl *t, double context, double host, d
 	out->bpp_W = params_total > 0 ? t->at[C_W] / params_total : 0;
 }
 
+/* Layers of kind k on the most loaded GPU: all of them, or under
+ * --sharding pipeline (layers split in order over the GPUs, as HF's
+ * device_map and litgpt's generate_sequentially place them) ceil(n / gpus). */
+static double layers_here(const gs_layer_kind *k, const gs_settings *s)
+{
+	int64_t n = k->n_layers, g = s->gpus;
+
+	return s->sharding == GS_SH_PIPELINE && g > 1 ? (double)((n + g - 1) / g) : (double)n;
+}
+
 static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
 {
 	ctx c;
 	layer_cost lc[GS_MAX_LAYER_KINDS];
 	double n_dp, tp = (double)s->tp;
-	double W = 0, trainable = 0, lin_total = 0, ada = 0, max_unit = 0;
+	double W = 0, trainable = 0, lin_total = 0, ada = 0, max_unit = 0, layers_gpu = 0;
+	double trainable_model = 0; /* whole model, for the report (pipeline: trainable is this GPU's) */
 	double layer_store_max = 0; /* one layer's weights at their storage (FSDP gathers these) */
 	double emb = (double)a->p_embed, head = (double)a->p_head;
 	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
@@ -544,12 +555,14 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	c.T = (double)s->batch * (double)s->seq;
 	c.tp = tp;
 	c.ab = dtype_bytes(s->adapter_dtype);
-	n_dp = (double)s->gpus / tp;
+	n_dp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / tp;
 
 	for (int i = 0; i < a->n_kinds; i++) {
 		const gs_layer_kind *k = &a->kind[i];
-		double nl = (double)k->n_layers;
+		double nl = layers_here(k, s);
 		cost_layer(&c, k, &lc[i]);
+		layers_gpu += nl;
+		trainable_model += (double)k->n_layers * lc[i].trainable;
 		trainable += nl * lc[i].trainable;
 		lin_total += nl * lc[i].lin_params;
 		ada += nl * lc[i].ada;
@@ -603,6 +616,10 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		O_total = trainable * st_el + extra_train * optim_states(s->optimizer, c.r.cb, &paged);
 	O_total += (trainable + extra_train) * c.r.master;
 	double params_trainable = trainable + extra_train;
+	/* Pipeline: this GPU holds its layers plus, as a bound, the embedding
+	 * and the head (the first and last GPU hold one each). */
+	if (c.full)
+		trainable_model += emb_w;
 
 	/* Optimizer-step temporaries. */
 	double opt_tmp = 0;
@@ -698,7 +715,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 
 	if (c.infer) {
 		double kvb = s->kv_dtype_set ? dtype_bytes(s->kv_dtype) : c.r.cb;
-		double kv = (double)a->kv_cache_dim / tp * (double)a->layers * c.T * kvb;
+		double kv = (double)a->kv_cache_dim / tp * layers_gpu * c.T * kvb;
 		double logits = c.T * (double)a->vocab / tp * c.r.cb;
 		double layer_tmp = 0, deq = 0;
 		for (int i = 0; i < a->n_kinds; i++) {
@@ -733,7 +750,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	bool act_off = s->offload == GS_OFF_ACTIVATIONS;
 	if (act_off)
 		for (int i = 0; i < a->n_kinds; i++)
-			host += (double)a->kind[i].n_layers * (s->grad_ckpt ? lc[i].ckpt : lc[i].saved);
+			host += layers_here(&a->kind[i], s) * (s->grad_ckpt ? lc[i].ckpt : lc[i].saved);
 
 	/* Training: step 1 (no states yet, lazily created in the step) and the
 	 * steady state (states resident; with accumulation, gradients too). */
@@ -771,7 +788,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 				tr[C_A] += kept; /* the previous layer's, still copying out */
 			tr[C_W] = l->amp_copy;
 			tr[C_B] = l->deq + gather;
-			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_FORWARD, step);
+			run_layers(&t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_FORWARD, step);
 		}
 		/* Final norm and the head's saved input. */
 		double head_in = head_trains || head_deq > 0 ? c.r.cb * h * T : 0;
@@ -845,7 +862,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 				tr[C_A] += 2 * kept; /* this layer's, back from the host, and the next one prefetched */
 			tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
 			tr[C_B] = l->deq + gather;
-			run_layers(&t, a->kind[i].n_layers, d, tr, GS_PH_BACKWARD, step);
+			run_layers(&t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, step);
 		}
 		t.live[C_A] -= c.r.rb * h * T + (a->dropout > 0 ? h * T : 0);
 		if (c.full && !accum) /* tied: the head's gradient was the embedding's */
@@ -874,7 +891,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		mark(&t, ex, in_bwd ? GS_PH_BACKWARD : GS_PH_OPTIMIZER, step);
 	}
 	finish(out, &t, context, host, (double)a->params_total, c.r.text);
-	out->params_trainable = u64(params_trainable);
+	out->params_trainable = u64(trainable_model + extra_train);
 	if (paged)
 		snprintf(out->note, sizeof out->note,
 		         "paged optimizer states (%.2f GiB) live in CUDA unified memory: counted in device, not in torch's allocated",

@@ -20,7 +20,7 @@ static const char *const optim_names[] = {
 };
 static const char *const attn_names[] = {"sdpa", "eager", "flash"};
 static const char *const loss_names[] = {"standard", "chunked"};
-static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2"};
+static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline"};
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations"};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8"};
 static const char *const formula_names[] = {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"};
@@ -285,6 +285,9 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 		               (long long)s->grad_accum);
 	if (s->tp > s->gpus || s->gpus % s->tp != 0)
 		return gs_fail(e, GS_EUSAGE, "--tp %lld must divide --gpus %lld", (long long)s->tp, (long long)s->gpus);
+	if (s->sharding == GS_SH_PIPELINE && s->tp > 1)
+		return gs_fail(e, GS_EUSAGE, "--sharding pipeline splits the layers over the GPUs; it does not combine with --tp %lld",
+		               (long long)s->tp);
 	if (s->method == GS_INFER && (s->offload == GS_OFF_OPTIMIZER || s->offload == GS_OFF_ACTIVATIONS))
 		return gs_fail(e, GS_EUSAGE, "--offload %s does not apply to --method inference", gs_offload_name(s->offload));
 	if (s->offload == GS_OFF_PARAMS && s->method != GS_INFER && s->sharding != GS_SH_ZERO3 && s->sharding != GS_SH_FSDP &&

@@ -169,9 +169,9 @@ def case(r):
     if method.startswith("llama-adapter"):
         return [], notes, ("method: litgpt LLaMA-Adapter (prefix/gating PEFT) is not LoRA; no --method "
                            "expresses adapter prompts")
-    if r["sharding"].startswith("generate_sequentially") or "device_map='auto' naive pipeline" in r["sharding"]:
-        return [], notes, ("sharding: layers placed sequentially over GPUs (pipeline, uneven per device); "
-                           "--gpus/--sharding/--tp express data, ZeRO/FSDP and tensor parallelism only")
+    if "device_map='auto' naive pipeline" in r["sharding"]:
+        return [], notes, ("sharding: accelerate's device_map='auto' fills each GPU up to its max_memory in turn "
+                           "(here 21.5 and 18 GB), not evenly; --sharding pipeline splits the layers evenly")
     opt = r["optimizer"] or ""
     in_bwd = "optimizer_in_bwd" in opt or "optimizer_in_bwd=True" in (r["notes"] or "")
 
@@ -402,6 +402,11 @@ def case(r):
                 notes.append("sharding: litgpt FSDP runs measure full weights + shard per GPU (Lightning loads the "
                              "full state dict on every rank; memory still grows with the micro-batch) -> "
                              "--state-dict-load full")
+        elif sh.startswith("generate_sequentially"):
+            args += ["--sharding", "pipeline"]
+            notes.append("sharding: litgpt generate_sequentially splits the blocks in order over the GPUs -> "
+                         "--sharding pipeline (the most loaded GPU, bounded as holding embedding and head; "
+                         "the record reports device 0, which holds the embedding)")
         elif sh.startswith("generate_tp"):
             args += ["--tp", str(g)]
             notes.append("sharding: litgpt generate_tp shards MLP and QKV over the GPUs -> --tp")

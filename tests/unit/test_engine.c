@@ -414,6 +414,33 @@ static void offload_activations(void)
 	      "settings: --offload activations with inference is a usage error naming it");
 }
 
+static void pipeline(void)
+{
+	/* --sharding pipeline: layers split in order, ceil(80 / 3) = 27 of
+	 * Llama-3.1-70B's 80 on the most loaded of 3 GPUs, with (as a bound)
+	 * the embedding, head and final norm: 2 x (2 x 128256 x 8192 + 8192)
+	 * bytes in bf16. */
+	gs_arch a = load("meta-llama--Llama-3.1-70B.config.json");
+	gs_settings s = base("inference", "bf16", NULL);
+	gs_estimate one = run(&a, &s);
+	set(&s, "gpus=3 sharding=pipeline");
+	gs_estimate three = run(&a, &s);
+	double rest = 2 * (2 * 128256.0 * 8192 + 8192);
+	CHECK(near((double)three.W - rest, ((double)one.W - rest) * 27 / 80, 1e-9),
+	      "engine: pipeline holds 27 of 80 layers plus embedding and head (%.6g, got %.6g)",
+	      ((double)one.W - rest) * 27 / 80 + rest, (double)three.W);
+	gs_settings f = base("full", "bf16", "adamw");
+	gs_estimate f1 = run(&a, &f);
+	set(&f, "gpus=4 sharding=pipeline");
+	gs_estimate f4 = run(&a, &f);
+	CHECK(f1.params_trainable == f4.params_trainable && f4.W < f1.W / 3,
+	      "engine: pipeline reports the model's trainable parameters and a quarter of the layers' weights");
+	gs_error e = {0};
+	set(&f, "tp=2");
+	CHECK(gs_settings_check(&f, &e) == GS_EUSAGE && strstr(e.msg, "--sharding pipeline"),
+	      "settings: pipeline with --tp is a usage error naming it");
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -566,6 +593,7 @@ int main(void)
 	fabric_nf4();
 	sharded_lora();
 	offload_activations();
+	pipeline();
 	monotonic();
 	seeds();
 	errors();
