@@ -66,14 +66,11 @@ MODELS = {
     "EleutherAI/gpt-j-6B": (A + "EleutherAI--gpt-j-6B.config.json", None,
         "model: EleutherAI gpt-j-6B config (gptj family)"),
     # Manual shapes from the framework that actually ran the measurement.
-    "stabilityai/stablelm-base-alpha-3b": (None,
-        ["--params", "3637321728", "--layers", "16", "--hidden", "4096", "--heads", "32",
-         "--kv-heads", "32", "--vocab", "50688"],
-        "model: no verified config.json found; shape from " + LITGPT_CFG + " (litgpt ran every StableLM record): "
-        "Config defaults n_layer 16, n_head 32, n_embd 4096, vocab 50254 padded to 50688, GptNeoxMLP 4*n_embd, "
-        "LayerNorm, biases, untied head; --params 3,637,321,728 = that module tally (records say 3.64e9). "
-        "--intermediate left out: the manual shape is a gated LLaMA block, so the engine solves the width from "
-        "--params (a plain 16384 GELU MLP holds as many weights as a gated ~10923 one)"),
+    "stabilityai/stablelm-base-alpha-3b": (A + "stabilityai--stablelm-base-alpha-3b-litgpt.config.json", None,
+        "model: no Hub config.json found; a gpt_neox config written from " + LITGPT_CFG + " (litgpt ran every "
+        "StableLM record): n_layer 16, n_head 32, n_embd 4096, vocab 50254 padded to 50688, GptNeoxMLP 4*n_embd, "
+        "parallel residual, LayerNorm, biases, rotary 0.25, untied head; it tallies 3,637,321,728 parameters "
+        "(records say 3.64e9)"),
     "tiiuae/falcon-40b": (None,
         ["--params", "41835970560", "--layers", "60", "--hidden", "8192", "--heads", "128",
          "--kv-heads", "8", "--vocab", "65024"],
