@@ -539,6 +539,7 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	double W = 0, trainable = 0, lin_total = 0, ada = 0, max_unit = 0, layers_gpu = 0;
 	double trainable_model = 0; /* whole model, for the report (pipeline: trainable is this GPU's) */
 	double layer_store_max = 0; /* one layer's weights at their storage (FSDP gathers these) */
+	double qmeta = 0; /* bitsandbytes quantization state (absmax, scales): module attributes, not sharded */
 	double emb = (double)a->p_embed, head = (double)a->p_head;
 	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
 	bool paged;
@@ -574,6 +575,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			const gs_linear *l = &k->lin[j];
 			double bpp = c.full || c.r.amp ? c.r.w : linear_storage(c.p, l);
 			lw += bpp * (double)gs_linear_params(l) / tp;
+			if (!c.full && !c.r.amp && bnb_quant(c.p)) /* beyond the packed 4- or 8-bit codes */
+				qmeta += nl * (bpp - (c.p == GS_P_INT8 ? 1 : 0.5)) * (double)gs_linear_params(l) / tp;
 		}
 		lw += c.r.w * (double)k->other_params + c.r.fp8_copy * lc[i].lin_params;
 		W += nl * lw;
@@ -671,7 +674,11 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		case GS_SH_ZERO3: case GS_SH_FSDP: case GS_SH_FSDP2:
 			O_gpu /= n_dp;
 			G_gpu /= n_dp;
-			W_gpu /= n_dp;
+			/* ZeRO-3/FSDP shard parameters; bitsandbytes keeps each layer's
+			 * quantization state (absmax; int8's row scales) on the module,
+			 * whole on every rank (Linear4bit: "the quant state got lost ...
+			 * for fsdp ... we can recover the state here") */
+			W_gpu = (W - qmeta) / n_dp + qmeta;
 			/* the unit being computed and the prefetched next one, gathered
 			 * at compute dtype (full fine-tuning's mixed-precision param
 			 * dtype) or, for a frozen base, as stored (FSDP2 gathers

@@ -372,8 +372,9 @@ static void sharded_lora(void)
 	      "engine: fsdp1 units allocate frozen weights' gradients, fsdp2/zero3 only the adapters' (%.6g, got %.6g)",
 	      want, (double)f1.allocated - (double)f2.allocated);
 	/* QLoRA: gathered units keep their 4-bit storage. nf4 against nf4-dq
-	 * differs by (1/16 - 1/64 - 4/16384) bytes per linear weight in the
-	 * 1/8 shard of all 32 layers and in the two gathered layers. */
+	 * differs by (1/16 - 1/64 - 4/16384) bytes per linear weight, all of
+	 * it quantization state: in every one of the 32 layers (bitsandbytes
+	 * does not shard it, below) and in the two gathered layers. */
 	gs_settings q = base("qlora", "nf4", "adamw");
 	gs_settings_set(&q, "seq", "16", &e); /* few activations: the peak is in a layer's backward */
 	set(&q, "gpus=8 sharding=fsdp2");
@@ -381,7 +382,25 @@ static void sharded_lora(void)
 	set(&q, "precision=nf4-dq");
 	gs_estimate dq = run(&a, &q);
 	double lin = 218103808.0, d = 4.0 / 64 - (1.0 / 64 + 4.0 / (64 * 256));
-	double want2 = d * (32 * lin / 8 + 2 * lin);
+	double want2 = d * (32 * lin + 2 * lin);
+	/* bitsandbytes keeps each layer's absmax (4 bytes per 64 weights) on
+	 * the module, whole on every rank; torchao's NF4 shards it with the
+	 * codes. Llama-3.1-70B: 80 layers x 855,638,016 linear weights. */
+	gs_arch b = load("meta-llama--Llama-3.1-70B.config.json");
+	gs_settings z = base("qlora", "nf4", "adamw");
+	gs_estimate z1 = run(&b, &z);
+	set(&z, "gpus=8 sharding=zero3");
+	gs_estimate z8 = run(&b, &z);
+	double meta = 80 * 855638016.0 * 4 / 64;
+	CHECK(near((double)z8.W, ((double)z1.W - meta) / 8 + meta, 1e-9),
+	      "engine: zero3 shards nf4 codes but not bitsandbytes' absmax (%.6g, got %.6g)", ((double)z1.W - meta) / 8 + meta,
+	      (double)z8.W);
+	set(&z, "precision=nf4-torchao gpus=1 sharding=ddp");
+	gs_estimate t1 = run(&b, &z);
+	set(&z, "gpus=8 sharding=fsdp2");
+	gs_estimate t8 = run(&b, &z);
+	CHECK(near((double)t8.W, (double)t1.W / 8, 1e-9), "engine: fsdp2 shards torchao NF4 whole (%.6g, got %.6g)",
+	      (double)t1.W / 8, (double)t8.W);
 	CHECK(n4.peak_phase == GS_PH_BACKWARD && dq.peak_phase == GS_PH_BACKWARD &&
 	          near((double)n4.allocated - (double)dq.allocated, want2, 1e-6),
 	      "engine: zero3/fsdp gather a QLoRA layer at its stored size (%.6g, got %.6g)", want2,
