@@ -539,7 +539,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	double W = 0, trainable = 0, lin_total = 0, ada = 0, max_unit = 0, layers_gpu = 0;
 	double trainable_model = 0; /* whole model, for the report (pipeline: trainable is this GPU's) */
 	double layer_store_max = 0; /* one layer's weights at their storage (FSDP gathers these) */
-	double qmeta = 0; /* bitsandbytes quantization state (absmax, scales): module attributes, not sharded */
+	double qmeta = 0; /* weight bytes ZeRO-3/FSDP cannot shard: bitsandbytes' quantization state
+	                     (module attributes), GPTQ/AWQ tensors (buffers, not parameters) */
 	double emb = (double)a->p_embed, head = (double)a->p_head;
 	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
 	bool paged;
@@ -570,18 +571,24 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		if (lc[i].max_unit > max_unit)
 			max_unit = lc[i].max_unit;
 		/* Weights of the layers at their storage. */
-		double lw = 0;
+		double lw = 0, local = 0;
 		for (int j = 0; j < k->n_lin; j++) {
 			const gs_linear *l = &k->lin[j];
 			double bpp = c.full || c.r.amp ? c.r.w : linear_storage(c.p, l);
-			lw += bpp * (double)gs_linear_params(l) / tp;
-			if (!c.full && !c.r.amp && bnb_quant(c.p)) /* beyond the packed 4- or 8-bit codes */
-				qmeta += nl * (bpp - (c.p == GS_P_INT8 ? 1 : 0.5)) * (double)gs_linear_params(l) / tp;
+			double n_el = (double)gs_linear_params(l) / tp;
+			lw += bpp * n_el;
+			if (c.full || c.r.amp)
+				continue;
+			if (bnb_quant(c.p)) /* beyond the packed 4- or 8-bit codes */
+				local += (bpp - (c.p == GS_P_INT8 ? 1 : 0.5)) * n_el;
+			else if (c.p == GS_P_GPTQ_INT4 || c.p == GS_P_GPTQ_INT8 || c.p == GS_P_AWQ_INT4)
+				local += bpp * n_el; /* qweight, qzeros, scales, g_idx: registered buffers */
 		}
 		lw += c.r.w * (double)k->other_params + c.r.fp8_copy * lc[i].lin_params;
 		W += nl * lw;
-		if (lw > layer_store_max)
-			layer_store_max = lw;
+		qmeta += nl * local;
+		if (lw - local > layer_store_max) /* what a gather moves */
+			layer_store_max = lw - local;
 	}
 	/* Embeddings (vocab-parallel under TP), head, final norm: compute dtype
 	 * even when the linears are quantized. */
@@ -677,7 +684,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			/* ZeRO-3/FSDP shard parameters; bitsandbytes keeps each layer's
 			 * quantization state (absmax; int8's row scales) on the module,
 			 * whole on every rank (Linear4bit: "the quant state got lost ...
-			 * for fsdp ... we can recover the state here") */
+			 * for fsdp ... we can recover the state here"), and GPTQ/AWQ
+			 * layers hold their weights in buffers, which are not sharded */
 			W_gpu = (W - qmeta) / n_dp + qmeta;
 			/* the unit being computed and the prefetched next one, gathered
 			 * at compute dtype (full fine-tuning's mixed-precision param

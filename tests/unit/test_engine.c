@@ -359,7 +359,6 @@ static void sharded_lora(void)
 	 * gradient for all of it; fsdp2 and zero3 only for the adapters. */
 	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
 	gs_settings s = base("lora", "bf16", "adamw");
-	gs_error e = {0};
 	set(&s, "adapter-dtype=bf16 seq=512 gpus=8 sharding=fsdp");
 	gs_estimate f1 = run(&a, &s);
 	set(&s, "sharding=fsdp2");
@@ -371,18 +370,23 @@ static void sharded_lora(void)
 	          f2.allocated == z3.allocated,
 	      "engine: fsdp1 units allocate frozen weights' gradients, fsdp2/zero3 only the adapters' (%.6g, got %.6g)",
 	      want, (double)f1.allocated - (double)f2.allocated);
-	/* QLoRA: gathered units keep their 4-bit storage. nf4 against nf4-dq
-	 * differs by (1/16 - 1/64 - 4/16384) bytes per linear weight, all of
-	 * it quantization state: in every one of the 32 layers (bitsandbytes
-	 * does not shard it, below) and in the two gathered layers. */
-	gs_settings q = base("qlora", "nf4", "adamw");
-	gs_settings_set(&q, "seq", "16", &e); /* few activations: the peak is in a layer's backward */
-	set(&q, "gpus=8 sharding=fsdp2");
-	gs_estimate n4 = run(&a, &q);
-	set(&q, "precision=nf4-dq");
-	gs_estimate dq = run(&a, &q);
-	double lin = 218103808.0, d = 4.0 / 64 - (1.0 / 64 + 4.0 / (64 * 256));
-	double want2 = d * (32 * lin + 2 * lin);
+	/* QLoRA: gathered units keep their 4-bit storage. A bf16 base against
+	 * torchao's NF4 (stored at 0.5 + 1/64 + 4/16384 bytes, all of it
+	 * sharded, no saved input), same bf16 adapters, few activations so the
+	 * peak is in a layer's backward: the 1/8 shard of 32 layers' linear
+	 * weights and the two gathered layers differ by 2 - that many bytes per
+	 * weight, less NF4's one dequantized weight (14336 x 4096 in bf16). */
+	gs_settings q = base("lora", "bf16", "adamw");
+	set(&q, "adapter-dtype=bf16 seq=16 gpus=8 sharding=fsdp2");
+	gs_estimate bf = run(&a, &q);
+	set(&q, "method=qlora precision=nf4-torchao");
+	gs_estimate tao = run(&a, &q);
+	double lin = 218103808.0, dqb = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
+	double want2 = (2 - dqb) * (32 * lin / 8 + 2 * lin) - 2 * 14336.0 * 4096;
+	CHECK(bf.peak_phase == GS_PH_BACKWARD && tao.peak_phase == GS_PH_BACKWARD &&
+	          near((double)bf.allocated - (double)tao.allocated, want2, 1e-9),
+	      "engine: zero3/fsdp gather a QLoRA layer at its stored size (%.6g, got %.6g)", want2,
+	      (double)bf.allocated - (double)tao.allocated);
 	/* bitsandbytes keeps each layer's absmax (4 bytes per 64 weights) on
 	 * the module, whole on every rank; torchao's NF4 shards it with the
 	 * codes. Llama-3.1-70B: 80 layers x 855,638,016 linear weights. */
@@ -395,16 +399,22 @@ static void sharded_lora(void)
 	CHECK(near((double)z8.W, ((double)z1.W - meta) / 8 + meta, 1e-9),
 	      "engine: zero3 shards nf4 codes but not bitsandbytes' absmax (%.6g, got %.6g)", ((double)z1.W - meta) / 8 + meta,
 	      (double)z8.W);
+	/* GPTQ keeps qweight/qzeros/scales/g_idx in buffers: ZeRO-3 shards only
+	 * the embedding, head and norms, 2 x (2 x 128256 x 8192 + 8192 + 80 x 2
+	 * x 8192) bytes in bf16 */
+	set(&z, "precision=gptq-int4 gpus=1 sharding=ddp");
+	gs_estimate g1 = run(&b, &z);
+	set(&z, "gpus=8 sharding=zero3");
+	gs_estimate g8 = run(&b, &z);
+	double rest = 2 * (2 * 128256.0 * 8192 + 8192 + 80 * 2 * 8192.0);
+	CHECK(near((double)g8.W, (double)g1.W - rest + rest / 8, 1e-9),
+	      "engine: zero3 cannot shard GPTQ's buffers (%.6g, got %.6g)", (double)g1.W - rest + rest / 8, (double)g8.W);
 	set(&z, "precision=nf4-torchao gpus=1 sharding=ddp");
 	gs_estimate t1 = run(&b, &z);
 	set(&z, "gpus=8 sharding=fsdp2");
 	gs_estimate t8 = run(&b, &z);
 	CHECK(near((double)t8.W, (double)t1.W / 8, 1e-9), "engine: fsdp2 shards torchao NF4 whole (%.6g, got %.6g)",
 	      (double)t1.W / 8, (double)t8.W);
-	CHECK(n4.peak_phase == GS_PH_BACKWARD && dq.peak_phase == GS_PH_BACKWARD &&
-	          near((double)n4.allocated - (double)dq.allocated, want2, 1e-6),
-	      "engine: zero3/fsdp gather a QLoRA layer at its stored size (%.6g, got %.6g)", want2,
-	      (double)n4.allocated - (double)dq.allocated);
 }
 
 static void offload_activations(void)
