@@ -23,7 +23,8 @@ static const char *const switch_flags[] = {"grad-ckpt", "train-embeddings", "com
 static const char *const value_flags[] = {
 	"method", "precision", "adapter-dtype", "optimizer", "lora-r", "lora-targets",
 	"lora-dropout", "batch", "seq", "grad-accum", "attn", "loss", "gpus", "sharding",
-	"tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "formula", "trainable-fraction", NULL,
+	"tp", "offload", "state-dict-load", "kv-dtype", "logits", "cuda-context", "formula", "trainable-fraction",
+	NULL,
 };
 
 static gs_err manual_int(const char *flag, const char *v, int64_t *out, gs_error *e)
@@ -190,6 +191,8 @@ void gs_cli_row_usage(FILE *fp)
 	      "  --state-dict-load sharded|full  zero3/fsdp/fsdp2: full = every rank keeps the full\n"
 	      "                          loaded weights beside its shard (Lightning 2.1 FSDP) (sharded)\n"
 	      "  --kv-dtype fp32|bf16|fp16|fp8   inference KV cache        (compute dtype)\n"
+	      "  --logits last|all       inference prefill: the last position's logits (generate())\n"
+	      "                          or every position's (a plain forward)      (last)\n"
 	      "  --cuda-context MIB      CUDA context outside torch        (1343)\n"
 	      "  --formula detailed|cookbook|rule-of-thumb|zero1-rule    (detailed)\n"
 	      "  --trainable-fraction F  cookbook only (seed default 0.007 LoRA/QLoRA, 1 full)\n",

@@ -731,7 +731,10 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	if (c.infer) {
 		double kvb = s->kv_dtype_set ? dtype_bytes(s->kv_dtype) : c.r.cb;
 		double kv = (double)a->kv_cache_dim / tp * layers_gpu * c.T * kvb;
-		double logits = c.T * (double)a->vocab / tp * c.r.cb;
+		/* prefill logits: every prompt position for a plain forward; the
+		 * last one per sequence for generate() (transformers >= 4.45
+		 * passes logits_to_keep=1; serving engines do the same) */
+		double logits = (s->logits_all ? c.T : (double)s->batch) * (double)a->vocab / tp * c.r.cb;
 		double layer_tmp = 0, deq = 0;
 		for (int i = 0; i < a->n_kinds; i++) {
 			if (lc[i].fwd_act > layer_tmp)

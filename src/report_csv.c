@@ -35,7 +35,8 @@ static void cnum(FILE *fp, double d)
 static const char *const fixed_cols[] = {
 	"index", "id", "model", "label", "method", "precision", "adapter-dtype", "optimizer", "optimizer-in-bwd",
 	"lora-r", "lora-targets", "lora-dropout", "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt",
-	"compile", "attn", "loss", "gpus", "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "error", "recipe",
+	"compile", "attn", "loss", "gpus", "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "logits", "cuda-context", "error",
+	"recipe",
 	"params_total", "params_trainable", "params_active", "W_bytes", "G_bytes", "O_bytes",
 	"A_bytes", "B_bytes", "allocated_bytes", "reserved_bytes", "device_bytes", "host_bytes",
 	"peak_phase", "peak_step", NULL,
@@ -126,6 +127,8 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	cstr(fp, s->full_state_dict_load ? "full" : "sharded");
 	fputc(',', fp);
 	cstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
+	fputc(',', fp);
+	cstr(fp, s->logits_all ? "all" : "last");
 	fprintf(fp, ",%" PRId64 ",", s->cuda_context_mib);
 	cstr(fp, ok ? "" : r->err_msg);
 	fputc(',', fp);

@@ -139,6 +139,8 @@ static void j_settings(FILE *fp, const gs_settings *s)
 	jstr(fp, s->full_state_dict_load ? "full" : "sharded");
 	fputs(",\"kv-dtype\":", fp);
 	jstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
+	fputs(",\"logits\":", fp);
+	jstr(fp, s->logits_all ? "all" : "last");
 	fprintf(fp, ",\"cuda-context\":%" PRId64 "}", s->cuda_context_mib);
 }
 

@@ -241,6 +241,10 @@ gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error
 		rc = parse_enum(name, v, dtype_names, NAMES(dtype_names), &i, e);
 		s->kv_dtype = (gs_dtype)i;
 		s->kv_dtype_set = rc == GS_OK;
+	} else if (!strcmp(name, "logits")) {
+		static const char *const which[] = {"last", "all"};
+		rc = parse_enum(name, v, which, 2, &i, e);
+		s->logits_all = i == 1;
 	} else if (!strcmp(name, "cuda-context")) {
 		rc = parse_int(name, v, 0, 1 << 20, &s->cuda_context_mib, e);
 	} else if (!strcmp(name, "formula")) {
@@ -344,4 +348,6 @@ void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 		label_add(buf, n, &k, " full-load");
 	if (s->offload != GS_OFF_NONE)
 		label_add(buf, n, &k, " offload-%s", gs_offload_name(s->offload));
+	if (s->logits_all && s->method == GS_INFER)
+		label_add(buf, n, &k, " all-logits");
 }

@@ -78,6 +78,8 @@ typedef struct gs_settings {
 	bool full_state_dict_load; /* zero3/fsdp: every rank keeps a full weight copy (loaded state dict) beside its shard */
 	gs_dtype kv_dtype;
 	bool kv_dtype_set;       /* false: the compute dtype */
+	bool logits_all;         /* inference prefill: logits for every prompt position (a plain
+	                            forward) instead of the last one only (generate()) */
 	int64_t cuda_context_mib; /* CUDA context + library handles outside torch's allocator */
 	gs_formula formula;
 	double trainable_fraction; /* cookbook only; < 0 = the seed's default */
@@ -86,14 +88,14 @@ typedef struct gs_settings {
 /* Defaults: full, precision by method (full amp-bf16, lora bf16, qlora nf4,
  * inference bf16), adamw, r 16, targets qv, dropout 0.05, batch 1, seq 2048,
  * grad-accum 1, no checkpointing, sdpa, standard loss, 1 GPU ddp, tp 1, no offload,
- * adapters fp32, kv cache at compute dtype, CUDA context 1343 MiB (see
+ * adapters fp32, kv cache at compute dtype, last-position logits, CUDA context 1343 MiB (see
  * engine.c, constants), detailed formula. */
 void gs_settings_default(gs_settings *s);
 
 /* Set one setting by its flag name without dashes ("method", "precision",
  * "adapter-dtype", "optimizer", "optimizer-in-bwd", "lora-r", "lora-targets", "lora-dropout",
  * "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt", "compile", "attn", "loss", "gpus",
- * "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "cuda-context", "formula",
+ * "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "logits", "cuda-context", "formula",
  * "trainable-fraction")
  * from its text value (booleans: "true"/"false"/"on"/"off"/"1"/"0").
  * Unknown name or bad value: GS_EUSAGE with a detail naming both. */

@@ -77,6 +77,7 @@ FLAGS = {
     "--state-dict-load": {"sharded", "full"},
     "--optimizer-in-bwd": None,
     "--kv-dtype": {"fp32", "bf16", "fp16", "fp8"},
+    "--logits": {"last", "all"},
     "--formula": {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"},
 }
 FULL_PREC = {"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16", "fp8-mixed"}

@@ -140,6 +140,14 @@ check(rc == 0 and len(lines) == 1 and res and res["status"] == "skipped"
       and "torch could not be imported" in res["reason"] and res["harness"] == "gpusizer-harness"
       and res["versions"]["python"], "no torch -> one JSON line, status skipped with the reason", out + err)
 
+# --logits: the prefill keeps the last position's logits unless told otherwise.
+rc, p, err = plan(["--config", QWEN, "--method", "inference"])
+check(rc == 0 and p and p.get("logits") == "last", "inference plans default to --logits last", err)
+rc, p, err = plan(["--config", QWEN, "--method", "inference", "--logits", "all"])
+check(rc == 0 and p and p.get("logits") == "all", "--logits all reaches the plan", err)
+rc, p, err = plan(["--config", QWEN, "--method", "inference", "--logits", "some"])
+check(rc == 2 and "--logits" in err, "--logits some: usage error naming the flag", err)
+
 # Every command line gpusizer builds is accepted by the harness.
 grid = [
     [],
@@ -150,6 +158,7 @@ grid = [
     ["--method", "lora", "--lora-targets", "attn", "--adapter-dtype", "bf16", "--train-embeddings"],
     ["--method", "qlora", "--precision", "nf4-dq", "--optimizer", "paged-adamw-32bit", "--lora-dropout", "0.1"],
     ["--method", "inference", "--batch", "8", "--seq", "512", "--kv-dtype", "bf16"],
+    ["--method", "inference", "--logits", "all"],
 ]
 for extra in grid:
     p = subprocess.run(WRAP + [GPUSIZER, "verify", "Qwen/Qwen2.5-0.5B", "--offline", "--models-dir", "models",
@@ -169,7 +178,8 @@ for extra in grid:
         a = dict(zip(av[2::2], av[3::2]))
         ok = (hp["method"] == a["--method"] and hp["precision"] == a["--precision"]
               and str(hp["batch"]) == a["--batch"] and str(hp["seq"]) == a["--seq"]
-              and str(hp["grad_accum"]) == a["--grad-accum"])
+              and str(hp["grad_accum"]) == a["--grad-accum"]
+              and (hp["method"] != "inference" or hp["logits"] == a["--logits"]))
     check(ok, "harness accepts gpusizer's command line: " + (" ".join(extra) or "defaults"),
           "rc=%d %s %s" % (rc, err.strip()[-300:], av))
 

@@ -33,6 +33,7 @@ when a JSON result was printed (whatever its status), 2 for bad arguments.
 """
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -132,6 +133,9 @@ def parser():
     p.add_argument("--loss", choices=LOSSES, default="standard")
     p.add_argument("--kv-dtype", choices=DTYPES, default=None,
                    help="inference KV cache dtype (default: the compute dtype)")
+    p.add_argument("--logits", choices=["last", "all"], default="last",
+                   help="inference prefill: the last position's logits (generate(), "
+                        "logits_to_keep=1) or every position's (a plain forward)")
     p.add_argument("--warmup", type=nonneg_int, default=1,
                    help="warm-up steps (step 1 is the first of them when > 0)")
     p.add_argument("--steps", type=pos_int, default=2, help="measured steps after warm-up")
@@ -240,6 +244,7 @@ def make_plan(a):
     else:
         plan["decode_tokens"] = a.decode_tokens
         plan["use_cache"] = True
+        plan["logits"] = a.logits
         kv = a.kv_dtype
         comp = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}.get(
             autocast or weights or "", None)
@@ -549,6 +554,16 @@ def run_inference(torch, model, plan, meter, result):
     gen = torch.Generator(device="cuda").manual_seed(plan["seed"])
     ac_dtype = getattr(torch, plan["autocast_dtype"]) if plan["autocast_dtype"] else None
     total = plan["warmup"] + plan["steps"]
+    keep = {}
+    if plan.get("logits", "last") == "last":
+        # generate() since transformers 4.45 computes the prefill's logits for
+        # the last position only: logits_to_keep (num_logits_to_keep before 4.50)
+        params = inspect.signature(model.forward).parameters
+        name = next((n for n in ("logits_to_keep", "num_logits_to_keep") if n in params), None)
+        if name is None:
+            raise Skip("--logits last: this transformers' %s.forward takes no logits_to_keep; "
+                       "use --logits all" % type(model).__name__)
+        keep = {name: 1}
     for i in range(total):
         rec = {"step": i + 1, "warmup": i < plan["warmup"], "phases": {}}
         result["steps"].append(rec)
@@ -556,7 +571,7 @@ def run_inference(torch, model, plan, meter, result):
         with torch.no_grad(), torch.autocast("cuda", dtype=ac_dtype, enabled=ac_dtype is not None):
             result["_where"] = (i + 1, "prefill")
             meter.start()
-            out = model(input_ids=ids, use_cache=True)
+            out = model(input_ids=ids, use_cache=True, **keep)
             past = out.past_key_values
             nxt = out.logits[:, -1:, :].argmax(-1)
             del out

@@ -184,6 +184,10 @@ def case(r):
     torchtune = src.startswith("pytorch/torchtune")
     if method.startswith("inference"):
         args += ["--method", "inference"]
+        if litgpt:
+            args += ["--logits", "all"]
+            notes.append("logits: litgpt's generate() runs the prompt through model(x, input_pos) and keeps "
+                         "every position's logits -> --logits all")
         if w == "bf16":
             prec = "bf16"
         elif w == "fp16":

@@ -470,6 +470,33 @@ static void pipeline(void)
 	      "settings: pipeline with --tp is a usage error naming it");
 }
 
+static void prefill_logits(void)
+{
+	/* Inference prefill of 32768 tokens on Llama-3.1-8B (V 128256, h 4096,
+	 * 32 layers of 8 KV heads x 128): a plain forward (--logits all) peaks
+	 * with the weights, the bf16 KV cache (32 x 2 x 1024 x 2 bytes a token),
+	 * every position's bf16 logits and the last hidden states; generate()
+	 * keeps one position's logits and peaks lower. */
+	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings s = base("inference", "bf16", NULL);
+	set(&s, "seq=32768 logits=all");
+	gs_estimate all = run(&a, &s);
+	double T = 32768, want = (double)all.W + 32 * 2 * 1024 * 2 * T + T * 128256 * 2 + 2 * 4096 * T;
+	CHECK(near((double)all.allocated, want, 1e-9), "engine: --logits all keeps every prompt position's logits (%.6g, got %.6g)",
+	      want, (double)all.allocated);
+	set(&s, "logits=last");
+	gs_estimate last = run(&a, &s);
+	CHECK(last.W == all.W && (double)last.allocated < want - 0.5 * T * 128256 * 2,
+	      "engine: --logits last (generate) drops them: %.4g GiB against %.4g", (double)last.allocated / 1073741824.0,
+	      (double)all.allocated / 1073741824.0);
+	char l[256];
+	gs_settings_label(&s, l, sizeof l);
+	CHECK(strstr(l, "logits") == NULL, "settings: the default --logits last leaves the label alone (%s)", l);
+	set(&s, "logits=all");
+	gs_settings_label(&s, l, sizeof l);
+	CHECK(strstr(l, " all-logits") != NULL, "settings: --logits all is in the label (%s)", l);
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -623,6 +650,7 @@ int main(void)
 	sharded_lora();
 	offload_activations();
 	pipeline();
+	prefill_logits();
 	monotonic();
 	seeds();
 	errors();
