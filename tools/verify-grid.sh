@@ -33,6 +33,7 @@ Qwen/Qwen2.5-0.5B --method inference --seq 2048
 meta-llama/Llama-3.2-1B --method full --precision bf16 --seq 2048
 meta-llama/Llama-3.2-1B --method lora --seq 4096 --grad-ckpt
 meta-llama/Llama-3.2-1B --method inference --seq 8192
+meta-llama/Llama-3.2-1B --method inference --seq 8192 --logits all
 meta-llama/Llama-3.2-3B --method lora --seq 2048
 meta-llama/Llama-3.2-3B --method full --precision bf16 --seq 512 --grad-ckpt
 "
