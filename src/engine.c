@@ -98,11 +98,6 @@ static double linear_storage(gs_prec p, const gs_linear *l)
 	}
 }
 
-static bool quantized(gs_prec p)
-{
-	return p >= GS_P_INT8;
-}
-
 static bool bnb_quant(gs_prec p)
 {
 	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT;
@@ -228,7 +223,7 @@ static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
 	r->g = r->state = dtype_bytes(s->adapter_dtype);
 	if (s->method == GS_INFER)
 		r->text = fabric_bnb(p) ? "inference: linear weights and the head quantized (Lightning Fabric), the rest and compute in bf16"
-		          : quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
+		          : gs_prec_quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
 		                                        : "inference: weights and compute at the storage dtype";
 	else if (s->method == GS_QLORA && fabric_bnb(p))
 		r->text = s->adapter_dtype == GS_DT_FP32
@@ -348,7 +343,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 			att += (4 + cb) * nh / tp * sq * sq * seqs;
 		double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * inner * cb * T;
 		o->fwd_act = 2 * rb * h * T + (att > mlp ? att : mlp);
-		if (quantized(c->p))
+		if (gs_prec_quantized(c->p))
 			o->deq = o->max_unit * deq_bytes(c->p, cb);
 		return;
 	}
@@ -472,7 +467,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		double eager_b = s->attn == GS_ATTN_EAGER ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
 		o->bwd_tmp = 2 * rb * h * T + (mlp_b > att_b ? mlp_b : att_b) * T + eager_b;
 	}
-	if (quantized(c->p))
+	if (gs_prec_quantized(c->p))
 		o->deq = o->max_unit * deq_bytes(c->p, cb); /* one dequantised weight at a time */
 	o->wgrad = o->trainable * c->r.g;
 }

@@ -54,6 +54,11 @@ int gs_prec_parse(const char *s) { return lookup(prec_names, NAMES(prec_names), 
 int gs_optim_parse(const char *s) { return lookup(optim_names, NAMES(optim_names), s); }
 int gs_formula_parse(const char *s) { return lookup(formula_names, NAMES(formula_names), s); }
 
+bool gs_prec_quantized(gs_prec p)
+{
+	return p >= GS_P_INT8 && p < GS_P_MAX; /* the enum keeps them last */
+}
+
 void gs_settings_default(gs_settings *s)
 {
 	memset(s, 0, sizeof *s);
@@ -279,9 +284,7 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	if (s->method != GS_FULL && !storage_prec(p) && !amp_infer)
 		return gs_fail(e, GS_EUSAGE, "--precision %s is a full fine-tuning recipe; --method %s takes fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, nf4-torchao, nf4-litgpt, nf4-dq-litgpt, gptq-int4, gptq-int8 or awq-int4 (inference and lora also amp-bf16, amp-fp16: fp32 base under autocast)",
 		               gs_prec_name(p), gs_method_name(s->method));
-	if (s->method == GS_QLORA && !(p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_INT8 || p == GS_P_GPTQ_INT4 ||
-	                               p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4 || p == GS_P_FP8 || p == GS_P_NF4_TORCHAO ||
-	                               p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT))
+	if (s->method == GS_QLORA && !(gs_prec_quantized(p) || p == GS_P_FP8))
 		return gs_fail(e, GS_EUSAGE, "--method qlora needs a quantized base (--precision nf4, nf4-dq, nf4-torchao, nf4-litgpt, nf4-dq-litgpt, int8, fp8, gptq-int4, gptq-int8 or awq-int4), not %s",
 		               gs_prec_name(p));
 	if (s->optimizer_in_bwd && s->grad_accum > 1)

@@ -23,6 +23,7 @@ typedef enum gs_prec {
 	GS_P_FP16,
 	GS_P_FP8_MIXED,  /* fp8 compute, bf16 weights, fp32 master + states  */
 	GS_P_FP8,        /* storage only (LoRA/inference)                    */
+	/* quantized storage from here on (gs_prec_quantized) */
 	GS_P_INT8,       /* LLM.int8                                         */
 	GS_P_NF4,
 	GS_P_NF4_DQ,
@@ -107,6 +108,10 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e);
 
 /* The effective precision (resolves the per-method default). */
 gs_prec gs_settings_precision(const gs_settings *s);
+
+/* A quantized base storage (int8, nf4 and its variants, GPTQ, AWQ): weights
+ * that compute in bf16 after dequantizing. fp8 storage is not counted. */
+bool gs_prec_quantized(gs_prec p);
 
 /* Canonical names (static strings) and reverse lookups (-1 if unknown). */
 const char *gs_method_name(gs_method m);

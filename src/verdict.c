@@ -15,22 +15,15 @@ static bool prec_needs_bf16(gs_prec p)
 	}
 }
 
-/* Quantised base weights (nf4, int8, GPTQ, AWQ) compute in bf16 in the
- * engine's recipes (bnb_4bit_compute_dtype=bfloat16, the QLoRA default). */
-static bool prec_quantised(gs_prec p)
-{
-	return p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_NF4_TORCHAO || p == GS_P_NF4_LITGPT ||
-	       p == GS_P_NF4_DQ_LITGPT || p == GS_P_GPTQ_INT4 ||
-	       p == GS_P_GPTQ_INT8 || p == GS_P_AWQ_INT4;
-}
-
 static bool row_needs_bf16(const gs_settings *s)
 {
 	gs_prec p = gs_settings_precision(s);
 
 	if (prec_needs_bf16(p))
 		return true;
-	if (s->method != GS_FULL && prec_quantised(p))
+	/* quantised bases compute in bf16 in the engine's recipes
+	 * (bnb_4bit_compute_dtype=bfloat16, the QLoRA default) */
+	if (s->method != GS_FULL && gs_prec_quantized(p))
 		return true;
 	if ((s->method == GS_LORA || s->method == GS_QLORA) && s->adapter_dtype == GS_DT_BF16)
 		return true;
