@@ -498,7 +498,7 @@ static void harness_argv(const vopts *o, const char *harness, const char *config
 	argv_addf(a, "--loss", "%s", gs_loss_name(s->loss));
 	if (s->kv_dtype_set)
 		argv_addf(a, "--kv-dtype", "%s", gs_dtype_name(s->kv_dtype));
-	argv_addf(a, "--logits", "%s", s->logits_all ? "all" : "last");
+	argv_addf(a, "--logits", "%s", gs_logits_name(s));
 	argv_addf(a, "--warmup", "%" PRId64, o->warmup);
 	argv_addf(a, "--steps", "%" PRId64, o->steps);
 }
@@ -726,7 +726,7 @@ static void settings_json(cJSON *o, const gs_settings *s)
 	cJSON_AddNumberToObject(o, "tp", (double)s->tp);
 	cJSON_AddStringToObject(o, "offload", gs_offload_name(s->offload));
 	cJSON_AddStringToObject(o, "kv-dtype", s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
-	cJSON_AddStringToObject(o, "logits", s->logits_all ? "all" : "last");
+	cJSON_AddStringToObject(o, "logits", gs_logits_name(s));
 	cJSON_AddNumberToObject(o, "cuda-context", (double)s->cuda_context_mib);
 	cJSON_AddStringToObject(o, "formula", gs_formula_name(s->formula));
 }

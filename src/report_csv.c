@@ -124,11 +124,11 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	fprintf(fp, ",%" PRId64 ",", s->tp);
 	cstr(fp, gs_offload_name(s->offload));
 	fputc(',', fp);
-	cstr(fp, s->full_state_dict_load ? "full" : "sharded");
+	cstr(fp, gs_state_dict_load_name(s));
 	fputc(',', fp);
 	cstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
 	fputc(',', fp);
-	cstr(fp, s->logits_all ? "all" : "last");
+	cstr(fp, gs_logits_name(s));
 	fprintf(fp, ",%" PRId64 ",", s->cuda_context_mib);
 	cstr(fp, ok ? "" : r->err_msg);
 	fputc(',', fp);

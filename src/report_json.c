@@ -136,11 +136,11 @@ static void j_settings(FILE *fp, const gs_settings *s)
 	fprintf(fp, ",\"tp\":%" PRId64 ",\"offload\":", s->tp);
 	jstr(fp, gs_offload_name(s->offload));
 	fputs(",\"state-dict-load\":", fp);
-	jstr(fp, s->full_state_dict_load ? "full" : "sharded");
+	jstr(fp, gs_state_dict_load_name(s));
 	fputs(",\"kv-dtype\":", fp);
 	jstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
 	fputs(",\"logits\":", fp);
-	jstr(fp, s->logits_all ? "all" : "last");
+	jstr(fp, gs_logits_name(s));
 	fprintf(fp, ",\"cuda-context\":%" PRId64 "}", s->cuda_context_mib);
 }
 

@@ -24,6 +24,8 @@ static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsd
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations"};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8"};
 static const char *const formula_names[] = {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"};
+static const char *const load_names[] = {"sharded", "full"};   /* state-dict-load: index = full_state_dict_load */
+static const char *const logits_names[] = {"last", "all"};     /* logits: index = logits_all */
 
 #define NAMES(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -49,6 +51,8 @@ const char *gs_shard_name(gs_shard s) { return name_of(shard_names, NAMES(shard_
 const char *gs_offload_name(gs_offload o) { return name_of(offload_names, NAMES(offload_names), o); }
 const char *gs_dtype_name(gs_dtype d) { return name_of(dtype_names, NAMES(dtype_names), d); }
 const char *gs_formula_name(gs_formula f) { return name_of(formula_names, NAMES(formula_names), f); }
+const char *gs_state_dict_load_name(const gs_settings *s) { return load_names[s->full_state_dict_load ? 1 : 0]; }
+const char *gs_logits_name(const gs_settings *s) { return logits_names[s->logits_all ? 1 : 0]; }
 int gs_method_parse(const char *s) { return lookup(method_names, NAMES(method_names), s); }
 int gs_prec_parse(const char *s) { return lookup(prec_names, NAMES(prec_names), s); }
 int gs_optim_parse(const char *s) { return lookup(optim_names, NAMES(optim_names), s); }
@@ -239,16 +243,14 @@ gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error
 		rc = parse_enum(name, v, offload_names, NAMES(offload_names), &i, e);
 		s->offload = (gs_offload)i;
 	} else if (!strcmp(name, "state-dict-load")) {
-		static const char *const loads[] = {"sharded", "full"};
-		rc = parse_enum(name, v, loads, 2, &i, e);
+		rc = parse_enum(name, v, load_names, NAMES(load_names), &i, e);
 		s->full_state_dict_load = i == 1;
 	} else if (!strcmp(name, "kv-dtype")) {
 		rc = parse_enum(name, v, dtype_names, NAMES(dtype_names), &i, e);
 		s->kv_dtype = (gs_dtype)i;
 		s->kv_dtype_set = rc == GS_OK;
 	} else if (!strcmp(name, "logits")) {
-		static const char *const which[] = {"last", "all"};
-		rc = parse_enum(name, v, which, 2, &i, e);
+		rc = parse_enum(name, v, logits_names, NAMES(logits_names), &i, e);
 		s->logits_all = i == 1;
 	} else if (!strcmp(name, "cuda-context")) {
 		rc = parse_int(name, v, 0, 1 << 20, &s->cuda_context_mib, e);

@@ -123,6 +123,8 @@ const char *gs_shard_name(gs_shard s);
 const char *gs_offload_name(gs_offload o);
 const char *gs_dtype_name(gs_dtype d);
 const char *gs_formula_name(gs_formula f);
+const char *gs_state_dict_load_name(const gs_settings *s); /* "sharded" or "full" */
+const char *gs_logits_name(const gs_settings *s);          /* "last" or "all" */
 int gs_method_parse(const char *s);
 int gs_prec_parse(const char *s);
 int gs_optim_parse(const char *s);
