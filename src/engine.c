@@ -594,7 +594,8 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	 * backward, and bitsandbytes saves the head's input. */
 	double head_deq = 0;
 	if (fabric_bnb(c.p) && head > 0) {
-		W -= (c.r.w - (c.p == GS_P_NF4_LITGPT ? GS_NF4_BYTES : GS_NF4_DQ_BYTES)) * head / tp;
+		const gs_linear lm_head = {.in = a->hidden, .out = a->vocab, .count = 1, .active = 1};
+		W -= (c.r.w - linear_storage(c.p, &lm_head)) * head / tp;
 		head_deq = deq_bytes(c.p, c.r.cb) * head / tp;
 	}
 	if (c.full) {
