@@ -406,7 +406,6 @@ static bool file_exists(const char *p)
 static gs_err find_harness(vopts *o, char *path, size_t n, gs_error *e)
 {
 	char exe[2048];
-	ssize_t k;
 
 	if (o->harness) {
 		if (!file_exists(o->harness))
@@ -418,20 +417,13 @@ static gs_err find_harness(vopts *o, char *path, size_t n, gs_error *e)
 		snprintf(path, n, "tools/harness.py");
 		return GS_OK;
 	}
-	k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (k > 0) {
-		char *slash;
-		exe[k] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(path, n, "%s/tools/harness.py", exe);
-			if (file_exists(path))
-				return GS_OK;
-			snprintf(path, n, "%s/../share/gpusizer/harness.py", exe);
-			if (file_exists(path))
-				return GS_OK;
-		}
+	if (gs_exe_dir(exe, sizeof exe)) {
+		snprintf(path, n, "%s/tools/harness.py", exe);
+		if (file_exists(path))
+			return GS_OK;
+		snprintf(path, n, "%s/../share/gpusizer/harness.py", exe);
+		if (file_exists(path))
+			return GS_OK;
 	}
 	return gs_fail(e, GS_EHARNESS, "cannot find the harness (tools/harness.py): run from the "
 	               "gpusizer source tree or give --harness FILE");

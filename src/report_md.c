@@ -79,7 +79,6 @@ void gs_mdgen_templates_dir(char *buf, size_t n)
 		                              "../share/gpusizer/templates" };
 	const char *env = getenv("GPUSIZER_TEMPLATES");
 	char exe[4096], cand[4200];
-	ssize_t k;
 	size_t i;
 
 	if (env && env[0]) {
@@ -90,20 +89,13 @@ void gs_mdgen_templates_dir(char *buf, size_t n)
 		snprintf(buf, n, "templates");
 		return;
 	}
-	k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (k > 0) {
-		char *slash;
-		exe[k] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			/* ./gpusizer, build/gpusizer, PREFIX/bin/gpusizer */
-			for (i = 0; i < sizeof beside / sizeof beside[0]; i++) {
-				snprintf(cand, sizeof cand, "%s/%s", exe, beside[i]);
-				if (is_dir(cand)) {
-					snprintf(buf, n, "%s", cand);
-					return;
-				}
+	if (gs_exe_dir(exe, sizeof exe)) {
+		/* ./gpusizer, build/gpusizer, PREFIX/bin/gpusizer */
+		for (i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+			snprintf(cand, sizeof cand, "%s/%s", exe, beside[i]);
+			if (is_dir(cand)) {
+				snprintf(buf, n, "%s", cand);
+				return;
 			}
 		}
 	}

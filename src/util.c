@@ -224,3 +224,21 @@ gs_err gs_mkdirs(const char *path, gs_error *e)
 	}
 	return GS_OK;
 }
+
+bool gs_exe_dir(char *buf, size_t n)
+{
+	ssize_t k;
+	char *slash;
+
+	if (n < 2)
+		return false;
+	k = readlink("/proc/self/exe", buf, n - 1);
+	if (k <= 0 || (size_t)k >= n - 1)
+		return false;
+	buf[k] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash == NULL)
+		return false;
+	*slash = '\0';
+	return true;
+}

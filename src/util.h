@@ -53,4 +53,9 @@ gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_er
 /* mkdir -p; GS_EIO naming the path. */
 gs_err gs_mkdirs(const char *path, gs_error *e);
 
+/* The directory holding the running executable (/proc/self/exe without its
+ * last component), for files installed beside it. False if unknown or if
+ * it does not fit in n bytes. */
+bool gs_exe_dir(char *buf, size_t n);
+
 #endif
