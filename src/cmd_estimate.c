@@ -48,6 +48,17 @@ static void json_str(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* A sweep row holding one estimate, for gs_row_verdict. */
+static gs_row row_of(const gs_settings *s, const gs_estimate *x)
+{
+	gs_row row;
+
+	memset(&row, 0, sizeof row);
+	row.settings = *s;
+	row.est = *x;
+	return row;
+}
+
 static void print_json(FILE *fp, const char *model, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
                        const gs_gpu *g, size_t ng)
 {
@@ -76,10 +87,7 @@ static void print_json(FILE *fp, const char *model, const gs_arch *a, const gs_s
 	fputs(",\"note\":", fp);
 	json_str(fp, x->note);
 	fputs(",\"fits\":[", fp);
-	gs_row row;
-	memset(&row, 0, sizeof row);
-	row.settings = *s;
-	row.est = *x;
+	gs_row row = row_of(s, x);
 	for (size_t i = 0; i < ng; i++) {
 		double head;
 		gs_verdict v = gs_row_verdict(&row, &g[i], &head);
@@ -124,10 +132,7 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 	if (ng == 0)
 		return;
 	fputs("\nfits on:\n", fp);
-	gs_row row;
-	memset(&row, 0, sizeof row);
-	row.settings = *s;
-	row.est = *x;
+	gs_row row = row_of(s, x);
 	for (size_t i = 0; i < ng; i++) {
 		double head;
 		gs_verdict v = gs_row_verdict(&row, &g[i], &head);
