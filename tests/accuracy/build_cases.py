@@ -10,6 +10,7 @@ and copied into the case's "note" so that each row says how its inputs were
 chosen. Grade C records are left out (README of the measurements: do not fit
 to them). Standard library only.
 """
+import functools
 import json
 import os
 import sys
@@ -345,11 +346,13 @@ def case(r):
         notes.append("shape: weights loaded, no forward; sized as inference of 1 token (activations ~0)")
     args += ["--batch", str(b), "--seq", str(seq)]
     accum = r["grad_accum"]
-    if accum is None and hub_accum(r):
-        accum = hub_accum(r)
+    hub = hub_batches(r) if accum is None else None
+    if hub:
+        g, per_step = hub
+        accum = g // per_step
         notes.append("accumulation: the config's global_batch_size %d over %d GPU(s) x micro-batch %d -> "
                      "--grad-accum %d (gradients live across micro-batches)"
-                     % (HUB_GLOBAL_BATCH[r["quote"].split("|")[1].strip()], r["n_gpus"] or 1, r["batch"], accum))
+                     % (g, r["n_gpus"] or 1, r["batch"], accum))
     if accum and accum > 1 and not method.startswith("inference") and not in_bwd:
         args += ["--grad-accum", str(accum)]
     if not method.startswith("inference"):
@@ -469,19 +472,19 @@ HUB_GLOBAL_BATCH = {
 }
 
 
-def hub_accum(r):
-    """Micro-batches accumulated per optimizer step in a litgpt config-hub
+def hub_batches(r):
+    """(global batch, samples per micro-step) of a litgpt config-hub
     benchmark, or None for other records."""
     if not r["id"].startswith("litgpt-hub-"):
         return None
-    yaml = r["quote"].split("|")[1].strip()
-    g = HUB_GLOBAL_BATCH[yaml]
+    g = HUB_GLOBAL_BATCH[r["quote"].split("|")[1].strip()]
     per_step = r["batch"] * (r["n_gpus"] or 1)
     if g % per_step:
         raise SystemExit("accumulation? " + r["id"])
-    return g // per_step
+    return g, per_step
 
 
+@functools.lru_cache(maxsize=None)
 def load_config(model):
     path = MODELS[model][0]
     if path is None:
