@@ -48,6 +48,9 @@ static const char *const ASSUMPTIONS =
 	"over fp32 logits, AdamW (torch's multi-tensor step); inference rows keep the prompt's "
 	"last-position logits, as generate() does. litgpt, torchtune and DeepSpeed "
 	"differ; `gpusizer estimate` has flags for their conventions (docs/engine.md).\n"
+	"- Where a row was run on a real GPU with `gpusizer verify` (measurements/verified.jsonl), "
+	"the measured peak is shown beside today's prediction: device memory as NVML reports it for "
+	"the process, or torch's reserved peak where no device reading was taken.\n"
 	"- Estimates come from the detailed step simulation; the seeds' closed formulas "
 	"(cookbook, rule of thumb, ZeRO-1 rule) are shown beside it for comparison.\n"
 	"- Combinations the settings reject (e.g. a storage format such as nf4 for full "
@@ -84,6 +87,9 @@ static void usage(FILE *fp)
 	      "  --gpus-dir DIR       GPU class files (default: the spec's, else gpus)\n"
 	      "  --offline            never fetch a model (also HF_HUB_OFFLINE=1)\n"
 	      "  --quiet              no progress on stderr even on a terminal\n"
+	      "  --measurements FILE  gpusizer verify's store, shown beside the rows it measured\n"
+	      "                       (default $GPUSIZER_MEASUREMENTS, else\n"
+	      "                       measurements/verified.jsonl; a missing file is empty)\n"
 	      "axis overrides (comma lists; replace the spec's):\n"
 	      "  --models ID,...  --gpus ID,...  --methods M,...  --precisions P,...\n"
 	      "  --optimizers O,...  --batches N,...  --seqs N,...  --grad-ckpt true,false\n"
@@ -91,8 +97,9 @@ static void usage(FILE *fp)
 	      "  --gpu-counts COUNT[:SHARDING[:TP]],...   e.g. 1,2:zero3,8:fsdp\n"
 	      "\n"
 	      "Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
-	      "\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec/config/GPU file/template,\n"
-	      "4 write failed (previous reports kept), 5 stale (--check), 6-10 model fetch.\n",
+	      "\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec, config, GPU file, template\n"
+	      "or measurements store, 4 write failed (previous reports kept), 5 stale\n"
+	      "(--check), 6-10 model fetch.\n",
 	      fp);
 }
 
@@ -309,6 +316,7 @@ typedef struct run {
 	const char *out;
 	int64_t epoch;
 	size_t rows, skipped;
+	gs_measured_store measured; /* our verified runs, shown beside their rows */
 } run;
 
 static gs_err each_row(void *ctx, const gs_row *r, gs_error *e)
@@ -610,6 +618,7 @@ static gs_err generate(run *R, gs_error *e)
 	meta.epoch = R->epoch;
 	meta.tool_version = GS_VERSION;
 	meta.assumptions = ASSUMPTIONS;
+	meta.measured = &R->measured;
 	for (int i = 0; i < R->n_w; i++)
 		if ((rc = R->w[i]->begin(R->w[i], &meta, e)) != GS_OK)
 			return rc;
@@ -697,6 +706,7 @@ static void run_free(run *R)
 	free(R->archs);
 	free(R->all_gpus);
 	free(R->gpus);
+	gs_measured_free(&R->measured);
 	gs_spec_free(&R->sp);
 }
 
@@ -712,6 +722,7 @@ int cmd_report(int argc, char **argv)
 	gs_error e = { 0 };
 	gs_err rc = GS_OK;
 	const char *spec_path = "sizing.json", *out = NULL, *models_dir = NULL, *gpus_dir = NULL;
+	const char *measurements = getenv("GPUSIZER_MEASUREMENTS");
 	const char *format = NULL;
 	const char *ov_name[32], *ov_val[32];
 	int n_ov = 0;
@@ -770,6 +781,8 @@ int cmd_report(int argc, char **argv)
 			models_dir = val;
 		else if (strcmp(name, "gpus-dir") == 0)
 			gpus_dir = val;
+		else if (strcmp(name, "measurements") == 0)
+			measurements = val;
 		else if (strcmp(name, "format") == 0 || strcmp(name, "formats") == 0)
 			format = val;
 		else {
@@ -826,7 +839,10 @@ int cmd_report(int argc, char **argv)
 		}
 		R.epoch = v;
 	}
+	if (measurements != NULL && measurements[0] == '\0')
+		measurements = NULL;
 	if ((rc = load_gpus(&R, &e)) != GS_OK || (rc = load_models(&R, &e)) != GS_OK ||
+	    (rc = gs_measured_load(measurements, &R.measured, &e)) != GS_OK ||
 	    (rc = make_writers(&R, &e)) != GS_OK)
 		goto out;
 	if (R.n_w == 0) {

@@ -1354,7 +1354,7 @@ int cmd_verify(int argc, char **argv)
 			}
 			m = gs_measured_find(&st, o.row.model_id ? o.row.model_id : config, label);
 			if (m != NULL) {
-				gs_measured_text(m, GS_MK_DEVICE, 0, text, sizeof text);
+				gs_measured_text(m, GS_MK_DEVICE, NULL, text, sizeof text);
 				snprintf(store_text, sizeof store_text, "  store: %s\n", text);
 			}
 			gs_measured_free(&st);

@@ -142,55 +142,72 @@ void gs_measured_short_gpu(const char *name, char *buf, size_t n)
 	snprintf(buf, n, "%s", *p ? p : name);
 }
 
-void gs_measured_text(const gs_measured *m, gs_measured_kind kind, uint64_t predicted, char *buf,
-                      size_t n)
+const char *gs_measured_kind_name(gs_measured_kind k)
 {
-	static const char *const names[] = {"allocated", "reserved", "device"};
-	uint64_t got[3], pred[3];
+	static const char *const names[GS_MK_MAX] = {"allocated", "reserved", "device"};
+
+	return (int)k >= 0 && k < GS_MK_MAX ? names[k] : "?";
+}
+
+uint64_t gs_measured_bytes(const gs_measured *m, gs_measured_kind k)
+{
+	switch (k) {
+	case GS_MK_ALLOCATED: return m->allocated;
+	case GS_MK_RESERVED: return m->reserved;
+	case GS_MK_DEVICE: return m->device;
+	default: return 0;
+	}
+}
+
+bool gs_measured_figure(const gs_measured *m, gs_measured_kind kind, gs_measured_kind *shown,
+                        uint64_t *bytes)
+{
+	gs_measured_kind k = (int)kind >= 0 && kind < GS_MK_MAX ? kind : GS_MK_DEVICE;
+
+	if (m->oom)
+		return false;
+	for (int j = GS_MK_DEVICE; gs_measured_bytes(m, k) == 0 && j >= 0; j--)
+		if (gs_measured_bytes(m, (gs_measured_kind)j))
+			k = (gs_measured_kind)j;
+	if (gs_measured_bytes(m, k) == 0)
+		return false;
+	*shown = k;
+	*bytes = gs_measured_bytes(m, k);
+	return true;
+}
+
+void gs_measured_text(const gs_measured *m, gs_measured_kind kind, const uint64_t *predicted,
+                      char *buf, size_t n)
+{
+	uint64_t pred[GS_MK_MAX], got;
+	gs_measured_kind k;
 	char gpu[96];
-	int k = (int)kind;
 
 	if (n == 0)
 		return;
-	got[0] = m->allocated, got[1] = m->reserved, got[2] = m->device;
-	pred[0] = m->pred_allocated, pred[1] = m->pred_reserved, pred[2] = m->pred_device;
+	if ((int)kind < 0 || kind >= GS_MK_MAX)
+		kind = GS_MK_DEVICE;
+	pred[GS_MK_ALLOCATED] = m->pred_allocated;
+	pred[GS_MK_RESERVED] = m->pred_reserved;
+	pred[GS_MK_DEVICE] = m->pred_device;
+	if (predicted != NULL)
+		memcpy(pred, predicted, sizeof pred);
 	gs_measured_short_gpu(m->gpu_name[0] ? m->gpu_name : "unknown GPU", gpu, sizeof gpu);
-	if (k < 0 || k > 2)
-		k = 2;
 	if (m->oom) {
-		uint64_t p = predicted ? predicted : pred[k];
-		if (p)
+		if (pred[kind])
 			snprintf(buf, n, "out of memory on %s (measured), predicted %.1f GiB", gpu,
-			         (double)p / GS_GIB);
+			         (double)pred[kind] / GS_GIB);
 		else
 			snprintf(buf, n, "out of memory on %s (measured)", gpu);
 		return;
 	}
-	if (got[k] == 0) {
-		/* fall back device -> reserved -> allocated */
-		int alt = -1;
-		for (int j = 2; j >= 0; j--)
-			if (got[j]) {
-				alt = j;
-				break;
-			}
-		if (alt < 0) {
-			snprintf(buf, n, "verified on %s, no figure recorded", gpu);
-			return;
-		}
-		k = alt;
-		if (!predicted)
-			predicted = pred[k];
-		else if (k != (int)kind)
-			predicted = pred[k]; /* compare like with like */
-		snprintf(buf, n, "measured %.1f GiB %s on %s, predicted %.1f GiB", (double)got[k] / GS_GIB,
-		         names[k], gpu, (double)predicted / GS_GIB);
+	if (!gs_measured_figure(m, kind, &k, &got)) {
+		snprintf(buf, n, "verified on %s, no figure recorded", gpu);
 		return;
 	}
-	if (!predicted)
-		predicted = pred[k];
-	snprintf(buf, n, "measured %.1f GiB on %s, predicted %.1f GiB", (double)got[k] / GS_GIB, gpu,
-	         (double)predicted / GS_GIB);
+	snprintf(buf, n, "measured %.1f GiB%s%s on %s, predicted %.1f GiB", (double)got / GS_GIB,
+	         k == kind ? "" : " ", k == kind ? "" : gs_measured_kind_name(k), gpu,
+	         (double)pred[k] / GS_GIB);
 }
 
 gs_err gs_measured_append(const char *path, const char *json_line, gs_error *e)

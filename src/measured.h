@@ -35,7 +35,7 @@ typedef struct gs_measured_store {
 } gs_measured_store;
 
 /* Which figure a report shows. */
-typedef enum gs_measured_kind { GS_MK_ALLOCATED = 0, GS_MK_RESERVED, GS_MK_DEVICE } gs_measured_kind;
+typedef enum gs_measured_kind { GS_MK_ALLOCATED = 0, GS_MK_RESERVED, GS_MK_DEVICE, GS_MK_MAX } gs_measured_kind;
 
 /*
  * Read the store at path (NULL = GS_MEASURED_STORE_DEFAULT). A missing file
@@ -53,17 +53,34 @@ void gs_measured_free(gs_measured_store *st);
 const gs_measured *gs_measured_find(const gs_measured_store *st, const char *model,
                                     const char *label);
 
+/* "allocated", "reserved", "device". */
+const char *gs_measured_kind_name(gs_measured_kind k);
+
+/* Record m's measured bytes of kind k; 0 when not measured. */
+uint64_t gs_measured_bytes(const gs_measured *m, gs_measured_kind k);
+
+/*
+ * The figure a report shows for record m: kind's if it was measured, else
+ * the next one measured (device, reserved, allocated). Sets *shown to the
+ * kind used and *bytes to its value; false (nothing set) for an
+ * out-of-memory record or one without any figure.
+ */
+bool gs_measured_figure(const gs_measured *m, gs_measured_kind kind, gs_measured_kind *shown,
+                        uint64_t *bytes);
+
 /*
  * Format the text a report shows beside a prediction, e.g.
  * "measured 11.2 GiB on RTX 4090, predicted 11.5 GiB" (GiB = 2^30 bytes).
- * kind picks the figure; if the record lacks it, the next available one
- * (device, reserved, allocated) is used and named ("measured 10.9 GiB
- * reserved on ..."). predicted = 0 uses the prediction stored with the
- * record. An out-of-memory record gives "out of memory on RTX 4090 (measured),
- * predicted 30.1 GiB". Writes at most n bytes, NUL-terminated.
+ * The figure is gs_measured_figure's; one other than kind is named
+ * ("measured 10.9 GiB reserved on ..."). predicted holds today's prediction
+ * for the row, indexed by gs_measured_kind (allocated, reserved, device),
+ * so measured is compared with the prediction of the same kind; NULL uses
+ * the prediction stored with the record. An out-of-memory record gives
+ * "out of memory on RTX 4090 (measured), predicted 30.1 GiB". Writes at
+ * most n bytes, NUL-terminated.
  */
-void gs_measured_text(const gs_measured *m, gs_measured_kind kind, uint64_t predicted, char *buf,
-                      size_t n);
+void gs_measured_text(const gs_measured *m, gs_measured_kind kind, const uint64_t *predicted,
+                      char *buf, size_t n);
 
 /* "NVIDIA GeForce RTX 4090" -> "RTX 4090" (drops "NVIDIA " and "GeForce "). */
 void gs_measured_short_gpu(const char *name, char *buf, size_t n);

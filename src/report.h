@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "err.h"
 #include "gpu.h"
+#include "measured.h"
 #include "settings.h"
 
 /* Verdict of one configuration on one GPU class at one GPU count. */
@@ -65,7 +66,11 @@ typedef struct gs_report_meta {
 	int64_t epoch;             /* SOURCE_DATE_EPOCH or spec "date"; for XLSX */
 	const char *tool_version;
 	const char *assumptions;   /* Markdown text: the named assumptions */
+	const gs_measured_store *measured; /* our own verified runs (never NULL; may be empty) */
 } gs_report_meta;
+
+/* The latest verified run of row r in m's store, or NULL (borrowed). */
+const gs_measured *gs_row_measured(const gs_report_meta *m, const gs_row *r);
 
 /* One output format. Calls: begin, then for each model: model_begin, rows,
  * model_end, then end. free is always called (also after a failure).

@@ -42,6 +42,36 @@ static const char *const fixed_cols[] = {
 	"peak_phase", "peak_step", NULL,
 };
 
+/* gpusizer verify's run of the row, empty when none (after the seeds). */
+static const char *const measured_cols[] = {
+	"measured_status", "measured_gpu", "measured_date", "measured_allocated_bytes",
+	"measured_reserved_bytes", "measured_device_bytes", NULL,
+};
+
+static void c_bytes(FILE *fp, uint64_t v)
+{
+	if (v)
+		fprintf(fp, ",%" PRIu64, v);
+	else
+		fputc(',', fp);
+}
+
+static void c_measured(FILE *fp, const gs_measured *mr)
+{
+	if (mr == NULL) {
+		fputs(",,,,,,", fp);
+		return;
+	}
+	fputc(',', fp);
+	cstr(fp, mr->oom ? "oom" : "ok");
+	fputc(',', fp);
+	cstr(fp, mr->gpu_name);
+	fputc(',', fp);
+	cstr(fp, mr->date);
+	for (int k = 0; k < GS_MK_MAX; k++)
+		c_bytes(fp, gs_measured_bytes(mr, (gs_measured_kind)k));
+}
+
 static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 {
 	csv_state *st = w->state;
@@ -64,6 +94,10 @@ static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		snprintf(col, sizeof col, "%s device_bytes", gs_formula_name((gs_formula)f));
 		fputc(',', fp);
 		cstr(fp, col);
+	}
+	for (int i = 0; measured_cols[i] != NULL; i++) {
+		fputc(',', fp);
+		cstr(fp, measured_cols[i]);
 	}
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		char col[96];
@@ -151,6 +185,7 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 		for (int f = 1; f < GS_F_MAX; f++)
 			fputc(',', fp);
 	}
+	c_measured(fp, gs_row_measured(st->meta, r));
 	for (size_t i = 0; i < st->meta->n_gpus; i++) {
 		double h;
 		gs_verdict v = gs_row_verdict(r, &st->meta->gpus[i], &h);

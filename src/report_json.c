@@ -154,6 +154,38 @@ static void j_components(FILE *fp, const gs_estimate *x, bool pools)
 	fprintf(fp, ",\"device\":%" PRIu64 ",\"host\":%" PRIu64, x->device, x->host);
 }
 
+static void j_bytes_or_null(FILE *fp, const char *key, uint64_t v)
+{
+	if (v)
+		fprintf(fp, ",\"%s\":%" PRIu64, key, v);
+	else
+		fprintf(fp, ",\"%s\":null", key);
+}
+
+/* Our own verified run of the row (gpusizer verify's store), or null. */
+static void j_measured(FILE *fp, const gs_measured *mr)
+{
+	if (mr == NULL) {
+		fputs(",\"measured\":null", fp);
+		return;
+	}
+	fputs(",\"measured\":{\"status\":", fp);
+	jstr(fp, mr->oom ? "oom" : "ok");
+	fputs(",\"gpu\":", fp);
+	jstr(fp, mr->gpu_name);
+	fputs(",\"gpu_class\":", fp);
+	if (mr->gpu_class[0])
+		jstr(fp, mr->gpu_class);
+	else
+		fputs("null", fp);
+	fputs(",\"date\":", fp);
+	jstr(fp, mr->date);
+	for (int k = 0; k < GS_MK_MAX; k++)
+		j_bytes_or_null(fp, gs_measured_kind_name((gs_measured_kind)k),
+		                gs_measured_bytes(mr, (gs_measured_kind)k));
+	fputc('}', fp);
+}
+
 static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
 {
 	json_state *st = w->state;
@@ -218,7 +250,9 @@ static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
 		else
 			fprintf(fp, ",%.4f]", h);
 	}
-	fputs("}}", fp);
+	fputc('}', fp);
+	j_measured(fp, gs_row_measured(st->meta, r));
+	fputc('}', fp);
 	st->rows++;
 	if (ferror(fp))
 		return gs_fail(e, GS_EIO, "%s: write failed", st->out.path);

@@ -62,7 +62,6 @@ typedef struct mdw {
 	size_t nrows, cap;
 	imodel *models;
 	size_t nmodels, mcap;
-	gs_measured_store measured; /* our own verified runs, shown beside rows */
 } mdw;
 
 /* ------------------------------------------------------------ helpers */
@@ -243,10 +242,6 @@ static gs_err w_begin(gs_writer *wr, const gs_report_meta *m, gs_error *e)
 		return gs_fail(e, GS_EINTERNAL, "%s writer: no output directory", wr->name);
 	gs_mdgen_templates_dir(w->tdir, sizeof w->tdir);
 	w->env = gs_tmpl_env_new(w->tdir, gs_md_escape);
-	/* GPUSIZER_MEASUREMENTS names another store (tests); missing = empty */
-	err = gs_measured_load(getenv("GPUSIZER_MEASUREMENTS"), &w->measured, e);
-	if (err)
-		return err;
 	err = path_join(path, sizeof path, m->out_dir, w->html ? "html/models" : "models", NULL, e);
 	if (!err)
 		err = gs_mkdirs(path, e);
@@ -776,11 +771,13 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 			if ((int)c->s.method != m)
 				continue;
 			gs_tv_push(rows, row_data(w, c));
-			const gs_measured *mr = gs_measured_find(&w->measured, model->id, c->label);
+			const gs_measured *mr = w->meta.measured == NULL ? NULL
+			                        : gs_measured_find(w->meta.measured, model->id, c->label);
 			if (mr != NULL && c->err == GS_OK) {
 				char txt[256];
 				gs_tval *x = gs_tv_push(meas, gs_tv_map());
-				gs_measured_text(mr, GS_MK_DEVICE, c->est.device, txt, sizeof txt);
+				uint64_t now[3] = {c->est.allocated, c->est.reserved, c->est.device};
+				gs_measured_text(mr, GS_MK_DEVICE, now, txt, sizeof txt);
 				gs_tv_set_str(x, "label", c->label);
 				gs_tv_set_str(x, "text", txt);
 			}
@@ -898,7 +895,6 @@ static void w_free(gs_writer *wr)
 	if (w) {
 		rows_clear(w);
 		free(w->rows);
-		gs_measured_free(&w->measured);
 		for (i = 0; i < w->nmodels; i++) {
 			imodel *im = &w->models[i];
 			free(im->id);

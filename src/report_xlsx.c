@@ -43,7 +43,7 @@ enum {
 	D_MODEL, D_METHOD, D_PREC, D_OPTIM, D_BATCH, D_GRAD_ACCUM, D_SEQ, D_CKPT, D_SHARD, D_TP, D_OFFLOAD,
 	D_LORA_R, D_LORA_TGT, D_LORA_DROP, D_ADAPTER, D_TRAIN_EMB, D_ATTN, D_LOSS, D_KV, D_CUDA_CTX, D_FORMULA, D_TRAIN_FRAC,
 	D_PTOTAL, D_PTRAIN, D_PACTIVE, D_W, D_G, D_O, D_A, D_B, D_BPPW, D_BPPG, D_BPPO, D_RECIPE,
-	D_PHASE, D_STEP, D_ALLOC, D_RESERVED, D_HOST, D_COOKBOOK, D_THUMB, D_ZERO1, D_NEED_BF16,
+	D_PHASE, D_STEP, D_ALLOC, D_RESERVED, D_HOST, D_MEAS_GIB, D_MEAS_TEXT, D_COOKBOOK, D_THUMB, D_ZERO1, D_NEED_BF16,
 	D_NEED_FP8, D_NOTE, D_ERROR, D_MAX
 };
 
@@ -90,6 +90,8 @@ static const struct {
 	[D_ALLOC] = {"Allocated GiB per GPU", 10},
 	[D_RESERVED] = {"Reserved GiB per GPU", 10},
 	[D_HOST] = {"Host GiB (offload)", 10},
+	[D_MEAS_GIB] = {"Measured GiB (gpusizer verify)", 10},
+	[D_MEAS_TEXT] = {"Measured on a real GPU", 40},
 	[D_COOKBOOK] = {"Seed cookbook GiB", 10},
 	[D_THUMB] = {"Seed rule of thumb GiB", 10},
 	[D_ZERO1] = {"Seed 18 bytes/param rule GiB", 10},
@@ -884,6 +886,24 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 	snprintf(b->row_id, sizeof b->row_id, "%s", r->id);
 }
 
+/* Our own verified run of row r, if any: the figure in GiB and the text
+ * "measured 11.2 GiB on RTX 4090, predicted 11.5 GiB" (an out-of-memory
+ * run has the text only). */
+static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col_t d0, const gs_row *r)
+{
+	const gs_measured *mr = gs_row_measured(st->m, r);
+	uint64_t now[3] = {r->est.allocated, r->est.reserved, r->est.device}, bytes;
+	gs_measured_kind k;
+	char txt[256];
+
+	if (mr == NULL)
+		return;
+	if (gs_measured_figure(mr, GS_MK_DEVICE, &k, &bytes))
+		put_gib(st, ws, row, d0 + D_MEAS_GIB, bytes);
+	gs_measured_text(mr, GS_MK_DEVICE, now, txt, sizeof txt);
+	put_str(st, ws, row, d0 + D_MEAS_TEXT, txt, NULL);
+}
+
 /* Write row r; offer its fitting GPUs to summary entry b (NULL: no estimate). */
 static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r, xl_best *b)
 {
@@ -964,6 +984,7 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 	put_gib(st, ws, row, d0 + D_ALLOC, x->allocated);
 	put_gib(st, ws, row, d0 + D_RESERVED, x->reserved);
 	put_gib(st, ws, row, d0 + D_HOST, x->host);
+	put_measured(st, ws, row, d0, r);
 	/* A seed's slot is filled when its formula field names it. */
 	if (r->seeds[GS_F_COOKBOOK].formula == GS_F_COOKBOOK)
 		put_gib(st, ws, row, d0 + D_COOKBOOK, r->seeds[GS_F_COOKBOOK].device);

@@ -75,3 +75,10 @@ const char *gs_verdict_name(gs_verdict v)
 	};
 	return (unsigned)v < GS_VERDICT_MAX ? names[v] : "unknown";
 }
+
+const gs_measured *gs_row_measured(const gs_report_meta *m, const gs_row *r)
+{
+	if (m->measured == NULL || m->measured->n == 0 || r->err != GS_OK)
+		return NULL;
+	return gs_measured_find(m->measured, r->model->id, r->label);
+}

@@ -51,22 +51,59 @@ int main(void)
 	CHECK(gs_measured_find(&st, "org/m", "full bf16 adamw b2 s512 sdpa") == NULL,
 	      "measured: other label not found");
 	if (m) {
-		gs_measured_text(m, GS_MK_DEVICE, 0, text, sizeof text);
+		uint64_t now[3] = {10737418240ULL / 2, 6ULL << 30, 13ULL << 30};
+		gs_measured_kind k = GS_MK_DEVICE;
+		uint64_t b = 0;
+
+		gs_measured_text(m, GS_MK_DEVICE, NULL, text, sizeof text);
 		CHECK(strcmp(text, "measured 11.2 GiB on RTX 4090, predicted 11.5 GiB") == 0,
 		      "measured: text device with stored prediction (got '%s')", text);
-		gs_measured_text(m, GS_MK_ALLOCATED, 10737418240ULL / 2, text, sizeof text);
+		gs_measured_text(m, GS_MK_ALLOCATED, now, text, sizeof text);
 		CHECK(strcmp(text, "measured 10.0 GiB on RTX 4090, predicted 5.0 GiB") == 0,
 		      "measured: text allocated with caller's prediction (got '%s')", text);
+		gs_measured_text(m, GS_MK_DEVICE, now, text, sizeof text);
+		CHECK(strcmp(text, "measured 11.2 GiB on RTX 4090, predicted 13.0 GiB") == 0,
+		      "measured: text device with today's prediction (got '%s')", text);
+		CHECK(gs_measured_figure(m, GS_MK_RESERVED, &k, &b) && k == GS_MK_RESERVED &&
+		      b == 11811160064ULL, "measured: figure of the kind asked for");
 	}
 	m = gs_measured_find(&st, "org/m", "full bf16 adamw b8 s8192 sdpa");
 	if (m) {
-		gs_measured_text(m, GS_MK_DEVICE, 0, text, sizeof text);
+		gs_measured_kind k;
+		uint64_t b;
+
+		gs_measured_text(m, GS_MK_DEVICE, NULL, text, sizeof text);
 		CHECK(strcmp(text, "out of memory on H100 80GB HBM3 (measured), predicted 100.0 GiB") == 0,
 		      "measured: text for an out-of-memory record (got '%s')", text);
+		CHECK(!gs_measured_figure(m, GS_MK_DEVICE, &k, &b), "measured: an out-of-memory record has no figure");
 	} else {
 		CHECK(0, "measured: oom record found");
 	}
 	gs_measured_free(&st);
+
+	/* No device reading (no NVML process figure): the next figure is shown,
+	 * named, against today's prediction of the same kind. */
+	{
+		char p2[300];
+		uint64_t now[3] = {3ULL << 30, 4ULL << 30, 6ULL << 30};
+
+		snprintf(p2, sizeof p2, "%s/reserved.jsonl", dir);
+		CHECK(gs_measured_append(p2,
+		                         "{\"model\":\"org/m\",\"label\":\"lora\",\"gpu\":{\"name\":"
+		                         "\"NVIDIA L4\"},\"status\":\"ok\",\"measured\":{\"allocated\":"
+		                         "3221225472,\"reserved\":4831838208,\"device\":null},"
+		                         "\"predicted\":{\"reserved\":1}}",
+		                         &e) == GS_OK &&
+		          gs_measured_load(p2, &st, &e) == GS_OK && st.n == 1,
+		      "measured: a record without a device figure loads");
+		if (st.n == 1) {
+			gs_measured_text(&st.rec[0], GS_MK_DEVICE, now, text, sizeof text);
+			CHECK(strcmp(text, "measured 4.5 GiB reserved on L4, predicted 4.0 GiB") == 0,
+			      "measured: falls back to reserved, compared with reserved (got '%s')", text);
+		}
+		gs_measured_free(&st);
+		unlink(p2);
+	}
 
 	/* A bad line names file and line. */
 	{
