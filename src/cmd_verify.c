@@ -823,6 +823,18 @@ static void gib(char *buf, size_t n, uint64_t b, bool have)
 }
 
 /* The Markdown report. */
+/* Harness phases in the order they run; the table lists unknown ones last. */
+static const char *const phase_order[] = {"forward", "backward", "optimizer", "prefill", "decode"};
+#define N_PHASES (sizeof phase_order / sizeof phase_order[0])
+
+static size_t phase_rank(const char *name)
+{
+	for (size_t i = 0; i < N_PHASES; i++)
+		if (strcmp(name, phase_order[i]) == 0)
+			return i;
+	return N_PHASES;
+}
+
 static char *render_md(const cJSON *rec, const cmpline *c, int nc, const cmpline *comp, int ncomp,
                        const char *verdict_text)
 {
@@ -900,14 +912,25 @@ static char *render_md(const cJSON *rec, const cmpline *c, int nc, const cmpline
 			const cJSON *ph = cJSON_GetObjectItemCaseSensitive(it, "phases"), *p;
 			int stepno = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "step"));
 			bool warm = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "warmup"));
-			cJSON_ArrayForEach(p, ph)
-			{
-				gib(a, sizeof a, jbytes(p, "allocated"), true);
-				gib(b, sizeof b, jbytes(p, "reserved"), true);
-				MD("| %d%s | %s | %s | %s |\n", stepno, warm ? " (warm-up)" : "", p->string, a, b);
-			}
+			/* in the order they run (the harness writes its keys sorted) */
+			for (size_t r = 0; r <= N_PHASES; r++)
+				cJSON_ArrayForEach(p, ph)
+				{
+					if (phase_rank(p->string) != r)
+						continue;
+					gib(a, sizeof a, jbytes(p, "allocated"), true);
+					gib(b, sizeof b, jbytes(p, "reserved"), true);
+					MD("| %d%s | %s | %s | %s |\n", stepno, warm ? " (warm-up)" : "", p->string, a,
+					   b);
+				}
 		}
-		MD("\n\"forward\" includes the loss. Step 1 creates the optimizer states.\n\n");
+		if (cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(steps, 0),
+		                                                                      "phases"),
+		                                     "prefill") != NULL)
+			MD("\n\"prefill\" is the prompt's forward pass (it fills the KV cache); \"decode\" "
+			   "the tokens generated after it.\n\n");
+		else
+			MD("\n\"forward\" includes the loss. Step 1 creates the optimizer states.\n\n");
 	}
 	if (cJSON_IsObject(vers)) {
 		MD("## Versions\n\n");
