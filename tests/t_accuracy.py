@@ -14,34 +14,28 @@ import os
 import subprocess
 import sys
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, "tests"))
-import accuracy  # noqa: E402
+import accuracy
+from lib import TOP, Checks
 
 TOL = 0.1  # percentage points
-
-
-def say(ok, name, why=""):
-    print(("PASS %s" % name) if ok else ("FAIL %s: %s" % (name, why)))
-    return ok
+say = Checks()
 
 
 def main():
-    fails = 0
     cases = accuracy.load_jsonl(accuracy.CASES)
     ab = accuracy.ab_ids()
     ids = [c["id"] for c in cases]
     missing = sorted(set(ab) - set(ids))
-    fails += not say(not missing and len(ab) == len(ids), "accuracy-cases-cover-ab",
-                     "%d A/B records, %d cases, missing: %s" % (len(ab), len(ids), ", ".join(missing[:10])))
+    say(not missing and len(ab) == len(ids), "accuracy-cases-cover-ab",
+        "%d A/B records, %d cases, missing: %s" % (len(ab), len(ids), ", ".join(missing[:10])))
     bad = accuracy.validate(cases)
-    fails += not say(not bad, "accuracy-cases-valid", "; ".join(bad[:5]))
+    say(not bad, "accuracy-cases-valid", "; ".join(bad[:5]))
 
     shared = os.path.join(os.path.dirname(TOP), "shared", "measurements", "calibration.jsonl")
     if os.path.isfile(shared):
         with open(shared, "rb") as a, open(accuracy.CALIBRATION, "rb") as b:
             same = a.read() == b.read()
-        fails += not say(same, "accuracy-calibration-copy", "tests/accuracy/calibration.jsonl differs from %s" % shared)
+        say(same, "accuracy-calibration-copy", "tests/accuracy/calibration.jsonl differs from %s" % shared)
 
     if not os.path.isfile(accuracy.BASELINE):
         say(False, "accuracy-baseline", "tests/accuracy/baseline.json missing (run tests/accuracy.py --write-baseline)")
@@ -56,7 +50,7 @@ def main():
     except ValueError:
         say(False, "accuracy-run", "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
         return 1
-    fails += not say(p.returncode == 0, "accuracy-run", "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
+    say(p.returncode == 0, "accuracy-run", "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
 
     def worse_pct(key):
         now, then = s.get(key), base.get(key)
@@ -68,17 +62,17 @@ def main():
 
     for key in ("median_pct", "p90_pct"):
         ok, why = worse_pct(key)
-        fails += not say(ok, "accuracy-" + key.replace("_pct", ""), why)
+        say(ok, "accuracy-" + key.replace("_pct", ""), why)
     for key in ("unsupported", "bound_failures", "errors"):
         now, then = s.get(key), base.get(key)
         ok = now is not None and now <= then
-        fails += not say(ok, "accuracy-" + key.replace("_", "-"), "%s now, baseline %s" % (now, then))
+        say(ok, "accuracy-" + key.replace("_", "-"), "%s now, baseline %s" % (now, then))
         if key == "errors" and not ok:
             for e in s.get("error_list", [])[:5]:
                 print("  %s: %s" % (e["id"], e["error"]))
-    fails += not say(s.get("records") == base.get("records"), "accuracy-records",
-                     "%s records now, baseline %s" % (s.get("records"), base.get("records")))
-    return 1 if fails else 0
+    say(s.get("records") == base.get("records"), "accuracy-records",
+        "%s records now, baseline %s" % (s.get("records"), base.get("records")))
+    return say.status()
 
 
 if __name__ == "__main__":

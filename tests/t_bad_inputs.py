@@ -21,21 +21,11 @@ import tempfile
 import time
 import zipfile
 
-TOP = os.environ.get("GS_TOP") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from lib import EXE, TOP, WRAP, Checks
+
 BAD = os.path.join(TOP, "tests", "bad")
-WRAP = os.environ.get("GS_WRAP", "").split()
-EXE = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
 TIMEOUT = 600 if WRAP else 60
-failures = 0
-
-
-def report(ok, name, why=""):
-    global failures
-    if ok:
-        print("PASS " + name + (" (" + why + ")" if why else ""))
-    else:
-        failures += 1
-        print("FAIL %s: %s" % (name, why))
+report = Checks(why_on_pass=True)
 
 
 def env_for(tmp):
@@ -241,7 +231,7 @@ def main():
     check_catalogue()
     check_escaping()
     print("t_bad_inputs: %.1f s%s" % (time.monotonic() - t0, " (under GS_WRAP)" if WRAP else ""))
-    return 1 if failures else 0
+    return report.status()
 
 
 if __name__ == "__main__":

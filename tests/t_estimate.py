@@ -1,19 +1,10 @@
 """gpusizer estimate: the JSON contract, the text breakdown, usage errors."""
 import json
-import os
 import subprocess
 
-GS = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", "./gpusizer")]
-failed = 0
+from lib import GS, Checks
 
-
-def check(cond, name, why=""):
-    global failed
-    if cond:
-        print(f"PASS {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name}: {why}")
+check = Checks()
 
 
 def run(*args):
@@ -89,4 +80,4 @@ for extra in (["--method", "full", "--compile"], ["--method", "full", "--optimiz
           "verify refuses %s (the harness cannot reproduce it)" % " ".join(extra), (r.returncode, r.stderr))
 r = run("estimate", "--help")
 check(r.returncode == 0 and "--method" in r.stdout and "--formula" in r.stdout, "estimate --help lists the flags")
-raise SystemExit(1 if failed else 0)
+raise SystemExit(check.status())

@@ -15,21 +15,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import mock_hub as mh  # noqa: E402
+from lib import EXE, TOP, WRAP, Checks  # noqa: E402
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(HERE))
 GOOD = "hf_GOODtokenForTests0123456789"
 OTHER = "hf_OTHERtokenNotApproved98765"
-failed = 0
+_check = Checks("fetch.")
 
 
 def check(name, cond, why=""):
-    global failed
-    if cond:
-        print("PASS fetch.%s" % name)
-    else:
-        failed += 1
-        print("FAIL fetch.%s: %s" % (name, why))
-    sys.stdout.flush()
+    return _check(cond, name, why)
 
 
 def ref_total(slug):
@@ -51,10 +45,8 @@ BASE_ENV = {k: v for k, v in os.environ.items()
             and not k.lower().endswith("_proxy")}
 BASE_ENV.update({"HF_ENDPOINT": hub.url, "HOME": tmp, "HF_HOME": os.path.join(tmp, "hf"),
                  "GPUSIZER_MAX_RETRY_WAIT": "0.05", "GPUSIZER_RETRIES": "3"})
-WRAP = os.environ.get("GS_WRAP", "").split()
 BASE_ENV["GPUSIZER_TIMEOUT"] = "10" if WRAP else "3"  # valgrind is slow to take a 16 MiB body
 SLACK = 15 if WRAP else 0  # extra seconds allowed for wall-clock bounds under valgrind
-EXE = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
 
 
 def run(args, token=None, **env):
@@ -373,4 +365,4 @@ check("ensure.offline_exit10", p.returncode == 10 and "gpusizer fetch --models-d
 
 hub.close()
 shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(1 if failed else 0)
+sys.exit(_check.status())

@@ -4,7 +4,6 @@ HF_TOKEN=hf_TESTTOKEN_... through successes and every kind of failure
 (gated, refused, retries, timeouts, bad bodies, redirects to a CDN), then
 searches every file written and all output for the token. Also checks that
 the CDN host never received it and the Hub host did."""
-import json
 import os
 import secrets
 import shutil
@@ -15,19 +14,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import mock_hub as mh  # noqa: E402
+from lib import GS, WRAP, Checks  # noqa: E402
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(HERE))
 TOKEN = "hf_TESTTOKEN_" + secrets.token_hex(12)
-failed = 0
+_check = Checks("fetch_token.")
 
 
 def check(name, cond, why=""):
-    global failed
-    if cond:
-        print("PASS fetch_token.%s" % name)
-    else:
-        failed += 1
-        print("FAIL fetch_token.%s: %s" % (name, why))
+    return _check(cond, name, why)
 
 
 tmp = tempfile.mkdtemp(prefix="gs_fetch_tok_")
@@ -45,7 +39,6 @@ for n in names:
 hub.renames["tok/renamed"] = "tok/ok"
 hub.fault("tok/rate", "api", "429")
 hub.fault("tok/err500", "config.json", "500")
-WRAP = os.environ.get("GS_WRAP", "").split()
 hub.fault("tok/slow", "api", "slow:3*" if WRAP else "slow:1*")
 hub.fault("tok/trunc", "config.json", "truncate*")
 hub.fault("tok/bad", "config.json", "malformed")
@@ -56,7 +49,7 @@ env = {k: v for k, v in os.environ.items()
 env.update({"HF_ENDPOINT": hub.url, "HOME": tmp, "HF_HOME": os.path.join(tmp, "hf"), "HF_TOKEN": TOKEN,
             "GPUSIZER_TIMEOUT": "2" if WRAP else "0.4", "GPUSIZER_MAX_RETRY_WAIT": "0.05",
             "GPUSIZER_RETRIES": "1"})
-exe = WRAP + [os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))]
+exe = GS
 outputs = []
 ids = ["tok/" + n for n in names] + ["tok/renamed", "tok/missing"]
 for args in (ids, ids, ["--offline"] + ids, ["../bad"]):
@@ -78,4 +71,4 @@ check("never_sent_to_cdn", hub.cdn_log and all(r["auth"] is None for r in hub.cd
 check("gated_ok_fetched", os.path.exists(os.path.join(MD, "tok--gated_ok", "meta.json")), "")
 hub.close()
 shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(1 if failed else 0)
+sys.exit(_check.status())

@@ -14,30 +14,20 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from lib import GS, TOP, Checks
+
 os.chdir(TOP)
-GPUSIZER = os.environ.get("GPUSIZER", "./gpusizer")
-WRAP = os.environ.get("GS_WRAP", "").split()
 HARNESS = os.path.join("tools", "harness.py")
 QWEN = os.path.join("models", "Qwen--Qwen2.5-0.5B", "config.json")
 GPT2 = os.path.join("models", "openai-community--gpt2", "config.json")
 PHI3 = os.path.join("models", "microsoft--Phi-3-mini-4k-instruct", "config.json")
 BERT = os.path.join("models", "google-bert--bert-base-uncased", "config.json")
-failed = 0
+check = Checks("harness args: ")
 tmp = tempfile.mkdtemp(prefix="gs_t_harness.")
 # A torch that cannot be imported: proves --dry-run never imports it.
 with open(os.path.join(tmp, "torch.py"), "w") as f:
     f.write("raise ImportError('torch is deliberately unavailable in this test')\n")
 ENV = dict(os.environ, PYTHONPATH=tmp + os.pathsep + os.environ.get("PYTHONPATH", ""))
-
-
-def check(cond, name, why=""):
-    global failed
-    if cond:
-        print("PASS harness args: %s" % name)
-    else:
-        failed += 1
-        print("FAIL harness args: %s: %s" % (name, why))
 
 
 def harness(args):
@@ -161,7 +151,7 @@ grid = [
     ["--method", "inference", "--logits", "all"],
 ]
 for extra in grid:
-    p = subprocess.run(WRAP + [GPUSIZER, "verify", "Qwen/Qwen2.5-0.5B", "--offline", "--models-dir", "models",
+    p = subprocess.run(GS + ["verify", "Qwen/Qwen2.5-0.5B", "--offline", "--models-dir", "models",
                                "--dry-run"] + extra, capture_output=True, text=True, timeout=120)
     try:
         av = json.loads(p.stdout)["harness_argv"]
@@ -185,4 +175,4 @@ for extra in grid:
 
 import shutil
 shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(1 if failed else 0)
+sys.exit(check.status())

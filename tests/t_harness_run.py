@@ -20,12 +20,13 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from lib import GS, TOP, Checks
+
 os.chdir(TOP)
 HARNESS = os.path.join("tools", "harness.py")
 FAKES = os.path.join(TOP, "tests", "fixtures", "fake_torch")
 MARKER = "gpusizer-harness: measure-begin"
-failed = 0
+check = Checks("harness run (stand-in torch): ")
 
 # A toy decoder the stand-in transformers builds (its rules use these names).
 H, I, V, L = 64, 128, 1000, 2
@@ -37,15 +38,6 @@ CONFIG = os.path.join(tmp, "config.json")
 with open(CONFIG, "w") as f:
     json.dump(CFG, f)
 ELEMS = V * H + L * (4 * H * H + 3 * H * I) + H * V  # embedding, layers, untied head
-
-
-def check(cond, name, why=""):
-    global failed
-    if cond:
-        print("PASS harness run (stand-in torch): %s" % name)
-    else:
-        failed += 1
-        print("FAIL harness run (stand-in torch): %s: %s" % (name, why))
 
 
 def run(args, **env):
@@ -221,7 +213,6 @@ check(res is not None and res["status"] == "skipped" and "cannot build model_typ
 # ---- gpusizer verify running this harness (not the stand-in harness): the
 # JSON the real harness prints is the JSON verify reads. GPUSIZER_FAKE_GPU
 # describes a GPU, so nothing is sampled and nothing is stored.
-GS = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", "./gpusizer")]
 
 
 def verify(args, **env):
@@ -258,4 +249,4 @@ check(rc == 13 and "sees no CUDA device" in text, "verify: the harness skipped -
       (rc, text[-400:]))
 
 shutil.rmtree(tmp, ignore_errors=True)
-raise SystemExit(1 if failed else 0)
+raise SystemExit(check.status())

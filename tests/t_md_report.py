@@ -12,21 +12,13 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-TOP = os.environ.get("GS_TOP", os.getcwd())
-ok_all = True
+from lib import GS, TOP, Checks
 
-
-def check(cond, name, why=""):
-    global ok_all
-    if cond:
-        print("PASS " + name)
-    else:
-        ok_all = False
-        print("FAIL %s: %s" % (name, why))
+check = Checks()
 
 
 def gs(args, env=None):
-    cmd = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", "./gpusizer")] + args
+    cmd = GS + args
     e = dict(os.environ)
     e.pop("GPUSIZER_TEMPLATES", None)
     if env:
@@ -139,4 +131,4 @@ try:
           "template error: previous reports kept, no temporary files", repr(os.listdir(tmp)))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(0 if ok_all else 1)
+sys.exit(check.status())

@@ -8,15 +8,9 @@ import os
 import subprocess
 import tempfile
 
-GS = os.environ.get("GS_WRAP", "").split() + [os.environ.get("GPUSIZER", "./gpusizer")]
-failed = 0
+from lib import GS, Checks
 
-
-def check(cond, name, why=""):
-    global failed
-    print(("PASS " if cond else "FAIL ") + name + ("" if cond else ": " + str(why)))
-    failed += 0 if cond else 1
-
+check = Checks()
 
 with tempfile.TemporaryDirectory() as d:
     spec = json.load(open("tests/fixtures/spec-small.json"))
@@ -97,8 +91,6 @@ with tempfile.TemporaryDirectory() as d:
     check(all(x["measured_status"] == "" for k, x in crow.items() if k not in (label, full["label"])),
           "sizing.csv: other rows leave measured_* empty")
 
-    import sys
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from t_xlsx import Book
     book = Book(os.path.join(d, "out", "gpusizer.xlsx"))
     sheet = next(n for n in book.order if n.startswith("Qwen2.5-0.5B"))
@@ -134,4 +126,4 @@ with tempfile.TemporaryDirectory() as d:
           (r.returncode, r.stderr))
     check(open(os.path.join(d, "out", "sizing.json"), "rb").read() == before,
           "a broken store leaves the previous reports")
-raise SystemExit(1 if failed else 0)
+raise SystemExit(check.status())

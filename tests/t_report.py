@@ -15,24 +15,14 @@ import sys
 import tempfile
 import time
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
-WRAP = os.environ.get("GS_WRAP", "").split()
+from lib import GS, TOP, Checks
+
 SMALL = os.path.join(TOP, "tests", "fixtures", "spec-small.json")
-failed = 0
-
-
-def ok(cond, name, why=""):
-    global failed
-    if cond:
-        print("PASS " + name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
+ok = Checks()
 
 
 def run(args, timeout=300, preexec=None, cwd=TOP):
-    cmd = WRAP + [BIN] + args
+    cmd = GS + args
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
                        preexec_fn=preexec)
     return p.returncode, p.stdout, p.stderr
@@ -149,7 +139,7 @@ def identical_and_check(tmp):
         e = dict(os.environ)
         e.pop("SOURCE_DATE_EPOCH", None)
         e.update(env)
-        p = subprocess.run(WRAP + [BIN, "report", "--spec", SMALL, "--out", o, "--offline", "--format", "xlsx"],
+        p = subprocess.run(GS + ["report", "--spec", SMALL, "--out", o, "--offline", "--format", "xlsx"],
                            cwd=TOP, capture_output=True, text=True, env=e, timeout=300)
         try:
             core = zipfile.ZipFile(os.path.join(o, "gpusizer.xlsx")).read("docProps/core.xml").decode()
@@ -160,7 +150,7 @@ def identical_and_check(tmp):
        "XLSX creation date from the spec's date, or SOURCE_DATE_EPOCH", str(created))
     # SOURCE_DATE_EPOCH is validated
     env_bad = dict(os.environ, SOURCE_DATE_EPOCH="yesterday")
-    p = subprocess.run(WRAP + [BIN, "report", "--spec", SMALL, "--out", os.path.join(tmp, "sde"), "--offline"],
+    p = subprocess.run(GS + ["report", "--spec", SMALL, "--out", os.path.join(tmp, "sde"), "--offline"],
                        cwd=TOP, capture_output=True, text=True, env=env_bad, timeout=120)
     ok(p.returncode == 2 and "SOURCE_DATE_EPOCH" in p.stderr, "bad SOURCE_DATE_EPOCH: exit 2", p.stderr)
     return a, ta
@@ -233,9 +223,9 @@ def killed(tmp):
     os.makedirs(out)
     with open(os.path.join(out, "sizing.json"), "w") as f:
         f.write("old\n")
-    cmd = WRAP + [BIN, "report", "--spec", os.path.join(TOP, "sizing.json"), "--out", out, "--offline",
-                  "--format", "json", "--models-dir", os.path.join(TOP, "models"),
-                  "--gpus-dir", os.path.join(TOP, "gpus")]
+    cmd = GS + ["report", "--spec", os.path.join(TOP, "sizing.json"), "--out", out, "--offline",
+            "--format", "json", "--models-dir", os.path.join(TOP, "models"),
+            "--gpus-dir", os.path.join(TOP, "gpus")]
     p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 60
     while time.time() < deadline and not leftovers(os.path.dirname(out)) and p.poll() is None:
@@ -400,7 +390,7 @@ def main():
             for d in dirs:
                 os.chmod(os.path.join(root, d), 0o755)
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failed else 0
+    return ok.status()
 
 
 if __name__ == "__main__":

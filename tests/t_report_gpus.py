@@ -9,26 +9,16 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
-WRAP = os.environ.get("GS_WRAP", "").split()
+from lib import GS, TOP, Checks
+
 SMALL = os.path.join(TOP, "tests", "fixtures", "spec-small.json")
 GPUS = os.path.join(TOP, "gpus")
-failed = 0
-
-
-def ok(cond, name, why=""):
-    global failed
-    if cond:
-        print("PASS " + name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
+ok = Checks()
 
 
 def report(gdir, out, *extra):
-    p = subprocess.run(WRAP + [BIN, "report", "--spec", SMALL, "--out", out, "--offline", "--format", "json",
-                               "--models-dir", os.path.join(TOP, "models"), "--gpus-dir", gdir] + list(extra),
+    p = subprocess.run(GS + ["report", "--spec", SMALL, "--out", out, "--offline", "--format", "json",
+                             "--models-dir", os.path.join(TOP, "models"), "--gpus-dir", gdir] + list(extra),
                        cwd=TOP, capture_output=True, text=True, timeout=300)
     return p.returncode, p.stdout, p.stderr
 
@@ -117,7 +107,7 @@ def main():
         add_class(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failed else 0
+    return ok.status()
 
 
 if __name__ == "__main__":

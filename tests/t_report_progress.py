@@ -8,24 +8,14 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
-WRAP = os.environ.get("GS_WRAP", "").split()
+from lib import GS, TOP, Checks
+
 SMALL = os.path.join(TOP, "tests", "fixtures", "spec-small.json")
-failed = 0
-
-
-def ok(cond, name, why=""):
-    global failed
-    if cond:
-        print("PASS " + name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
+ok = Checks()
 
 
 def run(out, tty, *extra):
-    cmd = WRAP + [BIN, "report", "--spec", SMALL, "--out", out, "--offline"] + list(extra)
+    cmd = GS + ["report", "--spec", SMALL, "--out", out, "--offline"] + list(extra)
     if not tty:
         p = subprocess.run(cmd, cwd=TOP, capture_output=True, text=True, timeout=300)
         return p.returncode, p.stderr
@@ -58,7 +48,7 @@ def main():
         ok(rc == 0 and "models" not in err, "--quiet: no progress on a terminal", repr(err[:200]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failed else 0
+    return ok.status()
 
 
 if __name__ == "__main__":

@@ -21,23 +21,12 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import mock_hub as mh  # noqa: E402
+from lib import EXE, TOP, WRAP, Checks  # noqa: E402
 
-TOP = os.environ.get("GS_TOP") or os.path.dirname(HERE)
-WRAP = os.environ.get("GS_WRAP", "").split()
-EXE = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
 TIMEOUT = 900 if WRAP else 60
 RAND = secrets.token_hex(10)
 TOKEN = "hf_LEAKCHECK_" + RAND
-failures = 0
-
-
-def report(ok, name, why=""):
-    global failures
-    if ok:
-        print("PASS " + name + (" (" + why + ")" if why else ""))
-    else:
-        failures += 1
-        print("FAIL %s: %s" % (name, why))
+report = Checks(why_on_pass=True)
 
 
 def main():
@@ -167,7 +156,7 @@ def run(tmp, hub):
     report(any(r.get("auth") == "Bearer " + TOKEN for r in hub.log), "token.sent_to_hub")
     report(all(r.get("auth") is None for r in hub.cdn_log), "token.not_sent_to_cdn",
            "%d CDN requests" % len(hub.cdn_log))
-    return 1 if failures else 0
+    return report.status()
 
 
 if __name__ == "__main__":

@@ -17,23 +17,13 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from lib import GS, TOP, Checks
+
 os.chdir(TOP)
-GPUSIZER = os.environ.get("GPUSIZER", "./gpusizer")
-WRAP = os.environ.get("GS_WRAP", "").split()
 STANDIN = os.path.join(TOP, "tests", "fixtures", "harness-standin.py")
 MODEL = "Qwen/Qwen2.5-0.5B"
 GIB = 1 << 30
-failed = 0
-
-
-def check(cond, name, why=""):
-    global failed
-    if cond:
-        print("PASS verify plumbing (stand-in, no GPU): %s" % name)
-    else:
-        failed += 1
-        print("FAIL verify plumbing (stand-in, no GPU): %s: %s" % (name, why))
+check = Checks("verify plumbing (stand-in, no GPU): ")
 
 
 def run(args, env=None, timeout=120):
@@ -43,7 +33,7 @@ def run(args, env=None, timeout=120):
             del e[k]
     e["HF_HUB_OFFLINE"] = "1"
     e.update(env or {})
-    p = subprocess.run(WRAP + [GPUSIZER, "verify"] + args, env=e, capture_output=True, text=True,
+    p = subprocess.run(GS + ["verify"] + args, env=e, capture_output=True, text=True,
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
@@ -299,4 +289,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-sys.exit(1 if failed else 0)
+sys.exit(check.status())

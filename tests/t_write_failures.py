@@ -26,20 +26,10 @@ import sys
 import tempfile
 import time
 
-TOP = os.environ.get("GS_TOP") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WRAP = os.environ.get("GS_WRAP", "").split()
-EXE = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
+from lib import EXE, TOP, WRAP, Checks
+
 TIMEOUT = 900 if WRAP else 60
-failures = 0
-
-
-def report(ok, name, why=""):
-    global failures
-    if ok:
-        print("PASS " + name + (" (" + why + ")" if why else ""))
-    else:
-        failures += 1
-        print("FAIL %s: %s" % (name, why))
+report = Checks(why_on_pass=True)
 
 
 def env():
@@ -252,7 +242,7 @@ def main():
     finally:
         subprocess.run(["chattr", "-R", "-i", tmp], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return report.status()
 
 
 if __name__ == "__main__":

@@ -19,25 +19,15 @@ import tempfile
 import zipfile
 import xml.etree.ElementTree as ET
 
+from lib import GS, TOP, WRAP, Checks
+
 NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 RNS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-TOP = os.environ.get("GS_TOP", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 UNIT_DIR = os.environ.get("UNIT_DIR", os.path.join(TOP, "build", "tests"))
 HELPER = os.path.join(UNIT_DIR, "test_report_xlsx")
-WRAP = os.environ.get("GS_WRAP", "").split()
 VERDICTS = {"fits", "tight", "does not fit", "not runnable"}
 
-failed = 0
-
-
-def check(cond, name, why=""):
-    global failed
-    if cond:
-        print("PASS xlsx: " + name)
-    else:
-        failed += 1
-        print("FAIL xlsx: %s: %s" % (name, why or "check failed"))
-    return cond
+check = Checks("xlsx: ")
 
 
 def helper(*args, timeout=300):
@@ -551,13 +541,12 @@ def check_report(work):
     """`gpusizer report` end to end: the workbook agrees with the JSON report
     row by row (every cached verdict, device GiB), its formulas evaluate to
     the cached verdicts, and SOURCE_DATE_EPOCH fixes the creation date."""
-    gs = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
     out = os.path.join(work, "report")
     env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
     args = ["report", "--spec", os.path.join(TOP, "sizing.json"), "--offline", "--quiet",
             "--out", out, "--format", "xlsx,json", "--models",
             "openai-community/gpt2,Qwen/Qwen2.5-0.5B", "--seqs", "512,8192"]
-    r = subprocess.run(WRAP + [gs] + args, cwd=TOP, env=env, capture_output=True, text=True,
+    r = subprocess.run(GS + args, cwd=TOP, env=env, capture_output=True, text=True,
                        timeout=600)
     path = os.path.join(out, "gpusizer.xlsx")
     if not check(r.returncode == 0 and os.path.exists(path),
@@ -649,7 +638,7 @@ def main():
         check_report(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if failed else 0
+    return check.status()
 
 
 if __name__ == "__main__":
