@@ -32,7 +32,7 @@ $(FUZZ_DIR)/fuzz_hub: tests/fuzz/fuzz_hub.c src/hub.c $(FUZZ_OBJ)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 	  $(filter-out $(FUZZ_DIR)/hub.o,$(FUZZ_OBJ)) $(LDLIBS)
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 	  $(FUZZ_OBJ) $(LDLIBS)
