@@ -42,7 +42,8 @@ ELEMS = V * H + L * (4 * H * H + 3 * H * I) + H * V  # embedding, layers, untied
 
 def run(args, **env):
     e = dict(os.environ, PYTHONPATH=FAKES)
-    for k in ("FAKE_TORCH_CAPACITY", "FAKE_TORCH_NO_CUDA", "FAKE_TORCH_NO_BF16", "FAKE_TRANSFORMERS_NO_KEEP"):
+    for k in ("FAKE_TORCH_CAPACITY", "FAKE_TORCH_NO_CUDA", "FAKE_TORCH_NO_BF16", "FAKE_TRANSFORMERS_NO_KEEP",
+              "FAKE_TRANSFORMERS_DTYPE_KW"):
         e.pop(k, None)
     e.update({k: str(v) for k, v in env.items()})
     p = subprocess.run([sys.executable, HARNESS, "--config", CONFIG] + args, capture_output=True,
@@ -200,6 +201,19 @@ for env, args, want, name in (
     check(rc == 0 and res is not None and res["status"] == "skipped" and want in (res["reason"] or "")
           and res["step1"] is None and res["peak"] is None,
           "skipped: %s" % name, (rc, res and res["reason"], err[-300:]))
+
+# ---- the dtype keyword: dtype= (transformers >= 4.56), torch_dtype= before
+# it, and a transformers that ignores both (never measured in the wrong dtype)
+for mode, want in (("dtype", "ok"), ("torch_dtype", "ok"), ("ignored", "skipped")):
+    rc, res, err = run(["--method", "full", "--precision", "bf16", "--seq", "64", "--warmup", "0",
+                        "--steps", "1"], FAKE_TRANSFORMERS_DTYPE_KW=mode)
+    okk = res is not None and res["status"] == want
+    if okk and want == "ok":
+        okk = res["load"]["allocated"] == ELEMS * 2
+    if okk and want == "skipped":
+        okk = "built the weights in torch.float32, not torch.bfloat16" in res["reason"]
+    check(okk, "from_config's dtype keyword: %s -> %s" % (mode, want),
+          res and (res["status"], res["reason"], res["load"]))
 
 bad = os.path.join(tmp, "bad.json")
 with open(bad, "w") as f:

@@ -328,7 +328,7 @@ def require(mod, why):
 def build_model(torch, transformers, plan, cfg):
     d = dict(cfg)
     mt = d.pop("model_type")
-    for k in ("architectures", "transformers_version", "torch_dtype", "quantization_config",
+    for k in ("architectures", "transformers_version", "torch_dtype", "dtype", "quantization_config",
               "auto_map", "_name_or_path"):
         d.pop(k, None)
     try:
@@ -339,16 +339,33 @@ def build_model(torch, transformers, plan, cfg):
     config.use_cache = plan["method"] == "inference"
     dtype = getattr(torch, plan["weights_dtype"])
     kwargs = {"attn_implementation": plan["attn_implementation"]}
+    model, refused = None, None
     with torch.device("cuda"):
-        try:
-            model = transformers.AutoModelForCausalLM.from_config(config, torch_dtype=dtype, **kwargs)
-        except TypeError:
-            model = transformers.AutoModelForCausalLM.from_config(config, dtype=dtype, **kwargs)
-        except ImportError as e:  # flash_attn missing, for one
-            raise Skip("attention implementation %s unavailable (%s)"
-                       % (plan["attn_implementation"], e))
-        except ValueError as e:
-            raise Skip("transformers refused the model (%s)" % e)
+        # transformers 4.56 renamed torch_dtype to dtype; an older one passes
+        # an unknown keyword on to the model class, which raises TypeError
+        for name in ("dtype", "torch_dtype"):
+            try:
+                model = transformers.AutoModelForCausalLM.from_config(config, **{name: dtype}, **kwargs)
+                break
+            except TypeError as e:
+                refused = e
+            except ImportError as e:  # flash_attn missing, for one
+                raise Skip("attention implementation %s unavailable (%s)"
+                           % (plan["attn_implementation"], e))
+            except ValueError as e:
+                raise Skip("transformers refused the model (%s)" % e)
+    if model is None:
+        raise Skip("transformers %s: from_config took neither dtype= nor torch_dtype= (%s)"
+                   % (transformers.__version__, refused))
+    # Never measure a model in another dtype than the row's (a keyword that
+    # was silently ignored would build fp32 weights).
+    elems = {}
+    for p in model.parameters():
+        elems[p.dtype] = elems.get(p.dtype, 0) + p.numel()
+    most = max(elems, key=elems.get) if elems else None
+    if most != dtype:
+        raise Skip("transformers %s built the weights in %s, not %s: this row cannot be measured"
+                   % (transformers.__version__, most, dtype))
     return model
 
 
