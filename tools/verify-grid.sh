@@ -7,6 +7,8 @@
 #   sh tools/verify-grid.sh            # the quick grid (a few minutes on an RTX 4090 / H100)
 #   GRID=full sh tools/verify-grid.sh  # more sequence lengths and settings
 #   VERIFY_ARGS="--no-store" sh tools/verify-grid.sh   # extra flags for every run
+#   DEADLINE=480 sh tools/verify-grid.sh  # start no row after 480 s (device time is short)
+#   TIMEOUT=240 ...                       # seconds per row (default 600)
 #
 # Each row prints its verify summary; a closing table lists each row's exit
 # status (0 within tolerance, 12 outside, 13 harness skipped/failed). The
@@ -17,6 +19,8 @@ G=${GPUSIZER:-./gpusizer}
 GRID=${GRID:-quick}
 TIMEOUT=${TIMEOUT:-600}
 EXTRA=${VERIFY_ARGS:-}
+DEADLINE=${DEADLINE:-0}
+start=$(date +%s)
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 
 python3 -c 'import torch, transformers; print("torch", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available(), "transformers", transformers.__version__)' ||
@@ -56,6 +60,11 @@ meta-llama/Llama-3.2-3B --method inference --seq 8192
 bad=0
 echo "$rows" | while IFS= read -r row; do
 	[ -n "$row" ] || continue
+	if [ "$DEADLINE" -gt 0 ] && [ $(($(date +%s) - start)) -ge "$DEADLINE" ]; then
+		echo "== not run (past DEADLINE=$DEADLINE s): $row"
+		echo "deadline $row" >>"$log"
+		continue
+	fi
 	echo "== $row"
 	# shellcheck disable=SC2086
 	$G verify $row --offline --warmup 1 --steps 1 --timeout "$TIMEOUT" $EXTRA
