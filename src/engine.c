@@ -284,6 +284,25 @@ typedef struct ctx {
 	double ab;     /* adapter bytes */
 } ctx;
 
+/* Bytes a norm over a width w saves per token. RMSNorm up-casts and saves
+ * an fp32 copy; LayerNorm saves its input and, per normalised vector, an
+ * fp32 mean and 1/std. A trainable norm weight also saves the normalised
+ * value (fp32 under AMP). Compiled, one fused kernel saves only its input
+ * and the statistics of each of the `rows` normalised vectors per token;
+ * the normalised value is recomputed. */
+static double norm_saved(const ctx *c, bool rms, double w, double rows)
+{
+	double per = rms ? 4 * w : c->r.rb * w + 8 * rows;
+
+	if (c->s->compile)
+		return c->r.rb * w + (rms ? 4 : 8) * rows;
+	if (c->full)
+		per += (rms ? c->r.cb : c->r.rb) * w;
+	if (c->full && c->r.amp)
+		per += 4 * w - c->r.cb * w; /* AMP: the normalised fp32 value */
+	return per;
+}
+
 static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 {
 	const gs_arch *a = c->a;
@@ -348,32 +367,12 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		return;
 	}
 
-	/* --- Norms: RMSNorm up-casts and saves an fp32 copy; LayerNorm saves
-	 * its input. A trainable norm weight also saves the normalised value. */
-	{
-		double per = rms ? 4 * h : rb * h + 8;
-		if (c->full)
-			per += (rms ? cb : rb) * h;
-		if (c->full && c->r.amp)
-			per += 4 * h - cb * h; /* AMP: the normalised fp32 value */
-		if (s->compile) /* one fused kernel saving its input and 1/rms (or mean
-		                   and 1/std); the normalised value is recomputed */
-			per = rb * h + (rms ? 4 : 8);
-		tok += n_norms * per;
-		/* q_norm/k_norm (Qwen3, Gemma 3, OLMo 2): the same per element
-		 * over the query and key widths, before rotary */
-		if (a->qk_norm) {
-			double w = q_dim + kv_dim;
-			double qk = 4 * w;
-			if (c->full)
-				qk += cb * w;
-			if (c->full && c->r.amp)
-				qk += 4 * w - cb * w;
-			if (s->compile) /* fused: input and 1/rms per head */
-				qk = rb * w + 4 * (nh + (double)a->kv_heads) / tp;
-			tok += qk;
-		}
-	}
+	/* --- Norms (norm_saved); q_norm/k_norm (Qwen3, Gemma 3, OLMo 2) are
+	 * RMSNorms over the query and key widths, before rotary, with one
+	 * statistic per head. */
+	tok += n_norms * norm_saved(c, rms, h, 1);
+	if (a->qk_norm)
+		tok += norm_saved(c, true, q_dim + kv_dim, (nh + (double)a->kv_heads) / tp);
 
 	/* --- Linear inputs saved for weight gradients (full fine-tuning).
 	 * Without AMP the q/k/v (and gate/up) share one saved input; AMP casts
