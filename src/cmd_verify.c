@@ -822,7 +822,6 @@ static void gib(char *buf, size_t n, uint64_t b, bool have)
 		snprintf(buf, n, "not measured");
 }
 
-/* The Markdown report. */
 /* Harness phases in the order they run; the table lists unknown ones last. */
 static const char *const phase_order[] = {"forward", "backward", "optimizer", "prefill", "decode"};
 #define N_PHASES (sizeof phase_order / sizeof phase_order[0])
@@ -835,6 +834,7 @@ static size_t phase_rank(const char *name)
 	return N_PHASES;
 }
 
+/* The Markdown report. */
 static char *render_md(const cJSON *rec, const cmpline *c, int nc, const cmpline *comp, int ncomp,
                        const char *verdict_text)
 {
@@ -924,9 +924,7 @@ static char *render_md(const cJSON *rec, const cmpline *c, int nc, const cmpline
 					   b);
 				}
 		}
-		if (cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(steps, 0),
-		                                                                      "phases"),
-		                                     "prefill") != NULL)
+		if (strcmp(JS(cJSON_GetObjectItemCaseSensitive(rec, "settings"), "method"), "inference") == 0)
 			MD("\n\"prefill\" is the prompt's forward pass (it fills the KV cache); \"decode\" "
 			   "the tokens generated after it.\n\n");
 		else

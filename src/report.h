@@ -72,6 +72,11 @@ typedef struct gs_report_meta {
 /* The latest verified run of row r in m's store, or NULL (borrowed). */
 const gs_measured *gs_row_measured(const gs_report_meta *m, const gs_row *r);
 
+/* The text reports show for verified run mr of a row estimated as x:
+ * gs_measured_text of the device figure (or the one recorded) against
+ * today's prediction of the same kind. */
+void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf, size_t n);
+
 /* One output format. Calls: begin, then for each model: model_begin, rows,
  * model_end, then end. free is always called (also after a failure).
  * Writers write through gs_atomic (util.h): a failure leaves old files. */

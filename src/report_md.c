@@ -29,6 +29,7 @@ typedef struct crow {
 	const char *seed_recipe[GS_F_MAX]; /* static strings of the engine */
 	unsigned char *verdict; /* owned; per GPU (meta order) */
 	double *headroom;       /* owned; per GPU */
+	const gs_measured *measured; /* our verified run of the row, or NULL (meta's store) */
 } crow;
 
 /* The smallest fitting GPU for one (method, context) of a model. */
@@ -312,6 +313,7 @@ static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 		c->verdict[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
 		c->headroom[g] = h;
 	}
+	c->measured = gs_row_measured(&w->meta, r);
 	return GS_OK;
 }
 
@@ -771,13 +773,10 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 			if ((int)c->s.method != m)
 				continue;
 			gs_tv_push(rows, row_data(w, c));
-			const gs_measured *mr = w->meta.measured == NULL ? NULL
-			                        : gs_measured_find(w->meta.measured, model->id, c->label);
-			if (mr != NULL && c->err == GS_OK) {
+			if (c->measured != NULL) {
 				char txt[256];
 				gs_tval *x = gs_tv_push(meas, gs_tv_map());
-				uint64_t now[3] = {c->est.allocated, c->est.reserved, c->est.device};
-				gs_measured_text(mr, GS_MK_DEVICE, now, txt, sizeof txt);
+				gs_measured_row_text(c->measured, &c->est, txt, sizeof txt);
 				gs_tv_set_str(x, "label", c->label);
 				gs_tv_set_str(x, "text", txt);
 			}

@@ -892,7 +892,7 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col_t d0, const gs_row *r)
 {
 	const gs_measured *mr = gs_row_measured(st->m, r);
-	uint64_t now[3] = {r->est.allocated, r->est.reserved, r->est.device}, bytes;
+	uint64_t bytes;
 	gs_measured_kind k;
 	char txt[256];
 
@@ -900,7 +900,7 @@ static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col
 		return;
 	if (gs_measured_figure(mr, GS_MK_DEVICE, &k, &bytes))
 		put_gib(st, ws, row, d0 + D_MEAS_GIB, bytes);
-	gs_measured_text(mr, GS_MK_DEVICE, now, txt, sizeof txt);
+	gs_measured_row_text(mr, &r->est, txt, sizeof txt);
 	put_str(st, ws, row, d0 + D_MEAS_TEXT, txt, NULL);
 }
 

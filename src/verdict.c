@@ -82,3 +82,13 @@ const gs_measured *gs_row_measured(const gs_report_meta *m, const gs_row *r)
 		return NULL;
 	return gs_measured_find(m->measured, r->model->id, r->label);
 }
+
+void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf, size_t n)
+{
+	uint64_t now[GS_MK_MAX];
+
+	now[GS_MK_ALLOCATED] = x->allocated;
+	now[GS_MK_RESERVED] = x->reserved;
+	now[GS_MK_DEVICE] = x->device;
+	gs_measured_text(mr, GS_MK_DEVICE, now, buf, n);
+}
