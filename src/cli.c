@@ -7,13 +7,14 @@
 
 #include "config.h"
 #include "models.h"
+#include "util.h"
 
 void gs_cli_row_init(gs_cli_row *r)
 {
 	memset(r, 0, sizeof *r);
 	gs_settings_default(&r->s);
 	r->models_dir = "models";
-	r->offline = gs_env_true("HF_HUB_OFFLINE") || gs_env_true("GPUSIZER_OFFLINE");
+	r->offline = gs_offline(false);
 }
 
 /* Boolean settings, also "--X=true|false". */

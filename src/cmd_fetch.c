@@ -167,7 +167,7 @@ int cmd_fetch(int argc, char **argv)
 			       gs_strerror(r->err.code));
 			continue;
 		}
-		if (o.offline || gs_env_true("HF_HUB_OFFLINE")) {
+		if (gs_offline(o.offline)) {
 			ok++;
 			printf("cached     %s\n", ids[i]);
 			continue;

@@ -357,7 +357,8 @@ static gs_err spec_model_error(const run *R, size_t i, gs_error *sub, gs_error *
 	char where[512];
 	gs_err code = sub->code;
 
-	if (code == GS_EUSAGE || code == GS_ENOTFOUND || code == GS_EOFFLINE)
+	/* Offline and not cached is exit 10 here as in estimate and fetch. */
+	if (code == GS_EUSAGE || code == GS_ENOTFOUND)
 		code = GS_ESPEC;
 	model_where(R, i, where, sizeof where);
 	return gs_fail(e, code, "%s: \"%s\": %s", where, R->sp.models.v[i], sub->msg);
@@ -732,7 +733,7 @@ int cmd_report(int argc, char **argv)
 	sigset_t block, old_mask;
 
 	memset(&R, 0, sizeof R);
-	R.offline = gs_env_true("HF_HUB_OFFLINE");
+	R.offline = gs_offline(false);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
 		char name[64];

@@ -23,7 +23,7 @@ static const char *const messages[GS_ERR_MAX + 1] = {
 	[GS_ENOGPU] = "no NVIDIA GPU or driver found",
 	[GS_ETOLERANCE] = "measured memory outside the tolerance",
 	[GS_EHARNESS] = "verification harness failed",
-	[GS_ENOMEM] = "out of memory",
+	[GS_ENOMEM] = "host memory exhausted (this machine's RAM, not the GPU's)",
 	[GS_EINTERNAL] = "internal error",
 	[GS_ERR_MAX] = "unknown error",
 };

@@ -31,7 +31,7 @@ typedef enum gs_err {
 	GS_ENOGPU,     /* no NVIDIA driver or GPU                      -> 11 */
 	GS_ETOLERANCE, /* verify: measured outside the tolerance       -> 12 */
 	GS_EHARNESS,   /* verify: harness failed or skipped the row    -> 13 */
-	GS_ENOMEM,     /* out of memory                                -> 14 */
+	GS_ENOMEM,     /* host memory exhausted (not a GPU verdict)    -> 14 */
 	GS_EINTERNAL,  /* a bug: please report                         -> 70 */
 	GS_ERR_MAX
 } gs_err;

@@ -1404,7 +1404,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 			}
 	}
 
-	if (o->offline || gs_env_true("HF_HUB_OFFLINE")) {
+	if (gs_offline(o->offline)) {
 		offline_run(o, ms, n);
 		goto results;
 	}

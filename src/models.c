@@ -19,16 +19,6 @@
 
 #define SEG_MAX 96
 
-bool gs_env_true(const char *name)
-{
-	const char *v = getenv(name);
-
-	if (v == NULL)
-		return false;
-	return strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 || strcasecmp(v, "yes") == 0 ||
-	       strcasecmp(v, "true") == 0;
-}
-
 static bool seg_char(unsigned char c)
 {
 	return isalnum(c) || c == '.' || c == '_' || c == '-';
@@ -310,7 +300,7 @@ gs_err gs_model_ensure(const char *models_dir, const char *id, bool offline, cha
 	/* A missing config path is not something to fetch. */
 	if (strlen(id) > 5 && strcmp(id + strlen(id) - 5, ".json") == 0)
 		return gs_fail(e, rc, "%s", tmp.msg);
-	if (offline || gs_env_true("HF_HUB_OFFLINE")) {
+	if (gs_offline(offline)) {
 		bool other_dir = models_dir != NULL && strcmp(models_dir, GS_MODELS_DIR_DEFAULT) != 0;
 		return gs_fail(e, GS_EOFFLINE,
 		               "offline: %s; run `gpusizer fetch%s%s %s` while online",

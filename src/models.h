@@ -59,7 +59,4 @@ typedef struct gs_model_meta {
  * bad JSON: GS_EINPUT naming the file. */
 gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta *m, gs_error *e);
 
-/* True when an environment boolean (HF_HUB_OFFLINE...) is 1/ON/YES/TRUE. */
-bool gs_env_true(const char *name);
-
 #endif

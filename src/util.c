@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,7 +12,7 @@
 
 static void oom(void)
 {
-	fputs("gpusizer: out of memory\n", stderr);
+	fputs("gpusizer: host memory exhausted (this machine's RAM, not the GPU's)\n", stderr);
 	exit(gs_exit_code(GS_ENOMEM));
 }
 
@@ -241,4 +242,19 @@ bool gs_exe_dir(char *buf, size_t n)
 		return false;
 	*slash = '\0';
 	return true;
+}
+
+bool gs_offline(bool flag)
+{
+	static const char *const vars[] = { "HF_HUB_OFFLINE", "GPUSIZER_OFFLINE" };
+
+	if (flag)
+		return true;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v != NULL && (strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 ||
+		                  strcasecmp(v, "yes") == 0 || strcasecmp(v, "true") == 0))
+			return true;
+	}
+	return false;
 }

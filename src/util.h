@@ -53,6 +53,11 @@ gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_er
 /* mkdir -p; GS_EIO naming the path. */
 gs_err gs_mkdirs(const char *path, gs_error *e);
 
+/* Whether this run must not touch the network: the --offline flag, or
+ * HF_HUB_OFFLINE or GPUSIZER_OFFLINE set to 1/ON/YES/TRUE. The one place
+ * every command asks; offline and not cached is GS_EOFFLINE (exit 10). */
+bool gs_offline(bool flag);
+
 /* The directory holding the running executable (/proc/self/exe without its
  * last component), for files installed beside it. False if unknown or if
  * it does not fit in n bytes. */
