@@ -7,13 +7,15 @@
 
 #include "config.h"
 #include "models.h"
+#include "paths.h"
 #include "util.h"
 
 void gs_cli_row_init(gs_cli_row *r)
 {
 	memset(r, 0, sizeof *r);
 	gs_settings_default(&r->s);
-	r->models_dir = "models";
+	gs_models_dir_default(r->models_dir_buf, sizeof r->models_dir_buf);
+	r->models_dir = r->models_dir_buf;
 	r->offline = gs_offline(false);
 }
 

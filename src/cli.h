@@ -16,7 +16,8 @@ typedef struct gs_cli_row {
 	gs_settings s;
 	const char *model_id;    /* positional argument (borrowed from argv) */
 	const char *config_path; /* --config FILE */
-	const char *models_dir;  /* --models-dir DIR (default "models") */
+	const char *models_dir;  /* --models-dir DIR (default gs_models_dir_default) */
+	char models_dir_buf[4096];
 	bool offline;            /* --offline or HF_HUB_OFFLINE=1 */
 	int64_t m_params, m_layers, m_hidden, m_heads, m_kv_heads, m_intermediate, m_vocab; /* manual */
 } gs_cli_row;

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "engine.h"
 #include "gpu.h"
+#include "paths.h"
 #include "report.h"
 #include "util.h"
 
@@ -153,11 +154,13 @@ int cmd_estimate(int argc, char **argv)
 	gs_gpu *g = NULL;
 	size_t ng = 0;
 	bool json = false;
-	const char *gpus_dir = "gpus";
+	char gpus_buf[4096];
+	const char *gpus_dir = gpus_buf;
 	bool gpus_dir_given = false;
 	int rc;
 
 	gs_cli_row_init(&r);
+	gs_data_path(GS_DATA_GPUS, gpus_buf, sizeof gpus_buf);
 	for (int i = 1; i < argc;) {
 		int k = gs_cli_row_flag(&r, argc, argv, &i, &e);
 		if (k < 0)

@@ -12,6 +12,7 @@
 #include "err.h"
 #include "hub.h"
 #include "models.h"
+#include "paths.h"
 #include "util.h"
 
 static void usage(FILE *fp)
@@ -68,9 +69,12 @@ int cmd_fetch(int argc, char **argv)
 	struct timespec t0;
 	int ok = 0, unchanged = 0, failed = 0, nm = 0, reqs = 0;
 	uint64_t bytes = 0;
+	char models_buf[4096];
 
 	memset(&o, 0, sizeof o);
 	o.jobs = 16;
+	gs_models_dir_default(models_buf, sizeof models_buf);
+	o.models_dir = models_buf;
 	ids = gs_xcalloc((size_t)(argc > 0 ? argc : 1), sizeof *ids);
 	for (int i = 1; i < argc; i++) {
 		const char *v;

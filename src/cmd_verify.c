@@ -30,6 +30,7 @@
 #include "measured.h"
 #include "models.h"
 #include "nvml.h"
+#include "paths.h"
 #include "settings.h"
 #include "util.h"
 
@@ -58,6 +59,7 @@ typedef struct vopts {
 	const char *store;
 	const char *row_id, *sizing;
 	const char *gpus_dir;
+	char gpus_buf[4096];
 	char *owned_model;      /* model id read from sizing.json (row.model_id points here) */
 } vopts;
 
@@ -405,7 +407,6 @@ static bool file_exists(const char *p)
 
 static gs_err find_harness(vopts *o, char *path, size_t n, gs_error *e)
 {
-	char exe[2048];
 
 	if (o->harness) {
 		if (!file_exists(o->harness))
@@ -413,20 +414,11 @@ static gs_err find_harness(vopts *o, char *path, size_t n, gs_error *e)
 		snprintf(path, n, "%s", o->harness);
 		return GS_OK;
 	}
-	if (file_exists("tools/harness.py")) {
-		snprintf(path, n, "tools/harness.py");
+	gs_data_path(GS_DATA_HARNESS, path, n);
+	if (file_exists(path))
 		return GS_OK;
-	}
-	if (gs_exe_dir(exe, sizeof exe)) {
-		snprintf(path, n, "%s/tools/harness.py", exe);
-		if (file_exists(path))
-			return GS_OK;
-		snprintf(path, n, "%s/../share/gpusizer/harness.py", exe);
-		if (file_exists(path))
-			return GS_OK;
-	}
-	return gs_fail(e, GS_EHARNESS, "cannot find the harness (tools/harness.py): run from the "
-	               "gpusizer source tree or give --harness FILE");
+	return gs_fail(e, GS_EHARNESS, "cannot find the harness (%s): install gpusizer, set "
+	               "GPUSIZER_DATA, or give --harness FILE", path);
 }
 
 typedef struct argvb {
@@ -981,7 +973,8 @@ int cmd_verify(int argc, char **argv)
 	o.warmup = 1;
 	o.steps = 2;
 	o.timeout_s = 3600;
-	o.gpus_dir = "gpus";
+	gs_data_path(GS_DATA_GPUS, o.gpus_buf, sizeof o.gpus_buf);
+	o.gpus_dir = o.gpus_buf;
 	o.harness = getenv("GPUSIZER_HARNESS");
 	if (o.harness && !*o.harness)
 		o.harness = NULL;
