@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,15 +20,70 @@ void gs_cli_row_init(gs_cli_row *r)
 	r->offline = gs_offline(false);
 }
 
-/* Boolean settings, also "--X=true|false". */
-static const char *const switch_flags[] = {"grad-ckpt", "train-embeddings", "compile", "optimizer-in-bwd", NULL};
+const gs_opt gs_cli_model_opts[] = {
+	{ "config", 0, "FILE", 0, GS_CLI_CONFIG, "a Hugging Face config.json (instead of a model id)" },
+	{ "params", 0, "N", 0, GS_CLI_MANUAL, "manual shape (with --layers and --hidden): a generic\n"
+	  "LLaMA-style decoder of N parameters" },
+	{ "layers", 0, "N", 0, GS_CLI_MANUAL, "manual shape: decoder layers" },
+	{ "hidden", 0, "N", 0, GS_CLI_MANUAL, "manual shape: hidden size" },
+	{ "heads", 0, "N", 0, GS_CLI_MANUAL, "manual shape: attention heads (optional)" },
+	{ "kv-heads", 0, "N", 0, GS_CLI_MANUAL, "manual shape: key/value heads (optional)" },
+	{ "intermediate", 0, "N", 0, GS_CLI_MANUAL, "manual shape: MLP intermediate size (optional)" },
+	{ "vocab", 0, "N", 0, GS_CLI_MANUAL, "manual shape: vocabulary size (optional)" },
+	{ "models-dir", 0, "DIR", 0, GS_CLI_MODELS_DIR, "the model cache (default: the checkout's models/,\n"
+	  "else $GPUSIZER_HOME/models)" },
+	{ "offline", 0, NULL, 0, GS_CLI_OFFLINE, "never touch the network (also HF_HUB_OFFLINE=1,\n"
+	  "GPUSIZER_OFFLINE=1); not cached: exit 10" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
 
-/* Settings flags taking a value: passed to gs_settings_set by name. */
-static const char *const value_flags[] = {
-	"method", "precision", "adapter-dtype", "optimizer", "lora-r", "lora-targets",
-	"lora-dropout", "batch", "seq", "grad-accum", "attn", "loss", "gpus", "sharding",
-	"tp", "offload", "state-dict-load", "kv-dtype", "logits", "cuda-context", "formula", "trainable-fraction",
-	NULL,
+/* Each setting's option is its gs_settings_set name. */
+const gs_opt gs_cli_setting_opts[] = {
+	{ "method", 0, "M", 0, GS_CLI_SETTING, "full lora qlora inference (full)" },
+	{ "precision", 0, "P", 0, GS_CLI_SETTING,
+	  "full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16\n"
+	  "fp8-mixed (amp-bf16); lora/qlora/inference base storage:\n"
+	  "fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao nf4-litgpt\n"
+	  "nf4-dq-litgpt gptq-int4 gptq-int8 awq-int4, and for\n"
+	  "lora/inference amp-bf16 amp-fp16 (bf16; qlora nf4)" },
+	{ "adapter-dtype", 0, "D", 0, GS_CLI_SETTING, "fp32 bf16 (fp32, PEFT's default)" },
+	{ "optimizer", 0, "O", 0, GS_CLI_SETTING,
+	  "adamw adamw-fused adamw-8bit paged-adamw-8bit\n"
+	  "paged-adamw-32bit sgd sgd-momentum lion adafactor (adamw)" },
+	{ "optimizer-in-bwd", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING,
+	  "step each parameter inside backward and free its\n"
+	  "gradient at once (torchtune optimizer_in_bwd) (off)" },
+	{ "lora-r", 0, "N", 0, GS_CLI_SETTING, "LoRA rank (16)" },
+	{ "lora-targets", 0, "T", 0, GS_CLI_SETTING, "qv attn all-linear, or module names q_proj,v_proj (qv)" },
+	{ "lora-dropout", 0, "F", 0, GS_CLI_SETTING, "LoRA dropout (0.05)" },
+	{ "train-embeddings", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING,
+	  "embeddings and head fully trained (modules_to_save) (off)" },
+	{ "batch", 0, "N", 0, GS_CLI_SETTING, "micro-batch per GPU (1)" },
+	{ "seq", 0, "N", 0, GS_CLI_SETTING, "tokens per sequence (2048)" },
+	{ "grad-accum", 0, "N", 0, GS_CLI_SETTING, "micro-batches per optimizer step (1)" },
+	{ "grad-ckpt", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING, "per-layer activation checkpointing (off)" },
+	{ "compile", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING,
+	  "torch.compile: fused norms and gated activations save\nless (off)" },
+	{ "attn", 0, "A", 0, GS_CLI_SETTING, "sdpa eager flash (sdpa)" },
+	{ "loss", 0, "L", 0, GS_CLI_SETTING, "standard chunked cross-entropy (standard)" },
+	{ "gpus", 0, "N", 0, GS_CLI_SETTING, "how many GPUs (1); GPU classes are --gpu" },
+	{ "sharding", 0, "S", 0, GS_CLI_SETTING,
+	  "ddp zero1 zero2 zero3 fsdp fsdp2 pipeline (ddp)" },
+	{ "tp", 0, "N", 0, GS_CLI_SETTING, "tensor-parallel degree (1)" },
+	{ "offload", 0, "O", 0, GS_CLI_SETTING,
+	  "none optimizer params activations (none; host memory\nreported)" },
+	{ "state-dict-load", 0, "L", 0, GS_CLI_SETTING,
+	  "sharded full: zero3/fsdp/fsdp2 full = every rank keeps\n"
+	  "the full loaded weights beside its shard (sharded)" },
+	{ "kv-dtype", 0, "D", 0, GS_CLI_SETTING, "inference KV cache: fp32 bf16 fp16 fp8 (compute dtype)" },
+	{ "logits", 0, "L", 0, GS_CLI_SETTING,
+	  "inference prefill: last (generate()) or all positions\n(a plain forward) (last)" },
+	{ "cuda-context", 0, "MIB", 0, GS_CLI_SETTING, "CUDA context outside torch, MiB (1343)" },
+	{ "formula", 0, "F", 0, GS_CLI_SETTING,
+	  "detailed (the engine), or the seeds' cookbook\nrule-of-thumb zero1-rule (detailed)" },
+	{ "trainable-fraction", 0, "F", 0, GS_CLI_SETTING,
+	  "cookbook only (seed default 0.007 LoRA/QLoRA, 1 full)" },
+	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
 static gs_err manual_int(const char *flag, const char *v, int64_t *out, gs_error *e)
@@ -43,95 +99,68 @@ static gs_err manual_int(const char *flag, const char *v, int64_t *out, gs_error
 	return GS_OK;
 }
 
-int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e)
+/* A value for --gpus that names a GPU class rather than a count. */
+static bool looks_like_class(const char *v)
 {
-	const char *arg = argv[*i];
-	char name[64];
-	const char *val = NULL;
-	const char *eq;
-	size_t n;
+	return (v[0] >= 'a' && v[0] <= 'z') || (v[0] >= 'A' && v[0] <= 'Z');
+}
 
-	if (arg[0] != '-' || arg[1] != '-') {
-		if (arg[0] == '-' && arg[1] != '\0')
-			return 0;
+int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, const char *val,
+                     gs_error *e)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} manual[] = {
+		{ "params", offsetof(gs_cli_row, m_params) },
+		{ "layers", offsetof(gs_cli_row, m_layers) },
+		{ "hidden", offsetof(gs_cli_row, m_hidden) },
+		{ "heads", offsetof(gs_cli_row, m_heads) },
+		{ "kv-heads", offsetof(gs_cli_row, m_kv_heads) },
+		{ "intermediate", offsetof(gs_cli_row, m_intermediate) },
+		{ "vocab", offsetof(gs_cli_row, m_vocab) },
+	};
+
+	if (opt == NULL) {
 		if (r->model_id != NULL) {
-			gs_fail(e, GS_EUSAGE, "more than one model given ('%s' and '%s')", r->model_id, arg);
+			gs_fail(e, GS_EUSAGE, "%s: more than one model given ('%s' and '%s')", c->name,
+			        r->model_id, val);
 			return -1;
 		}
-		r->model_id = arg;
-		(*i)++;
+		r->model_id = val;
 		return 1;
 	}
-	eq = strchr(arg + 2, '=');
-	n = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
-	if (n == 0 || n >= sizeof name)
-		return 0;
-	memcpy(name, arg + 2, n);
-	name[n] = '\0';
-
-	/* Boolean settings: bare "--X" sets true ("--no-grad-ckpt" false);
-	 * "--X=VALUE" goes to gs_settings_set with the value below. */
-	bool is_switch = false;
-	for (int k = 0; switch_flags[k]; k++)
-		if (!strcmp(name, switch_flags[k]))
-			is_switch = true;
-	if (!eq && (is_switch || !strcmp(name, "no-grad-ckpt"))) {
-		gs_err rc = gs_settings_set(&r->s, name[0] == 'n' ? "grad-ckpt" : name, name[0] == 'n' ? "false" : "true", e);
-		if (rc != GS_OK)
-			return -1;
-		(*i)++;
-		return 1;
-	}
-	if (!eq && !strcmp(name, "offline")) {
-		r->offline = true;
-		(*i)++;
-		return 1;
-	}
-
-	bool takes = is_switch;
-	for (int k = 0; value_flags[k]; k++)
-		if (!strcmp(name, value_flags[k]))
-			takes = true;
-	bool manual = !strcmp(name, "params") || !strcmp(name, "layers") || !strcmp(name, "hidden") ||
-	              !strcmp(name, "heads") || !strcmp(name, "kv-heads") || !strcmp(name, "intermediate") ||
-	              !strcmp(name, "vocab");
-	bool path = !strcmp(name, "config") || !strcmp(name, "models-dir");
-	if (!takes && !manual && !path)
-		return 0;
-
-	if (eq) {
-		val = eq + 1;
-	} else if (*i + 1 < argc) {
-		val = argv[*i + 1];
-	} else {
-		gs_fail(e, GS_EUSAGE, "--%s: missing value", name);
-		return -1;
-	}
-	gs_err rc = GS_OK;
-	if (!strcmp(name, "config"))
+	switch (opt->id) {
+	case GS_CLI_CONFIG:
 		r->config_path = val;
-	else if (!strcmp(name, "models-dir"))
+		return 1;
+	case GS_CLI_MODELS_DIR:
 		r->models_dir = val;
-	else if (!strcmp(name, "params"))
-		rc = manual_int(name, val, &r->m_params, e);
-	else if (!strcmp(name, "layers"))
-		rc = manual_int(name, val, &r->m_layers, e);
-	else if (!strcmp(name, "hidden"))
-		rc = manual_int(name, val, &r->m_hidden, e);
-	else if (!strcmp(name, "heads"))
-		rc = manual_int(name, val, &r->m_heads, e);
-	else if (!strcmp(name, "kv-heads"))
-		rc = manual_int(name, val, &r->m_kv_heads, e);
-	else if (!strcmp(name, "intermediate"))
-		rc = manual_int(name, val, &r->m_intermediate, e);
-	else if (!strcmp(name, "vocab"))
-		rc = manual_int(name, val, &r->m_vocab, e);
-	else
-		rc = gs_settings_set(&r->s, name, val, e);
-	if (rc != GS_OK)
+		return 1;
+	case GS_CLI_OFFLINE:
+		r->offline = true;
+		return 1;
+	case GS_CLI_MANUAL:
+		for (size_t k = 0; k < sizeof manual / sizeof manual[0]; k++)
+			if (!strcmp(opt->name, manual[k].name))
+				return manual_int(opt->name, val, (int64_t *)((char *)r + manual[k].off), e) == GS_OK
+				               ? 1 : -1;
+		gs_fail(e, GS_EINTERNAL, "%s: --%s: no manual field", c->name, opt->name);
 		return -1;
-	*i += eq ? 1 : 2;
-	return 1;
+	case GS_CLI_SETTING:
+		if (gs_settings_set(&r->s, opt->name, val, e) != GS_OK) {
+			if (!strcmp(opt->name, "gpus") && looks_like_class(val)) {
+				gs_error hint = { 0 };
+				gs_fail(&hint, GS_EUSAGE, "%s: --gpus is a count of GPUs; '%s' looks like a GPU "
+				        "class: name classes with --gpu %s", c->name, val, val);
+				*e = hint;
+			}
+			return -1;
+		}
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e)
@@ -145,59 +174,19 @@ gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e)
 		return gs_fail(e, GS_EUSAGE, "no model: give a model id, --config FILE, or --params N --layers N --hidden N");
 	if (given > 1)
 		return gs_fail(e, GS_EUSAGE, "give only one of: a model id, --config FILE, manual --params/--layers/--hidden");
-	if (r->config_path != NULL)
+	if (r->config_path != NULL) {
+		snprintf(r->resolved, sizeof r->resolved, "%s", r->config_path);
 		return gs_config_load(r->config_path, a, e);
+	}
 	if (r->model_id != NULL) {
 		rc = gs_model_ensure(r->models_dir, r->model_id, r->offline, path, sizeof path, e);
 		if (rc != GS_OK)
 			return rc;
+		snprintf(r->resolved, sizeof r->resolved, "%s", path);
 		return gs_config_load(path, a, e);
 	}
 	if (!r->m_layers || !r->m_hidden)
 		return gs_fail(e, GS_EUSAGE, "manual model: --layers and --hidden are required (with --params, optional --heads --kv-heads --intermediate --vocab)");
 	return gs_arch_manual(a, r->m_params, r->m_layers, r->m_hidden, r->m_heads, r->m_kv_heads,
 	                      r->m_intermediate, r->m_vocab, e);
-}
-
-void gs_cli_row_usage(FILE *fp)
-{
-	fputs("model (one of):\n"
-	      "  ID                      a model id (org/name[@rev]) resolved in the models dir\n"
-	      "  --config FILE           a Hugging Face config.json\n"
-	      "  --params N --layers N --hidden N [--heads N --kv-heads N --intermediate N --vocab N]\n"
-	      "                          the seed's manual inputs (a generic LLaMA-style decoder)\n"
-	      "  --models-dir DIR        where models live (default models)\n"
-	      "  --offline               never touch the network (also HF_HUB_OFFLINE=1)\n"
-	      "settings:\n"
-	      "  --method full|lora|qlora|inference                       (default full)\n"
-	      "  --precision P           full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16\n"
-	      "                          fp8-mixed (default amp-bf16); lora/qlora/inference base storage:\n"
-	      "                          fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao nf4-litgpt\n"
-	      "                          nf4-dq-litgpt gptq-int4 gptq-int8 awq-int4, and for\n"
-	      "                          lora/inference amp-bf16 amp-fp16 (default bf16; qlora nf4)\n"
-	      "  --adapter-dtype fp32|bf16                                (default fp32, PEFT's)\n"
-	      "  --optimizer adamw|adamw-fused|adamw-8bit|paged-adamw-8bit|paged-adamw-32bit|\n"
-	      "              sgd|sgd-momentum|lion|adafactor              (default adamw)\n"
-	      "  --optimizer-in-bwd      step each parameter inside backward and free its gradient\n"
-	      "                          at once (torchtune optimizer_in_bwd)\n"
-	      "  --lora-r N  --lora-targets qv|attn|all-linear|NAME,...  --lora-dropout F\n"
-	      "                          (defaults 16, qv, 0.05)\n"
-	      "  --train-embeddings      embeddings and head fully trained (modules_to_save)\n"
-	      "  --batch N --seq N       micro-batch per GPU and tokens per sequence (1, 2048)\n"
-	      "  --grad-accum N          micro-batches per optimizer step (1)\n"
-	      "  --grad-ckpt | --no-grad-ckpt                             (default off)\n"
-	      "  --compile               torch.compile: fused norms and gated activations save less\n"
-	      "  --attn sdpa|eager|flash  --loss standard|chunked          (sdpa, standard)\n"
-	      "  --gpus N --tp N         GPUs and tensor-parallel degree (1, 1)\n"
-	      "  --sharding ddp|zero1|zero2|zero3|fsdp|fsdp2|pipeline     (ddp)\n"
-	      "  --offload none|optimizer|params|activations              (none)\n"
-	      "  --state-dict-load sharded|full  zero3/fsdp/fsdp2: full = every rank keeps the full\n"
-	      "                          loaded weights beside its shard (Lightning 2.1 FSDP) (sharded)\n"
-	      "  --kv-dtype fp32|bf16|fp16|fp8   inference KV cache        (compute dtype)\n"
-	      "  --logits last|all       inference prefill: the last position's logits (generate())\n"
-	      "                          or every position's (a plain forward)      (last)\n"
-	      "  --cuda-context MIB      CUDA context outside torch        (1343)\n"
-	      "  --formula detailed|cookbook|rule-of-thumb|zero1-rule    (detailed)\n"
-	      "  --trainable-fraction F  cookbook only (seed default 0.007 LoRA/QLoRA, 1 full)\n",
-	      fp);
 }

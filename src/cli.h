@@ -10,6 +10,7 @@
 
 #include "arch.h"
 #include "err.h"
+#include "opt.h"
 #include "settings.h"
 
 typedef struct gs_cli_row {
@@ -18,28 +19,41 @@ typedef struct gs_cli_row {
 	const char *config_path; /* --config FILE */
 	const char *models_dir;  /* --models-dir DIR (default gs_models_dir_default) */
 	char models_dir_buf[4096];
-	bool offline;            /* --offline or HF_HUB_OFFLINE=1 */
+	char resolved[4096];     /* the config.json read, after gs_cli_row_arch ("" manual) */
+	bool offline;            /* gs_offline(): --offline, HF_HUB_OFFLINE, GPUSIZER_OFFLINE */
 	int64_t m_params, m_layers, m_hidden, m_heads, m_kv_heads, m_intermediate, m_vocab; /* manual */
 } gs_cli_row;
 
-/* Defaults (gs_settings_default, models dir "models", offline from env). */
+/* Defaults (gs_settings_default, the default model cache, offline from
+ * the environment: gs_offline). */
 void gs_cli_row_init(gs_cli_row *r);
 
+/* Ids of the row options (above GS_OPT_OWN + 800, clear of a command's own). */
+enum {
+	GS_CLI_CONFIG = GS_OPT_OWN + 800,
+	GS_CLI_MODELS_DIR,
+	GS_CLI_OFFLINE,
+	GS_CLI_MANUAL,  /* --params --layers --hidden --heads --kv-heads --intermediate --vocab */
+	GS_CLI_SETTING, /* a gs_settings_set name: the option's own name */
+};
+
+/* The row option groups, for a command's gs_opt_cmd: the model (id,
+ * --config, manual shape, --models-dir, --offline) and the settings. */
+extern const gs_opt gs_cli_model_opts[];
+extern const gs_opt gs_cli_setting_opts[];
+
 /*
- * Try to consume argv[*i] (and its value) as a row flag. Accepts
- * "--flag VALUE" and "--flag=VALUE". Returns 1 and advances *i past what
- * it consumed; 0 if argv[*i] is not a row flag (caller handles it);
- * -1 on a bad value (e filled, GS_EUSAGE). A bare non-flag argument is
- * taken as the model id (once).
+ * Apply a parsed option or positional argument to the row: opt NULL means
+ * val is positional (the model id, once). Returns 1 when it was a row
+ * option (or the model id), 0 when opt is not one of the row options (the
+ * caller's own), -1 on a bad value (e filled, GS_EUSAGE naming the option).
  */
-int gs_cli_row_flag(gs_cli_row *r, int argc, char **argv, int *i, gs_error *e);
+int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, const char *val,
+                     gs_error *e);
 
 /* Build the tallied architecture: --config, else the model id resolved in
  * the models dir (fetched when missing unless offline), else the manual
  * shape (--params/--layers/--hidden...). Error if none or several. */
 gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
-
-/* Print the row flags' help lines. */
-void gs_cli_row_usage(FILE *fp);
 
 #endif

@@ -9,26 +9,42 @@
 #include "cmd.h"
 #include "engine.h"
 #include "gpu.h"
+#include "opt.h"
 #include "paths.h"
 #include "report.h"
 #include "util.h"
 
-static void usage(FILE *fp)
-{
-	fputs("usage: gpusizer estimate [MODEL | --config FILE | --params N --layers N --hidden N] [OPTIONS]\n"
-	      "\n"
-	      "Predict the peak GPU memory of one training step (or inference forward), per GPU,\n"
-	      "with what is live at the peak: W weights, G gradients, O optimizer states,\n"
-	      "A activations, B everything else (temporaries, allocator cache, CUDA context).\n"
-	      "\n",
-	      fp);
-	gs_cli_row_usage(fp);
-	fputs("output:\n"
-	      "  --json                  one JSON object (fields in gpusizer(1))\n"
-	      "  --gpus-dir DIR          GPU classes for the fits list (default gpus)\n"
-	      "  -h, --help\n",
-	      fp);
-}
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR };
+
+static const gs_opt estimate_opts[] = {
+	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document, the schema of out/sizing.json\n"
+	  "with one model and one row (gpusizer(1))" },
+	{ "gpu", 0, "ID,...", 0, OPT_GPU, "only these GPU classes in the fits list (ids as in\n"
+	  "gpusizer list gpus)" },
+	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the installed gpus/)" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+static const gs_opt_group estimate_groups[] = {
+	{ "model (one of: an id org/name[@rev], --config FILE, or the manual shape)", gs_cli_model_opts },
+	{ "settings (defaults in parentheses)", gs_cli_setting_opts },
+	{ "output", estimate_opts },
+	{ "common", gs_opt_common },
+	{ NULL, NULL },
+};
+
+const gs_opt_cmd gs_cmd_estimate = {
+	"estimate",
+	"gpusizer estimate MODEL [OPTIONS]\n"
+	"       gpusizer estimate --config FILE [OPTIONS]\n"
+	"       gpusizer estimate --params N --layers N --hidden N [OPTIONS]",
+	"Predict the peak GPU memory of one training step (or inference forward), per GPU,\n"
+	"with what is live at the peak: W weights, G gradients, O optimizer states,\n"
+	"A activations, B everything else (temporaries, allocator cache, CUDA context),\n"
+	"and the verdict on every GPU class.",
+	estimate_groups,
+	NULL,
+};
 
 static double gib(uint64_t b)
 {
@@ -145,6 +161,34 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 	}
 }
 
+/* Keep only the classes named in csv (ids, comma-separated), in csv's order. */
+static gs_err filter_gpus(gs_gpu *g, size_t *ng, const char *csv, const char *dir, gs_error *e)
+{
+	gs_gpu *all = gs_xmalloc((*ng ? *ng : 1) * sizeof *all);
+	size_t n = 0, nall = *ng;
+	const char *p = csv;
+
+	memcpy(all, g, nall * sizeof *all);
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const gs_gpu *hit = NULL;
+		for (size_t i = 0; i < nall && hit == NULL; i++)
+			if (strlen(all[i].id) == len && strncmp(all[i].id, p, len) == 0)
+				hit = &all[i];
+		if (hit == NULL) {
+			free(all);
+			return gs_fail(e, GS_EUSAGE, "estimate: --gpu: unknown GPU class \"%.*s\" (no %s/%.*s.json; "
+			               "see gpusizer list gpus)", (int)len, p, dir, (int)len, p);
+		}
+		g[n++] = *hit;
+		p += len + (end != NULL);
+	}
+	free(all);
+	*ng = n;
+	return GS_OK;
+}
+
 int cmd_estimate(int argc, char **argv)
 {
 	gs_cli_row r;
@@ -153,40 +197,48 @@ int cmd_estimate(int argc, char **argv)
 	gs_estimate x;
 	gs_gpu *g = NULL;
 	size_t ng = 0;
-	bool json = false;
+	bool json = false, verbose = false;
 	char gpus_buf[4096];
-	const char *gpus_dir = gpus_buf;
+	const char *gpus_dir = gpus_buf, *only = NULL;
 	bool gpus_dir_given = false;
-	int rc;
+	gs_opt_iter it;
+	const gs_opt *o;
+	const char *val;
+	int k;
 
 	gs_cli_row_init(&r);
 	gs_data_path(GS_DATA_GPUS, gpus_buf, sizeof gpus_buf);
-	for (int i = 1; i < argc;) {
-		int k = gs_cli_row_flag(&r, argc, argv, &i, &e);
-		if (k < 0)
+	gs_opt_begin(&it, argc, argv);
+	while ((k = gs_opt_next(&gs_cmd_estimate, &it, &o, &val, &e)) > 0) {
+		int m = gs_cli_row_apply(&r, &gs_cmd_estimate, k == 2 ? NULL : o, val, &e);
+		if (m < 0)
 			goto fail;
-		if (k > 0)
+		if (m > 0)
 			continue;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
+		switch (o->id) {
+		case GS_OPT_HELP:
+			gs_opt_usage(&gs_cmd_estimate, stdout);
 			return 0;
-		}
-		if (!strcmp(argv[i], "--json")) {
+		case GS_OPT_JSON:
 			json = true;
-			i++;
-		} else if (!strcmp(argv[i], "--gpus-dir") && i + 1 < argc) {
-			gpus_dir = argv[i + 1];
+			break;
+		case GS_OPT_QUIET:
+			verbose = false;
+			break;
+		case GS_OPT_VERBOSE:
+			verbose = true;
+			break;
+		case OPT_GPU:
+			only = val;
+			break;
+		case OPT_GPUS_DIR:
+			gpus_dir = val;
 			gpus_dir_given = true;
-			i += 2;
-		} else if (!strncmp(argv[i], "--gpus-dir=", 11)) {
-			gpus_dir = argv[i] + 11;
-			gpus_dir_given = true;
-			i++;
-		} else {
-			gs_fail(&e, GS_EUSAGE, "estimate: unknown option '%s' (try gpusizer estimate --help)", argv[i]);
-			goto fail;
+			break;
 		}
 	}
+	if (k < 0)
+		goto fail;
 	if (gs_settings_check(&r.s, &e) != GS_OK)
 		goto fail;
 	if (gs_cli_row_arch(&r, &a, &e) != GS_OK)
@@ -194,12 +246,17 @@ int cmd_estimate(int argc, char **argv)
 	if (gs_estimate_run(&a, &r.s, &x, &e) != GS_OK)
 		goto fail;
 	if (gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK) {
-		if (gpus_dir_given || e.code != GS_ENOTFOUND)
+		if (gpus_dir_given || only != NULL || e.code != GS_ENOTFOUND)
 			goto fail;
-		memset(&e, 0, sizeof e); /* no gpus/ here: no fits list */
+		memset(&e, 0, sizeof e); /* no GPU directory: no fits list */
 		g = NULL;
 		ng = 0;
 	}
+	if (only != NULL && filter_gpus(g, &ng, only, gpus_dir, &e) != GS_OK)
+		goto fail;
+	if (verbose)
+		fprintf(stderr, "gpusizer: estimate: model %s; GPU classes %s (%zu); model cache %s\n",
+		        r.resolved[0] ? r.resolved : "manual shape", ng ? gpus_dir : "none", ng, r.models_dir);
 	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
 	if (json)
 		print_json(stdout, model, &a, &r.s, &x, g, ng);
@@ -215,8 +272,5 @@ int cmd_estimate(int argc, char **argv)
 fail:
 	free(g);
 	gs_report_error(&e);
-	rc = gs_exit_code(e.code);
-	if (e.code == GS_EUSAGE)
-		fputs("try: gpusizer estimate --help\n", stderr);
-	return rc;
+	return gs_exit_code(e.code);
 }

@@ -12,44 +12,42 @@
 #include "err.h"
 #include "hub.h"
 #include "models.h"
+#include "opt.h"
 #include "paths.h"
 #include "util.h"
 
-static void usage(FILE *fp)
-{
-	fputs("usage: gpusizer fetch [--models-dir DIR] [--revision REV] [--offline] [--jobs N]\n"
-	      "                      ID[@REV]...\n"
-	      "  Stores config.json and meta.json (commit sha, ETags, parameter counts and\n"
-	      "  where each came from) under DIR/<org>--<name>/ (default models/).\n"
-	      "  --models-dir DIR  cache directory (default models)\n"
-	      "  --revision REV    branch, tag or commit for ids without @REV (default main)\n"
-	      "  --offline         never use the network (also HF_HUB_OFFLINE=1); report what\n"
-	      "                    is missing\n"
-	      "  --jobs N          requests in flight at once (default 16)\n"
-	      "Environment: HF_TOKEN (or HF_TOKEN_PATH, HF_HOME/token), HF_ENDPOINT (mirror),\n"
-	      "  GPUSIZER_TIMEOUT (s per request, default 60), GPUSIZER_RETRIES (default 5),\n"
-	      "  GPUSIZER_MAX_RETRY_WAIT (s, default 60).\n",
-	      fp);
-}
+enum { OPT_MODELS_DIR = GS_OPT_OWN, OPT_REVISION, OPT_OFFLINE, OPT_JOBS };
 
-/* "--name VALUE" or "--name=VALUE"; returns the value or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-	size_t n = strlen(name);
-	*matched = false;
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=') {
-		*matched = true;
-		return argv[*i] + n + 1;
-	}
-	if (argv[*i][n] != '\0')
-		return NULL;
-	*matched = true;
-	if (*i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
+static const gs_opt fetch_opts[] = {
+	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "the model cache (default: the checkout's models/,\n"
+	  "else $GPUSIZER_HOME/models)" },
+	{ "revision", 0, "REV", 0, OPT_REVISION, "branch, tag or commit for ids without @REV (main)" },
+	{ "offline", 0, NULL, 0, OPT_OFFLINE, "never use the network (also HF_HUB_OFFLINE=1,\n"
+	  "GPUSIZER_OFFLINE=1): report what is cached; not cached: exit 10" },
+	{ "jobs", 0, "N", 0, OPT_JOBS, "requests in flight at once, 1-256 (16)" },
+	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document: every model's status and exit reason" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+static const gs_opt_group fetch_groups[] = {
+	{ "options", fetch_opts },
+	{ "common", gs_opt_common },
+	{ NULL, NULL },
+};
+
+const gs_opt_cmd gs_cmd_fetch = {
+	"fetch",
+	"gpusizer fetch [OPTIONS] ID[@REV]...",
+	"Store config.json and meta.json (commit sha, ETags, parameter counts and where each\n"
+	"came from) under DIR/<org>--<name>/. A refresh that brings nothing new leaves both\n"
+	"files as they were.",
+	fetch_groups,
+	"Environment: HF_TOKEN (or HF_TOKEN_PATH, HF_HOME/token), HF_ENDPOINT (mirror),\n"
+	"GPUSIZER_TIMEOUT (s per request, default 60), GPUSIZER_RETRIES (default 5),\n"
+	"GPUSIZER_MAX_RETRY_WAIT (s, default 60). Exit status: the worst model's: 0 ok,\n"
+	"2 usage, 4 write failed, 6 network, 7 gated, 8 private or token refused,\n"
+	"9 not found, 10 offline and not cached.\n",
+};
 
 static double since(const struct timespec *t0)
 {
@@ -58,11 +56,58 @@ static double since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+static void json_model(FILE *fp, const char *id, const gs_hub_result *r, const char *status, bool first)
+{
+	fputs(first ? "\n {\"id\":" : ",\n {\"id\":", fp);
+	gs_json_str(fp, id);
+	fputs(",\"status\":", fp);
+	gs_json_str(fp, status);
+	fprintf(fp, ",\"exit\":%d,\"reason\":", gs_exit_code(r->err.code));
+	if (r->err.code != GS_OK)
+		gs_json_str(fp, r->err.msg[0] ? r->err.msg : gs_strerror(r->err.code));
+	else
+		fputs("null", fp);
+	fputs(",\"sha\":", fp);
+	if (r->sha[0])
+		gs_json_str(fp, r->sha);
+	else
+		fputs("null", fp);
+	fprintf(fp, ",\"params\":{\"hub\":%llu,\"headers\":%llu,\"config\":%llu},\"requests\":%d,"
+	        "\"not_modified\":%d,\"body_bytes\":%llu}",
+	        (unsigned long long)r->params_hub, (unsigned long long)r->params_header,
+	        (unsigned long long)r->params_config, r->requests, r->not_modified,
+	        (unsigned long long)r->body_bytes);
+}
+
+static void text_model(FILE *fp, const char *id, const gs_hub_result *r, const char *status)
+{
+	if (r->err.code != GS_OK) {
+		fprintf(fp, "failed     %s (exit %d: %s)\n", id, gs_exit_code(r->err.code),
+		        gs_strerror(r->err.code));
+		return;
+	}
+	if (strcmp(status, "cached") == 0) {
+		fprintf(fp, "cached     %s\n", id);
+		return;
+	}
+	fprintf(fp, "%-10s %s sha %.12s", status, id, r->sha[0] ? r->sha : "?");
+	if (r->params_hub)
+		fprintf(fp, " params: hub %llu", (unsigned long long)r->params_hub);
+	if (r->params_header)
+		fprintf(fp, "%s headers %llu", r->params_hub ? "," : " params:",
+		        (unsigned long long)r->params_header);
+	if (r->params_config)
+		fprintf(fp, "%s config %llu", r->params_hub || r->params_header ? "," : " params:",
+		        (unsigned long long)r->params_config);
+	fprintf(fp, "; %d requests (%d not modified), %llu body bytes\n", r->requests, r->not_modified,
+	        (unsigned long long)r->body_bytes);
+}
+
 int cmd_fetch(int argc, char **argv)
 {
 	gs_hub_opts o;
 	const char **ids;
-	int n = 0;
+	int n = 0, k;
 	gs_hub_result *res;
 	gs_error e = {0};
 	gs_err rc;
@@ -70,86 +115,69 @@ int cmd_fetch(int argc, char **argv)
 	int ok = 0, unchanged = 0, failed = 0, nm = 0, reqs = 0;
 	uint64_t bytes = 0;
 	char models_buf[4096];
+	bool json = false, quiet = false, verbose = false;
+	gs_opt_iter it;
+	const gs_opt *opt;
+	const char *val;
+	double secs;
 
 	memset(&o, 0, sizeof o);
 	o.jobs = 16;
 	gs_models_dir_default(models_buf, sizeof models_buf);
 	o.models_dir = models_buf;
 	ids = gs_xcalloc((size_t)(argc > 0 ? argc : 1), sizeof *ids);
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		bool m;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
+	gs_opt_begin(&it, argc, argv);
+	while ((k = gs_opt_next(&gs_cmd_fetch, &it, &opt, &val, &e)) > 0) {
+		if (k == 2) {
+			ids[n++] = val;
+			continue;
+		}
+		switch (opt->id) {
+		case GS_OPT_HELP:
+			gs_opt_usage(&gs_cmd_fetch, stdout);
 			free(ids);
 			return 0;
-		}
-		if (strcmp(argv[i], "--offline") == 0) {
-			o.offline = true;
-			continue;
-		}
-		v = opt_value(argc, argv, &i, "--models-dir", &m);
-		if (m) {
-			if (v == NULL || v[0] == '\0')
-				goto missing;
-			o.models_dir = v;
-			continue;
-		}
-		v = opt_value(argc, argv, &i, "--revision", &m);
-		if (m) {
-			if (v == NULL || v[0] == '\0')
-				goto missing;
-			o.revision = v;
-			continue;
-		}
-		v = opt_value(argc, argv, &i, "--jobs", &m);
-		if (m) {
+		case GS_OPT_QUIET: quiet = true; verbose = false; break;
+		case GS_OPT_VERBOSE: verbose = true; quiet = false; break;
+		case GS_OPT_JSON: json = true; break;
+		case OPT_OFFLINE: o.offline = true; break;
+		case OPT_MODELS_DIR: o.models_dir = val; break;
+		case OPT_REVISION: o.revision = val; break;
+		case OPT_JOBS: {
 			char *end;
 			long j;
-			if (v == NULL)
-				goto missing;
 			errno = 0;
-			j = strtol(v, &end, 10);
+			j = strtol(val, &end, 10);
 			if (errno || *end || j < 1 || j > 256) {
-				fprintf(stderr, "gpusizer: fetch: --jobs wants a number from 1 to 256, not "
-				        "\"%s\"\n", v);
-				free(ids);
-				return gs_exit_code(GS_EUSAGE);
+				gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number from 1 to 256", &e);
+				k = -1;
 			}
 			o.jobs = (int)j;
-			continue;
+			break;
 		}
-		if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			fprintf(stderr, "gpusizer: fetch: unknown option \"%s\"; try 'gpusizer fetch "
-			        "--help'\n", argv[i]);
-			free(ids);
-			return gs_exit_code(GS_EUSAGE);
 		}
-		ids[n++] = argv[i];
-		continue;
-	missing:
-		fprintf(stderr, "gpusizer: fetch: %s needs a value; try 'gpusizer fetch --help'\n",
-		        argv[i]);
-		free(ids);
-		return gs_exit_code(GS_EUSAGE);
+		if (k < 0)
+			break;
 	}
-	if (n == 0) {
-		fputs("gpusizer: fetch: no model id given (e.g. gpusizer fetch openai-community/gpt2)\n",
-		      stderr);
-		free(ids);
-		return gs_exit_code(GS_EUSAGE);
+	if (k >= 0 && n == 0) {
+		gs_fail(&e, GS_EUSAGE, "fetch: no model id given (e.g. gpusizer fetch openai-community/gpt2)");
+		k = -1;
 	}
-	if (o.revision != NULL) {
+	if (k >= 0 && o.revision != NULL) {
 		char repo[256], rev[256], probe[600];
+		gs_error sub = { 0 };
 		snprintf(probe, sizeof probe, "x/x@%s", o.revision);
-		if (gs_model_parse_id(probe, repo, sizeof repo, rev, sizeof rev, &e) != GS_OK) {
-			fprintf(stderr, "gpusizer: fetch: --revision \"%s\" is not a valid revision\n",
-			        o.revision);
-			free(ids);
-			return gs_exit_code(GS_EUSAGE);
+		if (gs_model_parse_id(probe, repo, sizeof repo, rev, sizeof rev, &sub) != GS_OK) {
+			gs_fail(&e, GS_EUSAGE, "fetch: --revision '%s' is not a valid revision", o.revision);
+			k = -1;
 		}
 	}
-	o.progress = isatty(2);
+	if (k < 0) {
+		free(ids);
+		return gs_cmd_usage_error(&e);
+	}
+	o.offline = gs_offline(o.offline);
+	o.progress = !quiet && (verbose || isatty(2));
 	res = gs_xcalloc((size_t)n, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = gs_hub_fetch(&o, ids, n, res, &e);
@@ -159,43 +187,41 @@ int cmd_fetch(int argc, char **argv)
 		free(ids);
 		return gs_exit_code(rc);
 	}
+	secs = since(&t0);
+	if (json)
+		fputs("{\"command\":\"fetch\",\"models_dir\":", stdout);
+	if (json) {
+		gs_json_str(stdout, o.models_dir);
+		fputs(",\"models\":[", stdout);
+	}
 	for (int i = 0; i < n; i++) {
 		gs_hub_result *r = &res[i];
+		const char *status = r->err.code != GS_OK ? "failed" : o.offline ? "cached"
+		                     : r->unchanged ? "unchanged" : "ok";
 		reqs += r->requests;
 		nm += r->not_modified;
 		bytes += r->body_bytes;
 		if (r->err.code != GS_OK) {
 			failed++;
 			gs_report_error(&r->err);
-			printf("failed     %s (exit %d: %s)\n", ids[i], gs_exit_code(r->err.code),
-			       gs_strerror(r->err.code));
-			continue;
-		}
-		if (gs_offline(o.offline)) {
-			ok++;
-			printf("cached     %s\n", ids[i]);
-			continue;
-		}
-		if (r->unchanged)
+		} else if (r->unchanged && !o.offline) {
 			unchanged++;
-		else
+		} else {
 			ok++;
-		printf("%-10s %s sha %.12s", r->unchanged ? "unchanged" : "ok", ids[i],
-		       r->sha[0] ? r->sha : "?");
-		if (r->params_hub)
-			printf(" params: hub %llu", (unsigned long long)r->params_hub);
-		if (r->params_header)
-			printf("%s headers %llu", r->params_hub ? "," : " params:",
-			       (unsigned long long)r->params_header);
-		if (r->params_config)
-			printf("%s config %llu", r->params_hub || r->params_header ? "," : " params:",
-			       (unsigned long long)r->params_config);
-		printf("; %d requests (%d not modified), %llu body bytes\n", r->requests,
-		       r->not_modified, (unsigned long long)r->body_bytes);
+		}
+		if (json)
+			json_model(stdout, ids[i], r, status, i == 0);
+		else if (!quiet || r->err.code != GS_OK)
+			text_model(stdout, ids[i], r, status);
 	}
-	printf("fetch: %d model%s: %d ok, %d unchanged, %d failed; %d requests (%d not modified), "
-	       "%llu body bytes, %.2f s\n", n, n == 1 ? "" : "s", ok, unchanged, failed, reqs, nm,
-	       (unsigned long long)bytes, since(&t0));
+	if (json)
+		printf("\n],\"ok\":%d,\"unchanged\":%d,\"failed\":%d,\"requests\":%d,\"not_modified\":%d,"
+		       "\"body_bytes\":%llu,\"seconds\":%.2f,\"exit\":%d}\n", ok, unchanged, failed, reqs, nm,
+		       (unsigned long long)bytes, secs, gs_exit_code(rc));
+	else
+		printf("fetch: %d model%s: %d ok, %d unchanged, %d failed; %d requests (%d not modified), "
+		       "%llu body bytes, %.2f s\n", n, n == 1 ? "" : "s", ok, unchanged, failed, reqs, nm,
+		       (unsigned long long)bytes, secs);
 	free(res);
 	free(ids);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

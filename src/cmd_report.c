@@ -25,10 +25,6 @@
 #include "sweep.h"
 #include "util.h"
 
-#ifndef GS_VERSION
-#define GS_VERSION "0.1.0"
-#endif
-
 static const char *const ASSUMPTIONS =
 	"- **device** memory (what `nvidia-smi` shows for the process: PyTorch's reserved pool, "
 	"the CUDA context and library workspaces) decides the verdict; it is compared with the "
@@ -69,40 +65,69 @@ static void on_stop(int sig)
 	g_stop = sig;
 }
 
-static void usage(FILE *fp)
-{
-	fputs("usage: gpusizer report [--spec FILE] [--out DIR] [--check] [--format LIST]\n"
-	      "                       [--models-dir DIR] [--gpus-dir DIR] [--offline] [AXIS OVERRIDES]\n"
-	      "\n"
-	      "Sweep the spec (default sizing.json) across GPU classes and write the sizing\n"
-	      "reports (Markdown, HTML, XLSX, JSON, CSV) into out/. Identical inputs give\n"
-	      "byte-identical files. Files are generated in a temporary directory beside out/\n"
-	      "and renamed into place; a failure leaves the previous reports.\n"
-	      "\n"
-	      "  --spec FILE          the sweep spec (default sizing.json; docs/spec.md)\n"
-	      "  --out DIR            output directory (default: the spec's \"out\", else out)\n"
-	      "  --check              regenerate into a temporary directory and compare with\n"
-	      "                       DIR: exit 0 when current, 5 and the stale files when not\n"
-	      "  --format LIST        comma list of md, html, xlsx, json, csv (default: spec)\n"
-	      "  --models-dir DIR     model cache (default: the spec's, else models)\n"
-	      "  --gpus-dir DIR       GPU class files (default: the spec's, else gpus)\n"
-	      "  --offline            never fetch a model (also HF_HUB_OFFLINE=1)\n"
-	      "  --quiet              no progress on stderr even on a terminal\n"
-	      "  --measurements FILE  gpusizer verify's store, shown beside the rows it measured\n"
-	      "                       (default $GPUSIZER_MEASUREMENTS, else\n"
-	      "                       measurements/verified.jsonl; a missing file is empty)\n"
-	      "axis overrides (comma lists; replace the spec's):\n"
-	      "  --models ID,...  --gpus ID,...  --methods M,...  --precisions P,...\n"
-	      "  --optimizers O,...  --batches N,...  --seqs N,...  --grad-ckpt true,false\n"
-	      "  --lora-r N,...  --lora-targets T,...  --attn A,...\n"
-	      "  --gpu-counts COUNT[:SHARDING[:TP]],...   e.g. 1,2:zero3,8:fsdp\n"
-	      "\n"
-	      "Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
-	      "\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec, config, GPU file, template\n"
-	      "or measurements store, 4 write failed (previous reports kept), 5 stale\n"
-	      "(--check), 6-10 model fetch.\n",
-	      fp);
-}
+enum {
+	OPT_SPEC = GS_OPT_OWN, OPT_OUT, OPT_CHECK, OPT_FORMAT, OPT_MODELS_DIR, OPT_GPUS_DIR,
+	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE,
+};
+
+static const gs_opt report_opts[] = {
+	{ "spec", 0, "FILE", 0, OPT_SPEC, "the sweep spec (default sizing.json; docs/spec.md);\n"
+	  "paths inside it are relative to its directory" },
+	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (default: the spec's \"out\")" },
+	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate into a temporary directory and compare with\n"
+	  "DIR: exit 0 when current, 5 and the stale files when not" },
+	{ "format", 0, "LIST", 0, OPT_FORMAT, "comma list of md, html, xlsx, json, csv (default: spec)" },
+	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "model cache (default: the spec's, else the default cache)" },
+	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the spec's, else the installed gpus/)" },
+	{ "offline", 0, NULL, 0, OPT_OFFLINE, "never fetch a model (also HF_HUB_OFFLINE=1,\n"
+	  "GPUSIZER_OFFLINE=1); not cached: exit 10" },
+	{ "measurements", 0, "FILE", 0, OPT_MEASUREMENTS, "gpusizer verify's store, shown beside the rows it\n"
+	  "measured (default $GPUSIZER_MEASUREMENTS, else\n"
+	  "measurements/verified.jsonl; a missing file is empty)" },
+	{ "json", 0, NULL, 0, GS_OPT_JSON, "the outcome as JSON on stdout (with --check: every\n"
+	  "stale, missing or extra file)" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+/* Axis overrides: the option name, and the gs_spec_override key. */
+static const gs_opt override_opts[] = {
+	{ "models", 0, "ID,...", 0, OPT_OVERRIDE, "model ids or config paths" },
+	{ "gpu", 0, "ID,...", 0, OPT_OVERRIDE, "GPU classes (ids as in gpusizer list gpus)" },
+	{ "gpu-counts", 0, "C[:S[:TP]],...", 0, OPT_OVERRIDE, "GPU counts, each with a sharding and\n"
+	  "tensor-parallel degree: 1,2:zero3,8:fsdp" },
+	{ "methods", 0, "M,...", 0, OPT_OVERRIDE, "full lora qlora inference" },
+	{ "precisions", 0, "P,...", 0, OPT_OVERRIDE, "for every method (combinations a method\n"
+	  "rejects are skipped)" },
+	{ "optimizers", 0, "O,...", 0, OPT_OVERRIDE, "optimizers" },
+	{ "batches", 0, "N,...", 0, OPT_OVERRIDE, "micro-batches per GPU" },
+	{ "seqs", 0, "N,...", 0, OPT_OVERRIDE, "contexts (tokens per sequence)" },
+	{ "grad-ckpt", 0, "true,false", 0, OPT_OVERRIDE, "checkpointing on, off or both" },
+	{ "lora-r", 0, "N,...", 0, OPT_OVERRIDE, "LoRA ranks" },
+	{ "lora-targets", 0, "T,...", 0, OPT_OVERRIDE, "LoRA targets" },
+	{ "attn", 0, "A,...", 0, OPT_OVERRIDE, "attention kernels" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+static const gs_opt_group report_groups[] = {
+	{ "options", report_opts },
+	{ "axis overrides (comma lists; they replace the spec's)", override_opts },
+	{ "common", gs_opt_common },
+	{ NULL, NULL },
+};
+
+const gs_opt_cmd gs_cmd_report = {
+	"report",
+	"gpusizer report [--spec FILE] [--out DIR] [--check] [OPTIONS] [AXIS OVERRIDES]",
+	"Sweep the spec across GPU classes and write the sizing reports (Markdown, HTML,\n"
+	"XLSX, JSON, CSV) into the output directory. Identical inputs give byte-identical\n"
+	"files. Files are generated in a temporary directory beside it and renamed into\n"
+	"place; a failure leaves the previous reports.",
+	report_groups,
+	"Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
+	"\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec, config, GPU file, template\n"
+	"or measurements store, 4 write failed (previous reports kept), 5 stale\n"
+	"(--check), 6-9 model fetch, 10 offline and a model not cached.\n",
+};
 
 /* ---- temporary tree ---- */
 
@@ -313,7 +338,7 @@ typedef struct run {
 	gs_writer *w[8];
 	int n_w;
 	char tmp[4096];
-	bool check, offline, quiet, progress, shown;
+	bool check, offline, quiet, verbose, json, progress, shown;
 	const char *out;
 	int64_t epoch;
 	size_t rows, skipped;
@@ -659,6 +684,21 @@ static gs_err generate(run *R, gs_error *e)
 	return GS_OK;
 }
 
+/* One finding of --check: text "stale: PATH", or a JSON object. */
+static void check_line(const run *R, const char *kind, const char *path, size_t *bad)
+{
+	if (R->json) {
+		fputs(*bad ? ",\n {\"status\":" : "\n {\"status\":", stdout);
+		gs_json_str(stdout, kind);
+		fputs(",\"path\":", stdout);
+		gs_json_str(stdout, path);
+		fputc('}', stdout);
+	} else {
+		printf("%s: %s\n", kind, path);
+	}
+	(*bad)++;
+}
+
 static gs_err compare(run *R, const file_list *gen, gs_error *e)
 {
 	file_list extra = { 0 };
@@ -666,28 +706,35 @@ static gs_err compare(run *R, const file_list *gen, gs_error *e)
 	char a[4096], b[4096];
 	struct stat st;
 
+	if (R->json) {
+		fputs("{\"command\":\"report\",\"check\":true,\"out\":", stdout);
+		gs_json_str(stdout, R->out);
+		fputs(",\"files\":[", stdout);
+	}
 	for (size_t i = 0; i < gen->n; i++) {
 		if (path_join(a, sizeof a, R->tmp, gen->v[i], e) != GS_OK ||
 		    path_join(b, sizeof b, R->out, gen->v[i], e) != GS_OK)
 			return GS_EIO;
-		if (stat(b, &st) != 0) {
-			printf("missing: %s\n", b);
-			bad++;
-		} else if (!same_file(a, b)) {
-			printf("stale: %s\n", b);
-			bad++;
-		}
+		if (stat(b, &st) != 0)
+			check_line(R, "missing", b, &bad);
+		else if (!same_file(a, b))
+			check_line(R, "stale", b, &bad);
 	}
 	extras(R->out, gen, &extra);
 	for (size_t i = 0; i < extra.n; i++) {
-		printf("extra: %s/%s\n", R->out, extra.v[i]);
-		bad++;
+		if (path_join(b, sizeof b, R->out, extra.v[i], e) != GS_OK)
+			return GS_EIO;
+		check_line(R, "extra", b, &bad);
 	}
 	fl_free(&extra);
+	if (R->json)
+		printf("%s],\"generated\":%zu,\"not_current\":%zu,\"current\":%s}\n", bad ? "\n" : "",
+		       gen->n, bad, bad ? "false" : "true");
 	if (bad)
 		return gs_fail(e, GS_ESTALE, "report --check: %zu of the files in %s are stale, missing or extra (run gpusizer report to regenerate)",
 		               bad, R->out);
-	printf("%s: %zu files current\n", R->out, gen->n);
+	if (!R->json)
+		printf("%s: %zu files current\n", R->out, gen->n);
 	return GS_OK;
 }
 
@@ -712,11 +759,6 @@ static void run_free(run *R)
 	gs_spec_free(&R->sp);
 }
 
-static const char *const override_flags[] = {
-	"models", "gpus", "methods", "precisions", "optimizers", "batches", "seqs", "grad-ckpt",
-	"lora-r", "lora-targets", "attn", "gpu-counts", NULL,
-};
-
 int cmd_report(int argc, char **argv)
 {
 	static run R;
@@ -727,86 +769,50 @@ int cmd_report(int argc, char **argv)
 	const char *measurements = getenv("GPUSIZER_MEASUREMENTS");
 	const char *format = NULL;
 	const char *ov_name[32], *ov_val[32];
-	int n_ov = 0;
+	int n_ov = 0, k;
 	file_list gen = { 0 };
-	const char *sde;
+	const char *sde, *val;
 	sigset_t block, old_mask;
+	gs_opt_iter it;
+	const gs_opt *o;
 
 	memset(&R, 0, sizeof R);
 	R.offline = gs_offline(false);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL, *eq;
-		char name[64];
-		size_t nlen;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
+	gs_opt_begin(&it, argc, argv);
+	while ((k = gs_opt_next(&gs_cmd_report, &it, &o, &val, &e)) > 0) {
+		if (k == 2) {
+			gs_fail(&e, GS_EUSAGE, "report: unexpected argument '%s' (models go in the spec or "
+			        "--models; try 'gpusizer report --help')", val);
+			return gs_cmd_usage_error(&e);
+		}
+		switch (o->id) {
+		case GS_OPT_HELP:
+			gs_opt_usage(&gs_cmd_report, stdout);
 			return 0;
-		}
-		if (strcmp(a, "--check") == 0) {
-			R.check = true;
-			continue;
-		}
-		if (strcmp(a, "--offline") == 0) {
-			R.offline = true;
-			continue;
-		}
-		if (strcmp(a, "--quiet") == 0) {
-			R.quiet = true;
-			continue;
-		}
-		if (strncmp(a, "--", 2) != 0) {
-			fprintf(stderr, "gpusizer: report: unexpected argument \"%s\" (try gpusizer report --help)\n", a);
-			return gs_exit_code(GS_EUSAGE);
-		}
-		eq = strchr(a, '=');
-		nlen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		if (nlen >= sizeof name) {
-			fprintf(stderr, "gpusizer: report: unknown option \"%s\"\n", a);
-			return gs_exit_code(GS_EUSAGE);
-		}
-		memcpy(name, a + 2, nlen);
-		name[nlen] = '\0';
-		if (eq)
-			val = eq + 1;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else {
-			fprintf(stderr, "gpusizer: report: %s needs a value\n", a);
-			return gs_exit_code(GS_EUSAGE);
-		}
-		if (strcmp(name, "spec") == 0)
-			spec_path = val;
-		else if (strcmp(name, "out") == 0)
-			out = val;
-		else if (strcmp(name, "models-dir") == 0)
-			models_dir = val;
-		else if (strcmp(name, "gpus-dir") == 0)
-			gpus_dir = val;
-		else if (strcmp(name, "measurements") == 0)
-			measurements = val;
-		else if (strcmp(name, "format") == 0 || strcmp(name, "formats") == 0)
-			format = val;
-		else {
-			bool ok = false;
-			for (int k = 0; override_flags[k] != NULL && !ok; k++)
-				ok = strcmp(override_flags[k], name) == 0;
-			if (!ok || n_ov >= 32) {
-				fprintf(stderr, "gpusizer: report: unknown option \"--%s\" (try gpusizer report --help)\n",
-				        name);
-				return gs_exit_code(GS_EUSAGE);
+		case GS_OPT_QUIET: R.quiet = true; R.verbose = false; break;
+		case GS_OPT_VERBOSE: R.verbose = true; R.quiet = false; break;
+		case GS_OPT_JSON: R.json = true; break;
+		case OPT_CHECK: R.check = true; break;
+		case OPT_OFFLINE: R.offline = true; break;
+		case OPT_SPEC: spec_path = val; break;
+		case OPT_OUT: out = val; break;
+		case OPT_MODELS_DIR: models_dir = val; break;
+		case OPT_GPUS_DIR: gpus_dir = val; break;
+		case OPT_MEASUREMENTS: measurements = val; break;
+		case OPT_FORMAT: format = val; break;
+		case OPT_OVERRIDE:
+			if (n_ov >= 32) {
+				gs_fail(&e, GS_EUSAGE, "report: more than 32 axis overrides");
+				return gs_cmd_usage_error(&e);
 			}
-			ov_name[n_ov] = override_flags[0]; /* replaced below */
-			for (int k = 0; override_flags[k] != NULL; k++)
-				if (strcmp(override_flags[k], name) == 0)
-					ov_name[n_ov] = override_flags[k];
+			/* The spec's name for the GPU classes axis is "gpus". */
+			ov_name[n_ov] = strcmp(o->name, "gpu") == 0 ? "gpus" : o->name;
 			ov_val[n_ov++] = val;
-		}
-		if (val[0] == '\0') {
-			fprintf(stderr, "gpusizer: report: --%s: empty value\n", name);
-			return gs_exit_code(GS_EUSAGE);
+			break;
 		}
 	}
+	if (k < 0)
+		return gs_cmd_usage_error(&e);
 
 	if ((rc = gs_spec_load(spec_path, &R.sp, &e)) != GS_OK)
 		goto out;
@@ -852,6 +858,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	R.progress = !R.quiet && isatty(2);
+	if (R.verbose)
+		fprintf(stderr, "gpusizer: report: spec %s; models %s; GPU classes %s; output %s%s\n",
+		        R.sp.path, R.sp.models_dir, R.sp.gpus_dir, R.out, R.check ? " (--check)" : "");
 	/* Signals wait while the temporary directory appears and our handlers
 	 * go in, so that a stop at any moment removes it. */
 	sigemptyset(&block);
@@ -876,7 +885,16 @@ int cmd_report(int argc, char **argv)
 	} else {
 		size_t removed = 0;
 		rc = install(R.tmp, R.out, &gen, &removed, &e);
-		if (rc == GS_OK) {
+		if (rc == GS_OK && R.verbose)
+			for (size_t i = 0; i < gen.n; i++)
+				fprintf(stderr, "gpusizer: report: wrote %s/%s\n", R.out, gen.v[i]);
+		if (rc == GS_OK && R.json) {
+			fputs("{\"command\":\"report\",\"check\":false,\"out\":", stdout);
+			gs_json_str(stdout, R.out);
+			printf(",\"files\":%zu,\"models\":%zu,\"rows\":%zu,\"gpu_classes\":%zu,"
+			       "\"skipped\":%zu,\"removed\":%zu}\n", gen.n, R.n_models, R.rows, R.n_gpus,
+			       R.skipped, removed);
+		} else if (rc == GS_OK) {
 			printf("%s: %zu files (%zu models, %zu rows x %zu GPU classes",
 			       R.out, gen.n, R.n_models, R.rows, R.n_gpus);
 			if (R.skipped)

@@ -34,10 +34,6 @@
 #include "settings.h"
 #include "util.h"
 
-#ifndef GS_VERSION
-#define GS_VERSION "0.1.0"
-#endif
-
 extern char **environ;
 
 #define HARNESS_OUT_MAX (16u << 20)  /* stdout of the harness */
@@ -55,7 +51,7 @@ typedef struct vopts {
 	const char *out_dir;
 	int64_t warmup, steps, timeout_s;
 	unsigned gpu_index;
-	bool no_store, store_standin, dry_run, verbose;
+	bool no_store, store_standin, dry_run, verbose, quiet, json;
 	const char *store;
 	const char *row_id, *sizing;
 	const char *gpus_dir;
@@ -77,49 +73,62 @@ typedef struct vrun {
 	unsigned samples;
 } vrun;
 
-static void usage(FILE *fp)
-{
-	fputs("usage: gpusizer verify MODEL [ROW FLAGS] [OPTIONS]\n"
-	      "       gpusizer verify --row ID [--sizing FILE] [OPTIONS]\n"
-	      "\n"
-	      "Run one row on the local NVIDIA GPU with the PyTorch harness (random weights from\n"
-	      "the model's config.json, no download), measure torch's peak allocated/reserved\n"
-	      "memory per phase and the device memory NVML reports for the process, and compare\n"
-	      "them with the prediction. Writes OUT/verify/<row>.md and .json and appends the\n"
-	      "result to measurements/verified.jsonl. Needs python3 with torch, transformers\n"
-	      "(and peft, bitsandbytes for LoRA/QLoRA) and an NVIDIA driver.\n"
-	      "\n"
-	      "row flags (as for estimate):\n",
-	      fp);
-	gs_cli_row_usage(fp);
-	fputs("\n"
-	      "verify options:\n"
-	      "  --row ID           take model and settings from a report row (\"id\" in sizing.json)\n"
-	      "  --sizing FILE      the report JSON for --row (default OUT/sizing.json)\n"
-	      "  --tolerance PCT    allowed |predicted - measured| / measured, percent (default 10)\n"
-	      "  --warmup N         warm-up steps; step 1 is the first of them (default 1)\n"
-	      "  --steps N          measured steps after warm-up (default 2)\n"
-	      "  --gpu-index N      NVML/PCI-order GPU index (default 0; sets CUDA_VISIBLE_DEVICES)\n"
-	      "  --python PATH      Python interpreter for the harness (default python3)\n"
-	      "  --harness FILE     harness script (default tools/harness.py; env GPUSIZER_HARNESS)\n"
-	      "  --timeout SEC      stop the harness after SEC seconds (default 3600)\n"
-	      "  --out DIR          output directory (default out)\n"
-	      "  --gpus-dir DIR     GPU class files, to name the local GPU's class (default gpus)\n"
-	      "  --store FILE       measurements store (default measurements/verified.jsonl)\n"
-	      "  --no-store         do not append the result to the store\n"
-	      "  --store-standin    tests only: store a stand-in harness's result (needs --store)\n"
-	      "  --dry-run          print the prediction and the harness command; run nothing\n"
-	      "  --verbose          pass the harness's stderr through\n"
-	      "\n"
-	      "Exit status: 0 within the tolerance (or an out-of-memory the prediction agrees\n"
-	      "with), 11 no NVIDIA driver or GPU, 12 outside the tolerance, 13 the harness failed\n"
-	      "or skipped the row (reason printed), 2 usage, 3 bad input, 4 I/O.\n"
-	      "\n"
-	      "Test hooks: GPUSIZER_NVML_LIB=FILE loads another NVML library; with --harness (or\n"
-	      "GPUSIZER_HARNESS), GPUSIZER_FAKE_GPU=\"name,total_bytes,driver,cuda\" skips NVML and\n"
-	      "describes a GPU (no device sampling; such results are never stored).\n",
-	      fp);
-}
+enum {
+	OPT_ROW = GS_OPT_OWN, OPT_SIZING, OPT_TOLERANCE, OPT_WARMUP, OPT_STEPS, OPT_GPU_INDEX,
+	OPT_PYTHON, OPT_HARNESS, OPT_TIMEOUT, OPT_OUT, OPT_GPUS_DIR, OPT_STORE, OPT_NO_STORE,
+	OPT_STORE_STANDIN, OPT_DRY_RUN,
+};
+
+static const gs_opt verify_opts[] = {
+	{ "row", 0, "ID", 0, OPT_ROW, "take model and settings from a report row (\"id\" in\nsizing.json)" },
+	{ "sizing", 0, "FILE", 0, OPT_SIZING, "the report JSON for --row (default OUT/sizing.json)" },
+	{ "tolerance", 0, "PCT", 0, OPT_TOLERANCE, "allowed |predicted - measured| / measured, percent (10)" },
+	{ "warmup", 0, "N", 0, OPT_WARMUP, "warm-up steps; step 1 is the first of them (1)" },
+	{ "steps", 0, "N", 0, OPT_STEPS, "measured steps after warm-up (2)" },
+	{ "gpu-index", 0, "N", 0, OPT_GPU_INDEX, "NVML/PCI-order GPU index (0; sets CUDA_VISIBLE_DEVICES)" },
+	{ "python", 0, "PATH", 0, OPT_PYTHON, "Python interpreter for the harness (python3)" },
+	{ "harness", 0, "FILE", 0, OPT_HARNESS, "harness script (default: the installed harness.py,\n"
+	  "tools/harness.py in a checkout; env GPUSIZER_HARNESS)" },
+	{ "timeout", 0, "SEC", 0, OPT_TIMEOUT, "stop the harness after SEC seconds (3600)" },
+	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (out)" },
+	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files, to name the local GPU's class\n"
+	  "(default: the installed gpus/)" },
+	{ "store", 0, "FILE", 0, OPT_STORE, "measurements store (measurements/verified.jsonl)" },
+	{ "no-store", 0, NULL, 0, OPT_NO_STORE, "do not append the result to the store" },
+	{ "store-standin", 0, NULL, 0, OPT_STORE_STANDIN, "tests only: store a stand-in harness's result\n"
+	  "(needs --store)" },
+	{ "dry-run", 0, NULL, 0, OPT_DRY_RUN, "print the prediction and the harness command as JSON;\nrun nothing" },
+	{ "json", 0, NULL, 0, GS_OPT_JSON, "the comparison as one JSON object on stdout" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+static const gs_opt_group verify_groups[] = {
+	{ "model (as for estimate)", gs_cli_model_opts },
+	{ "settings (as for estimate)", gs_cli_setting_opts },
+	{ "verify options", verify_opts },
+	{ "common (--verbose also passes the harness's stderr through)", gs_opt_common },
+	{ NULL, NULL },
+};
+
+const gs_opt_cmd gs_cmd_verify = {
+	"verify",
+	"gpusizer verify MODEL [SETTINGS] [OPTIONS]\n"
+	"       gpusizer verify --row ID [--sizing FILE] [OPTIONS]",
+	"Run one row on the local NVIDIA GPU with the PyTorch harness (random weights from\n"
+	"the model's config.json, no download), measure torch's peak allocated/reserved\n"
+	"memory per phase and the device memory NVML reports for the process, and compare\n"
+	"them with the prediction. Writes OUT/verify/<row>.md and .json and appends the\n"
+	"result to measurements/verified.jsonl. Needs python3 with torch, transformers\n"
+	"(and peft, bitsandbytes for LoRA/QLoRA) and an NVIDIA driver.",
+	verify_groups,
+	"Exit status: 0 within the tolerance (or an out-of-memory the prediction agrees\n"
+	"with), 11 no NVIDIA driver or GPU, 12 outside the tolerance, 13 the harness failed\n"
+	"or skipped the row (reason printed), 2 usage, 3 bad input, 4 I/O.\n"
+	"\n"
+	"Test hooks: GPUSIZER_NVML_LIB=FILE loads another NVML library; with --harness (or\n"
+	"GPUSIZER_HARNESS), GPUSIZER_FAKE_GPU=\"name,total_bytes,driver,cuda\" skips NVML and\n"
+	"describes a GPU (no device sampling; such results are never stored).\n",
+};
 
 /* ------------------------------------------------------------ arguments */
 
@@ -132,100 +141,53 @@ static gs_err parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi,
 	errno = 0;
 	x = strtoll(v, &end, 10);
 	if (errno || end == v || *end != '\0')
-		return gs_fail(e, GS_EUSAGE, "%s: '%s' is not an integer", flag, v);
+		return gs_fail(e, GS_EUSAGE, "verify: --%s: '%s' is not an integer", flag, v);
 	if (x < lo || x > hi)
-		return gs_fail(e, GS_EUSAGE, "%s: %lld is out of range [%lld, %lld]", flag, x,
+		return gs_fail(e, GS_EUSAGE, "verify: --%s: %lld is out of range [%lld, %lld]", flag, x,
 		               (long long)lo, (long long)hi);
 	*out = x;
 	return GS_OK;
 }
 
-/* "--flag VALUE" or "--flag=VALUE": 1 matched (value in *val), 0 not this
- * flag, -1 missing value. */
-static int opt_value(const char *flag, int argc, char **argv, int *i, const char **val)
+/* One of verify's own options; GS_EUSAGE on a bad value. */
+static gs_err verify_flag(vopts *o, const gs_opt *opt, const char *v, gs_error *e)
 {
-	const char *a = argv[*i];
-	size_t n = strlen(flag);
-
-	if (strncmp(a, flag, n) != 0)
-		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (a[n] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
-/* 1 consumed, 0 not ours, -1 error (e filled). */
-static int verify_flag(vopts *o, int argc, char **argv, int *i, gs_error *e)
-{
-	static const char *const valued[] = {"--tolerance", "--harness", "--python", "--out",
-	                                     "--warmup", "--steps", "--gpu-index", "--store",
-	                                     "--row", "--sizing", "--gpus-dir", "--timeout", NULL};
-	const char *a = argv[*i], *v = NULL;
 	int64_t x;
+	gs_err rc = GS_OK;
 
-	if (!strcmp(a, "--no-store"))
-		return o->no_store = true, 1;
-	if (!strcmp(a, "--store-standin"))
-		return o->store_standin = true, 1;
-	if (!strcmp(a, "--dry-run"))
-		return o->dry_run = true, 1;
-	if (!strcmp(a, "--verbose"))
-		return o->verbose = true, 1;
-	for (int k = 0; valued[k]; k++) {
-		int m = opt_value(valued[k], argc, argv, i, &v);
-		if (m == 0)
-			continue;
-		if (m < 0) {
-			gs_fail(e, GS_EUSAGE, "%s: missing value", valued[k]);
-			return -1;
-		}
-		switch (k) {
-		case 0: {
-			char *end;
-			double t;
-			errno = 0;
-			t = strtod(v, &end);
-			if (errno || end == v || *end != '\0' || !(t > 0) || t > 1000) {
-				gs_fail(e, GS_EUSAGE, "--tolerance: '%s' is not a percentage in (0, 1000]", v);
-				return -1;
-			}
-			o->tolerance = t;
-			return 1;
-		}
-		case 1: o->harness = v, o->harness_given = true; return 1;
-		case 2: o->python = v; return 1;
-		case 3: o->out_dir = v; return 1;
-		case 4:
-			if (parse_i64("--warmup", v, 0, 1000, &o->warmup, e))
-				return -1;
-			return 1;
-		case 5:
-			if (parse_i64("--steps", v, 1, 1000, &o->steps, e))
-				return -1;
-			return 1;
-		case 6:
-			if (parse_i64("--gpu-index", v, 0, 1023, &x, e))
-				return -1;
-			o->gpu_index = (unsigned)x;
-			return 1;
-		case 7: o->store = v; return 1;
-		case 8: o->row_id = v; return 1;
-		case 9: o->sizing = v; return 1;
-		case 10: o->gpus_dir = v; return 1;
-		case 11:
-			if (parse_i64("--timeout", v, 1, 7 * 86400, &o->timeout_s, e))
-				return -1;
-			return 1;
-		}
+	switch (opt->id) {
+	case GS_OPT_QUIET: o->quiet = true; o->verbose = false; break;
+	case GS_OPT_VERBOSE: o->verbose = true; o->quiet = false; break;
+	case GS_OPT_JSON: o->json = true; break;
+	case OPT_NO_STORE: o->no_store = true; break;
+	case OPT_STORE_STANDIN: o->store_standin = true; break;
+	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_TOLERANCE: {
+		char *end;
+		double t;
+		errno = 0;
+		t = strtod(v, &end);
+		if (errno || end == v || *end != '\0' || !(t > 0) || t > 1000)
+			return gs_opt_bad_value(&gs_cmd_verify, opt, v, "not a percentage in (0, 1000]", e);
+		o->tolerance = t;
+		break;
 	}
-	return 0;
+	case OPT_HARNESS: o->harness = v; o->harness_given = true; break;
+	case OPT_PYTHON: o->python = v; break;
+	case OPT_OUT: o->out_dir = v; break;
+	case OPT_WARMUP: rc = parse_i64(opt->name, v, 0, 1000, &o->warmup, e); break;
+	case OPT_STEPS: rc = parse_i64(opt->name, v, 1, 1000, &o->steps, e); break;
+	case OPT_GPU_INDEX:
+		rc = parse_i64(opt->name, v, 0, 1023, &x, e);
+		o->gpu_index = (unsigned)x;
+		break;
+	case OPT_STORE: o->store = v; break;
+	case OPT_ROW: o->row_id = v; break;
+	case OPT_SIZING: o->sizing = v; break;
+	case OPT_GPUS_DIR: o->gpus_dir = v; break;
+	case OPT_TIMEOUT: rc = parse_i64(opt->name, v, 1, 7 * 86400, &o->timeout_s, e); break;
+	}
+	return rc;
 }
 
 /* Settings from a report row: {"method": "full", "lora-r": 16, ...}. */
@@ -939,6 +901,48 @@ static char *render_md(const cJSON *rec, const cmpline *c, int nc, const cmpline
 
 /* ------------------------------------------------------------ main */
 
+/* verify --json: the comparison, the verdict and where the record went. */
+static void print_json_summary(const cJSON *rec, const char *row, const cmpline *c, int nc,
+                               const char *verdict_text, const char *out_dir, const char *store_text)
+{
+	cJSON *d = cJSON_CreateObject(), *arr;
+	char path[4200], *txt;
+	const char *keys[] = { "model", "label", "status", "verdict", "tolerance_pct", "gpu", "date" };
+
+	cJSON_AddStringToObject(d, "command", "verify");
+	cJSON_AddStringToObject(d, "row", row);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, keys[i]);
+		if (v != NULL)
+			cJSON_AddItemToObject(d, keys[i], cJSON_Duplicate(v, true));
+	}
+	arr = cJSON_AddArrayToObject(d, "comparison");
+	for (int i = 0; i < nc; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "figure", c[i].name);
+		cJSON_AddNumberToObject(x, "predicted_bytes", (double)c[i].pred);
+		if (c[i].have) {
+			cJSON_AddNumberToObject(x, "measured_bytes", (double)c[i].meas);
+			cJSON_AddNumberToObject(x, "error_pct", c[i].err);
+			cJSON_AddBoolToObject(x, "within", c[i].within);
+		} else {
+			cJSON_AddNullToObject(x, "measured_bytes");
+			cJSON_AddNullToObject(x, "error_pct");
+			cJSON_AddNullToObject(x, "within");
+		}
+		cJSON_AddItemToArray(arr, x);
+	}
+	cJSON_AddStringToObject(d, "result", verdict_text);
+	snprintf(path, sizeof path, "%s/verify/%s.md", out_dir, row);
+	cJSON_AddStringToObject(d, "report", path);
+	cJSON_AddBoolToObject(d, "stored", store_text[0] != '\0');
+	txt = cJSON_PrintUnformatted(d);
+	if (txt != NULL)
+		printf("%s\n", txt);
+	free(txt);
+	cJSON_Delete(d);
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	vopts o;
@@ -952,6 +956,10 @@ int cmd_verify(int argc, char **argv)
 	char path[4096], date[32];
 	argvb hv = {0};
 	vrun run = {0};
+	gs_opt_iter it;
+	const gs_opt *opt;
+	const char *val;
+	int k;
 	cJSON *res = NULL, *rec = NULL;
 	char *cmd = NULL, *line = NULL, *md = NULL;
 	const char *fake = getenv("GPUSIZER_FAKE_GPU");
@@ -980,26 +988,21 @@ int cmd_verify(int argc, char **argv)
 		o.harness = NULL;
 	o.harness_given = o.harness != NULL;
 
-	for (int i = 1; i < argc;) {
-		int m;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
+	gs_opt_begin(&it, argc, argv);
+	while ((k = gs_opt_next(&gs_cmd_verify, &it, &opt, &val, &e)) > 0) {
+		int m = gs_cli_row_apply(&o.row, &gs_cmd_verify, k == 2 ? NULL : opt, val, &e);
+		if (m == 0 && opt->id == GS_OPT_HELP) {
+			gs_opt_usage(&gs_cmd_verify, stdout);
 			return 0;
 		}
-		m = verify_flag(&o, argc, argv, &i, &e); /* leaves i on its last argument */
-		if (m > 0)
-			i++;
-		else if (m == 0)
-			m = gs_cli_row_flag(&o.row, argc, argv, &i, &e); /* advances i past them */
-		if (m < 0) {
-			rc = e.code ? e.code : GS_EUSAGE;
-			goto out;
+		if (m < 0 || (m == 0 && verify_flag(&o, opt, val, &e) != GS_OK)) {
+			k = -1;
+			break;
 		}
-		if (m == 0) {
-			rc = gs_fail(&e, GS_EUSAGE, "verify: unknown option '%s' (try gpusizer verify --help)",
-			             argv[i]);
-			goto out;
-		}
+	}
+	if (k < 0) {
+		rc = e.code ? e.code : GS_EUSAGE;
+		goto out;
 	}
 	if (o.row_id && (rc = apply_row(&o, &e)) != GS_OK)
 		goto out;
@@ -1106,8 +1109,9 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	}
 
-	fprintf(stderr, "gpusizer: verify: %s: running the harness on %s (GPU %u)...\n", row,
-	        g.info.name, o.gpu_index);
+	if (!o.quiet)
+		fprintf(stderr, "gpusizer: verify: %s: running the harness on %s (GPU %u)...\n", row,
+		        g.info.name, o.gpu_index);
 	if ((rc = run_harness(&o, hv.v, nv, &run, &e)) != GS_OK)
 		goto out;
 
@@ -1349,14 +1353,18 @@ int cmd_verify(int argc, char **argv)
 
 	/* The store. */
 	if (o.no_store) {
-		fprintf(stderr, "gpusizer: verify: not stored (--no-store)\n");
+		if (!o.quiet)
+			fprintf(stderr, "gpusizer: verify: not stored (--no-store)\n");
 	} else if (!real_harness && !o.store_standin) {
-		fprintf(stderr, "gpusizer: verify: stand-in harness or fake GPU: result not stored\n");
+		if (!o.quiet)
+			fprintf(stderr, "gpusizer: verify: stand-in harness or fake GPU: result not stored\n");
 	} else {
 		line = cJSON_PrintUnformatted(rec);
 		if ((rc = gs_measured_append(o.store, line, &e)) != GS_OK)
 			goto out;
-		fprintf(stderr, "gpusizer: verify: appended to %s\n", o.store ? o.store : GS_MEASURED_STORE_DEFAULT);
+		if (!o.quiet)
+			fprintf(stderr, "gpusizer: verify: appended to %s\n",
+			        o.store ? o.store : GS_MEASURED_STORE_DEFAULT);
 		{
 			/* Read it back as reports will: the text they show beside the row. */
 			gs_measured_store st = {0};
@@ -1376,6 +1384,10 @@ int cmd_verify(int argc, char **argv)
 	}
 
 	/* Summary on stdout. */
+	if (o.json) {
+		print_json_summary(rec, row, c, nc, verdict_text, o.out_dir, store_text);
+		goto done;
+	}
 	printf("%s\n", row);
 	for (int i = 0; i < nc; i++) {
 		char a[32], b[32];
@@ -1389,6 +1401,7 @@ int cmd_verify(int argc, char **argv)
 	}
 	printf("  result: %s\n", verdict_text);
 	printf("  report: %s/verify/%s.md\n%s", o.out_dir, row, store_text);
+done:
 	rc = within ? GS_OK : GS_ETOLERANCE;
 	if (!within)
 		gs_fail(&e, GS_ETOLERANCE, "verify: %s: %s", row, verdict_text);

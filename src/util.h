@@ -10,6 +10,9 @@
 
 #include "err.h"
 
+/* The release, in --version, reports and verify records. */
+#define GS_VERSION "0.1.0"
+
 #define GS_GIB (1024.0 * 1024.0 * 1024.0)
 
 /* Overflow-checked unsigned arithmetic: false on overflow. */
@@ -52,6 +55,11 @@ gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_er
 
 /* mkdir -p; GS_EIO naming the path. */
 gs_err gs_mkdirs(const char *path, gs_error *e);
+
+/* Write s as a JSON string (quotes, \" \\ \n \r \t, other control
+ * characters below 0x20 as \u00XX; bytes >= 0x80 pass through: the callers' text is
+ * UTF-8). NULL is written as "". */
+void gs_json_str(FILE *fp, const char *s);
 
 /* Whether this run must not touch the network: the --offline flag, or
  * HF_HUB_OFFLINE or GPUSIZER_OFFLINE set to 1/ON/YES/TRUE. The one place

@@ -90,7 +90,7 @@ def add_class(tmp):
     with open(os.path.join(gdir, "example-64gb.json"), "w") as f:
         json.dump(d, f)
     out = os.path.join(tmp, "out-added")
-    rc, so, se = report(gdir, out, "--gpus", "t4,example-64gb,h200")
+    rc, so, se = report(gdir, out, "--gpu", "t4,example-64gb,h200")
     js = json.load(open(os.path.join(out, "sizing.json"))) if rc == 0 else {"gpus": []}
     ids = [g["id"] for g in js["gpus"]]
     ok(rc == 0 and ids == ["t4", "example-64gb", "h200"], "a new GPU file adds a class (columns by capacity)",

@@ -1,0 +1,254 @@
+/* gpusizer: `list`: the models in the model cache and the GPU classes in the
+ * GPU directory, as text or JSON. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "err.h"
+#include "gpu.h"
+#include "models.h"
+#include "opt.h"
+#include "paths.h"
+#include "util.h"
+
+enum { OPT_MODELS_DIR = GS_OPT_OWN, OPT_GPUS_DIR };
+
+static const gs_opt list_opts[] = {
+	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "the model cache to list (default: the checkout's\n"
+	  "models/, else $GPUSIZER_HOME/models)" },
+	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the installed gpus/)" },
+	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+static const gs_opt_group list_groups[] = {
+	{ "options", list_opts },
+	{ "common (--quiet: ids only; --verbose: the files read)", gs_opt_common },
+	{ NULL, NULL },
+};
+
+const gs_opt_cmd gs_cmd_list = {
+	"list",
+	"gpusizer list models|gpus [--models-dir DIR] [--gpus-dir DIR] [--json] [OPTIONS]",
+	"models: every model in the model cache, with its architecture and parameter count\n"
+	"(tallied from its config.json). gpus: every GPU class, with its usable and total\n"
+	"memory in GiB (2^30 bytes) and whether it computes in bf16 and fp8.",
+	list_groups,
+	"Exit status: 0 ok, 2 usage, 3 a bad config.json or GPU file (named), 4 unreadable\n"
+	"directory.\n",
+};
+
+typedef struct entry {
+	char id[256];
+	char path[4200];
+	gs_arch arch;
+} entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const entry *)a)->id, ((const entry *)b)->id);
+}
+
+/* The id of a cache folder: "org--name" read back as "org/name" (ids never
+ * hold "--": gs_model_parse_id). */
+static void entry_id(const char *slug, char *id, size_t n)
+{
+	const char *sep = strstr(slug, "--");
+
+	if (sep != NULL)
+		snprintf(id, n, "%.*s/%s", (int)(sep - slug), slug, sep + 2);
+	else
+		snprintf(id, n, "%s", slug);
+}
+
+static gs_err load_models(const char *dir, entry **out, size_t *n, gs_error *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	entry *v = NULL;
+	size_t cnt = 0, cap = 0;
+	gs_err rc = GS_OK;
+
+	*out = NULL;
+	*n = 0;
+	if (d == NULL)
+		return gs_fail(e, GS_ENOTFOUND, "list: %s: cannot read the model cache", dir);
+	while ((de = readdir(d)) != NULL) {
+		char cfg[4200];
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(cfg, sizeof cfg, "%s/%s/config.json", dir, de->d_name) >= (int)sizeof cfg ||
+		    stat(cfg, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 32;
+			v = gs_xrealloc(v, cap * sizeof *v);
+		}
+		memset(&v[cnt], 0, sizeof v[cnt]);
+		entry_id(de->d_name, v[cnt].id, sizeof v[cnt].id);
+		snprintf(v[cnt].path, sizeof v[cnt].path, "%s", cfg);
+		if ((rc = gs_config_load(cfg, &v[cnt].arch, e)) != GS_OK)
+			break;
+		cnt++;
+	}
+	closedir(d);
+	if (rc != GS_OK) {
+		free(v);
+		return rc;
+	}
+	if (cnt > 1)
+		qsort(v, cnt, sizeof *v, cmp_entry);
+	*out = v;
+	*n = cnt;
+	return GS_OK;
+}
+
+static void print_models(const entry *v, size_t n, const char *dir, bool json, bool quiet,
+                         bool verbose)
+{
+	if (json) {
+		fputs("{\"command\":\"list\",\"what\":\"models\",\"models_dir\":", stdout);
+		gs_json_str(stdout, dir);
+		fputs(",\"models\":[", stdout);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n {\"id\":" : "\n {\"id\":", stdout);
+			gs_json_str(stdout, v[i].id);
+			fputs(",\"model_type\":", stdout);
+			gs_json_str(stdout, v[i].arch.model_type);
+			printf(",\"params_total\":%" PRIu64 ",\"params_active\":%" PRIu64
+			       ",\"max_position_embeddings\":%" PRId64 ",\"config\":",
+			       v[i].arch.params_total, v[i].arch.params_active, v[i].arch.max_pos);
+			gs_json_str(stdout, v[i].path);
+			fputc('}', stdout);
+		}
+		fputs(n ? "\n]}\n" : "]}\n", stdout);
+		return;
+	}
+	if (quiet) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", v[i].id);
+		return;
+	}
+	printf("%-40s %-14s %12s %10s\n", "model", "type", "params (B)", "max ctx");
+	for (size_t i = 0; i < n; i++) {
+		printf("%-40s %-14s %12.3f %10" PRId64 "\n", v[i].id, v[i].arch.model_type,
+		       (double)v[i].arch.params_total / 1e9, v[i].arch.max_pos);
+		if (verbose)
+			printf("  %s\n", v[i].path);
+	}
+	printf("%zu model%s in %s\n", n, n == 1 ? "" : "s", dir);
+}
+
+static void print_gpus(const gs_gpu *g, size_t n, const char *dir, bool json, bool quiet)
+{
+	if (json) {
+		fputs("{\"command\":\"list\",\"what\":\"gpus\",\"gpus_dir\":", stdout);
+		gs_json_str(stdout, dir);
+		fputs(",\"gpus\":[", stdout);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n {\"id\":" : "\n {\"id\":", stdout);
+			gs_json_str(stdout, g[i].id);
+			fputs(",\"name\":", stdout);
+			gs_json_str(stdout, g[i].name);
+			fputs(",\"class\":", stdout);
+			gs_json_str(stdout, g[i].klass);
+			printf(",\"usable_bytes\":%" PRIu64 ",\"total_bytes\":%" PRIu64 ",\"usable_gib\":%.2f,"
+			       "\"bf16\":%s,\"fp8\":%s}",
+			       g[i].usable_bytes, g[i].total_bytes, (double)g[i].usable_bytes / GS_GIB,
+			       g[i].bf16 ? "true" : "false", g[i].fp8 ? "true" : "false");
+		}
+		fputs(n ? "\n]}\n" : "]}\n", stdout);
+		return;
+	}
+	if (quiet) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", g[i].id);
+		return;
+	}
+	printf("%-16s %-30s %-8s %11s %10s %5s %4s\n", "id", "name", "class", "usable GiB", "total GiB",
+	       "bf16", "fp8");
+	for (size_t i = 0; i < n; i++)
+		printf("%-16s %-30s %-8s %11.1f %10.1f %5s %4s\n", g[i].id, g[i].name, g[i].klass,
+		       (double)g[i].usable_bytes / GS_GIB, (double)g[i].total_bytes / GS_GIB,
+		       g[i].bf16 ? "yes" : "no", g[i].fp8 ? "yes" : "no");
+	printf("%zu GPU class%s in %s\n", n, n == 1 ? "" : "es", dir);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	gs_error e = { 0 };
+	gs_opt_iter it;
+	const gs_opt *o;
+	const char *val, *what = NULL;
+	char models_buf[4096], gpus_buf[4096];
+	const char *models_dir = models_buf, *gpus_dir = gpus_buf;
+	bool json = false, quiet = false, verbose = false;
+	gs_err rc;
+	int k;
+
+	gs_models_dir_default(models_buf, sizeof models_buf);
+	gs_data_path(GS_DATA_GPUS, gpus_buf, sizeof gpus_buf);
+	gs_opt_begin(&it, argc, argv);
+	while ((k = gs_opt_next(&gs_cmd_list, &it, &o, &val, &e)) > 0) {
+		if (k == 2) {
+			if (what != NULL) {
+				gs_fail(&e, GS_EUSAGE, "list: one of models or gpus, not '%s' and '%s'", what, val);
+				return gs_cmd_usage_error(&e);
+			}
+			what = val;
+			continue;
+		}
+		switch (o->id) {
+		case GS_OPT_HELP:
+			gs_opt_usage(&gs_cmd_list, stdout);
+			return 0;
+		case GS_OPT_QUIET: quiet = true; verbose = false; break;
+		case GS_OPT_VERBOSE: verbose = true; quiet = false; break;
+		case GS_OPT_JSON: json = true; break;
+		case OPT_MODELS_DIR: models_dir = val; break;
+		case OPT_GPUS_DIR: gpus_dir = val; break;
+		}
+	}
+	if (k < 0)
+		return gs_cmd_usage_error(&e);
+	if (what == NULL || (strcmp(what, "models") != 0 && strcmp(what, "gpus") != 0)) {
+		gs_fail(&e, GS_EUSAGE, "list: say what to list: 'gpusizer list models' or 'gpusizer list gpus'%s%s%s",
+		        what ? " (not '" : "", what ? what : "", what ? "')" : "");
+		return gs_cmd_usage_error(&e);
+	}
+	if (strcmp(what, "models") == 0) {
+		entry *v;
+		size_t n;
+		if ((rc = load_models(models_dir, &v, &n, &e)) != GS_OK) {
+			gs_report_error(&e);
+			return gs_exit_code(rc == GS_ENOTFOUND ? GS_EIO : rc);
+		}
+		if (verbose)
+			fprintf(stderr, "gpusizer: list: model cache %s\n", models_dir);
+		print_models(v, n, models_dir, json, quiet, verbose);
+		free(v);
+	} else {
+		gs_gpu *g;
+		size_t n;
+		if ((rc = gs_gpus_load(gpus_dir, &g, &n, &e)) != GS_OK) {
+			gs_report_error(&e);
+			return gs_exit_code(rc == GS_ENOTFOUND ? GS_EIO : rc);
+		}
+		if (verbose)
+			fprintf(stderr, "gpusizer: list: GPU classes %s\n", gpus_dir);
+		print_gpus(g, n, gpus_dir, json, quiet);
+		free(g);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fputs("gpusizer: list: write error on standard output\n", stderr);
+		return gs_exit_code(GS_EIO);
+	}
+	return 0;
+}
