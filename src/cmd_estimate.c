@@ -11,7 +11,9 @@
 #include "gpu.h"
 #include "opt.h"
 #include "paths.h"
+#include "models.h"
 #include "report.h"
+#include "sweep.h"
 #include "util.h"
 
 enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR };
@@ -51,21 +53,7 @@ static double gib(uint64_t b)
 	return (double)b / GS_GIB;
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
-}
-
-/* A sweep row holding one estimate, for gs_row_verdict. */
+/* The fits list's verdicts are computed on this row. */
 static gs_row row_of(const gs_settings *s, const gs_estimate *x)
 {
 	gs_row row;
@@ -76,43 +64,45 @@ static gs_row row_of(const gs_settings *s, const gs_estimate *x)
 	return row;
 }
 
-static void print_json(FILE *fp, const char *model, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
-                       const gs_gpu *g, size_t ng)
+/* --json: the document of out/sizing.json with this one model and row, so
+ * that a row means the same thing wherever it is read (gs_json_doc_begin). */
+static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const gs_arch *a,
+                       const gs_estimate *x, const gs_gpu *g, size_t ng)
 {
-	char label[256];
+	static gs_row row; /* large: keep it off the stack */
+	gs_measured_store none = { 0 };
+	gs_report_meta meta;
+	gs_model m;
+	gs_model_meta mm;
+	char slug[256];
+	gs_error sub = { 0 };
 
-	gs_settings_label(s, label, sizeof label);
-	fputs("{\"model\":", fp);
-	json_str(fp, model);
-	fputs(",\"model_type\":", fp);
-	json_str(fp, a->model_type);
-	fprintf(fp, ",\"formula\":\"%s\",\"recipe\":", gs_formula_name(x->formula));
-	json_str(fp, x->recipe ? x->recipe : "");
-	fprintf(fp,
-	        ",\"params_total\":%" PRIu64 ",\"params_active\":%" PRIu64 ",\"params_trainable\":%" PRIu64
-	        ",\"components\":{\"W\":%" PRIu64 ",\"G\":%" PRIu64 ",\"O\":%" PRIu64 ",\"A\":%" PRIu64 ",\"B\":%" PRIu64 "}"
-	        ",\"bytes_per_param\":{\"W\":%.4f,\"G\":%.4f,\"O\":%.4f}"
-	        ",\"allocated_bytes\":%" PRIu64 ",\"reserved_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64
-	        ",\"host_bytes\":%" PRIu64 ",\"peak_phase\":\"%s\",\"peak_step\":\"%s\",\"gpus\":%lld",
-	        x->params_total, x->params_active, x->params_trainable, x->W, x->G, x->O, x->A, x->B, x->bpp_W, x->bpp_G,
-	        x->bpp_O, x->allocated, x->reserved, x->device, x->host, gs_phase_name(x->peak_phase),
-	        x->peak_step == 1 ? "first" : "steady", (long long)x->gpus);
-	fputs(",\"settings\":", fp);
-	json_str(fp, label);
-	fputs(",\"warning\":", fp);
-	json_str(fp, a->warning);
-	fputs(",\"note\":", fp);
-	json_str(fp, x->note);
-	fputs(",\"fits\":[", fp);
-	gs_row row = row_of(s, x);
-	for (size_t i = 0; i < ng; i++) {
-		double head;
-		gs_verdict v = gs_row_verdict(&row, &g[i], &head);
-		fprintf(fp, "%s{\"gpu\":", i ? "," : "");
-		json_str(fp, g[i].id);
-		fprintf(fp, ",\"verdict\":\"%s\",\"headroom\":%.4f}", gs_verdict_name(v), head);
-	}
-	fputs("]}\n", fp);
+	memset(&m, 0, sizeof m);
+	m.id = model;
+	m.arch = a;
+	if (r->model_id == NULL || gs_model_slug(r->model_id, slug, sizeof slug, &sub) != GS_OK)
+		snprintf(slug, sizeof slug, "%s", r->config_path ? "config" : "manual");
+	m.slug = slug;
+	m.param_source = "config.json tally";
+	if (r->model_id != NULL && gs_model_meta_load(r->models_dir, r->model_id, &mm, &sub) == GS_OK &&
+	    mm.param_source[0])
+		m.param_source = mm.param_source;
+	if (r->config_path == NULL && r->model_id == NULL)
+		m.param_source = "the manual shape";
+	memset(&meta, 0, sizeof meta);
+	meta.gpus = g;
+	meta.n_gpus = ng;
+	meta.models = &m;
+	meta.n_models = 1;
+	meta.tool_version = GS_VERSION;
+	meta.measured = &none;
+	gs_sweep_row(&row, &m, &r->s);
+	row.est = *x; /* the formula asked for (the detailed one by default) */
+	row.err = GS_OK;
+	row.err_msg[0] = '\0';
+	gs_json_doc_begin(fp, &meta);
+	gs_json_row(fp, &meta, &row, true);
+	gs_json_doc_end(fp, 1);
 }
 
 static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
@@ -259,7 +249,7 @@ int cmd_estimate(int argc, char **argv)
 		        r.resolved[0] ? r.resolved : "manual shape", ng ? gpus_dir : "none", ng, r.models_dir);
 	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
 	if (json)
-		print_json(stdout, model, &a, &r.s, &x, g, ng);
+		print_json(stdout, &r, model, &a, &x, g, ng);
 	else
 		print_text(stdout, model, &a, &r.s, &x, g, ng);
 	free(g);

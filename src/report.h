@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arch.h"
 #include "engine.h"
@@ -91,6 +92,15 @@ struct gs_writer {
 	void (*free)(gs_writer *w);
 	void *state;
 };
+
+/* The JSON document of out/sizing.json, also what `estimate --json` prints
+ * (one model, one row): gs_json_doc_begin writes the header, the GPU
+ * classes and the models and opens "rows"; gs_json_row writes one row
+ * (first: the first of the document); gs_json_doc_end closes it. The
+ * schema is documented in gpusizer(1), JSON OUTPUT. */
+void gs_json_doc_begin(FILE *fp, const gs_report_meta *m);
+void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first);
+void gs_json_doc_end(FILE *fp, size_t rows);
 
 /* Constructors, one per format (each in report_<fmt>.c). */
 gs_writer *gs_writer_md(void);   /* Markdown (+ SVG charts); HTML derives from it */

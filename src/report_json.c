@@ -15,24 +15,15 @@ typedef struct json_state {
 	size_t rows;
 } json_state;
 
-static void jstr(FILE *fp, const char *s)
+#define jstr gs_json_str
+
+/* A string, or null when absent or empty. */
+static void jstr_or_null(FILE *fp, const char *s)
 {
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", fp); break;
-		case '\\': fputs("\\\\", fp); break;
-		case '\n': fputs("\\n", fp); break;
-		case '\r': fputs("\\r", fp); break;
-		case '\t': fputs("\\t", fp); break;
-		default:
-			if (*p < 0x20)
-				fprintf(fp, "\\u%04x", *p);
-			else
-				fputc(*p, fp);
-		}
-	}
-	fputc('"', fp);
+	if (s != NULL && s[0] != '\0')
+		jstr(fp, s);
+	else
+		fputs("null", fp);
 }
 
 static void jnum(FILE *fp, double d)
@@ -43,23 +34,12 @@ static void jnum(FILE *fp, double d)
 	fputs(buf, fp);
 }
 
-static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
+void gs_json_doc_begin(FILE *fp, const gs_report_meta *m)
 {
-	json_state *st = w->state;
-	char path[4096];
-	FILE *fp;
-	gs_err rc;
-
-	st->meta = m;
-	if (snprintf(path, sizeof path, "%s/sizing.json", m->out_dir) >= (int)sizeof path)
-		return gs_fail(e, GS_EIO, "%s: path too long", m->out_dir);
-	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
-		return rc;
-	fp = st->out.fp;
 	fputs("{\"tool\":\"gpusizer\",\"tool_version\":", fp);
 	jstr(fp, m->tool_version);
 	fputs(",\"spec\":", fp);
-	jstr(fp, m->spec_path);
+	jstr_or_null(fp, m->spec_path);
 	fputs(",\"tight_headroom\":", fp);
 	jnum(fp, GS_TIGHT_HEADROOM);
 	fputs(",\n\"gpus\":[", fp);
@@ -91,6 +71,8 @@ static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		jstr(fp, md->slug);
 		fprintf(fp, ",\"model_type\":");
 		jstr(fp, md->arch->model_type);
+		fprintf(fp, ",\"generic\":%s,\"warning\":", md->arch->generic ? "true" : "false");
+		jstr_or_null(fp, md->arch->warning);
 		fprintf(fp, ",\"params_total\":%" PRIu64 ",\"params_active\":%" PRIu64
 		        ",\"param_source\":",
 		        md->arch->params_total, md->arch->params_active);
@@ -98,6 +80,20 @@ static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		fputc('}', fp);
 	}
 	fputs("],\n\"rows\":[", fp);
+}
+
+static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
+{
+	json_state *st = w->state;
+	char path[4096];
+	gs_err rc;
+
+	st->meta = m;
+	if (snprintf(path, sizeof path, "%s/sizing.json", m->out_dir) >= (int)sizeof path)
+		return gs_fail(e, GS_EIO, "%s: path too long", m->out_dir);
+	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
+		return rc;
+	gs_json_doc_begin(st->out.fp, m);
 	return GS_OK;
 }
 
@@ -186,15 +182,12 @@ static void j_measured(FILE *fp, const gs_measured *mr)
 	fputc('}', fp);
 }
 
-static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
+void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 {
-	json_state *st = w->state;
-	FILE *fp = st->out.fp;
 	const gs_estimate *x = &r->est;
 
-	(void)e;
-	fprintf(fp, "%s\n{\"index\":%zu,\"id\":", st->rows ? "," : "", r->index);
-	jstr(fp, r->id);
+	fprintf(fp, "%s\n{\"index\":%zu,\"id\":", first ? "" : ",", r->index);
+	jstr_or_null(fp, r->id);
 	fputs(",\"model\":", fp);
 	jstr(fp, r->model->id);
 	fputs(",\"label\":", fp);
@@ -206,7 +199,9 @@ static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
 		jstr(fp, r->err_msg);
 		fputs(",\"estimate\":null,\"seeds\":null", fp);
 	} else {
-		fputs(",\"error\":null,\"estimate\":{\"recipe\":", fp);
+		fputs(",\"error\":null,\"estimate\":{\"formula\":", fp);
+		jstr(fp, gs_formula_name(x->formula));
+		fputs(",\"recipe\":", fp);
 		jstr(fp, x->recipe);
 		fprintf(fp, ",\"params_total\":%" PRIu64 ",\"params_trainable\":%" PRIu64
 		        ",\"params_active\":%" PRIu64 ", ",
@@ -238,11 +233,11 @@ static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
 		fputc('}', fp);
 	}
 	fputs(",\"gpu_verdicts\":{", fp);
-	for (size_t i = 0; i < st->meta->n_gpus; i++) {
+	for (size_t i = 0; i < m->n_gpus; i++) {
 		double h;
-		gs_verdict v = gs_row_verdict(r, &st->meta->gpus[i], &h);
+		gs_verdict v = gs_row_verdict(r, &m->gpus[i], &h);
 		fputs(i ? "," : "", fp);
-		jstr(fp, st->meta->gpus[i].id);
+		jstr(fp, m->gpus[i].id);
 		fputs(":[", fp);
 		jstr(fp, gs_verdict_name(v));
 		if (v == GS_NOT_RUNNABLE)
@@ -251,19 +246,31 @@ static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
 			fprintf(fp, ",%.4f]", h);
 	}
 	fputc('}', fp);
-	j_measured(fp, gs_row_measured(st->meta, r));
+	j_measured(fp, gs_row_measured(m, r));
 	fputc('}', fp);
+}
+
+static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
+{
+	json_state *st = w->state;
+
+	gs_json_row(st->out.fp, st->meta, r, st->rows == 0);
 	st->rows++;
-	if (ferror(fp))
+	if (ferror(st->out.fp))
 		return gs_fail(e, GS_EIO, "%s: write failed", st->out.path);
 	return GS_OK;
+}
+
+void gs_json_doc_end(FILE *fp, size_t rows)
+{
+	fprintf(fp, "%s]}\n", rows ? "\n" : "");
 }
 
 static gs_err json_end(gs_writer *w, gs_error *e)
 {
 	json_state *st = w->state;
 
-	fprintf(st->out.fp, "%s]}\n", st->rows ? "\n" : "");
+	gs_json_doc_end(st->out.fp, st->rows);
 	return gs_atomic_commit(&st->out, e);
 }
 

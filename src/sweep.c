@@ -58,7 +58,6 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 {
 	gs_error sub = { 0 };
 	gs_row *r = &c->row;
-	gs_err rc;
 
 	if (gs_settings_check(s, &sub) != GS_OK) {
 		c->n_skipped++;
@@ -72,31 +71,39 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 	c->n_rows++;
 	if (c->m == NULL)
 		return GS_OK;
-	memset(r, 0, sizeof *r);
+	gs_sweep_row(r, c->m, s);
 	r->index = (*c->index)++;
-	r->model = c->m;
+	snprintf(r->id, sizeof r->id, "%.50s-r%04zu", c->short_name, c->n_rows - 1);
+	return c->fn(c->ctx, r, c->e);
+}
+
+void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s)
+{
+	gs_error sub = { 0 };
+	gs_err rc;
+
+	memset(r, 0, sizeof *r);
+	r->model = m;
 	r->settings = *s;
 	r->settings.formula = GS_F_DETAILED;
 	gs_settings_label(&r->settings, r->label, sizeof r->label);
-	snprintf(r->id, sizeof r->id, "%.50s-r%04zu", c->short_name, c->n_rows - 1);
-	rc = gs_estimate_run(c->m->arch, &r->settings, &r->est, &sub);
+	rc = gs_estimate_run(m->arch, &r->settings, &r->est, &sub);
 	if (rc != GS_OK) {
 		r->err = rc;
 		snprintf(r->err_msg, sizeof r->err_msg, "%.255s", sub.msg[0] ? sub.msg : gs_strerror(rc));
 		memset(&r->est, 0, sizeof r->est);
-	} else {
-		for (int f = 1; f < GS_F_MAX; f++) {
-			gs_settings sf = r->settings;
-			gs_error se = { 0 };
-			sf.formula = (gs_formula)f;
-			if (gs_estimate_run(c->m->arch, &sf, &r->seeds[f], &se) != GS_OK) {
-				memset(&r->seeds[f], 0, sizeof r->seeds[f]);
-				r->seeds[f].recipe = NULL; /* not applicable to this row */
-			}
-			r->seeds[f].formula = (gs_formula)f;
-		}
+		return;
 	}
-	return c->fn(c->ctx, r, c->e);
+	for (int f = 1; f < GS_F_MAX; f++) {
+		gs_settings sf = r->settings;
+		gs_error se = { 0 };
+		sf.formula = (gs_formula)f;
+		if (gs_estimate_run(m->arch, &sf, &r->seeds[f], &se) != GS_OK) {
+			memset(&r->seeds[f], 0, sizeof r->seeds[f]);
+			r->seeds[f].recipe = NULL; /* not applicable to this row */
+		}
+		r->seeds[f].formula = (gs_formula)f;
+	}
 }
 
 static gs_err set(sweep_ctx *c, gs_settings *s, const char *name, const char *v, bool *ok)

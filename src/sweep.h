@@ -30,6 +30,11 @@ size_t gs_sweep_count(const gs_spec *sp, const gs_settings *base, size_t *skippe
 gs_err gs_sweep_model(const gs_spec *sp, const gs_settings *base, const gs_model *m,
                       size_t *index, size_t *skipped, gs_sweep_fn fn, void *ctx, gs_error *e);
 
+/* One row of model m at settings s (the formula forced to detailed): the
+ * label, the detailed estimate and every seed formula's, or r->err and
+ * r->err_msg when the estimate fails. index and id are left 0 and "". */
+void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s);
+
 /* Short stable name for row ids: "llama-3-1-8b" from a slug. */
 void gs_sweep_short_name(const char *slug, char *buf, size_t n);
 

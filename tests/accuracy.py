@@ -83,7 +83,7 @@ FLAGS = {
 FULL_PREC = {"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16", "fp8-mixed"}
 STORE_PREC = {"fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4",
               "nf4-torchao", "nf4-litgpt", "nf4-dq-litgpt"}
-FIELD = {"allocated": "allocated_bytes", "reserved": "reserved_bytes", "device": "device_bytes"}
+FIELD = {"allocated": "allocated", "reserved": "reserved", "device": "device"}  # in rows[0].estimate
 
 
 def load_jsonl(path):
@@ -221,7 +221,7 @@ def run_case(gpusizer, wrap, c):
         msg = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
         return None, "exit %d: %s" % (p.returncode, msg[:200])
     try:
-        obj = json.loads(p.stdout)
+        obj = json.loads(p.stdout)["rows"][0]["estimate"]  # the sizing.json row schema
         v = obj[FIELD[c["compare"]]]
     except (ValueError, KeyError, TypeError) as exc:
         return None, "bad --json output: %s" % exc
@@ -281,7 +281,7 @@ def evaluate(cases, gpusizer, wrap, jobs):
                 pred = float(obj[FIELD[c["compare"]]])
                 row["predicted_bytes"] = int(pred)
                 row["peak_phase"] = obj.get("peak_phase")
-                row["components"] = obj.get("components")
+                row["components"] = {k: obj.get(k) for k in ("W", "G", "O", "A", "B")}
                 if c["bound"] == "lower":
                     row["status"] = "bound-pass" if pred >= c["measured_bytes"] else "bound-fail"
                 else:
