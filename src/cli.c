@@ -66,7 +66,7 @@ const gs_opt gs_cli_setting_opts[] = {
 	  "torch.compile: fused norms and gated activations save\nless (off)" },
 	{ "attn", 0, "A", 0, GS_CLI_SETTING, "sdpa eager flash (sdpa)" },
 	{ "loss", 0, "L", 0, GS_CLI_SETTING, "standard chunked cross-entropy (standard)" },
-	{ "gpus", 0, "N", 0, GS_CLI_SETTING, "how many GPUs (1); GPU classes are --gpu" },
+	{ "gpus", 0, "N", 0, GS_CLI_SETTING, "how many GPUs (1): a count, never a GPU class" },
 	{ "sharding", 0, "S", 0, GS_CLI_SETTING,
 	  "ddp zero1 zero2 zero3 fsdp fsdp2 pipeline (ddp)" },
 	{ "tp", 0, "N", 0, GS_CLI_SETTING, "tensor-parallel degree (1)" },
