@@ -43,7 +43,8 @@ const gs_opt_cmd gs_cmd_fetch = {
 	"files as they were.",
 	fetch_groups,
 	"Environment: HF_TOKEN (or HF_TOKEN_PATH, HF_HOME/token), HF_ENDPOINT (mirror),\n"
-	"GPUSIZER_TIMEOUT (s per request, default 60), GPUSIZER_RETRIES (default 5),\n"
+	"GPUSIZER_TIMEOUT (s per request, default 60), GPUSIZER_RETRIES (default 5; a host\n"
+	"that cannot be resolved or connected to: at most 1),\n"
 	"GPUSIZER_MAX_RETRY_WAIT (s, default 60). Exit status: the worst model's: 0 ok,\n"
 	"2 usage, 4 write failed, 6 network, 7 gated, 8 private or token refused,\n"
 	"9 not found, 10 offline and not cached.\n",

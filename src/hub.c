@@ -30,6 +30,13 @@
 #define PROBE_BYTES 100000u            /* first header request: bytes=0-99999 */
 #define BODY_MAX_SMALL (16u << 20)     /* model info, config.json */
 #define BODY_MAX_INDEX (64u << 20)     /* model.safetensors.index.json */
+/* Connection-level failures (host not resolved, connection refused): the
+ * network or HF_ENDPOINT is wrong, and waiting seldom helps, so at most
+ * CONN_RETRIES retries after CONN_RETRY_WAIT s (x 0.5-1 jitter, capped by
+ * GPUSIZER_MAX_RETRY_WAIT), and none at all once one request of the run has
+ * used them up; GPUSIZER_RETRIES=0 still means none. */
+#define CONN_RETRIES 1
+#define CONN_RETRY_WAIT 1.0
 
 typedef enum rq_kind { RQ_API, RQ_CONFIG, RQ_INDEX, RQ_HEADER } rq_kind;
 
@@ -72,7 +79,9 @@ struct model {
 	gs_hub_result *res;
 	int pending;
 	bool failed, skip;
-	/* previous meta.json (written by fetch), for ETags and reuse */
+	/* previous meta.json: cached = as parsed (any JSON object, also a copied
+	 * reference), old = the same when written by fetch (for ETags and reuse) */
+	cJSON *cached;
 	cJSON *old;
 	char old_sha[48], old_api_etag[260], old_cfg_etag[260], old_index_etag[260];
 	bool have_cfg_file;
@@ -111,6 +120,7 @@ typedef struct run {
 	char auth[1200];     /* "Authorization: Bearer ..." or "" (never printed) */
 	double timeout_s, max_wait;
 	int retries;
+	bool unreachable;    /* a connection-level failure used up its retries */
 	int done_models, n_models;
 } run;
 
@@ -506,6 +516,21 @@ static void fail_model(model *m, gs_err code, const char *fmt, ...)
 	gs_fail(&m->res->err, code, "%s: %s", m->id, msg);
 }
 
+/* What a failed fetch leaves in the cache, for the end of its message: say
+ * "previous cached copy kept" only when there is one. */
+static const char *kept(const model *m)
+{
+	return m->have_cfg_file ? "previous cached copy kept" : "nothing is cached for it";
+}
+
+/* The same for a network failure, with what to try when nothing is cached. */
+static const char *kept_net(const model *m)
+{
+	return m->have_cfg_file ? "previous cached copy kept"
+	                        : "nothing is cached for it: check the network and HF_ENDPOINT, "
+	                          "or use --offline to work from what is cached";
+}
+
 /* Percent-encode a revision with no safe characters (refs/pr/1 -> refs%2Fpr%2F1). */
 static void quote_rev(char *dst, size_t n, const char *rev)
 {
@@ -630,21 +655,21 @@ static void on_api(run *R, model *m, req *r)
 	}
 	if (looks_html(r)) {
 		fail_model(m, GS_ENET, "%s: got an HTML page instead of JSON (a proxy or mirror error "
-		           "page?); previous cached copy kept", short_url(r));
+		           "page?); %s", short_url(r), kept_net(m));
 		return;
 	}
 	root = cJSON_ParseWithLength((const char *)r->body, r->len);
 	if (root == NULL || !cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		fail_model(m, GS_ENET, "%s: model info is not a valid JSON object (%zu bytes, truncated "
-		           "or malformed); previous cached copy kept", short_url(r), r->len);
+		           "or malformed); %s", short_url(r), r->len, kept_net(m));
 		return;
 	}
 	s = jstr(root, "sha");
 	if (s == NULL || !is_hex(s, 7)) {
 		cJSON_Delete(root);
-		fail_model(m, GS_ENET, "%s: model info has no commit \"sha\"; previous cached copy kept",
-		           short_url(r));
+		fail_model(m, GS_ENET, "%s: model info has no commit \"sha\"; %s", short_url(r),
+		           kept_net(m));
 		return;
 	}
 	snprintf(m->sha, sizeof m->sha, "%s", s);
@@ -701,14 +726,14 @@ static void on_config(model *m, req *r)
 	}
 	if (looks_html(r)) {
 		fail_model(m, GS_ENET, "%s: got an HTML page instead of config.json (a proxy or mirror "
-		           "error page?); previous cached copy kept", short_url(r));
+		           "error page?); %s", short_url(r), kept_net(m));
 		return;
 	}
 	root = cJSON_ParseWithLength((const char *)r->body, r->len);
 	if (root == NULL || !cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		fail_model(m, GS_ECONFIG, "%s: config.json is not a valid JSON object (%zu bytes, "
-		           "truncated or malformed); previous cached copy kept", short_url(r), r->len);
+		           "truncated or malformed); %s", short_url(r), r->len, kept(m));
 		return;
 	}
 	cJSON_Delete(root);
@@ -739,15 +764,15 @@ static void on_index(run *R, model *m, req *r)
 		}
 	} else {
 		if (looks_html(r)) {
-			fail_model(m, GS_ENET, "%s: got an HTML page instead of JSON; previous cached "
-			           "copy kept", short_url(r));
+			fail_model(m, GS_ENET, "%s: got an HTML page instead of JSON; %s", short_url(r),
+			           kept_net(m));
 			return;
 		}
 		root = cJSON_ParseWithLength((const char *)r->body, r->len);
 		if (root == NULL || !cJSON_IsObject(jget(root, "weight_map"))) {
 			cJSON_Delete(root);
 			fail_model(m, GS_ENET, "%s: not a safetensors index (no \"weight_map\" object; "
-			           "truncated or malformed); previous cached copy kept", short_url(r));
+			           "truncated or malformed); %s", short_url(r), kept_net(m));
 			return;
 		}
 		cJSON_ArrayForEach(it, jget(root, "weight_map")) {
@@ -784,7 +809,7 @@ static void on_header_done(run *R, model *m, req *r)
 		return;
 	}
 	if (gs_st_header_len(where, r->body, r->len, &hlen, &e) != GS_OK) {
-		fail_model(m, e.code, "%s; previous cached copy kept", e.msg);
+		fail_model(m, e.code, "%s; %s", e.msg, kept(m));
 		return;
 	}
 	if (r->crange_total != 0)
@@ -796,7 +821,7 @@ static void on_header_done(run *R, model *m, req *r)
 		return;
 	}
 	if (gs_st_parse(where, r->body, r->len, m->shard_size[r->shard], &m->tally, &e) != GS_OK)
-		fail_model(m, e.code, "%s; previous cached copy kept", e.msg);
+		fail_model(m, e.code, "%s; %s", e.msg, kept(m));
 }
 
 /* Map an HTTP error response to an error code and message. */
@@ -865,6 +890,13 @@ static bool retryable(CURLcode cc, long status)
 	}
 }
 
+/* The host could not be reached at all: no network, or a wrong HF_ENDPOINT. */
+static bool conn_level(CURLcode cc)
+{
+	return cc == CURLE_COULDNT_RESOLVE_HOST || cc == CURLE_COULDNT_RESOLVE_PROXY ||
+	       cc == CURLE_COULDNT_CONNECT;
+}
+
 static void finish_model(run *R, model *m);
 
 /* A request completed (cc = libcurl result). */
@@ -872,6 +904,7 @@ static void req_done(run *R, req *r, CURLcode cc)
 {
 	model *m = r->m;
 	char why[400];
+	int limit = R->retries;
 
 	curl_multi_remove_handle(R->multi, r->h);
 	R->active--;
@@ -879,10 +912,19 @@ static void req_done(run *R, req *r, CURLcode cc)
 		m->res->not_modified++;
 	if (cc == CURLE_WRITE_ERROR && r->got_enough)
 		cc = CURLE_OK;
-	if (!m->failed && retryable(cc, r->status) && r->attempt <= R->retries) {
+	if (conn_level(cc)) {
+		/* fail fast: one short retry, none once a request has used it up */
+		limit = R->unreachable ? 0 : R->retries < CONN_RETRIES ? R->retries : CONN_RETRIES;
+		if (r->attempt > limit)
+			R->unreachable = true;
+	}
+	if (!m->failed && retryable(cc, r->status) && r->attempt <= limit) {
 		double wait, cap = R->max_wait;
 		const char *basis;
-		if (cc == CURLE_OK && r->status == 429 && r->has_rl && r->rl_r == 0) {
+		if (conn_level(cc)) {
+			wait = CONN_RETRY_WAIT * (0.5 + 0.5 * (double)rand() / RAND_MAX);
+			basis = "host unreachable: one short retry";
+		} else if (cc == CURLE_OK && r->status == 429 && r->has_rl && r->rl_r == 0) {
 			wait = r->rl_t + (double)rand() / RAND_MAX * 0.25;
 			basis = "RateLimit reset time";
 		} else if (r->retry_after >= 0) {
@@ -899,7 +941,7 @@ static void req_done(run *R, req *r, CURLcode cc)
 		else
 			snprintf(why, sizeof why, "%s", curl_easy_strerror(cc));
 		fprintf(stderr, "gpusizer: %s: %s: %s; retry %d/%d in %.2f s (%s%s)\n", m->id,
-		        kind_name[r->kind], why, r->attempt, R->retries, wait, basis,
+		        kind_name[r->kind], why, r->attempt, limit, wait, basis,
 		        wait == cap ? ", capped by GPUSIZER_MAX_RETRY_WAIT" : "");
 		r->not_before = now_mono() + wait;
 		enqueue(R, r);
@@ -908,15 +950,15 @@ static void req_done(run *R, req *r, CURLcode cc)
 	if (!m->failed) {
 		if (cc != CURLE_OK) {
 			if (r->too_big || cc == CURLE_FILESIZE_EXCEEDED)
-				fail_model(m, GS_ENET, "%s: response larger than the %zu-byte limit; previous "
-				           "cached copy kept", short_url(r), r->max_body);
+				fail_model(m, GS_ENET, "%s: response larger than the %zu-byte limit; %s",
+				           short_url(r), r->max_body, kept_net(m));
 			else if (cc == CURLE_TOO_MANY_REDIRECTS)
 				fail_model(m, GS_ENET, "%s: more than %d redirects", short_url(r), MAX_REDIRS);
 			else
-				fail_model(m, GS_ENET, "%s: %s%s (after %d attempt%s); previous cached copy "
-				           "kept", short_url(r), curl_easy_strerror(cc),
+				fail_model(m, GS_ENET, "%s: %s%s (after %d attempt%s); %s", short_url(r),
+				           curl_easy_strerror(cc),
 				           cc == CURLE_OPERATION_TIMEDOUT ? " (GPUSIZER_TIMEOUT)" : "",
-				           r->attempt, r->attempt == 1 ? "" : "s");
+				           r->attempt, r->attempt == 1 ? "" : "s", kept_net(m));
 		} else if (r->status == 304 && r->inm[0] == '\0') {
 			fail_model(m, GS_ENET, "%s: 304 without a conditional request", short_url(r));
 		} else if (r->status != 200 && r->status != 206 && r->status != 304) {
@@ -1265,8 +1307,7 @@ static void write_model(run *R, model *m)
 		if (!ok) {
 			gs_atomic_abort(&wc);
 			gs_atomic_abort(&wm);
-			fail_model(m, GS_EIO, "%s: write failed: %s (previous cached copy kept)", m->dir,
-			           strerror(err));
+			fail_model(m, GS_EIO, "%s: write failed: %s (%s)", m->dir, strerror(err), kept(m));
 			return;
 		}
 		if (!m->cfg_304 && gs_atomic_commit(&wc, &e) != GS_OK) {
@@ -1279,20 +1320,86 @@ static void write_model(run *R, model *m)
 	}
 }
 
+/* Two counts of the same thing disagree (0 = not known: no disagreement). */
+static bool count_differs(uint64_t fetched, uint64_t cached)
+{
+	return fetched != 0 && cached != 0 && fetched != cached;
+}
+
+/*
+ * Did this fetch bring nothing new? True when the cache holds config.json
+ * and meta.json for the revision asked for (a meta.json without a revision,
+ * such as a copied reference, stands for main), the config.json fetched is
+ * byte-identical to the cached one, every parameter count both sides know
+ * agrees (Hub model info total, safetensors header total, config-derived
+ * total, and a copied reference's total where it says it is config-derived)
+ * and the safetensors layout is the one meta.json records, if it records
+ * one. Volatile fields (sha, ETags, fetched_at) are not compared: when this
+ * holds, neither file is rewritten and they keep the values of the fetch
+ * that last brought a change (or stay absent in a copied reference).
+ * *config_total gets the config-derived count of the cached config.json.
+ */
+static bool same_as_cached(const model *m, uint64_t header_total, uint64_t *config_total)
+{
+	static gs_arch a;
+	const cJSON *c = m->cached, *p = jget(c, "params"), *ref = jget(p, "reference");
+	const char *rev = m->rev[0] ? m->rev : "main", *s;
+	const char *layout = m->st_single ? "single" : m->st_sharded ? "sharded" : "none";
+	char path[4200];
+	char *buf = NULL;
+	size_t len = 0;
+	bool same;
+	gs_error e = {0};
+
+	*config_total = 0;
+	if (!cJSON_IsObject(c) || !m->have_cfg_file)
+		return false;
+	s = jstr(c, "revision");
+	if (strcmp(s != NULL ? s : "main", rev) != 0)
+		return false;
+	snprintf(path, sizeof path, "%s/config.json", m->dir);
+	if (gs_read_file(path, BODY_MAX_SMALL, &buf, &len, &e) != GS_OK)
+		return false;
+	same = m->cfg_304 || (m->cfg != NULL && m->cfg_len == len && memcmp(m->cfg, buf, len) == 0);
+	if (same) {
+		snprintf(path, sizeof path, "%s config.json", m->repo);
+		if (gs_config_parse(buf, len, path, &a, &e) == GS_OK)
+			*config_total = a.params_total;
+		if (count_differs(m->hub_total, ju64(jget(jget(p, "hub_safetensors"), "total"))) ||
+		    count_differs(header_total, ju64(jget(jget(p, "header"), "total"))) ||
+		    count_differs(*config_total, ju64(jget(jget(p, "config"), "total"))) ||
+		    (cJSON_IsTrue(jget(ref, "config_derived_matches")) &&
+		     count_differs(*config_total, ju64(jget(ref, "total")))))
+			same = false;
+		s = jstr(c, "safetensors_layout");
+		if (s != NULL && strcmp(s, layout) != 0)
+			same = false;
+	}
+	free(buf);
+	return same;
+}
+
 static void finish_model(run *R, model *m)
 {
 	gs_hub_result *res = m->res;
+	uint64_t header_total = m->tally_reused ? ju64(jget(m->old_header, "total")) : m->tally.total;
+	uint64_t config_total = 0;
 
 	if (!m->failed) {
+		/* all 304 (ETags from a previous fetch): the cache is current */
 		res->unchanged = m->api_304 && m->cfg_304 && (m->tally_reused || (!m->st_single && !m->st_sharded));
+		if (res->unchanged)
+			config_total = ju64(jget(jget(jget(m->old, "params"), "config"), "total"));
+		else
+			res->unchanged = same_as_cached(m, header_total, &config_total);
 		if (!res->unchanged)
 			write_model(R, m);
 	}
 	snprintf(res->sha, sizeof res->sha, "%s", m->sha);
 	res->params_hub = m->hub_total;
-	res->params_header = m->tally_reused ? ju64(jget(m->old_header, "total")) : m->tally.total;
+	res->params_header = header_total;
 	if (res->unchanged)
-		res->params_config = ju64(jget(jget(jget(m->old, "params"), "config"), "total"));
+		res->params_config = config_total;
 	R->done_models++;
 	if (R->o->progress)
 		fprintf(stderr, "gpusizer: fetch [%d/%d] %s: %s\n", R->done_models, R->n_models, m->id,
@@ -1313,14 +1420,18 @@ static void load_old(model *m)
 	snprintf(path, sizeof path, "%s/meta.json", m->dir);
 	if (gs_read_file(path, 1 << 24, &buf, NULL, NULL) != GS_OK)
 		return;
-	m->old = cJSON_Parse(buf);
+	m->cached = cJSON_Parse(buf);
 	free(buf);
-	if (!cJSON_IsObject(m->old) || !cJSON_IsObject(jget(m->old, "files"))) {
-		/* not written by fetch (e.g. copied reference): no ETags to reuse */
-		cJSON_Delete(m->old);
-		m->old = NULL;
+	if (!cJSON_IsObject(m->cached)) {
+		cJSON_Delete(m->cached);
+		m->cached = NULL;
 		return;
 	}
+	/* not written by fetch (e.g. a copied reference): compared with what is
+	 * fetched (same_as_cached), but no ETags or tally to reuse */
+	if (!cJSON_IsObject(jget(m->cached, "files")))
+		return;
+	m->old = m->cached;
 	if ((s = jstr(m->old, "sha")) != NULL)
 		snprintf(m->old_sha, sizeof m->old_sha, "%s", s);
 	if ((s = jstr(jget(jget(m->old, "files"), "api"), "etag")) != NULL)
@@ -1337,7 +1448,7 @@ static void load_old(model *m)
 
 static void free_model(model *m)
 {
-	cJSON_Delete(m->old);
+	cJSON_Delete(m->cached); /* m->old is the same tree or NULL */
 	cJSON_Delete(m->gated);
 	cJSON_Delete(m->hub_st);
 	cJSON_Delete(m->api_quant);

@@ -31,15 +31,25 @@ typedef struct gs_hub_result {
 	uint64_t body_bytes;    /* response body bytes received for this model */
 	int requests;           /* HTTP requests made (retries included) */
 	int not_modified;       /* of which answered 304 */
-	bool unchanged;         /* cache already current (all 304) */
+	bool unchanged;         /* nothing new: the cached files were left byte-identical
+	                         * (all 304, or the same config.json bytes and no
+	                         * parameter count contradicting meta.json's) */
 } gs_hub_result;
 
 /*
  * Fetch every id (validated first; "org/name[@rev]") into the model cache.
  * res must hold n entries (zeroed by the callee). Each model is written
  * atomically (files to temporaries, meta.json last); a failing model keeps
- * its previous cached copy and does not stop the others. Returns the worst
- * per-model error (by exit code), with e holding the first failure's detail.
+ * its previous cached copy and does not stop the others. A model whose
+ * fetch brings nothing new (config.json byte-identical to the cached one,
+ * at the revision meta.json records, no parameter count contradicting the
+ * ones it records) is not rewritten at all: its sha, ETags and fetched_at
+ * stay those of the fetch that last brought a change (or stay absent in a
+ * copied reference), and it is reported unchanged. HTTP errors and timeouts
+ * are retried (GPUSIZER_RETRIES, backoff); a host that cannot be resolved
+ * or connected to gets one short retry, and none after the first request
+ * that used it up. Returns the worst per-model error (by exit code), with
+ * e holding the first failure's detail.
  */
 gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
                     gs_error *e);

@@ -17,9 +17,19 @@ half sent, connection closed), "malformed" (half the JSON, consistent
 Content-Length), "html" (an HTML error page with 200), "loop" (redirect to
 itself), "huge" (17 MiB body). An action ending in "*" stays; others are
 used once.
+
+repo_from_config() makes a repository from config.json bytes with the
+safetensors checkpoint that config implies (GPT-2, BERT, Llama-like decoders
+incl. Qwen2's q/k/v biases); serve_dir() adds one per model cached in a
+models directory (models/<org>--<name>/config.json), byte for byte, so a
+fetch of an unchanged upstream sees exactly the committed configs. Run as
+a script it serves a models directory until interrupted:
+    python3 tests/mock_hub.py [--models-dir models] [ID...]
+and prints the HF_ENDPOINT to use.
 """
 import hashlib
 import json
+import os
 import struct
 import sys
 import threading
@@ -121,20 +131,26 @@ def bert_tensors(cfg):
 
 
 def llama_tensors(cfg, dtype="BF16"):
-    """Tensor list of a LlamaForCausalLM checkpoint for a config dict."""
+    """Tensor list of a LlamaForCausalLM checkpoint for a config dict (with
+    q/k/v biases for Qwen2, or attention_bias)."""
     H, L, V = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
     nh = cfg["num_attention_heads"]
     nkv = cfg.get("num_key_value_heads", nh)
     hd = cfg.get("head_dim", H // nh)
     inter = cfg["intermediate_size"]
+    qkv_bias = cfg.get("attention_bias", cfg.get("model_type") == "qwen2")
     t = [("model.embed_tokens.weight", dtype, [V, H])]
     for i in range(L):
         p = "model.layers.%d." % i
         t += [(p + "input_layernorm.weight", dtype, [H]),
               (p + "self_attn.q_proj.weight", dtype, [nh * hd, H]),
               (p + "self_attn.k_proj.weight", dtype, [nkv * hd, H]),
-              (p + "self_attn.v_proj.weight", dtype, [nkv * hd, H]),
-              (p + "self_attn.o_proj.weight", dtype, [H, nh * hd]),
+              (p + "self_attn.v_proj.weight", dtype, [nkv * hd, H])]
+        if qkv_bias:
+            t += [(p + "self_attn.q_proj.bias", dtype, [nh * hd]),
+                  (p + "self_attn.k_proj.bias", dtype, [nkv * hd]),
+                  (p + "self_attn.v_proj.bias", dtype, [nkv * hd])]
+        t += [(p + "self_attn.o_proj.weight", dtype, [H, nh * hd]),
               (p + "post_attention_layernorm.weight", dtype, [H]),
               (p + "mlp.gate_proj.weight", dtype, [inter, H]),
               (p + "mlp.up_proj.weight", dtype, [inter, H]),
@@ -149,6 +165,48 @@ def shard(tensors, n):
     """Split a tensor list into n roughly equal consecutive shards."""
     k = (len(tensors) + n - 1) // n
     return [tensors[i:i + k] for i in range(0, len(tensors), k)]
+
+
+def tensors_for(cfg):
+    """The checkpoint's tensor list for a config dict, or None when the
+    mock knows no layout for its model_type."""
+    mt = cfg.get("model_type")
+    if mt == "gpt2":
+        return gpt2_tensors(cfg)
+    if mt == "bert":
+        return bert_tensors(cfg)
+    if mt in ("llama", "mistral", "qwen2"):
+        dt = {"float32": "F32", "float16": "F16"}.get(cfg.get("torch_dtype", cfg.get("dtype")), "BF16")
+        return llama_tensors(cfg, dt)
+    return None
+
+
+def repo_from_config(rid, config, sha=None, shards=1, **kw):
+    """A Repo serving config (bytes, served byte for byte, or a dict) with the
+    safetensors checkpoint it implies: model.safetensors, or `shards` files
+    and an index when shards > 1; no weights for an unknown model_type."""
+    cfg = json.loads(config) if isinstance(config, bytes) else config
+    t = tensors_for(cfg)
+    if t is None:
+        return Repo(rid, config, sha=sha, **kw)
+    if shards > 1:
+        return Repo(rid, config, sha=sha, shards=[VirtualFile(s) for s in shard(t, shards)], **kw)
+    return Repo(rid, config, sha=sha, st=VirtualFile(t), **kw)
+
+
+def cached_config(models_dir, rid):
+    """config.json bytes of rid in a models directory (org--name slug)."""
+    with open(os.path.join(models_dir, rid.replace("/", "--"), "config.json"), "rb") as f:
+        return f.read()
+
+
+def serve_dir(hub, models_dir, ids=None):
+    """Add a repository per model cached in models_dir (all, or the ids
+    given), serving its config.json byte for byte; returns the Repos."""
+    if ids is None:
+        ids = sorted(d.replace("--", "/", 1) for d in os.listdir(models_dir)
+                     if os.path.isfile(os.path.join(models_dir, d, "config.json")))
+    return [hub.add(repo_from_config(rid, cached_config(models_dir, rid))) for rid in ids]
 
 
 class Repo:
@@ -518,3 +576,23 @@ class _CdnHandler(_Base):
             else:
                 # whole file: only small ones (tests never ask for this)
                 self.send(200, vf.read(0, min(vf.size, 1 << 20)), h, "application/octet-stream")
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(description="serve a models directory as a mock Hub")
+    ap.add_argument("--models-dir", default="models")
+    ap.add_argument("ids", nargs="*")
+    a = ap.parse_args(argv)
+    hub = MockHub()
+    repos = serve_dir(hub, a.models_dir, a.ids or None)
+    print("HF_ENDPOINT=%s (%d models from %s)" % (hub.url, len(repos), a.models_dir), flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        hub.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -7,6 +7,7 @@ shared/models-reference) and from the tensor lists the mock serves."""
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -49,13 +50,15 @@ BASE_ENV["GPUSIZER_TIMEOUT"] = "10" if WRAP else "3"  # valgrind is slow to take
 SLACK = 15 if WRAP else 0  # extra seconds allowed for wall-clock bounds under valgrind
 
 
-def run(args, token=None, **env):
+def run(args, token=None, md=None, unset=(), **env):
     e = dict(BASE_ENV)
     if token:
         e["HF_TOKEN"] = token
     e.update({k: str(v) for k, v in env.items()})
+    for k in unset:
+        e.pop(k, None)
     t0 = time.monotonic()
-    p = subprocess.run(WRAP + [EXE, "fetch", "--models-dir", MD] + args, env=e,
+    p = subprocess.run(WRAP + [EXE, "fetch", "--models-dir", md or MD] + args, env=e,
                        capture_output=True, text=True, timeout=60)
     return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
 
@@ -362,6 +365,114 @@ check("ensure.second_run_cached", p.returncode == 0 and len(hub.log) == n, "rc %
 p = subprocess.run(WRAP + [EXE, "estimate", "--models-dir", md2, "--offline", "mock/other"], env=e,
                    capture_output=True, text=True, timeout=60)
 check("ensure.offline_exit10", p.returncode == 10 and "gpusizer fetch --models-dir" in p.stderr, "rc %d %s" % (p.returncode, p.stderr))
+
+# ---- a fetch that brings nothing new changes nothing --------------------------
+def snapshot(md, slug):
+    d = os.path.join(md, slug)
+    return {n: (open(os.path.join(d, n), "rb").read(), os.stat(os.path.join(d, n)).st_mtime_ns)
+            for n in sorted(os.listdir(d))}
+
+
+# the committed reference copies (sha null, no ETags), upstream serving the same bytes
+MDR = os.path.join(tmp, "models-ref")
+for slug in ("openai-community--gpt2", "TinyLlama--TinyLlama-1.1B-Chat-v1.0", "google-bert--bert-base-uncased"):
+    shutil.copytree(os.path.join(TOP, "models", slug), os.path.join(MDR, slug))
+before = {s: snapshot(MDR, s) for s in os.listdir(MDR)}
+hub.reset_log()
+rc, out, err, _ = run(["openai-community/gpt2", "TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+                       "google-bert/bert-base-uncased"], md=MDR)
+check("same_upstream.reference_exit0", rc == 0, "rc %d %s" % (rc, err))
+check("same_upstream.reference_reported_unchanged", "3 unchanged" in out and "unchanged  openai-community/gpt2 sha" in out, out)
+check("same_upstream.reference_byte_identical", before == {s: snapshot(MDR, s) for s in os.listdir(MDR)},
+      "a reference copy was rewritten")
+check("same_upstream.really_fetched", any(r["status"] == 200 and "/resolve/" in r["path"] for r in hub.log)
+      and hub.cdn_log, str(hub.log))
+
+# a fetch-written copy: upstream moves to a new commit (new sha, new model-info
+# ETag) without touching config.json or the weights: nothing is rewritten, the
+# recorded sha and ETags stay those of the content
+hub.add(mh.Repo("mock/moved", tiny_cfg, st=mh.VirtualFile(mh.llama_tensors(tiny_cfg))))
+rc, out, err, _ = run(["mock/moved"])
+first = snapshot(MD, "mock--moved")
+old_sha = meta("mock--moved")["sha"]
+hub.repos["mock/moved"].sha = "4" * 40
+hub.reset_log()
+rc, out, err, _ = run(["mock/moved"])
+check("same_upstream.new_commit_unchanged", rc == 0 and "unchanged  mock/moved" in out, "rc %d %s %s" % (rc, out, err))
+check("same_upstream.new_commit_byte_identical", snapshot(MD, "mock--moved") == first, "meta.json rewritten")
+check("same_upstream.new_commit_keeps_sha", meta("mock--moved")["sha"] == old_sha, meta("mock--moved")["sha"])
+check("same_upstream.new_commit_headers_reread", any(r["status"] == 206 for r in hub.cdn_log), str(hub.cdn_log))
+
+# config.json bytes differ (whitespace only): a change, both files written
+hub.repos["mock/moved"].files["config.json"] += b"\n"
+rc, out, err, _ = run(["mock/moved"])
+check("changed_upstream.config_bytes_rewrite", rc == 0 and "ok         mock/moved" in out
+      and read("mock--moved") == hub.repos["mock/moved"].files["config.json"]
+      and meta("mock--moved")["sha"] == "4" * 40, "rc %d %s" % (rc, out))
+
+# a parameter count that contradicts the cached meta.json: both written; one
+# that agrees, or that the cache does not record, changes nothing
+hub.add(mh.Repo("mock/counted", tiny_cfg, st=mh.VirtualFile(mh.llama_tensors(tiny_cfg))))
+served = sum(hub.repos["mock/counted"].params.values())
+tiny_total = 2 * (64 + 64 * 64 * 2 + 64 * 64 * 2 + 3 * 64 * 128 + 64) + 100 * 64 + 64  # tied head
+
+
+def ref_copy(hub_total=None, ref_total=tiny_total, **extra):
+    d = os.path.join(tmp, "models-counted", "mock--counted")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    with open(os.path.join(d, "config.json"), "wb") as f:
+        f.write(hub.repos["mock/counted"].files["config.json"])
+    m = {"id": "mock/counted", "source": "copied from a reference", "revision": None, "sha": None,
+         "params": {"reference": {"total": ref_total, "config_derived_matches": True}}}
+    if hub_total is not None:
+        m["params"]["hub_safetensors"] = {"total": hub_total}
+    m.update(extra)
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(m, f, indent=2)
+    return os.path.dirname(d), snapshot(os.path.dirname(d), "mock--counted")
+
+
+for name, kw, same in (("hub_total_agrees", {"hub_total": served}, True),
+                       ("hub_total_contradicts", {"hub_total": served + 1}, False),
+                       ("reference_total_contradicts", {"ref_total": tiny_total + 64}, False),
+                       ("other_revision", {"revision": "v2"}, False)):
+    md, snap = ref_copy(**kw)
+    rc, out, err, _ = run(["mock/counted"], md=md)
+    now = snapshot(md, "mock--counted")
+    if same:
+        check("counts.%s_unchanged" % name, rc == 0 and "unchanged  mock/counted" in out and now == snap,
+              "rc %d %s %s" % (rc, out, err))
+    else:
+        check("counts.%s_rewrites" % name, rc == 0 and "ok         mock/counted" in out
+              and now["meta.json"] != snap["meta.json"]
+              and json.loads(now["meta.json"][0])["sha"] == hub.repos["mock/counted"].sha,
+              "rc %d %s %s" % (rc, out, err))
+
+# ---- no network: connection-level failures fail fast ---------------------------
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+closed = "http://127.0.0.1:%d" % s.getsockname()[1]
+s.close()  # nothing listens there now: connection refused, no DNS involved
+defaults = ("GPUSIZER_RETRIES", "GPUSIZER_MAX_RETRY_WAIT", "GPUSIZER_TIMEOUT")  # the real defaults
+rc, out, err, el = run(["mock/never-cached"], md=os.path.join(tmp, "models-empty"), unset=defaults,
+                       HF_ENDPOINT=closed)
+check("no_network.exit6", rc == 6, "rc %d %s" % (rc, err))
+check("no_network.fast", el < 10 + SLACK, "%.1f s (was about 28 s with 5 backoff retries)" % el)
+check("no_network.says_nothing_cached", "nothing is cached" in err and "--offline" in err and "HF_ENDPOINT" in err
+      and "previous cached copy kept" not in err, err)
+check("no_network.one_short_retry", err.count("retry 1/1") == 1 and "retry 2/" not in err, err)
+snap = snapshot(MD, "openai-community--gpt2")
+rc, out, err, el = run(["openai-community/gpt2", "mock/keep", "mock/rate", "mock/never-cached"], unset=defaults,
+                       HF_ENDPOINT=closed)
+check("no_network.cached_exit6", rc == 6, "rc %d %s" % (rc, err))
+check("no_network.cached_kept", "openai-community/gpt2" in err and "previous cached copy kept" in err
+      and snapshot(MD, "openai-community--gpt2") == snap, err)
+check("no_network.cached_fast", el < 10 + SLACK, "%.1f s" % el)
+rc, out, err, el = run(["--jobs", "1", "openai-community/gpt2", "mock/keep", "mock/rate", "mock/err500",
+                        "mock/gptq"], unset=defaults, HF_ENDPOINT=closed)
+check("no_network.serial_fast", rc == 6 and el < 10 + SLACK and "retry 2/" not in err,
+      "rc %d %.1f s %s" % (rc, el, err))
 
 hub.close()
 shutil.rmtree(tmp, ignore_errors=True)
