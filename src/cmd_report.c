@@ -1,7 +1,7 @@
 /* gpusizer: `gpusizer report`: reads the sweep spec, resolves models and GPU
  * classes, streams every row to the output writers into a temporary
  * directory beside out/, then moves the files into place (or, with
- * --check, compares them with out/). Owned by the report driver area. */
+ * --check, compares them with out/). */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,6 @@
 /* gpusizer: `verify`: run one row on the local NVIDIA GPU through the
  * harness (tools/harness.py), sample the device memory through NVML, and
- * put measured beside predicted (out/verify/<row>.md/.json, the store).
- * Owned by the verify area. */
+ * put measured beside predicted (out/verify/<row>.md/.json, the store). */
 #define _POSIX_C_SOURCE 200809L
 #include <cJSON.h>
 #include <errno.h>

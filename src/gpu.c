@@ -1,5 +1,5 @@
 /* gpusizer: GPU classes from gpus/<id>.json (one file per GPU), validated.
- * Owned by the report driver area. See docs/spec.md, "GPU files". */
+ * See docs/spec.md, "GPU files". */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
 

@@ -2,7 +2,7 @@
  * object per line, appended by `gpusizer verify` after a real run on a
  * local GPU (never entered by hand; schema in measurements/README.md).
  * Reports look rows up here to show "measured 11.2 GiB on RTX 4090,
- * predicted 11.5 GiB". Owned by the verify area. */
+ * predicted 11.5 GiB". */
 #ifndef GS_MEASURED_H
 #define GS_MEASURED_H
 

@@ -1,6 +1,6 @@
 /* gpusizer: the local NVIDIA GPU through NVML, loaded at run time with
  * dlopen("libnvidia-ml.so.1") so that building gpusizer needs no CUDA and
- * running it needs no GPU except for `verify`. Owned by the verify area.
+ * running it needs no GPU except for `verify`.
  *
  * Environment: GPUSIZER_NVML_LIB names another library file to load (tests
  * point it at a missing file, or at a small fake library built by the

@@ -1,8 +1,7 @@
 /* gpusizer: CSV writer: out/sizing.csv, RFC 4180 (CRLF lines; text fields
  * always double-quoted, quotes doubled; numbers bare). Values are written
  * raw: no apostrophe is added before '=', '+', '-' or '@' (see
- * docs/spec.md: import as text if a spreadsheet would evaluate them).
- * Owned by the report driver area. */
+ * docs/spec.md: import as text if a spreadsheet would evaluate them). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

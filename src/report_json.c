@@ -1,5 +1,5 @@
 /* gpusizer: JSON writer: out/sizing.json, every row with all its inputs and
- * outputs, one row per line, streamed. Owned by the report driver area. */
+ * outputs, one row per line, streamed. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>

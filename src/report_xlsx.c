@@ -1,7 +1,6 @@
 /* gpusizer: XLSX writer for the sizing matrix (libxlsxwriter, constant-
  * memory mode). Sheets: Summary, GPUs, Assumptions, Charts, then one sheet
  * per model whose verdict cells are live formulas over the GPUs sheet.
- * Owned by the xlsx area.
  *
  * Streaming: rows are written as they arrive (constant-memory mode keeps
  * one row of each sheet in memory); what the Summary needs is kept small

@@ -1,5 +1,5 @@
 /* gpusizer: XLSX writer internals that tests need (the writer itself is
- * gs_writer_xlsx in report.h). Owned by the xlsx area. */
+ * gs_writer_xlsx in report.h). */
 #ifndef GS_REPORT_XLSX_H
 #define GS_REPORT_XLSX_H
 

@@ -1,5 +1,4 @@
-/* gpusizer: the sweep: spec axes -> rows -> estimates (detailed + seeds).
- * Owned by the report driver area. */
+/* gpusizer: the sweep: spec axes -> rows -> estimates (detailed + seeds). */
 #include "sweep.h"
 
 #include <ctype.h>

@@ -3,7 +3,7 @@
  * attention x batch x seq x GPU counts), skipping combinations the settings
  * reject and contexts beyond a model's max positions (counted, not
  * reported), and estimates each row with the detailed
- * engine and every seed formula. Owned by the report driver area. */
+ * engine and every seed formula. */
 #ifndef GS_SWEEP_H
 #define GS_SWEEP_H
 

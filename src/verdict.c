@@ -1,5 +1,4 @@
-/* gpusizer: the verdict of one sizing row on one GPU class (pure).
- * Owned by the report driver area. */
+/* gpusizer: the verdict of one sizing row on one GPU class (pure). */
 #include "report.h"
 
 static bool prec_needs_bf16(gs_prec p)
