@@ -18,7 +18,7 @@ LIBOBJ := $(filter-out $(BUILD)/main.o,$(OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check test report sanitize valgrind fuzz bench accuracy clean
+.PHONY: all deps check test report sanitize valgrind fuzz bench accuracy clean install uninstall
 all: gpusizer
 
 deps:
@@ -71,6 +71,61 @@ bench: gpusizer
 
 clean:
 	rm -rf build gpusizer
+
+# Install: the binary, the man page, and under share/gpusizer the GPU
+# classes, the templates, the verify harness and the reference model configs.
+# The installed binary finds share/gpusizer from its own location
+# (BINDIR/../share/gpusizer; elsewhere set GPUSIZER_DATA). DESTDIR stages.
+#   make install PREFIX=$HOME/.local      make uninstall PREFIX=$HOME/.local
+# GPUSIZER_BIN names the binary to install (default $(BUILD)/gpusizer, built
+# when missing or stale). Uninstall removes what install-manifest lists.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR ?= $(DATAROOTDIR)/man
+GS_DATADIR ?= $(DATAROOTDIR)/gpusizer
+GPUSIZER_BIN ?= $(BUILD)/gpusizer
+INSTALL ?= install
+INSTALL_DATA_FILES = $(sort $(wildcard gpus/*.json) \
+  $(shell find templates -type f ! -name '.*' 2>/dev/null) \
+  $(wildcard models/*/config.json models/*/meta.json))
+
+install: $(GPUSIZER_BIN)
+	$(Q)set -e; d="$(DESTDIR)"; s="$(GS_DATADIR)"; m="$$d$$s/install-manifest"; \
+	$(INSTALL) -d "$$d$(BINDIR)" "$$d$(MANDIR)/man1" "$$d$$s"; \
+	: >"$$m.new"; \
+	$(INSTALL) -m 755 "$(GPUSIZER_BIN)" "$$d$(BINDIR)/gpusizer"; echo "$(BINDIR)/gpusizer" >>"$$m.new"; \
+	$(INSTALL) -m 644 gpusizer.1 "$$d$(MANDIR)/man1/gpusizer.1"; echo "$(MANDIR)/man1/gpusizer.1" >>"$$m.new"; \
+	$(INSTALL) -m 755 tools/harness.py "$$d$$s/harness.py"; echo "$$s/harness.py" >>"$$m.new"; \
+	for f in $(INSTALL_DATA_FILES); do \
+	  $(INSTALL) -d "$$d$$s/$${f%/*}"; $(INSTALL) -m 644 "$$f" "$$d$$s/$$f"; echo "$$s/$$f" >>"$$m.new"; \
+	done; \
+	echo "$$s/install-manifest" >>"$$m.new"; mv -f "$$m.new" "$$m"; \
+	echo "installed gpusizer in $$d$(PREFIX) ($$(wc -l <"$$m") files, listed in $$m)"
+	$(Q)if [ "$(BINDIR)/../share/gpusizer" != "$(PREFIX)/bin/../share/gpusizer" ] || \
+	  [ "$(GS_DATADIR)" != "$(PREFIX)/share/gpusizer" ]; then \
+	  echo "note: gpusizer looks for its data in BINDIR/../share/gpusizer; set GPUSIZER_DATA=$(GS_DATADIR)"; fi
+
+# Removes the files install-manifest lists (only under BINDIR, MANDIR and
+# GS_DATADIR), else the files install would write; then the directories
+# under GS_DATADIR left empty.
+uninstall:
+	$(Q)d="$(DESTDIR)"; s="$(GS_DATADIR)"; m="$$d$$s/install-manifest"; n=0; \
+	if [ -f "$$m" ]; then \
+	  while IFS= read -r f; do \
+	    case "$$f" in *..*) continue ;; \
+	      "$(BINDIR)/gpusizer"|"$(MANDIR)/man1/gpusizer.1"|"$$s"/*) ;; *) continue ;; esac; \
+	    [ -e "$$d$$f" ] || [ -L "$$d$$f" ] || continue; rm -f "$$d$$f" && n=$$((n + 1)); \
+	  done <"$$m"; \
+	else \
+	  for f in "$(BINDIR)/gpusizer" "$(MANDIR)/man1/gpusizer.1" "$$s/harness.py" \
+	           $(addprefix "$$s"/,$(INSTALL_DATA_FILES)); do \
+	    [ -e "$$d$$f" ] || continue; rm -f "$$d$$f" && n=$$((n + 1)); \
+	  done; \
+	fi; \
+	if [ -d "$$d$$s" ]; then find "$$d$$s" -depth -type d -empty -delete; fi; \
+	echo "removed $$n files from $$d$(PREFIX)"
 
 -include $(OBJ:.o=.d)
 # Targets contributed per area (fuzz, bench, ...).

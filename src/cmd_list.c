@@ -36,8 +36,8 @@ static const gs_opt_group list_groups[] = {
 const gs_opt_cmd gs_cmd_list = {
 	"list",
 	"gpusizer list models|gpus [--models-dir DIR] [--gpus-dir DIR] [--json] [OPTIONS]",
-	"models: every model in the model cache, with its architecture and parameter count\n"
-	"(tallied from its config.json). gpus: every GPU class, with its usable and total\n"
+	"models: every model in the model cache and the reference configs that come with\n"
+	"gpusizer, with its architecture and parameter count (tallied from its config.json). gpus: every GPU class, with its usable and total\n"
 	"memory in GiB (2^30 bytes) and whether it computes in bf16 and fp8.",
 	list_groups,
 	"Exit status: 0 ok, 2 usage, 3 a bad config.json or GPU file (named), 4 unreadable\n"
@@ -47,6 +47,7 @@ const gs_opt_cmd gs_cmd_list = {
 typedef struct entry {
 	char id[256];
 	char path[4200];
+	const char *source; /* "cache" or "reference" (the configs shipped with gpusizer) */
 	gs_arch arch;
 } entry;
 
@@ -67,16 +68,16 @@ static void entry_id(const char *slug, char *id, size_t n)
 		snprintf(id, n, "%s", slug);
 }
 
-static gs_err load_models(const char *dir, entry **out, size_t *n, gs_error *e)
+/* Append the models of dir not listed yet (ids already in *out win: the
+ * cache is read before the reference configs, as resolution does). */
+static gs_err load_models(const char *dir, const char *source, entry **out, size_t *n, gs_error *e)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	entry *v = NULL;
-	size_t cnt = 0, cap = 0;
+	entry *v = *out;
+	size_t cnt = *n, cap = *n, first = *n;
 	gs_err rc = GS_OK;
 
-	*out = NULL;
-	*n = 0;
 	if (d == NULL)
 		return gs_fail(e, GS_ENOTFOUND, "list: %s: cannot read the model cache", dir);
 	while ((de = readdir(d)) != NULL) {
@@ -93,20 +94,24 @@ static gs_err load_models(const char *dir, entry **out, size_t *n, gs_error *e)
 		}
 		memset(&v[cnt], 0, sizeof v[cnt]);
 		entry_id(de->d_name, v[cnt].id, sizeof v[cnt].id);
+		v[cnt].source = source;
+		bool seen = false;
+		for (size_t k = 0; k < first && !seen; k++)
+			seen = strcmp(v[k].id, v[cnt].id) == 0;
+		if (seen)
+			continue;
 		snprintf(v[cnt].path, sizeof v[cnt].path, "%s", cfg);
 		if ((rc = gs_config_load(cfg, &v[cnt].arch, e)) != GS_OK)
 			break;
 		cnt++;
 	}
 	closedir(d);
-	if (rc != GS_OK) {
-		free(v);
-		return rc;
-	}
-	if (cnt > 1)
-		qsort(v, cnt, sizeof *v, cmp_entry);
 	*out = v;
 	*n = cnt;
+	if (rc != GS_OK)
+		return rc;
+	if (cnt > 1)
+		qsort(v, cnt, sizeof *v, cmp_entry);
 	return GS_OK;
 }
 
@@ -122,6 +127,8 @@ static void print_models(const entry *v, size_t n, const char *dir, bool json, b
 			gs_json_str(stdout, v[i].id);
 			fputs(",\"model_type\":", stdout);
 			gs_json_str(stdout, v[i].arch.model_type);
+			fputs(",\"source\":", stdout);
+			gs_json_str(stdout, v[i].source);
 			printf(",\"params_total\":%" PRIu64 ",\"params_active\":%" PRIu64
 			       ",\"max_position_embeddings\":%" PRId64 ",\"config\":",
 			       v[i].arch.params_total, v[i].arch.params_active, v[i].arch.max_pos);
@@ -136,14 +143,14 @@ static void print_models(const entry *v, size_t n, const char *dir, bool json, b
 			printf("%s\n", v[i].id);
 		return;
 	}
-	printf("%-40s %-14s %12s %10s\n", "model", "type", "params (B)", "max ctx");
+	printf("%-40s %-14s %12s %10s  %s\n", "model", "type", "params (B)", "max ctx", "from");
 	for (size_t i = 0; i < n; i++) {
-		printf("%-40s %-14s %12.3f %10" PRId64 "\n", v[i].id, v[i].arch.model_type,
-		       (double)v[i].arch.params_total / 1e9, v[i].arch.max_pos);
+		printf("%-40s %-14s %12.3f %10" PRId64 "  %s\n", v[i].id, v[i].arch.model_type,
+		       (double)v[i].arch.params_total / 1e9, v[i].arch.max_pos, v[i].source);
 		if (verbose)
 			printf("  %s\n", v[i].path);
 	}
-	printf("%zu model%s in %s\n", n, n == 1 ? "" : "s", dir);
+	printf("%zu model%s (cache: %s)\n", n, n == 1 ? "" : "s", dir);
 }
 
 static void print_gpus(const gs_gpu *g, size_t n, const char *dir, bool json, bool quiet)
@@ -189,7 +196,7 @@ int cmd_list(int argc, char **argv)
 	const char *val, *what = NULL;
 	char models_buf[4096], gpus_buf[4096];
 	const char *models_dir = models_buf, *gpus_dir = gpus_buf;
-	bool json = false, quiet = false, verbose = false;
+	bool json = false, quiet = false, verbose = false, models_dir_given = false;
 	gs_err rc;
 	int k;
 
@@ -212,7 +219,7 @@ int cmd_list(int argc, char **argv)
 		case GS_OPT_QUIET: quiet = true; verbose = false; break;
 		case GS_OPT_VERBOSE: verbose = true; quiet = false; break;
 		case GS_OPT_JSON: json = true; break;
-		case OPT_MODELS_DIR: models_dir = val; break;
+		case OPT_MODELS_DIR: models_dir = val; models_dir_given = true; break;
 		case OPT_GPUS_DIR: gpus_dir = val; break;
 		}
 	}
@@ -224,9 +231,21 @@ int cmd_list(int argc, char **argv)
 		return gs_cmd_usage_error(&e);
 	}
 	if (strcmp(what, "models") == 0) {
-		entry *v;
-		size_t n;
-		if ((rc = load_models(models_dir, &v, &n, &e)) != GS_OK) {
+		entry *v = NULL;
+		size_t n = 0;
+		char shipped[4096];
+		/* The cache (a missing one is empty), then, unless --models-dir
+		 * named one, the reference configs that come with gpusizer. */
+		rc = load_models(models_dir, "cache", &v, &n, &e);
+		if (rc == GS_ENOTFOUND && !models_dir_given) {
+			memset(&e, 0, sizeof e);
+			rc = GS_OK;
+		}
+		if (rc == GS_OK && !models_dir_given && gs_models_dir_shipped(shipped, sizeof shipped) &&
+		    strcmp(shipped, models_dir) != 0)
+			rc = load_models(shipped, "reference", &v, &n, &e);
+		if (rc != GS_OK) {
+			free(v);
 			gs_report_error(&e);
 			return gs_exit_code(rc == GS_ENOTFOUND ? GS_EIO : rc);
 		}

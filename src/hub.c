@@ -22,6 +22,7 @@
 #include "config.h"
 #include "models.h"
 #include "safetensors.h"
+#include "paths.h"
 #include "util.h"
 
 #define HUB_DEFAULT "https://huggingface.co"
@@ -1479,7 +1480,8 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 {
 	run R;
 	model *ms;
-	const char *mdir = o->models_dir ? o->models_dir : GS_MODELS_DIR_DEFAULT;
+	char mdir_buf[4096];
+	const char *mdir = o->models_dir;
 	char token[1024];
 	gs_err worst = GS_OK;
 	static bool curl_ready;
@@ -1487,6 +1489,10 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 	memset(res, 0, sizeof *res * (size_t)(n > 0 ? n : 0));
 	if (n <= 0)
 		return GS_OK;
+	if (mdir == NULL) {
+		gs_models_dir_default(mdir_buf, sizeof mdir_buf);
+		mdir = mdir_buf;
+	}
 	ms = gs_xcalloc((size_t)n, sizeof *ms);
 	/* validate every id before any network use */
 	for (int i = 0; i < n; i++) {

@@ -13,7 +13,7 @@
 
 /* Options for one fetch run. Strings are borrowed. */
 typedef struct gs_hub_opts {
-	const char *models_dir; /* NULL = "models" */
+	const char *models_dir; /* NULL = gs_models_dir_default() */
 	const char *revision;   /* for ids without "@rev"; NULL = "main" */
 	int jobs;               /* requests in flight at once; <= 0 = 16 */
 	bool offline;           /* never touch the network (also HF_HUB_OFFLINE) */

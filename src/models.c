@@ -1,6 +1,6 @@
 /* gpusizer: the local model cache: id validation, slugs, resolving ids to
- * config.json paths (models/ first, then the huggingface_hub cache), and
- * meta.json reading. */
+ * config.json paths (the cache first, then the reference configs that come
+ * with gpusizer, then the huggingface_hub cache), and meta.json reading. */
 #define _POSIX_C_SOURCE 200809L
 #include "models.h"
 
@@ -12,9 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cjson/cJSON.h>
 
 #include "hub.h"
+#include "paths.h"
 #include "util.h"
 
 #define SEG_MAX 96
@@ -186,7 +189,7 @@ static bool hf_cache_lookup(const char *slug, const char *rev, char *out, size_t
 	if (!hf_cache_dir(root, sizeof root))
 		return false;
 	if (is_hex_sha(r)) {
-		snprintf(sha, sizeof sha, "%s", r);
+		memcpy(sha, r, 41); /* 40 hex digits and the NUL */
 	} else {
 		FILE *fp;
 		size_t got;
@@ -235,15 +238,91 @@ static void meta_rev(const char *meta_path, char *sha, size_t ns, char *revision
 	cJSON_Delete(root);
 }
 
+/* Whether a cached entry's meta.json matches the revision asked for: any
+ * entry when none is asked for; "main" (the default revision) also when the
+ * entry records "main" or no revision (fetched without one, or the committed
+ * reference configs); else the recorded revision or a sha prefix (>= 7). */
+static bool rev_matches(const char *dir, const char *slug, const char *rev)
+{
+	char mpath[4096], sha[128], revision[256];
+
+	if (rev[0] == '\0')
+		return true;
+	if (snprintf(mpath, sizeof mpath, "%s/%s/meta.json", dir, slug) >= (int)sizeof mpath)
+		return false;
+	meta_rev(mpath, sha, sizeof sha, revision, sizeof revision);
+	if (strcmp(revision, rev) == 0)
+		return true;
+	if (strcmp(rev, "main") == 0 && revision[0] == '\0')
+		return true;
+	return strlen(rev) >= 7 && strncmp(sha, rev, strlen(rev)) == 0;
+}
+
+/* The reference configs directory when it exists and is not dir itself. */
+static bool shipped_other_than(const char *dir, char *buf, size_t n)
+{
+	return gs_models_dir_shipped(buf, n) && strcmp(buf, dir) != 0;
+}
+
+/* Looks in dir for a folder named like slug in another case ("org--name",
+ * or "models--org--name" with hf); writes the id it stands for to out. */
+static bool case_match(const char *dir, const char *slug, bool hf, char *out, size_t n)
+{
+	DIR *d = dir[0] ? opendir(dir) : NULL;
+	struct dirent *de;
+	bool found = false;
+
+	if (d == NULL)
+		return false;
+	while (!found && (de = readdir(d)) != NULL) {
+		const char *name = de->d_name, *sep;
+		char path[4096];
+		if (hf) {
+			if (strncmp(name, "models--", 8) != 0)
+				continue;
+			name += 8;
+		}
+		if (strcasecmp(name, slug) != 0 || strcmp(name, slug) == 0)
+			continue;
+		if (!hf && (snprintf(path, sizeof path, "%s/%s/config.json", dir, de->d_name) >= (int)sizeof path ||
+		            !is_file(path)))
+			continue;
+		sep = strstr(name, "--");
+		if (sep != NULL)
+			snprintf(out, n, "%.*s/%s", (int)(sep - name), name, sep + 2);
+		else
+			snprintf(out, n, "%s", name);
+		found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+/* A cached id that differs from slug's only in case, in the cache, the
+ * reference configs or the huggingface_hub cache; false when none. */
+static bool did_you_mean(const char *models_dir, const char *slug, char *out, size_t n)
+{
+	char dir[4096];
+
+	if (case_match(models_dir, slug, false, out, n))
+		return true;
+	if (shipped_other_than(models_dir, dir, sizeof dir) && case_match(dir, slug, false, out, n))
+		return true;
+	return hf_cache_dir(dir, sizeof dir) && case_match(dir, slug, true, out, n);
+}
+
 gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_path, size_t n,
                         gs_error *e)
 {
-	char repo[256], rev[256], slug[256], path[4096];
+	char repo[256], rev[256], slug[256], path[4096], dflt[4096], shipped[4096], hint[700] = "";
+	char other[300];
 	gs_err rc;
 	size_t il;
 
-	if (models_dir == NULL)
-		models_dir = GS_MODELS_DIR_DEFAULT;
+	if (models_dir == NULL) {
+		gs_models_dir_default(dflt, sizeof dflt);
+		models_dir = dflt;
+	}
 	if (id == NULL || id[0] == '\0')
 		return gs_fail(e, GS_EUSAGE, "model id is empty (expected org/name or a config.json path)");
 	il = strlen(id);
@@ -264,34 +343,41 @@ gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_pat
 		return rc;
 	if (snprintf(path, sizeof path, "%s/%s/config.json", models_dir, slug) >= (int)sizeof path)
 		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);
-	if (is_file(path)) {
-		char mpath[4096], sha[128], revision[256];
-		bool ok = true;
-		if (rev[0]) {
-			snprintf(mpath, sizeof mpath, "%s/%s/meta.json", models_dir, slug);
-			meta_rev(mpath, sha, sizeof sha, revision, sizeof revision);
-			ok = strcmp(revision, rev) == 0 ||
-			     (strlen(rev) >= 7 && strncmp(sha, rev, strlen(rev)) == 0);
-		}
-		if (ok)
-			return put_path(config_path, n, path, e);
-	}
+	if (is_file(path) && rev_matches(models_dir, slug, rev))
+		return put_path(config_path, n, path, e);
+	/* The read-only reference configs installed with gpusizer. */
+	if (shipped_other_than(models_dir, shipped, sizeof shipped) &&
+	    snprintf(path, sizeof path, "%s/%s/config.json", shipped, slug) < (int)sizeof path &&
+	    is_file(path) && rev_matches(shipped, slug, rev))
+		return put_path(config_path, n, path, e);
 	if (hf_cache_lookup(slug, rev, path, sizeof path))
 		return put_path(config_path, n, path, e);
+	if (did_you_mean(models_dir, slug, other, sizeof other))
+		snprintf(hint, sizeof hint, ": did you mean %s%s%s? (model ids are case-sensitive)", other,
+		         rev[0] ? "@" : "", rev);
+	if (!shipped_other_than(models_dir, shipped, sizeof shipped))
+		shipped[0] = '\0';
 	return gs_fail(e, GS_ENOTFOUND,
-	               "model %s%s%s is not cached in %s/%s (nor in the huggingface_hub cache)",
-	               repo, rev[0] ? " at revision " : "", rev, models_dir, slug);
+	               "model %s%s%s is not cached in %s/%s (nor in %s%s%sthe huggingface_hub cache)%s",
+	               repo, rev[0] ? " at revision " : "", rev, models_dir, slug,
+	               shipped[0] ? "the reference configs in " : "", shipped, shipped[0] ? ", nor in " : "",
+	               hint);
 }
 
 gs_err gs_model_ensure(const char *models_dir, const char *id, bool offline, char *config_path,
                        size_t n, gs_error *e)
 {
 	gs_error tmp = {0};
-	gs_err rc = gs_model_resolve(models_dir, id, config_path, n, &tmp);
+	char dflt[4096];
+	gs_err rc;
 	gs_hub_opts o;
 	gs_hub_result r;
 	const char *ids[1];
 
+	gs_models_dir_default(dflt, sizeof dflt);
+	if (models_dir == NULL)
+		models_dir = dflt;
+	rc = gs_model_resolve(models_dir, id, config_path, n, &tmp);
 	if (rc != GS_ENOTFOUND) {
 		if (rc != GS_OK)
 			return gs_fail(e, rc, "%s", tmp.msg);
@@ -301,7 +387,7 @@ gs_err gs_model_ensure(const char *models_dir, const char *id, bool offline, cha
 	if (strlen(id) > 5 && strcmp(id + strlen(id) - 5, ".json") == 0)
 		return gs_fail(e, rc, "%s", tmp.msg);
 	if (gs_offline(offline)) {
-		bool other_dir = models_dir != NULL && strcmp(models_dir, GS_MODELS_DIR_DEFAULT) != 0;
+		bool other_dir = strcmp(models_dir, dflt) != 0;
 		return gs_fail(e, GS_EOFFLINE,
 		               "offline: %s; run `gpusizer fetch%s%s %s` while online",
 		               tmp.msg, other_dir ? " --models-dir " : "", other_dir ? models_dir : "",
@@ -327,18 +413,30 @@ static uint64_t json_u64(const cJSON *o)
 
 gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta *m, gs_error *e)
 {
-	char slug[256], path[4096];
+	char slug[256], path[4096], dflt[4096], shipped[4096], repo[256], rev[256];
 	char *buf = NULL;
 	cJSON *root;
 	const cJSON *params, *v;
 	gs_err rc;
 
 	memset(m, 0, sizeof *m);
-	if (models_dir == NULL)
-		models_dir = GS_MODELS_DIR_DEFAULT;
+	if (models_dir == NULL) {
+		gs_models_dir_default(dflt, sizeof dflt);
+		models_dir = dflt;
+	}
 	rc = gs_model_slug(id, slug, sizeof slug, e);
+	if (rc == GS_OK)
+		rc = gs_model_parse_id(id, repo, sizeof repo, rev, sizeof rev, e);
 	if (rc != GS_OK)
 		return rc;
+	/* The meta.json beside the config.json that resolve picks: the cache's,
+	 * else that of the reference configs installed with gpusizer. */
+	if (!(snprintf(path, sizeof path, "%s/%s/config.json", models_dir, slug) < (int)sizeof path &&
+	      is_file(path) && rev_matches(models_dir, slug, rev)) &&
+	    shipped_other_than(models_dir, shipped, sizeof shipped) &&
+	    snprintf(path, sizeof path, "%s/%s/config.json", shipped, slug) < (int)sizeof path &&
+	    is_file(path) && rev_matches(shipped, slug, rev))
+		models_dir = shipped;
 	if (snprintf(path, sizeof path, "%s/%s/meta.json", models_dir, slug) >= (int)sizeof path)
 		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);
 	rc = gs_read_file(path, 1 << 24, &buf, NULL, e);

@@ -1,7 +1,9 @@
-/* gpusizer: the local model cache (models/<org>--<name>/{config.json,meta.json}):
+/* gpusizer: the local model cache (<cache>/<org>--<name>/{config.json,meta.json}):
  * model id validation, slugs, resolving an id to a config.json path (our
- * cache first, then an existing huggingface_hub cache), fetching on demand,
- * and reading the parameter-count metadata that `fetch` stores. */
+ * cache first, then the reference configs that come with gpusizer, then an
+ * existing huggingface_hub cache), fetching on demand, and reading the
+ * parameter-count metadata that `fetch` stores. The default cache is
+ * gs_models_dir_default() (paths.h). */
 #ifndef GS_MODELS_H
 #define GS_MODELS_H
 
@@ -11,15 +13,22 @@
 
 #include "err.h"
 
-#define GS_MODELS_DIR_DEFAULT "models"
+/* The cache's name relative to a checkout, for code that has not moved to
+ * gs_models_dir_default() (paths.h), which is the default every function
+ * here uses for a NULL models_dir. */
 
 /*
  * Resolve a model id ("org/name", optional "@rev") or a path to a config.json
  * file (anything ending in ".json", or an existing file or directory holding
  * config.json) to the config path to load; validates the id (GS_EUSAGE).
- * Looks in models_dir (NULL = "models") and then in the huggingface_hub cache
- * (HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub). Not cached:
- * GS_ENOTFOUND naming the model. config_path is written (n bytes) on success.
+ * Looks in models_dir (NULL = gs_models_dir_default()), then in the
+ * reference configs that come with gpusizer (gs_models_dir_shipped()), then
+ * in the huggingface_hub cache (HF_HUB_CACHE, HF_HOME/hub,
+ * ~/.cache/huggingface/hub). With "@rev", a cached entry counts when its
+ * meta.json records that revision or a sha it prefixes (7+ characters);
+ * "@main" also takes an entry that records no revision. Not cached:
+ * GS_ENOTFOUND naming the model, and where a cached id differs only in case,
+ * "did you mean ORG/Name?". config_path is written (n bytes) on success.
  */
 gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_path, size_t n,
                         gs_error *e);
@@ -55,8 +64,11 @@ typedef struct gs_model_meta {
 	char param_source[256];
 } gs_model_meta;
 
-/* Read models_dir/<slug>/meta.json. No meta.json: GS_ENOTFOUND (m zeroed);
- * bad JSON: GS_EINPUT naming the file. */
+/* Read the meta.json beside the config.json gs_model_resolve picks among
+ * models_dir (NULL = the default) and the reference configs:
+ * models_dir/<slug>/meta.json unless only the reference configs hold the
+ * model. No meta.json: GS_ENOTFOUND (m zeroed); bad JSON: GS_EINPUT naming
+ * the file. */
 gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta *m, gs_error *e);
 
 #endif

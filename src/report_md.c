@@ -11,6 +11,7 @@
 
 #include "mdesc.h"
 #include "measured.h"
+#include "paths.h"
 #include "svg.h"
 #include "template.h"
 #include "util.h"
@@ -67,39 +68,11 @@ typedef struct mdw {
 
 /* ------------------------------------------------------------ helpers */
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
+/* $GPUSIZER_TEMPLATES, else the data root's templates/ (paths.h: installed
+ * share/gpusizer, a checkout beside the executable, else ./templates). */
 void gs_mdgen_templates_dir(char *buf, size_t n)
 {
-	static const char *const beside[] = { "templates", "../templates", "../../templates",
-		                              "../share/gpusizer/templates" };
-	const char *env = getenv("GPUSIZER_TEMPLATES");
-	char exe[4096], cand[4200];
-	size_t i;
-
-	if (env && env[0]) {
-		snprintf(buf, n, "%s", env);
-		return;
-	}
-	if (is_dir("templates")) {
-		snprintf(buf, n, "templates");
-		return;
-	}
-	if (gs_exe_dir(exe, sizeof exe)) {
-		/* ./gpusizer, build/gpusizer, PREFIX/bin/gpusizer */
-		for (i = 0; i < sizeof beside / sizeof beside[0]; i++) {
-			snprintf(cand, sizeof cand, "%s/%s", exe, beside[i]);
-			if (is_dir(cand)) {
-				snprintf(buf, n, "%s", cand);
-				return;
-			}
-		}
-	}
-	snprintf(buf, n, "templates");
+	gs_data_path(GS_DATA_TEMPLATES, buf, n);
 }
 
 /* A file-name-safe form of a slug: [A-Za-z0-9._-], not starting with '.'. */

@@ -27,11 +27,8 @@ typedef struct gs_mdchart {
  * inline. The caller frees it with w->free(w). */
 gs_writer *gs_mdgen_writer(bool html);
 
-/* Where templates are read from: $GPUSIZER_TEMPLATES, else "templates" in
- * the current directory when it exists, else the first directory that
- * exists of "templates", "../templates" and "../share/gpusizer/templates"
- * beside the executable (/proc/self/exe: ./gpusizer, build/gpusizer, an
- * installed PREFIX/bin/gpusizer). Writes at most n bytes to buf. */
+/* Where templates are read from: $GPUSIZER_TEMPLATES, else
+ * gs_data_path(GS_DATA_TEMPLATES) (paths.h). Writes at most n bytes to buf. */
 void gs_mdgen_templates_dir(char *buf, size_t n);
 
 /* report_html.c: render Markdown md (len bytes) with cmark-gfm (table

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "paths.h"
 #include "util.h"
 
 #define SPEC_FILE_MAX (4 * 1024 * 1024)
@@ -402,18 +404,87 @@ static gs_err check_setting_values(const gs_spec *sp, const char *key, const cha
 	return GS_OK;
 }
 
-static gs_err read_string(const gs_spec *sp, const cJSON *root, const char *key, char **dst,
-                          const char *dflt, gs_error *e)
+/* ---- paths: relative to the spec file's directory ---- */
+
+/* The directory of the spec file, "" when its path has no directory part
+ * or it is "." (relative paths then stay as written, relative to the
+ * current directory, which is that directory). */
+static void spec_dir(const char *path, char *buf, size_t n)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	buf[0] = '\0';
+	if (s == NULL)
+		return;
+	if (s == path)
+		snprintf(buf, n, "/");
+	else if (!(s - path == 1 && path[0] == '.'))
+		snprintf(buf, n, "%.*s", (int)(s - path), path);
+}
+
+/* dir/rel (rel as is when absolute or dir is ""); the caller frees it. */
+static char *spec_join(const char *dir, const char *rel)
+{
+	size_t n;
+	char *p;
+
+	if (rel[0] == '/' || dir[0] == '\0')
+		return gs_xstrdup(rel);
+	n = strlen(dir) + strlen(rel) + 2;
+	p = gs_xmalloc(n);
+	snprintf(p, n, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", rel);
+	return p;
+}
+
+static bool path_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool path_has_config(const char *p)
+{
+	struct stat st;
+	char cfg[4200];
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       snprintf(cfg, sizeof cfg, "%s/config.json", p) < (int)sizeof cfg && path_is_file(cfg);
+}
+
+/* A "models" entry that names a config file rather than a Hub id, as
+ * gs_model_resolve tells them apart, but seen from the spec's directory:
+ * ends in ".json", starts with "./" or "../", or names a file or a
+ * directory holding config.json there. */
+static bool model_entry_is_path(const char *dir, const char *v)
+{
+	size_t n = strlen(v);
+	char *joined;
+	bool yes;
+
+	if ((n > 5 && strcmp(v + n - 5, ".json") == 0) || strncmp(v, "./", 2) == 0 ||
+	    strncmp(v, "../", 3) == 0)
+		return true;
+	joined = spec_join(dir, v);
+	yes = path_is_file(joined) || path_has_config(joined);
+	free(joined);
+	return yes;
+}
+
+/* Reads a path key: a non-empty string, resolved against the spec's
+ * directory; absent, dflt (used as is, NULL: dflt_rel resolved). */
+static gs_err read_path(const gs_spec *sp, const cJSON *root, const char *key, const char *dir,
+                        char **dst, const char *dflt, const char *dflt_rel, gs_error *e)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
 
 	if (v == NULL) {
-		*dst = gs_xstrdup(dflt);
+		*dst = dflt ? gs_xstrdup(dflt) : spec_join(dir, dflt_rel);
 		return GS_OK;
 	}
 	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
-		return spec_fail(e, sp, key, -1, "expected a non-empty string");
-	*dst = gs_xstrdup(v->valuestring);
+		return spec_fail(e, sp, key, -1, "expected a non-empty string (a directory; relative "
+		                 "paths are relative to the spec file's directory)");
+	*dst = spec_join(dir, v->valuestring);
 	return GS_OK;
 }
 
@@ -719,10 +790,26 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 		for (int i = 0; format_names[i] != NULL; i++)
 			list_add(&sp->formats, format_names[i]);
 	}
-	if ((rc = read_string(sp, root, "out", &sp->out, "out", e)) != GS_OK ||
-	    (rc = read_string(sp, root, "models_dir", &sp->models_dir, "models", e)) != GS_OK ||
-	    (rc = read_string(sp, root, "gpus_dir", &sp->gpus_dir, "gpus", e)) != GS_OK)
-		return rc;
+	{
+		/* Paths in the spec are relative to its directory; absent
+		 * directories are the tool's defaults (paths.h). */
+		char dir[4096], models_dflt[4096], gpus_dflt[4096];
+		spec_dir(sp->path, dir, sizeof dir);
+		gs_models_dir_default(models_dflt, sizeof models_dflt);
+		gs_data_path(GS_DATA_GPUS, gpus_dflt, sizeof gpus_dflt);
+		if ((rc = read_path(sp, root, "out", dir, &sp->out, NULL, "out", e)) != GS_OK ||
+		    (rc = read_path(sp, root, "models_dir", dir, &sp->models_dir, models_dflt, NULL, e)) !=
+		            GS_OK ||
+		    (rc = read_path(sp, root, "gpus_dir", dir, &sp->gpus_dir, gpus_dflt, NULL, e)) != GS_OK)
+			return rc;
+		for (size_t i = 0; dir[0] != '\0' && i < sp->models.n; i++) {
+			if (sp->models.v[i][0] == '/' || !model_entry_is_path(dir, sp->models.v[i]))
+				continue;
+			char *joined = spec_join(dir, sp->models.v[i]);
+			free(sp->models.v[i]);
+			sp->models.v[i] = joined;
+		}
+	}
 	return GS_OK;
 }
 

@@ -40,7 +40,7 @@ typedef struct gs_spec {
 	int version;
 	int64_t epoch;           /* "date" at 00:00 UTC, seconds */
 	char date[16];
-	gs_spec_list models;     /* ids or config paths */
+	gs_spec_list models;     /* ids or config paths (paths resolved as below) */
 	gs_spec_list gpus;       /* GPU ids; n == 0: every file in gpus_dir */
 	gs_spec_count *counts;
 	size_t n_counts;
@@ -49,9 +49,12 @@ typedef struct gs_spec {
 	gs_spec_list prec[GS_METHOD_MAX]; /* precisions per method */
 	gs_spec_list set_names, set_values; /* "settings": fixed for every row */
 	gs_spec_list formats;
-	char *out;               /* output directory ("out") */
-	char *models_dir;        /* "models" */
-	char *gpus_dir;          /* "gpus" */
+	/* Paths: relative ones in the spec are resolved against the spec
+	 * file's directory (kept as written when that is the current
+	 * directory: a spec path without '/', or "./"). Absent keys: */
+	char *out;               /* <spec dir>/out */
+	char *models_dir;        /* gs_models_dir_default() (paths.h) */
+	char *gpus_dir;          /* gs_data_path(GS_DATA_GPUS) (paths.h) */
 } gs_spec;
 
 /* The settings name (gs_settings_set) of an axis, and its spec key. */
@@ -59,9 +62,15 @@ const char *gs_spec_axis_setting(int axis);
 const char *gs_spec_axis_key(int axis);
 
 /* Read and validate a spec file. On failure sp is freed/zeroed.
- * The caller frees a loaded spec with gs_spec_free. */
+ * "out", "models_dir", "gpus_dir" and the "models" entries that name config
+ * files (ending in .json, starting with ./ or ../, or naming a file or a
+ * directory with config.json beside the spec) are resolved against the
+ * spec file's directory; flag overrides (gs_spec_override, --out,
+ * --models-dir, --gpus-dir) are not: they are the caller's, relative to
+ * the current directory. The caller frees a loaded spec with gs_spec_free. */
 gs_err gs_spec_load(const char *path, gs_spec *sp, gs_error *e);
-/* Same from text (path only names it in messages). */
+/* Same from text (path names it in messages, and its directory is what
+ * relative paths in the spec are resolved against). */
 gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *e);
 void gs_spec_free(gs_spec *sp);
 

@@ -63,7 +63,8 @@ def leftovers(parent, keep):
 
 def small_spec(tmp):
     s = json.load(open(os.path.join(TOP, "tests/fixtures/spec-small.json")))
-    s.update(models=["tests/bad/ok-llama.json"], gpus=["t4", "a100-80gb"],
+    # the spec lives in tmp: paths in it are relative to it, so name the config absolutely
+    s.update(models=[os.path.join(TOP, "tests/bad/ok-llama.json")], gpus=["t4", "a100-80gb"],
              formats=["md", "html", "xlsx", "json", "csv"])
     s["axes"].update(batch=[1], seq=[512])
     p = os.path.join(tmp, "small.json")
