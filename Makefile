@@ -2,7 +2,7 @@
 # tests; `make report` writes out/ from sizing.json. V=1 shows commands.
 CC ?= cc
 BUILD ?= build
-PKGS = libcurl libcjson xlsxwriter libcmark-gfm
+PKGS = libcurl libcjson xlsxwriter libcmark-gfm zlib
 CFLAGS ?= -O2 -g
 WERROR ?=
 SAN ?=

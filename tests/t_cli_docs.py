@@ -13,13 +13,14 @@ check = Checks("options: ")
 
 # Options that are not a command's: the grammar's placeholders, the top level's
 # --version, `gpusizer help --options`, litgpt's own flag quoted in the
-# settings' details, and tools/nightly.sh's flag.
+# settings' details, tools/nightly.sh's flag and apt-get's.
 NOT_OURS = {"name": "the grammar's placeholder (--name VALUE)",
             "no-name": "the grammar's placeholder (--no-name)",
             "version": "gpusizer --version (top level, no command)",
             "options": "gpusizer help --options",
             "quantize": "litgpt's --quantize bnb.nf4, quoted",
-            "propose": "tools/nightly.sh --propose (a script's flag, not gpusizer's)"}
+            "propose": "tools/nightly.sh --propose (a script's flag, not gpusizer's)",
+            "no-install-recommends": "apt-get's, in the line tools/deps.sh prints"}
 
 
 def run(*args):
