@@ -360,23 +360,17 @@ static void match_class(vgpu *g, const char *dir)
 
 /* ------------------------------------------------------------ harness */
 
-static bool file_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static gs_err find_harness(vopts *o, char *path, size_t n, gs_error *e)
 {
 
 	if (o->harness) {
-		if (!file_exists(o->harness))
+		if (!gs_is_file(o->harness))
 			return gs_fail(e, GS_EUSAGE, "--harness %s: no such file", o->harness);
 		snprintf(path, n, "%s", o->harness);
 		return GS_OK;
 	}
 	gs_data_path(GS_DATA_HARNESS, path, n);
-	if (file_exists(path))
+	if (gs_is_file(path))
 		return GS_OK;
 	return gs_fail(e, GS_EHARNESS, "cannot find the harness (%s): install gpusizer, set "
 	               "GPUSIZER_DATA, or give --harness FILE", path);

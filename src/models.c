@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <dirent.h>
@@ -129,18 +128,6 @@ gs_err gs_model_slug(const char *id, char *slug, size_t n, gs_error *e)
 	return GS_OK;
 }
 
-static bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static gs_err put_path(char *out, size_t n, const char *path, gs_error *e)
 {
 	if (strlen(path) + 1 > n)
@@ -209,7 +196,7 @@ static bool hf_cache_lookup(const char *slug, const char *rev, char *out, size_t
 	if (snprintf(path, sizeof path, "%s/models--%s/snapshots/%s/config.json", root, slug, sha) >=
 	    (int)sizeof path)
 		return false;
-	if (!is_file(path) || strlen(path) + 1 > n)
+	if (!gs_is_file(path) || strlen(path) + 1 > n)
 		return false;
 	memcpy(out, path, strlen(path) + 1);
 	return true;
@@ -285,7 +272,7 @@ static bool case_match(const char *dir, const char *slug, bool hf, char *out, si
 		if (strcasecmp(name, slug) != 0 || strcmp(name, slug) == 0)
 			continue;
 		if (!hf && (snprintf(path, sizeof path, "%s/%s/config.json", dir, de->d_name) >= (int)sizeof path ||
-		            !is_file(path)))
+		            !gs_is_file(path)))
 			continue;
 		sep = strstr(name, "--");
 		if (sep != NULL)
@@ -327,13 +314,13 @@ gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_pat
 		return gs_fail(e, GS_EUSAGE, "model id is empty (expected org/name or a config.json path)");
 	il = strlen(id);
 	/* A path: ends in .json, or an existing file, or a directory with config.json. */
-	if ((il > 5 && strcmp(id + il - 5, ".json") == 0) || is_file(id)) {
-		if (!is_file(id))
+	if ((il > 5 && strcmp(id + il - 5, ".json") == 0) || gs_is_file(id)) {
+		if (!gs_is_file(id))
 			return gs_fail(e, GS_ENOTFOUND, "%s: no such config file", id);
 		return put_path(config_path, n, id, e);
 	}
-	if (is_dir(id) && snprintf(path, sizeof path, "%s/config.json", id) < (int)sizeof path &&
-	    is_file(path))
+	if (gs_is_dir(id) && snprintf(path, sizeof path, "%s/config.json", id) < (int)sizeof path &&
+	    gs_is_file(path))
 		return put_path(config_path, n, path, e);
 
 	rc = gs_model_parse_id(id, repo, sizeof repo, rev, sizeof rev, e);
@@ -343,12 +330,12 @@ gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_pat
 		return rc;
 	if (snprintf(path, sizeof path, "%s/%s/config.json", models_dir, slug) >= (int)sizeof path)
 		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);
-	if (is_file(path) && rev_matches(models_dir, slug, rev))
+	if (gs_is_file(path) && rev_matches(models_dir, slug, rev))
 		return put_path(config_path, n, path, e);
 	/* The read-only reference configs installed with gpusizer. */
 	if (shipped_other_than(models_dir, shipped, sizeof shipped) &&
 	    snprintf(path, sizeof path, "%s/%s/config.json", shipped, slug) < (int)sizeof path &&
-	    is_file(path) && rev_matches(shipped, slug, rev))
+	    gs_is_file(path) && rev_matches(shipped, slug, rev))
 		return put_path(config_path, n, path, e);
 	if (hf_cache_lookup(slug, rev, path, sizeof path))
 		return put_path(config_path, n, path, e);
@@ -432,10 +419,10 @@ gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta 
 	/* The meta.json beside the config.json that resolve picks: the cache's,
 	 * else that of the reference configs installed with gpusizer. */
 	if (!(snprintf(path, sizeof path, "%s/%s/config.json", models_dir, slug) < (int)sizeof path &&
-	      is_file(path) && rev_matches(models_dir, slug, rev)) &&
+	      gs_is_file(path) && rev_matches(models_dir, slug, rev)) &&
 	    shipped_other_than(models_dir, shipped, sizeof shipped) &&
 	    snprintf(path, sizeof path, "%s/%s/config.json", shipped, slug) < (int)sizeof path &&
-	    is_file(path) && rev_matches(shipped, slug, rev))
+	    gs_is_file(path) && rev_matches(shipped, slug, rev))
 		models_dir = shipped;
 	if (snprintf(path, sizeof path, "%s/%s/meta.json", models_dir, slug) >= (int)sizeof path)
 		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -27,18 +26,6 @@ static const char *const checkout_rel[GS_DATA_MAX] = {
 	[GS_DATA_HARNESS] = "tools/harness.py",
 };
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* buf = a/b ("/b" when a is "/"); false when it does not fit. */
 static bool join(char *buf, size_t n, const char *a, const char *b)
 {
@@ -50,7 +37,7 @@ static bool join(char *buf, size_t n, const char *a, const char *b)
 static bool has_dir(const char *root, const char *name)
 {
 	char p[PATH_BUF];
-	return join(p, sizeof p, root, name) && is_dir(p);
+	return join(p, sizeof p, root, name) && gs_is_dir(p);
 }
 
 /* Strips the last component of an absolute path in place ("/a/b" -> "/a",
@@ -134,7 +121,7 @@ void gs_data_path(gs_data what, char *buf, size_t n)
 	/* $GPUSIZER_DATA may be an installed share/gpusizer or a checkout: the
 	 * harness is harness.py there, else tools/harness.py. */
 	if (k == GS_ROOT_ENV && what == GS_DATA_HARNESS && join(p, sizeof p, root, installed_rel[what]) &&
-	    !is_file(p) && join(p, sizeof p, root, checkout_rel[what]) && is_file(p)) {
+	    !gs_is_file(p) && join(p, sizeof p, root, checkout_rel[what]) && gs_is_file(p)) {
 		snprintf(buf, n, "%s", p);
 		return;
 	}
@@ -186,7 +173,7 @@ void gs_models_dir_default(char *buf, size_t n)
 	case GS_ROOT_NONE:
 		/* Not found beside the executable (no /proc): a checkout as the
 		 * current directory keeps today's models/. */
-		if (is_dir("gpus") && is_dir("templates") && is_dir("models")) {
+		if (gs_is_dir("gpus") && gs_is_dir("templates") && gs_is_dir("models")) {
 			snprintf(buf, n, "models");
 			return;
 		}

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "paths.h"
 #include "util.h"
@@ -436,19 +435,12 @@ static char *spec_join(const char *dir, const char *rel)
 	return p;
 }
 
-static bool path_is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static bool path_has_config(const char *p)
 {
-	struct stat st;
 	char cfg[4200];
 
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
-	       snprintf(cfg, sizeof cfg, "%s/config.json", p) < (int)sizeof cfg && path_is_file(cfg);
+	return gs_is_dir(p) &&
+	       snprintf(cfg, sizeof cfg, "%s/config.json", p) < (int)sizeof cfg && gs_is_file(cfg);
 }
 
 /* A "models" entry that names a config file rather than a Hub id, as
@@ -465,7 +457,7 @@ static bool model_entry_is_path(const char *dir, const char *v)
 	    strncmp(v, "../", 3) == 0)
 		return true;
 	joined = spec_join(dir, v);
-	yes = path_is_file(joined) || path_has_config(joined);
+	yes = gs_is_file(joined) || path_has_config(joined);
 	free(joined);
 	return yes;
 }

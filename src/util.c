@@ -206,6 +206,18 @@ gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_er
 	return gs_atomic_commit(&w, e);
 }
 
+bool gs_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool gs_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 gs_err gs_mkdirs(const char *path, gs_error *e)
 {
 	char buf[4096];

@@ -53,6 +53,10 @@ void gs_atomic_abort(gs_atomic *w);
 /* Write a whole buffer atomically. */
 gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_error *e);
 
+/* Whether path names a regular file / a directory (following links). */
+bool gs_is_file(const char *path);
+bool gs_is_dir(const char *path);
+
 /* mkdir -p; GS_EIO naming the path. */
 gs_err gs_mkdirs(const char *path, gs_error *e);
 
