@@ -29,3 +29,15 @@ class Checks:
     def status(self):
         """The exit status for the test file."""
         return 1 if self.failed else 0
+
+
+def clean_env(tmp, **extra):
+    """An environment with no GPUSIZER_*, HF_* or XDG cache settings from
+    outside, no proxy, an empty HOME under tmp, HF_HUB_OFFLINE=1 and no NVML;
+    extra entries are added last."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GPUSIZER_", "HF_", "HUGGING")) and k != "XDG_CACHE_HOME"
+           and not k.lower().endswith("_proxy")}
+    env.update(HOME=os.path.join(tmp, "home"), HF_HUB_OFFLINE="1", GPUSIZER_NVML_LIB="/nonexistent")
+    env.update(extra)
+    return env

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 
-from lib import EXE, TOP, WRAP, Checks
+from lib import EXE, TOP, WRAP, Checks, clean_env
 
 check = Checks("install: ")
 TIMEOUT = 600
@@ -27,17 +27,6 @@ def make(tmp, *args):
                                                              "MAKEOVERRIDES")}
     return subprocess.run(["make", "--no-print-directory", "-C", TOP, "GPUSIZER_BIN=" + os.path.abspath(EXE)]
                           + list(args), env=env, capture_output=True, text=True, timeout=TIMEOUT)
-
-
-def clean_env(tmp, **extra):
-    """No GPUSIZER_*, HF_* or XDG cache settings from outside; an empty HOME;
-    never the network."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPUSIZER_", "HF_", "HUGGING")) and k != "XDG_CACHE_HOME"
-           and not k.lower().endswith("_proxy")}
-    env.update(HOME=os.path.join(tmp, "home"), HF_HUB_OFFLINE="1", GPUSIZER_NVML_LIB="/nonexistent")
-    env.update(extra)
-    return env
 
 
 def run(exe, args, tmp, cwd="/", **extra):

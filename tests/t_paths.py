@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 
-from lib import EXE, GS, TOP, Checks
+from lib import EXE, GS, TOP, Checks, clean_env
 
 check = Checks("paths: ")
 TIMEOUT = 600
@@ -20,17 +20,8 @@ GPU_IDS = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(TOP, "
 QWEN = os.path.join(TOP, "models", "Qwen--Qwen2.5-0.5B", "config.json")
 
 
-def env_for(tmp, **extra):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPUSIZER_", "HF_", "HUGGING")) and k != "XDG_CACHE_HOME"
-           and not k.lower().endswith("_proxy")}
-    env.update(HOME=os.path.join(tmp, "home"), HF_HUB_OFFLINE="1", GPUSIZER_NVML_LIB="/nonexistent")
-    env.update(extra)
-    return env
-
-
 def run(args, tmp, cwd="/", **extra):
-    return subprocess.run(GS + args, cwd=cwd, env=env_for(tmp, **extra), capture_output=True, text=True,
+    return subprocess.run(GS + args, cwd=cwd, env=clean_env(tmp, **extra), capture_output=True, text=True,
                           timeout=TIMEOUT)
 
 
