@@ -189,9 +189,8 @@ int cmd_fetch(int argc, char **argv)
 		return gs_exit_code(rc);
 	}
 	secs = since(&t0);
-	if (json)
-		fputs("{\"command\":\"fetch\",\"models_dir\":", stdout);
 	if (json) {
+		fputs("{\"command\":\"fetch\",\"models_dir\":", stdout);
 		gs_json_str(stdout, o.models_dir);
 		fputs(",\"models\":[", stdout);
 	}

@@ -65,8 +65,12 @@ static int help(int argc, char **argv)
 		return fflush(stdout) == 0 ? 0 : gs_exit_code(GS_EIO);
 	}
 	if (argc > 2 || (c = find(argv[1])) == NULL) {
-		gs_fail(&e, GS_EUSAGE, "help: '%s' is not a command (commands: estimate, report, fetch, "
-		        "verify, list; or help --options)", argv[1]);
+		char names[128] = "";
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+			         commands[i].name);
+		gs_fail(&e, GS_EUSAGE, "help: '%s' is not a command (commands: %s; or help --options)",
+		        argv[1], names);
 		return gs_cmd_usage_error(&e);
 	}
 	gs_opt_usage(c->opts, stdout);
