@@ -1,5 +1,6 @@
 # gpusizer: plain GNU make. `make` builds ./gpusizer; `make check` runs the
-# tests; `make report` writes out/ from sizing.json. V=1 shows commands.
+# tests (`make check-core` first: the sizing core alone, with only -lm);
+# `make report` writes out/ from sizing.json. V=1 shows commands.
 CC ?= cc
 BUILD ?= build
 PKGS = libcurl libcjson xlsxwriter libcmark-gfm zlib
@@ -7,8 +8,9 @@ CFLAGS ?= -O2 -g
 WERROR ?=
 SAN ?=
 GS_CFLAGS = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -D_DEFAULT_SOURCE $(WERROR) $(SAN)
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CONFIG ?= pkg-config
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 LDLIBS += $(PKG_LIBS) -lcmark-gfm-extensions -lm -ldl -lpthread
 Q = $(if $(V),,@)
 
@@ -18,7 +20,8 @@ LIBOBJ := $(filter-out $(BUILD)/main.o,$(OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check test report sanitize valgrind fuzz bench accuracy clean install uninstall
+.DELETE_ON_ERROR:
+.PHONY: all deps check test units report sanitize valgrind fuzz bench accuracy clean install uninstall
 all: gpusizer
 
 deps:
@@ -34,14 +37,157 @@ $(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(GS_CFLAGS) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+# Unit tests: tests/unit/test_NAME.c -> $(BUILD)/tests/test_NAME, each
+# linked with only the modules it tests and what they call. test_NAME_OBJ
+# lists those modules (src/MOD.c); the libraries come from the modules:
+# MOD_PKGS (pkg-config packages) and MOD_LIBS (other flags); a module not
+# listed below needs only libc and -lm. A test with no list links all of
+# src ($(LIBOBJ)) and every library ($(LDLIBS)), so a new test builds at
+# once; give it a list when it settles (a missing module is an undefined
+# reference at link time). An area's mk/*.mk may add lists.
+cmd_verify_PKGS = libcjson
+config_PKGS = libcjson
+gpu_PKGS = libcjson
+harness_PKGS = libcjson
+hub_PKGS = libcurl libcjson
+jsonget_PKGS = libcjson
+measured_PKGS = libcjson
+models_PKGS = libcjson
+nvml_LIBS = -ldl
+report_html_PKGS = libcmark-gfm
+report_html_LIBS = -lcmark-gfm-extensions
+report_xlsx_PKGS = xlsxwriter zlib
+safetensors_PKGS = libcjson
+spec_PKGS = libcjson
+
+# The sizing core (check-core): pure arithmetic, no cJSON, curl or FILE*.
+CORE := arch engine settings err
+test_arch_OBJ = arch err
+test_engine_core_OBJ = $(CORE)
+test_err_OBJ = err
+test_settings_OBJ = $(CORE)
+# The rest (`make unit-deps` prints what each test's link needs).
+test_buf_OBJ = buf err util
+test_config_OBJ = arch config err fileio jsoncheck jsonget utf8 util
+test_engine_OBJ = $(CORE) config fileio jsoncheck jsonget utf8 util
+test_jsoncheck_OBJ = err jsoncheck utf8 util
+test_jsonget_OBJ = err jsonget
+test_measured_OBJ = err fileio measured nvml settings util
+test_models_OBJ = arch config err fileio hub jsoncheck jsonget modelid models paths resolve safetensors utf8 util
+test_report_driver_OBJ = $(CORE) fileio jsoncheck measured outdir paths spec sweep utf8 util verdict
+test_report_md_OBJ = $(CORE) buf fileio mdesc measured paths report_html report_md svg template utf8 util verdict
+test_report_xlsx_OBJ = $(CORE) fileio measured report_xlsx utf8 util verdict
+test_safetensors_OBJ = err safetensors
+test_template_OBJ = buf err fileio mdesc template utf8 util
+test_utf8_OBJ = utf8
+test_verify_OBJ = verify
+
+# A listed module without a src/MOD.c is skipped (lists may run ahead of,
+# or behind, a module being split or merged; the linker names what is missing).
+unit_objs = $(if $($(1)_OBJ),$(patsubst %,$(BUILD)/%.o,$(filter $(SRC:src/%.c=%),$($(1)_OBJ))),$(LIBOBJ))
+unit_pkgs = $(sort $(foreach m,$($(1)_OBJ),$($(m)_PKGS)))
+unit_cflags = $(if $($(1)_OBJ),$(if $(unit_pkgs),$(shell $(PKG_CONFIG) --cflags $(unit_pkgs) 2>/dev/null)),$(PKG_CFLAGS))
+unit_libs = $(if $($(1)_OBJ),$(if $(unit_pkgs),$(shell $(PKG_CONFIG) --libs $(unit_pkgs) 2>/dev/null)) \
+  $(sort $(foreach m,$($(1)_OBJ),$($(m)_LIBS))) -lm,$(LDLIBS))
+
+# One rule per test (after mk/*.mk, below); pkg-config runs only when a
+# test is linked.
+define unit_rule
+$(BUILD)/tests/$(1): tests/unit/$(1).c $(call unit_objs,$(1))
+	@mkdir -p $$(dir $$@) $(BUILD)/tests/.deps
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(call unit_cflags,$(1)) -Isrc $$(GS_CFLAGS) $$(CFLAGS) $$(LDFLAGS) \
+	  -MMD -MP -MF $(BUILD)/tests/.deps/$(1).d -MT $$@ -o $$@ $$< $(call unit_objs,$(1)) $$(call unit_libs,$(1))
+endef
 
 units: $(UNIT_BIN)
 
+# Prints, per unit test, the modules its link needs (the closure of its
+# undefined symbols over the src objects) as a test_NAME_OBJ line, and
+# "  (declared: ...)" after it where the list above differs.
+UNIT_NAMES = $(UNIT_SRC:tests/unit/%.c=%)
+.PHONY: unit-deps
+unit-deps: $(LIBOBJ)
+	@mkdir -p $(BUILD)/tests/.deps
+	$(Q)d=$(BUILD)/tests/.deps; \
+	for o in $(LIBOBJ); do m=$${o##*/}; nm $$o | awk -v m=$${m%.o} \
+	  '$$2 ~ /^[TDBRCV]$$/ { print "D", $$3, m } $$1 == "U" { print "U", $$2, m }'; done >$$d/syms; \
+	need() { \
+	  $(CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(GS_CFLAGS) $(CFLAGS) -c -o $$d/$$1.o tests/unit/$$1.c || exit 1; \
+	  got=$$(nm -u $$d/$$1.o | awk '{ print $$NF }' | awk 'NR == FNR { if ($$1 == "D") def[$$2] = $$3; \
+	    else use[$$3] = use[$$3] " " $$2; next } { todo[++n] = $$1 } \
+	    END { while (n) { s = todo[n--]; m = def[s]; if (m == "" || seen[m]++) continue; \
+	      k = split(use[m], u, " "); for (i = 1; i <= k; i++) todo[++n] = u[i] } for (m in seen) print m }' \
+	    $$d/syms - | sort | tr '\n' ' '); \
+	  got=$${got% }; \
+	  if [ "$$got" = "$$2" ]; then echo "$${1}_OBJ = $$got"; \
+	  else echo "$${1}_OBJ = $$got  (declared: $${2:-none, so all of src})"; fi; \
+	}; \
+	$(foreach t,$(UNIT_NAMES),need $(t) "$(sort $($(t)_OBJ))";)
+
+# The sizing core on its own: src/arch.c, engine.c, settings.c and err.c
+# compiled with no pkg-config flags and linked with nothing but -lm into
+# their unit tests (CORE_TESTS), which then run. Fails first when a core
+# file includes a header of another module (any src/ header not in
+# CORE_HDRS, util.h for one) or of cJSON, curl, xlsxwriter, cmark or zlib,
+# or when engine.c, arch.c, settings.c or a core header uses FILE* or a
+# stdio stream outside comments (err.c is exempt: gs_report_error() prints
+# to stderr). Prints the FAIL lines and one summary line; GS_WRAP prefixes
+# each run (as in tests/run.sh).
+CORE_HDRS := arch.h engine.h settings.h err.h constants.h
+CORE_TESTS := test_arch test_err test_engine_core \
+  $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_settings*.c))
+CORE_DIR = $(BUILD)/core
+# C source without its comments, each line prefixed "LINE:" (strings that
+# hold comment markers would hide the rest of their line: none in the core).
+CORE_NOCOMMENTS = awk '{ l = $$0; o = ""; while (l != "") { \
+  if (c) { i = index(l, "*/"); if (!i) l = ""; else { l = substr(l, i + 2); c = 0 } continue } \
+  i = index(l, "/*"); j = index(l, "//"); \
+  if (j && (!i || j < i)) { o = o substr(l, 1, j - 1); l = "" } \
+  else if (i) { o = o substr(l, 1, i - 1); l = substr(l, i + 2); c = 1 } \
+  else { o = o l; l = "" } } print FNR ":" o }'
+CORE_STREAMS := \<FILE\>|\<(fopen|fdopen|freopen|fclose|fprintf|vfprintf|fputs|fputc|putc|puts|fwrite|fread|fgets|fflush|stdin|stdout|stderr)\>|(^|[^a-z_])printf *\(
+
+CORE_OBJ = $(CORE:%=$(CORE_DIR)/%.o)
+.SECONDARY: $(CORE_OBJ)
+
+$(CORE_DIR)/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(CORE_DIR)/test_%: tests/unit/test_%.c $(CORE_OBJ)
+	$(Q)$(CC) -Isrc $(GS_CFLAGS) $(CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< $(CORE_OBJ) -lm
+
+.PHONY: check-core
+check-core:
+	@mkdir -p $(CORE_DIR)
+	$(Q)st=0; for m in $(CORE); do \
+	  hs=$$($(CC) -M -MT x src/$$m.c | tr ' \\' '\n\n' | grep '\.h$$') || { st=1; continue; }; \
+	  for h in $$hs; do \
+	    case "$$h" in \
+	      src/*) case " $(CORE_HDRS) " in *" $${h#src/} "*) ;; \
+	             *) echo "check-core: src/$$m.c includes $$h, not a core header"; st=1 ;; esac ;; \
+	      *) if echo "$$h" | grep -qiE 'cjson|curl|xlsxwriter|cmark|zlib'; then \
+	           echo "check-core: src/$$m.c includes $$h"; st=1; fi ;; \
+	    esac; \
+	  done; \
+	done; \
+	for f in $(filter-out src/err.c,$(CORE:%=src/%.c)) $(CORE_HDRS:%=src/%); do \
+	  if $(CORE_NOCOMMENTS) $$f | grep -E '$(CORE_STREAMS)'; then \
+	    echo "check-core: $$f uses FILE* or a stdio stream"; st=1; fi; \
+	done; exit $$st
+	$(Q)$(MAKE) --no-print-directory $(CORE_TESTS:%=$(CORE_DIR)/%)
+	$(Q)p=0; f=0; for t in $(CORE_TESTS); do \
+	  $(GS_WRAP) $(CORE_DIR)/$$t >$(CORE_DIR)/$$t.log 2>&1; rc=$$?; \
+	  n=$$(grep -c '^FAIL ' $(CORE_DIR)/$$t.log); grep '^FAIL ' $(CORE_DIR)/$$t.log; \
+	  if [ $$rc -ne 0 ] && [ $$n -eq 0 ]; then echo "FAIL $$t: exited $$rc"; n=1; fi; \
+	  p=$$((p + $$(grep -c '^PASS ' $(CORE_DIR)/$$t.log))); f=$$((f + n)); \
+	done; \
+	echo "check-core: $(CORE_TESTS) on $(CORE:%=src/%.c) alone: $$p passed, $$f failed"; \
+	[ $$f -eq 0 ]
+
 # The README's test command: installs what is missing, builds, runs every test.
 check: deps
+	$(Q)$(MAKE) --no-print-directory check-core
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/gpusizer units
 	$(Q)GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer UNIT_DIR=$(CURDIR)/$(BUILD)/tests sh tests/run.sh
 test: check
@@ -130,3 +276,5 @@ uninstall:
 -include $(OBJ:.o=.d)
 # Targets contributed per area (fuzz, bench, ...).
 -include $(wildcard mk/*.mk)
+$(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
+-include $(wildcard $(BUILD)/tests/.deps/*.d $(BUILD)/core/*.d)

@@ -26,12 +26,6 @@ $(FUZZ_DIR)/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-# fuzz_hub includes src/hub.c (its response parsers are static): no hub.o.
-$(FUZZ_DIR)/fuzz_hub: tests/fuzz/fuzz_hub.c src/hub.c $(FUZZ_OBJ)
-	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-	  $(filter-out $(FUZZ_DIR)/hub.o,$(FUZZ_OBJ)) $(LDLIBS)
-
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \

@@ -6,19 +6,20 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
-
-/* Every intermediate count stays at or below 2^62 (arch.h contract). */
+/* Every intermediate count stays at or below 2^62 (arch.h contract).
+ * The checks are the compiler's overflow builtins, as util.h's
+ * gs_mul_u64/gs_add_u64, so that the sizing core needs no header beyond
+ * its own (util.h declares file I/O). */
 #define ARCH_LIMIT (UINT64_C(1) << 62)
 
 static bool mul62(uint64_t a, uint64_t b, uint64_t *r)
 {
-	return gs_mul_u64(a, b, r) && *r <= ARCH_LIMIT;
+	return !__builtin_mul_overflow(a, b, r) && *r <= ARCH_LIMIT;
 }
 
 static bool add62(uint64_t a, uint64_t b, uint64_t *r)
 {
-	return gs_add_u64(a, b, r) && *r <= ARCH_LIMIT;
+	return !__builtin_add_overflow(a, b, r) && *r <= ARCH_LIMIT;
 }
 
 /* Parameters of `n` instances of l (weights and bias); false on overflow
@@ -171,27 +172,28 @@ static void manual_fill(gs_arch *a, int64_t layers, int64_t hidden, int64_t head
 	a->p_final = hidden;
 }
 
-gs_err gs_arch_manual(gs_arch *a, int64_t params, int64_t layers, int64_t hidden, int64_t heads,
-                      int64_t kv_heads, int64_t intermediate, int64_t vocab, gs_error *e)
+/* The manual shape as given, then with its defaults filled in; defaults
+ * says which were assumed (", heads 32 (hidden/128)"). */
+typedef struct manual_shape {
+	int64_t params, layers, hidden, heads, kv_heads, inter, vocab;
+	char defaults[160];
+	size_t dl;
+} manual_shape;
+
+/* Every value present is a positive integer well inside 2^62. */
+static gs_err manual_check(const manual_shape *m, gs_error *e)
 {
 	const struct {
 		const char *flag;
 		int64_t v;
 		bool required;
 	} in[] = {
-		{ "--params", params, false },   { "--layers", layers, true },
-		{ "--hidden", hidden, true },    { "--heads", heads, false },
-		{ "--kv-heads", kv_heads, false }, { "--intermediate", intermediate, false },
-		{ "--vocab", vocab, false },
+		{ "--params", m->params, false },   { "--layers", m->layers, true },
+		{ "--hidden", m->hidden, true },    { "--heads", m->heads, false },
+		{ "--kv-heads", m->kv_heads, false }, { "--intermediate", m->inter, false },
+		{ "--vocab", m->vocab, false },
 	};
-	char defaults[160] = "";
-	size_t dl = 0;
-	int64_t t, inter = intermediate;
-	gs_err rc;
 
-	memset(a, 0, sizeof *a);
-	snprintf(a->model_type, sizeof a->model_type, "manual");
-	snprintf(a->source, sizeof a->source, "manual shape");
 	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
 		if (in[i].v < 0 || (in[i].required && in[i].v == 0))
 			return gs_fail(e, GS_EUSAGE, "manual shape: %s must be a positive integer (got %" PRId64 ")",
@@ -204,75 +206,116 @@ gs_err gs_arch_manual(gs_arch *a, int64_t params, int64_t layers, int64_t hidden
 			return gs_fail(e, GS_EOVERFLOW, "manual shape: %s %" PRId64 " is too large",
 			               in[i].flag, in[i].v);
 	}
-	if (heads == 0) {
-		heads = hidden / 128;
-		if (heads == 0)
+	return GS_OK;
+}
+
+/* The attention heads (hidden/128 by default; they must divide hidden),
+ * the key/value heads (all of them by default; they must divide the
+ * heads) and the vocabulary (32000 by default). */
+static gs_err manual_heads_vocab(manual_shape *m, gs_error *e)
+{
+	if (m->heads == 0) {
+		m->heads = m->hidden / 128;
+		if (m->heads == 0)
 			return gs_fail(e, GS_EUSAGE,
 			               "manual shape: --hidden %" PRId64
 			               " is below 128, so the default head count (hidden/128) is 0: give --heads",
-			               hidden);
-		dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl, ", heads %" PRId64 " (hidden/128)",
-		                       heads);
+			               m->hidden);
+		m->dl += (size_t)snprintf(m->defaults + m->dl, sizeof m->defaults - m->dl,
+		                          ", heads %" PRId64 " (hidden/128)", m->heads);
 	}
-	if (hidden % heads != 0)
+	if (m->hidden % m->heads != 0)
 		return gs_fail(e, GS_EUSAGE,
 		               "manual shape: --hidden %" PRId64 " is not divisible by the head count %" PRId64,
-		               hidden, heads);
-	if (kv_heads == 0)
-		kv_heads = heads;
-	if (kv_heads > heads || heads % kv_heads != 0)
+		               m->hidden, m->heads);
+	if (m->kv_heads == 0)
+		m->kv_heads = m->heads;
+	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
 		return gs_fail(e, GS_EUSAGE,
 		               "manual shape: --kv-heads %" PRId64 " must divide the head count %" PRId64,
-		               kv_heads, heads);
-	if (vocab == 0) {
-		vocab = 32000;
-		if (dl < sizeof defaults)
-			dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl, ", vocab 32000");
+		               m->kv_heads, m->heads);
+	if (m->vocab == 0) {
+		m->vocab = 32000;
+		if (m->dl < sizeof m->defaults)
+			m->dl += (size_t)snprintf(m->defaults + m->dl, sizeof m->defaults - m->dl, ", vocab 32000");
 	}
-	if (inter == 0 && params == 0) {
-		/* 8/3 * hidden, rounded up to a multiple of 256 (LLaMA's rule). */
-		if (!mul_i(hidden, 8, &t))
-			return gs_fail(e, GS_EOVERFLOW, "manual shape: --hidden %" PRId64 " is too large", hidden);
-		inter = (t + 2) / 3;
-		inter = (inter + 255) / 256 * 256;
-		if (dl < sizeof defaults)
-			dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl,
-			                       ", intermediate %" PRId64 " (8/3 x hidden rounded up to 256)", inter);
-	} else if (inter == 0) {
-		/* Solve params = fixed + 3*hidden*layers*inter for inter. */
-		gs_arch probe;
-		int64_t per, rest;
-		uint64_t fixed;
+	return GS_OK;
+}
 
-		memset(&probe, 0, sizeof probe);
-		manual_fill(&probe, layers, hidden, heads, kv_heads, 0, vocab);
-		snprintf(probe.source, sizeof probe.source, "manual shape");
-		rc = gs_arch_tally(&probe, e);
-		if (rc != GS_OK)
-			return rc;
-		fixed = probe.params_total;
-		if (!mul_i(hidden, layers, &per) || !mul_i(per, 3, &per))
-			return gs_fail(e, GS_EOVERFLOW, "manual shape: --hidden x --layers is too large");
-		if ((uint64_t)params <= fixed)
-			return gs_fail(e, GS_EUSAGE,
-			               "manual shape: --params %" PRId64 " is too small for this shape: embeddings, "
-			               "attention and norms alone take %" PRIu64,
-			               params, fixed);
-		rest = params - (int64_t)fixed;
-		inter = (rest + per / 2) / per;
-		if (inter < 1)
-			inter = 1;
-		if (dl < sizeof defaults)
-			dl += (size_t)snprintf(defaults + dl, sizeof defaults - dl,
-			                       ", intermediate %" PRId64 " (solved from --params)", inter);
+/* The MLP's intermediate size when not given: LLaMA's rule without
+ * --params, else solved from --params. */
+static gs_err manual_intermediate(manual_shape *m, gs_error *e)
+{
+	int64_t t;
+
+	if (m->inter != 0)
+		return GS_OK;
+	if (m->params == 0) {
+		/* 8/3 * hidden, rounded up to a multiple of 256 (LLaMA's rule). */
+		if (!mul_i(m->hidden, 8, &t))
+			return gs_fail(e, GS_EOVERFLOW, "manual shape: --hidden %" PRId64 " is too large", m->hidden);
+		m->inter = (t + 2) / 3;
+		m->inter = (m->inter + 255) / 256 * 256;
+		if (m->dl < sizeof m->defaults)
+			m->dl += (size_t)snprintf(m->defaults + m->dl, sizeof m->defaults - m->dl,
+			                          ", intermediate %" PRId64 " (8/3 x hidden rounded up to 256)", m->inter);
+		return GS_OK;
 	}
+	/* Solve params = fixed + 3*hidden*layers*inter for inter. */
+	gs_arch probe;
+	int64_t per, rest;
+	uint64_t fixed;
+	gs_err rc;
+
+	memset(&probe, 0, sizeof probe);
+	manual_fill(&probe, m->layers, m->hidden, m->heads, m->kv_heads, 0, m->vocab);
+	snprintf(probe.source, sizeof probe.source, "manual shape");
+	rc = gs_arch_tally(&probe, e);
+	if (rc != GS_OK)
+		return rc;
+	fixed = probe.params_total;
+	if (!mul_i(m->hidden, m->layers, &per) || !mul_i(per, 3, &per))
+		return gs_fail(e, GS_EOVERFLOW, "manual shape: --hidden x --layers is too large");
+	if ((uint64_t)m->params <= fixed)
+		return gs_fail(e, GS_EUSAGE,
+		               "manual shape: --params %" PRId64 " is too small for this shape: embeddings, "
+		               "attention and norms alone take %" PRIu64,
+		               m->params, fixed);
+	rest = m->params - (int64_t)fixed;
+	m->inter = (rest + per / 2) / per;
+	if (m->inter < 1)
+		m->inter = 1;
+	if (m->dl < sizeof m->defaults)
+		m->dl += (size_t)snprintf(m->defaults + m->dl, sizeof m->defaults - m->dl,
+		                          ", intermediate %" PRId64 " (solved from --params)", m->inter);
+	return GS_OK;
+}
+
+gs_err gs_arch_manual(gs_arch *a, int64_t params, int64_t layers, int64_t hidden, int64_t heads,
+                      int64_t kv_heads, int64_t intermediate, int64_t vocab, gs_error *e)
+{
+	manual_shape m = { .params = params, .layers = layers, .hidden = hidden, .heads = heads,
+		           .kv_heads = kv_heads, .inter = intermediate, .vocab = vocab };
+	gs_err rc;
+
+	memset(a, 0, sizeof *a);
+	snprintf(a->model_type, sizeof a->model_type, "manual");
+	snprintf(a->source, sizeof a->source, "manual shape");
+	rc = manual_check(&m, e);
+	if (rc == GS_OK)
+		rc = manual_heads_vocab(&m, e);
+	if (rc == GS_OK)
+		rc = manual_intermediate(&m, e);
+	if (rc != GS_OK)
+		return rc;
 	{
 		/* Validate products before filling (the fill uses plain products). */
 		int64_t p;
-		if (!mul_i(vocab, hidden, &p) || !mul_i(hidden, inter, &p) || !mul_i(kv_heads * 2, hidden / heads, &p))
+		if (!mul_i(m.vocab, m.hidden, &p) || !mul_i(m.hidden, m.inter, &p) ||
+		    !mul_i(m.kv_heads * 2, m.hidden / m.heads, &p))
 			return gs_fail(e, GS_EOVERFLOW, "manual shape: sizes too large (products overflow 2^62)");
 	}
-	manual_fill(a, layers, hidden, heads, kv_heads, inter, vocab);
+	manual_fill(a, m.layers, m.hidden, m.heads, m.kv_heads, m.inter, m.vocab);
 	a->generic = true;
 	rc = gs_arch_tally(a, e);
 	if (rc != GS_OK)
@@ -280,7 +323,7 @@ gs_err gs_arch_manual(gs_arch *a, int64_t params, int64_t layers, int64_t hidden
 	snprintf(a->warning, sizeof a->warning,
 	         "manual shape: generic LLaMA-style decoder (gated MLP, RMSNorm, rotary, untied "
 	         "head)%s",
-	         defaults);
+	         m.defaults);
 	if (params > 0) {
 		double diff = ((double)a->params_total - (double)params) * 100.0 / (double)params;
 		size_t wl = strlen(a->warning);

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "models.h"
 #include "paths.h"
+#include "resolve.h"
 #include "util.h"
 
 void gs_cli_row_init(gs_cli_row *r)
@@ -37,54 +37,90 @@ const gs_opt gs_cli_model_opts[] = {
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
-/* Each setting's option is its gs_settings_set name. */
-const gs_opt gs_cli_setting_opts[] = {
-	{ "method", 0, "M", 0, GS_CLI_SETTING, "full lora qlora inference (full)" },
-	{ "precision", 0, "P", 0, GS_CLI_SETTING,
-	  "full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16\n"
-	  "fp8-mixed (amp-bf16); lora/qlora/inference base storage:\n"
-	  "fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao nf4-litgpt\n"
-	  "nf4-dq-litgpt gptq-int4 gptq-int8 awq-int4, and for\n"
-	  "lora/inference amp-bf16 amp-fp16 (bf16; qlora nf4)" },
-	{ "adapter-dtype", 0, "D", 0, GS_CLI_SETTING, "fp32 bf16 (fp32, PEFT's default)" },
-	{ "optimizer", 0, "O", 0, GS_CLI_SETTING,
-	  "adamw adamw-fused adamw-8bit paged-adamw-8bit\n"
-	  "paged-adamw-32bit sgd sgd-momentum lion adafactor (adamw)" },
-	{ "optimizer-in-bwd", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING,
-	  "step each parameter inside backward and free its\n"
-	  "gradient at once (torchtune optimizer_in_bwd) (off)" },
-	{ "lora-r", 0, "N", 0, GS_CLI_SETTING, "LoRA rank (16)" },
-	{ "lora-targets", 0, "T", 0, GS_CLI_SETTING, "qv attn all-linear, or module names q_proj,v_proj (qv)" },
-	{ "lora-dropout", 0, "F", 0, GS_CLI_SETTING, "LoRA dropout (0.05)" },
-	{ "train-embeddings", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING,
-	  "embeddings and head fully trained (modules_to_save) (off)" },
-	{ "batch", 0, "N", 0, GS_CLI_SETTING, "micro-batch per GPU (1)" },
-	{ "seq", 0, "N", 0, GS_CLI_SETTING, "tokens per sequence (2048)" },
-	{ "grad-accum", 0, "N", 0, GS_CLI_SETTING, "micro-batches per optimizer step (1)" },
-	{ "grad-ckpt", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING, "per-layer activation checkpointing (off)" },
-	{ "compile", 0, NULL, GS_OPT_BOOL, GS_CLI_SETTING,
-	  "torch.compile: fused norms and gated activations save\nless (off)" },
-	{ "attn", 0, "A", 0, GS_CLI_SETTING, "sdpa eager flash (sdpa)" },
-	{ "loss", 0, "L", 0, GS_CLI_SETTING, "standard chunked cross-entropy (standard)" },
-	{ "gpus", 0, "N", 0, GS_CLI_SETTING, "how many GPUs (1): a count, never a GPU class" },
-	{ "sharding", 0, "S", 0, GS_CLI_SETTING,
-	  "ddp zero1 zero2 zero3 fsdp fsdp2 pipeline (ddp)" },
-	{ "tp", 0, "N", 0, GS_CLI_SETTING, "tensor-parallel degree (1)" },
-	{ "offload", 0, "O", 0, GS_CLI_SETTING,
-	  "none optimizer params activations (none; host memory\nreported)" },
-	{ "state-dict-load", 0, "L", 0, GS_CLI_SETTING,
-	  "sharded full: zero3/fsdp/fsdp2 full = every rank keeps\n"
-	  "the full loaded weights beside its shard (sharded)" },
-	{ "kv-dtype", 0, "D", 0, GS_CLI_SETTING, "inference KV cache: fp32 bf16 fp16 fp8 (compute dtype)" },
-	{ "logits", 0, "L", 0, GS_CLI_SETTING,
-	  "inference prefill: last (generate()) or all positions\n(a plain forward) (last)" },
-	{ "cuda-context", 0, "MIB", 0, GS_CLI_SETTING, "CUDA context outside torch, MiB (1343)" },
-	{ "formula", 0, "F", 0, GS_CLI_SETTING,
-	  "detailed (the engine), or the seeds' cookbook\nrule-of-thumb zero1-rule (detailed)" },
-	{ "trainable-fraction", 0, "F", 0, GS_CLI_SETTING,
-	  "cookbook only (seed default 0.007 LoRA/QLoRA, 1 full)" },
-	{ NULL, 0, NULL, 0, 0, NULL },
-};
+/* The settings' options, built once from the settings table: each
+ * option is the setting's name; its help is the table's help, the values
+ * of an enum (unless the help lists them) and the default, wrapped. */
+#define SETTING_OPTS_MAX 64
+#define HELP_WIDTH 58
+
+static void help_add(char *buf, size_t n, size_t *k, size_t *col, const char *word)
+{
+	size_t w = strlen(word);
+
+	if (*col > 0 && *col + 1 + w > HELP_WIDTH) {
+		if (*k + 1 < n)
+			buf[(*k)++] = '\n';
+		*col = 0;
+	} else if (*col > 0) {
+		if (*k + 1 < n)
+			buf[(*k)++] = ' ';
+		(*col)++;
+	}
+	for (size_t i = 0; i < w && *k + 1 < n; i++)
+		buf[(*k)++] = word[i];
+	*col += w;
+	buf[*k] = '\0';
+}
+
+/* Wrap text word by word into buf. */
+static void help_words(char *buf, size_t n, size_t *k, size_t *col, const char *text)
+{
+	char word[128];
+
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (w > 0) {
+			snprintf(word, sizeof word, "%.*s", (int)(w < sizeof word ? w : sizeof word - 1), text);
+			help_add(buf, n, k, col, word);
+		}
+		text += w;
+		text += strspn(text, " ");
+	}
+}
+
+static void setting_help(const gs_setting *d, char *buf, size_t n)
+{
+	size_t k = 0, col = 0;
+	char word[96];
+
+	buf[0] = '\0';
+	help_words(buf, n, &k, &col, d->help);
+	if (d->values != NULL && !(d->flags & GS_SF_OWN_LIST)) {
+		if (k + 1 < n) { /* "help: v1 v2 ..." */
+			buf[k++] = ':';
+			buf[k] = '\0';
+			col++;
+		}
+		for (size_t i = 0; d->values[i] != NULL; i++)
+			help_add(buf, n, &k, &col, d->values[i]);
+	}
+	if (d->def != NULL) {
+		const char *v = d->type == GS_ST_BOOL && d->values == NULL
+		                ? (strcmp(d->def, "true") == 0 ? "on" : "off") : d->def;
+		snprintf(word, sizeof word, "(%s)", v);
+		help_add(buf, n, &k, &col, word);
+	}
+}
+
+const gs_opt *gs_cli_setting_opts(void)
+{
+	static gs_opt opts[SETTING_OPTS_MAX + 1];
+	static char help[SETTING_OPTS_MAX][640];
+	const gs_setting *t = gs_settings_table();
+	size_t n = gs_settings_count();
+
+	if (opts[0].name != NULL)
+		return opts;
+	if (n > SETTING_OPTS_MAX)
+		n = SETTING_OPTS_MAX; /* test_settings checks the table fits */
+	for (size_t i = 0; i < n; i++) {
+		bool flag = t[i].type == GS_ST_BOOL && t[i].values == NULL;
+		setting_help(&t[i], help[i], sizeof help[i]);
+		opts[i] = (gs_opt){ t[i].name, 0, flag ? NULL : t[i].arg, flag ? GS_OPT_BOOL : 0u,
+		                    GS_CLI_SETTING, help[i] };
+	}
+	return opts;
+}
 
 static gs_err manual_int(const char *flag, const char *v, int64_t *out, gs_error *e)
 {

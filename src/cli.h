@@ -40,7 +40,9 @@ enum {
 /* The row option groups, for a command's gs_opt_cmd: the model (id,
  * --config, manual shape, --models-dir, --offline) and the settings. */
 extern const gs_opt gs_cli_model_opts[];
-extern const gs_opt gs_cli_setting_opts[];
+/* The settings' options, one per row of the settings table (built on the
+ * first call; static): for a group's make(). */
+const gs_opt *gs_cli_setting_opts(void);
 
 /*
  * Apply a parsed option or positional argument to the row: opt NULL means

@@ -28,11 +28,11 @@ static const gs_opt estimate_opts[] = {
 };
 
 static const gs_opt_group estimate_groups[] = {
-	{ "model (one of: an id org/name[@rev], --config FILE, or the manual shape)", gs_cli_model_opts },
-	{ "settings (defaults in parentheses)", gs_cli_setting_opts },
-	{ "output", estimate_opts },
-	{ "common", gs_opt_common },
-	{ NULL, NULL },
+	{ "model (one of: an id org/name[@rev], --config FILE, or the manual shape)", gs_cli_model_opts, NULL },
+	{ "settings (defaults in parentheses)", NULL, gs_cli_setting_opts },
+	{ "output", estimate_opts, NULL },
+	{ "common", gs_opt_common, NULL },
+	{ NULL, NULL, NULL },
 };
 
 const gs_opt_cmd gs_cmd_estimate = {
@@ -51,17 +51,6 @@ const gs_opt_cmd gs_cmd_estimate = {
 static double gib(uint64_t b)
 {
 	return (double)b / GS_GIB;
-}
-
-/* The fits list's verdicts are computed on this row. */
-static gs_row row_of(const gs_settings *s, const gs_estimate *x)
-{
-	gs_row row;
-
-	memset(&row, 0, sizeof row);
-	row.settings = *s;
-	row.est = *x;
-	return row;
 }
 
 /* --json: the document of out/sizing.json with this one model and row, so
@@ -139,10 +128,10 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 	if (ng == 0)
 		return;
 	fputs("\nfits on:\n", fp);
-	gs_row row = row_of(s, x);
+	gs_needs need = gs_settings_needs(s);
 	for (size_t i = 0; i < ng; i++) {
 		double head;
-		gs_verdict v = gs_row_verdict(&row, &g[i], &head);
+		gs_verdict v = gs_verdict_of(x->device, need, &g[i], &head);
 		fprintf(fp, "  %-24s %-7s usable %6.1f GiB  %-13s", g[i].name, g[i].klass, gib(g[i].usable_bytes),
 		        gs_verdict_name(v));
 		if (v == GS_FITS || v == GS_TIGHT || v == GS_NO_FIT)

@@ -11,9 +11,10 @@
 #include "cmd.h"
 #include "err.h"
 #include "hub.h"
-#include "models.h"
+#include "modelid.h"
 #include "opt.h"
 #include "paths.h"
+#include "resolve.h"
 #include "util.h"
 
 enum { OPT_MODELS_DIR = GS_OPT_OWN, OPT_REVISION, OPT_OFFLINE, OPT_JOBS };
@@ -30,9 +31,9 @@ static const gs_opt fetch_opts[] = {
 };
 
 static const gs_opt_group fetch_groups[] = {
-	{ "options", fetch_opts },
-	{ "common", gs_opt_common },
-	{ NULL, NULL },
+	{ "options", fetch_opts, NULL },
+	{ "common", gs_opt_common, NULL },
+	{ NULL, NULL, NULL },
 };
 
 const gs_opt_cmd gs_cmd_fetch = {
@@ -181,7 +182,7 @@ int cmd_fetch(int argc, char **argv)
 	o.progress = !quiet && (verbose || isatty(2));
 	res = gs_xcalloc((size_t)n, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = gs_hub_fetch(&o, ids, n, res, &e);
+	rc = gs_models_fetch(&o, ids, n, res, &e);
 	if (rc == GS_EUSAGE) {
 		gs_report_error(&e);
 		free(res);

@@ -12,9 +12,10 @@
 #include "config.h"
 #include "err.h"
 #include "gpu.h"
-#include "models.h"
+#include "modelid.h"
 #include "opt.h"
 #include "paths.h"
+#include "settings.h"
 #include "util.h"
 
 enum { OPT_MODELS_DIR = GS_OPT_OWN, OPT_GPUS_DIR };
@@ -28,17 +29,19 @@ static const gs_opt list_opts[] = {
 };
 
 static const gs_opt_group list_groups[] = {
-	{ "options", list_opts },
-	{ "common (--quiet: ids only; --verbose: the files read)", gs_opt_common },
-	{ NULL, NULL },
+	{ "options", list_opts, NULL },
+	{ "common (--quiet: ids only; --verbose: the files read)", gs_opt_common, NULL },
+	{ NULL, NULL, NULL },
 };
 
 const gs_opt_cmd gs_cmd_list = {
 	"list",
-	"gpusizer list models|gpus [--models-dir DIR] [--gpus-dir DIR] [--json] [OPTIONS]",
+	"gpusizer list models|gpus|settings [--models-dir DIR] [--gpus-dir DIR] [--json] [OPTIONS]",
 	"models: every model in the model cache and the reference configs that come with\n"
 	"gpusizer, with its architecture and parameter count (tallied from its config.json). gpus: every GPU class, with its usable and total\n"
-	"memory in GiB (2^30 bytes) and whether it computes in bf16 and fp8.",
+	"memory in GiB (2^30 bytes) and whether it computes in bf16 and fp8. settings: every\n"
+	"setting of a row (the settings table): its type, values, default, the methods it\n"
+	"applies to, and the XLSX column that shows it.",
 	list_groups,
 	"Exit status: 0 ok, 2 usage, 3 a bad config.json or GPU file (named), 4 unreadable\n"
 	"directory.\n",
@@ -56,18 +59,6 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const entry *)a)->id, ((const entry *)b)->id);
 }
 
-/* The id of a cache folder: "org--name" read back as "org/name" (ids never
- * hold "--": gs_model_parse_id). */
-static void entry_id(const char *slug, char *id, size_t n)
-{
-	const char *sep = strstr(slug, "--");
-
-	if (sep != NULL)
-		snprintf(id, n, "%.*s/%s", (int)(sep - slug), slug, sep + 2);
-	else
-		snprintf(id, n, "%s", slug);
-}
-
 /* Append the models of dir not listed yet (ids already in *out win: the
  * cache is read before the reference configs, as resolution does). */
 static gs_err load_models(const char *dir, const char *source, entry **out, size_t *n, gs_error *e)
@@ -82,18 +73,17 @@ static gs_err load_models(const char *dir, const char *source, entry **out, size
 		return gs_fail(e, GS_ENOTFOUND, "list: %s: cannot read the model cache", dir);
 	while ((de = readdir(d)) != NULL) {
 		char cfg[4200];
-		struct stat st;
 		if (de->d_name[0] == '.')
 			continue;
 		if (snprintf(cfg, sizeof cfg, "%s/%s/config.json", dir, de->d_name) >= (int)sizeof cfg ||
-		    stat(cfg, &st) != 0 || !S_ISREG(st.st_mode))
+		    !gs_is_file(cfg))
 			continue;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 32;
 			v = gs_xrealloc(v, cap * sizeof *v);
 		}
 		memset(&v[cnt], 0, sizeof v[cnt]);
-		entry_id(de->d_name, v[cnt].id, sizeof v[cnt].id);
+		gs_model_slug_id(de->d_name, v[cnt].id, sizeof v[cnt].id);
 		v[cnt].source = source;
 		bool seen = false;
 		for (size_t k = 0; k < first && !seen; k++)
@@ -188,6 +178,75 @@ static void print_gpus(const gs_gpu *g, size_t n, const char *dir, bool json, bo
 	printf("%zu GPU class%s in %s\n", n, n == 1 ? "" : "es", dir);
 }
 
+static const char *const type_names[] = { "enum", "boolean", "integer", "number", "text" };
+
+/* The settings table, as the command line, the spec, the writers and the
+ * row key read it. */
+static void print_settings(bool json, bool quiet)
+{
+	const gs_setting *t = gs_settings_table();
+	size_t n = gs_settings_count();
+
+	if (json) {
+		fputs("{\"command\":\"list\",\"what\":\"settings\",\"settings\":[", stdout);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n {\"name\":" : "\n {\"name\":", stdout);
+			gs_json_str(stdout, t[i].name);
+			printf(",\"type\":\"%s\",\"values\":", type_names[t[i].type]);
+			if (t[i].values == NULL) {
+				fputs("null", stdout);
+			} else {
+				for (size_t k = 0; t[i].values[k] != NULL; k++) {
+					fputs(k ? "," : "[", stdout);
+					gs_json_str(stdout, t[i].values[k]);
+				}
+				fputc(']', stdout);
+			}
+			if (t[i].type == GS_ST_INT || t[i].type == GS_ST_REAL)
+				printf(",\"min\":%.10g,\"max\":%.10g", t[i].lo, t[i].hi);
+			fputs(",\"default\":", stdout);
+			if (t[i].def != NULL)
+				gs_json_str(stdout, t[i].def);
+			else
+				fputs("null", stdout);
+			fputs(",\"methods\":[", stdout);
+			for (int m = 0, first = 1; m < GS_METHOD_MAX; m++)
+				if (t[i].methods & GS_M(m)) {
+					fputs(first ? "" : ",", stdout);
+					gs_json_str(stdout, gs_method_name((gs_method)m));
+					first = 0;
+				}
+			printf("],\"swept\":%s,\"harness\":%s,\"xlsx_column\":",
+			       t[i].flags & GS_SF_SWEPT ? "true" : "false",
+			       t[i].flags & GS_SF_HARNESS ? "true" : "false");
+			gs_json_str(stdout, t[i].title);
+			fputs(",\"help\":", stdout);
+			gs_json_str(stdout, t[i].help);
+			fputc('}', stdout);
+		}
+		fputs("\n]}\n", stdout);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char methods[64] = "";
+		if (quiet) {
+			printf("%s\n", t[i].name);
+			continue;
+		}
+		if (t[i].methods == GS_M_ALL)
+			snprintf(methods, sizeof methods, "all");
+		else
+			for (int m = 0; m < GS_METHOD_MAX; m++)
+				if (t[i].methods & GS_M(m))
+					snprintf(methods + strlen(methods), sizeof methods - strlen(methods), "%s%s",
+					         methods[0] ? "," : "", gs_method_name((gs_method)m));
+		printf("%-19s %-8s default %-9s methods %-17s %s\n", t[i].name, type_names[t[i].type],
+		       t[i].def ? t[i].def : "(derived)", methods, t[i].help);
+	}
+	if (!quiet)
+		printf("%zu settings\n", n);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	gs_error e = { 0 };
@@ -206,7 +265,7 @@ int cmd_list(int argc, char **argv)
 	while ((k = gs_opt_next(&gs_cmd_list, &it, &o, &val, &e)) > 0) {
 		if (k == 2) {
 			if (what != NULL) {
-				gs_fail(&e, GS_EUSAGE, "list: one of models or gpus, not '%s' and '%s'", what, val);
+				gs_fail(&e, GS_EUSAGE, "list: one of models, gpus or settings, not '%s' and '%s'", what, val);
 				return gs_cmd_usage_error(&e);
 			}
 			what = val;
@@ -225,12 +284,13 @@ int cmd_list(int argc, char **argv)
 	}
 	if (k < 0)
 		return gs_cmd_usage_error(&e);
-	if (what == NULL || (strcmp(what, "models") != 0 && strcmp(what, "gpus") != 0)) {
-		gs_fail(&e, GS_EUSAGE, "list: say what to list: 'gpusizer list models' or 'gpusizer list gpus'%s%s%s",
+	if (what != NULL && strcmp(what, "settings") == 0) {
+		print_settings(json, quiet);
+	} else if (what == NULL || (strcmp(what, "models") != 0 && strcmp(what, "gpus") != 0)) {
+		gs_fail(&e, GS_EUSAGE, "list: say what to list: 'gpusizer list models', 'gpusizer list gpus' or 'gpusizer list settings'%s%s%s",
 		        what ? " (not '" : "", what ? what : "", what ? "')" : "");
 		return gs_cmd_usage_error(&e);
-	}
-	if (strcmp(what, "models") == 0) {
+	} else if (strcmp(what, "models") == 0) {
 		entry *v = NULL;
 		size_t n = 0;
 		char shipped[4096];

@@ -2,8 +2,10 @@
  * model family, then the exact tally (arch.c). */
 #include "config.h"
 #include "jsoncheck.h"
+#include "jsonget.h"
 
 #include <cJSON.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -33,29 +35,13 @@ typedef struct cfg {
 
 /* ---- messages ---- */
 
-static void describe(const cJSON *v, char *buf, size_t n)
+/* The jsonget.h reader over c's messages and error; callers hand its rc
+ * back to c->rc. */
+static gs_jget reader(const cfg *c)
 {
-	if (v == NULL)
-		snprintf(buf, n, "nothing");
-	else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
-	         fabs(v->valuedouble) < 1e19)
-		snprintf(buf, n, "%.0f", v->valuedouble); /* exact integers */
-	else if (cJSON_IsNumber(v))
-		snprintf(buf, n, "%.15g", v->valuedouble);
-	else if (cJSON_IsString(v))
-		snprintf(buf, n, "\"%.40s%s\"", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
-	else if (cJSON_IsTrue(v))
-		snprintf(buf, n, "true");
-	else if (cJSON_IsFalse(v))
-		snprintf(buf, n, "false");
-	else if (cJSON_IsNull(v))
-		snprintf(buf, n, "null");
-	else if (cJSON_IsArray(v))
-		snprintf(buf, n, "an array");
-	else if (cJSON_IsObject(v))
-		snprintf(buf, n, "an object");
-	else
-		snprintf(buf, n, "an invalid value");
+	gs_jget g = { c->path, c->pfx, GS_ECONFIG, c->e, c->rc };
+
+	return g;
 }
 
 /* "<path>: field \"<pfx><key>\": <detail>" (first error wins). */
@@ -63,16 +49,13 @@ static gs_err field_fail(cfg *c, gs_err code, const char *key, const char *fmt, 
 	__attribute__((format(printf, 4, 5)));
 static gs_err field_fail(cfg *c, gs_err code, const char *key, const char *fmt, ...)
 {
-	char detail[400];
+	gs_jget g = reader(c);
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof detail, fmt, ap);
+	gs_jget_vfail(&g, code, key, fmt, ap);
 	va_end(ap);
-	gs_fail(c->e, code, "%s: field \"%s%s\": %s", c->path, c->pfx, key, detail);
-	if (c->rc == GS_OK)
-		c->rc = code;
-	return c->rc;
+	return c->rc = g.rc;
 }
 
 /* Append "; text" to the arch's warning (truncated to fit). */
@@ -95,61 +78,21 @@ static void note(cfg *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- field readers ---- */
-
-/* The item under key, or NULL when absent or JSON null. */
-static const cJSON *item(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsNull(v) ? NULL : v;
-}
+/* ---- field readers (jsonget.h; null counts as absent) ---- */
 
 static bool has(cfg *c, const char *key)
 {
-	return item(c->obj, key) != NULL;
-}
-
-static const char *int_kind(int64_t min)
-{
-	return min == 1 ? "a positive integer" : min == 0 ? "a non-negative integer" : "an integer";
+	return gs_jget_item(c->obj, key) != NULL;
 }
 
 /* Integer field >= min. Absent or null: def, or an error when required. */
 static int64_t get_int(cfg *c, const char *key, int64_t min, int64_t def, bool required)
 {
-	const cJSON *v = item(c->obj, key);
-	char got[64];
-	double d;
+	gs_jget g = reader(c);
+	int64_t v = gs_jget_int(&g, c->obj, key, min, CFG_INT_MAX, def, required);
 
-	if (c->rc != GS_OK)
-		return def > 0 ? def : 1;
-	if (v == NULL) {
-		if (required) {
-			if (cJSON_GetObjectItemCaseSensitive(c->obj, key) != NULL)
-				field_fail(c, GS_ECONFIG, key, "must be %s (got null)", int_kind(min));
-			else
-				field_fail(c, GS_ECONFIG, key, "missing (must be %s)", int_kind(min));
-			return 1;
-		}
-		return def;
-	}
-	describe(v, got, sizeof got);
-	if (!cJSON_IsNumber(v)) {
-		field_fail(c, GS_ECONFIG, key, "must be %s (got %s)", int_kind(min), got);
-		return 1;
-	}
-	d = v->valuedouble;
-	if (!isfinite(d) || d != floor(d) || d < (double)min) {
-		field_fail(c, GS_ECONFIG, key, "must be %s (got %s)", int_kind(min), got);
-		return 1;
-	}
-	if (d > (double)CFG_INT_MAX) {
-		field_fail(c, GS_ECONFIG, key, "must be %s below 2^53 (got %s: too large)", int_kind(min),
-		           got);
-		return 1;
-	}
-	return (int64_t)d;
+	c->rc = g.rc;
+	return v;
 }
 
 /* First present key of a NULL-terminated alias list (GPT-2 n_embd /
@@ -159,7 +102,7 @@ static int64_t get_int_alias(cfg *c, const char *const *keys, int64_t min, int64
 {
 	for (int i = 0; keys[i] != NULL; i++) {
 		if (cJSON_GetObjectItemCaseSensitive(c->obj, keys[i]) != NULL &&
-		    (item(c->obj, keys[i]) != NULL || keys[i + 1] == NULL))
+		    (gs_jget_item(c->obj, keys[i]) != NULL || keys[i + 1] == NULL))
 			return get_int(c, keys[i], min, def, required);
 	}
 	return get_int(c, keys[0], min, def, required);
@@ -167,31 +110,31 @@ static int64_t get_int_alias(cfg *c, const char *const *keys, int64_t min, int64
 
 static bool get_bool(cfg *c, const char *key, bool def)
 {
-	const cJSON *v = item(c->obj, key);
-	char got[64];
+	gs_jget g = reader(c);
+	bool v = gs_jget_bool(&g, c->obj, key, def, false);
 
-	if (c->rc != GS_OK || v == NULL)
-		return def;
-	if (cJSON_IsBool(v))
-		return cJSON_IsTrue(v);
-	describe(v, got, sizeof got);
-	field_fail(c, GS_ECONFIG, key, "must be true or false (got %s)", got);
-	return def;
+	c->rc = g.rc;
+	return v;
 }
 
 /* Optional string; NULL when absent. The pointer lives as long as the tree. */
 static const char *get_str(cfg *c, const char *key)
 {
-	const cJSON *v = item(c->obj, key);
-	char got[64];
+	gs_jget g = reader(c);
+	const char *v = gs_jget_str(&g, c->obj, key, false);
 
-	if (c->rc != GS_OK || v == NULL)
-		return NULL;
-	if (cJSON_IsString(v))
-		return v->valuestring;
-	describe(v, got, sizeof got);
-	field_fail(c, GS_ECONFIG, key, "must be a string (got %s)", got);
-	return NULL;
+	c->rc = g.rc;
+	return v;
+}
+
+/* An optional number in [lo, hi] (what names it); def when absent. */
+static double get_num(cfg *c, const char *key, double lo, double hi, const char *what, double def)
+{
+	gs_jget g = reader(c);
+	double v = gs_jget_num(&g, c->obj, key, lo, hi, what, def, false);
+
+	c->rc = g.rc;
+	return v;
 }
 
 /* Dropout probability: max over the declared keys (each in [0, 1]). */
@@ -207,20 +150,11 @@ static double get_dropout(cfg *c)
 	double mx = 0;
 
 	for (int i = 0; keys[i] != NULL && c->rc == GS_OK; i++) {
-		const cJSON *v = item(c->obj, keys[i]);
-		char got[64];
-
-		if (v == NULL)
-			continue;
-		describe(v, got, sizeof got);
-		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
-		    v->valuedouble > 1) {
-			field_fail(c, GS_ECONFIG, keys[i], "must be a probability between 0 and 1 (got %s)",
-			           got);
+		double v = get_num(c, keys[i], 0, 1, "a probability between 0 and 1", 0);
+		if (c->rc != GS_OK)
 			return 0;
-		}
-		if (v->valuedouble > mx)
-			mx = v->valuedouble;
+		if (v > mx)
+			mx = v;
 	}
 	return mx;
 }
@@ -228,16 +162,7 @@ static double get_dropout(cfg *c)
 /* Optional positive number (soft-capping thresholds); 0 when absent or null. */
 static double get_positive(cfg *c, const char *key)
 {
-	const cJSON *v = item(c->obj, key);
-	char got[64];
-
-	if (c->rc != GS_OK || v == NULL)
-		return 0;
-	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0)
-		return v->valuedouble;
-	describe(v, got, sizeof got);
-	field_fail(c, GS_ECONFIG, key, "must be a positive number or null (got %s)", got);
-	return 0;
+	return get_num(c, key, DBL_TRUE_MIN, DBL_MAX, "a positive number or null", 0);
 }
 
 /* ---- checked arithmetic naming the field that made it too large ---- */
@@ -599,13 +524,13 @@ static void fam_moe(cfg *c, const char *type)
 		 * is not in mlp_only_layers. */
 		step = get_int(c, "decoder_sparse_step", 1, 1, false);
 		n_moe = d.L / step;
-		only = item(c->obj, "mlp_only_layers");
+		only = gs_jget_item(c->obj, "mlp_only_layers");
 		if (c->rc == GS_OK && only != NULL) {
 			int64_t *idx, m = 0;
 
 			if (!cJSON_IsArray(only)) {
 				char got[64];
-				describe(only, got, sizeof got);
+				gs_json_describe(only, got, sizeof got);
 				field_fail(c, GS_ECONFIG, "mlp_only_layers",
 				           "must be an array of layer indices (got %s)", got);
 				return;
@@ -616,7 +541,7 @@ static void fam_moe(cfg *c, const char *type)
 
 				if (!isfinite(x) || x != floor(x) || x < 0 || x >= (double)d.L) {
 					char got[64];
-					describe(v, got, sizeof got);
+					gs_json_describe(v, got, sizeof got);
 					field_fail(c, GS_ECONFIG, "mlp_only_layers",
 					           "entries must be layer indices from 0 to %" PRId64 " (got %s)",
 					           d.L - 1, got);
@@ -1016,16 +941,7 @@ static void fam_bert(cfg *c)
 /* A fraction in (0, 1] (partial_rotary_factor); def when absent. */
 static double get_frac(cfg *c, const char *key, double def)
 {
-	const cJSON *v = item(c->obj, key);
-	char got[64];
-
-	if (c->rc != GS_OK || v == NULL)
-		return def;
-	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0 && v->valuedouble <= 1)
-		return v->valuedouble;
-	describe(v, got, sizeof got);
-	field_fail(c, GS_ECONFIG, key, "must be a number above 0 and at most 1 (got %s)", got);
-	return def;
+	return get_num(c, key, DBL_TRUE_MIN, 1, "a number above 0 and at most 1", def);
 }
 
 /* lm_head with a bias (Phi, GPT-J): the bias stays a parameter of its own
@@ -1257,7 +1173,7 @@ static void fam_distilbert(cfg *c)
 
 static void read_quant(cfg *c)
 {
-	const cJSON *q = item(c->root, "quantization_config");
+	const cJSON *q = gs_jget_item(c->root, "quantization_config");
 	gs_arch *a = c->a;
 	cfg qc = *c;
 	const char *m;
@@ -1266,7 +1182,7 @@ static void read_quant(cfg *c)
 	if (q == NULL || c->rc != GS_OK)
 		return;
 	if (!cJSON_IsObject(q)) {
-		describe(q, got, sizeof got);
+		gs_json_describe(q, got, sizeof got);
 		field_fail(c, GS_ECONFIG, "quantization_config", "must be an object (got %s)", got);
 		return;
 	}
@@ -1285,7 +1201,7 @@ static void read_quant(cfg *c)
 	} else if (strcmp(m, "gptq") == 0 || strcmp(m, "awq") == 0) {
 		static const char *const kb[] = { "bits", "w_bit", NULL };
 		int64_t bits = get_int_alias(&qc, kb, 1, 4, m[0] == 'g');
-		const cJSON *gv = item(q, has(&qc, "group_size") ? "group_size" : "q_group_size");
+		const cJSON *gv = gs_jget_item(q, has(&qc, "group_size") ? "group_size" : "q_group_size");
 
 		a->quant = m[0] == 'g' ? GS_QUANT_GPTQ : GS_QUANT_AWQ;
 		if (qc.rc == GS_OK && bits > 8)
@@ -1296,7 +1212,7 @@ static void read_quant(cfg *c)
 		if (gv != NULL && qc.rc == GS_OK) {
 			double g = cJSON_IsNumber(gv) ? gv->valuedouble : 0;
 			if (g != -1 && (g < 1 || g != floor(g) || g > (double)CFG_INT_MAX)) {
-				describe(gv, got, sizeof got);
+				gs_json_describe(gv, got, sizeof got);
 				field_fail(&qc, GS_ECONFIG, has(&qc, "group_size") ? "group_size" : "q_group_size",
 				           "must be a positive integer or -1 (got %s)", got);
 			} else {
@@ -1316,14 +1232,14 @@ static void read_quant(cfg *c)
 		a->quant = GS_QUANT_FP8;
 		a->quant_bits = 8;
 	} else if (strcmp(m, "compressed-tensors") == 0) {
-		const cJSON *groups = item(q, "config_groups"), *w = NULL;
+		const cJSON *groups = gs_jget_item(q, "config_groups"), *w = NULL;
 		const cJSON *nb = NULL, *ty = NULL;
 
 		if (cJSON_IsObject(groups) && groups->child != NULL && cJSON_IsObject(groups->child))
-			w = item(groups->child, "weights");
+			w = gs_jget_item(groups->child, "weights");
 		if (cJSON_IsObject(w)) {
-			nb = item(w, "num_bits");
-			ty = item(w, "type");
+			nb = gs_jget_item(w, "num_bits");
+			ty = gs_jget_item(w, "type");
 		}
 		if (cJSON_IsNumber(nb) && nb->valuedouble == 8 && cJSON_IsString(ty) &&
 		    strcmp(ty->valuestring, "float") == 0) {
@@ -1391,19 +1307,21 @@ static void build(cfg *c)
 	}
 	snprintf(a->model_type, sizeof a->model_type, "%s", mt);
 	/* dtype (transformers >= 4.56) or torch_dtype: a string when present. */
-	dt = item(c->root, "dtype") ? item(c->root, "dtype") : item(c->root, "torch_dtype");
+	dt = gs_jget_item(c->root, "dtype");
+	if (dt == NULL)
+		dt = gs_jget_item(c->root, "torch_dtype");
 	if (dt != NULL && !cJSON_IsString(dt)) {
 		char got[64];
-		describe(dt, got, sizeof got);
-		field_fail(c, GS_ECONFIG, item(c->root, "dtype") ? "dtype" : "torch_dtype",
+		gs_json_describe(dt, got, sizeof got);
+		field_fail(c, GS_ECONFIG, gs_jget_item(c->root, "dtype") ? "dtype" : "torch_dtype",
 		           "must be a string such as \"bfloat16\" (got %s)", got);
 		return;
 	}
 	if (strcmp(mt, "gemma3") == 0) {
-		const cJSON *tc = item(c->root, "text_config");
+		const cJSON *tc = gs_jget_item(c->root, "text_config");
 		if (!cJSON_IsObject(tc)) {
 			char got[64];
-			describe(tc, got, sizeof got);
+			gs_json_describe(tc, got, sizeof got);
 			if (tc == NULL)
 				field_fail(c, GS_ECONFIG, "text_config", "missing (must be an object)");
 			else

@@ -303,27 +303,48 @@ static double norm_saved(const ctx *c, bool rms, double w, double rows)
 	return per;
 }
 
-static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
+/* One layer's widths on one GPU (tensor-parallel shares) and the step's
+ * token counts, as the activation stages below use them. */
+typedef struct layer_dims {
+	double h, T, tp;        /* hidden width, tokens per micro-batch, TP degree */
+	double cb, rb;          /* compute and residual bytes */
+	double nh, hd;          /* attention heads, head width */
+	double q_dim, kv_dim;   /* query and key widths on this GPU */
+	double vhd, v_dim;      /* value head width, value width on this GPU */
+	double seqs, sq;        /* sequences per micro-batch, their length */
+	double inner;           /* the MLP's inner width on this GPU */
+} layer_dims;
+
+/* The widths of layer kind k under c's settings. */
+static void layer_dims_of(const ctx *c, const gs_layer_kind *k, layer_dims *d)
 {
 	const gs_arch *a = c->a;
+
+	d->h = (double)a->hidden;
+	d->T = c->T;
+	d->tp = c->tp;
+	d->cb = c->r.cb;
+	d->rb = c->r.rb;
+	d->nh = (double)a->heads;
+	d->hd = (double)a->head_dim;
+	d->q_dim = d->nh * d->hd / d->tp;
+	d->kv_dim = (double)a->kv_heads * d->hd / d->tp;
+	d->vhd = (double)(a->v_head_dim ? a->v_head_dim : a->head_dim);
+	d->v_dim = d->nh * d->vhd / d->tp;
+	d->seqs = (double)c->s->batch;
+	d->sq = (double)c->s->seq;
+	d->inner = (double)k->mlp_inner / d->tp;
+}
+
+/* One layer's parameters, what of them trains (and adafactor's state
+ * elements), and for LoRA the bytes per token its adapters save: the
+ * input copies they cast or drop out (*lora_in) and their A outputs and
+ * B inputs (*lora_tok). */
+static void cost_params(const ctx *c, const gs_layer_kind *k, layer_cost *o, double *lora_in, double *lora_tok)
+{
 	const gs_settings *s = c->s;
-	double h = (double)a->hidden, T = c->T, tp = c->tp;
-	double cb = c->r.cb, rb = c->r.rb;
-	double nh = (double)a->heads, hd = (double)a->head_dim;
-	double q_dim = nh * hd / tp, kv_dim = (double)a->kv_heads * hd / tp;
-	double vhd = (double)(a->v_head_dim ? a->v_head_dim : a->head_dim);
-	double v_dim = nh * vhd / tp;
-	double seqs = (double)s->batch;
-	double sq = (double)s->seq;
-	double tok = 0, sqr = 0; /* saved per token, per (head * s^2) */
-	bool rms = a->norm == GS_NORM_RMS;
-	double n_norms = a->layer_norms > 0 ? a->layer_norms : a->parallel_attn ? 1 : 2;
-	double lora_in = 0, lora_tok = 0;
-	double inner = (double)k->mlp_inner / tp;
+	double tp = c->tp, cb = c->r.cb;
 
-	memset(o, 0, sizeof *o);
-
-	/* Parameters and what trains. */
 	for (int i = 0; i < k->n_lin; i++) {
 		const gs_linear *l = &k->lin[i];
 		double p = (double)gs_linear_params(l) / tp;
@@ -346,37 +367,57 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 				copies = c->ab * (double)l->in * routed;
 			if (s->lora_dropout > 0)
 				copies += 1.0 * (double)l->in * routed; /* dropout mask */
-			lora_in += copies;
-			lora_tok += (double)s->lora_r * c->ab * routed * 2; /* A output, B input */
+			*lora_in += copies;
+			*lora_tok += (double)s->lora_r * c->ab * routed * 2; /* A output, B input */
 		}
 	}
 	o->params = o->lin_params + (double)k->other_params;
 	if (c->full)
 		o->trainable += (double)k->other_params;
+}
 
-	if (c->infer) {
-		/* Live while computing one layer without autograd: the residual,
-		 * q/k/v, attention output and the MLP's widest moment. */
-		double att = (q_dim + 2 * kv_dim + v_dim) * cb * T;
-		if (s->attn == GS_ATTN_EAGER)
-			att += (4 + cb) * nh / tp * sq * sq * seqs;
-		double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * inner * cb * T;
-		o->fwd_act = 2 * rb * h * T + (att > mlp ? att : mlp);
-		if (gs_prec_quantized(c->p))
-			o->deq = o->max_unit * deq_bytes(c->p, cb);
-		return;
-	}
+/* Inference: what is live while one layer is computed without autograd
+ * (the residual, q/k/v, attention output and the MLP's widest moment),
+ * and a quantized layer's one dequantized weight. */
+static void cost_infer(const ctx *c, const layer_dims *d, layer_cost *o)
+{
+	const gs_arch *a = c->a;
+	double cb = d->cb, T = d->T, nh = d->nh, tp = d->tp, sq = d->sq;
 
-	/* --- Norms (norm_saved); q_norm/k_norm (Qwen3, Gemma 3, OLMo 2) are
-	 * RMSNorms over the query and key widths, before rotary, with one
-	 * statistic per head. */
-	tok += n_norms * norm_saved(c, rms, h, 1);
+	double att = (d->q_dim + 2 * d->kv_dim + d->v_dim) * cb * T;
+	if (c->s->attn == GS_ATTN_EAGER)
+		att += (4 + cb) * nh / tp * sq * sq * d->seqs;
+	double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * d->inner * cb * T;
+	o->fwd_act = 2 * d->rb * d->h * T + (att > mlp ? att : mlp);
+	if (gs_prec_quantized(c->p))
+		o->deq = o->max_unit * deq_bytes(c->p, cb);
+}
+
+/* Bytes per token the layer's norms save (norm_saved); q_norm/k_norm
+ * (Qwen3, Gemma 3, OLMo 2) are RMSNorms over the query and key widths,
+ * before rotary, with one statistic per head. Added to *tok. */
+static void saved_norms(const ctx *c, const layer_dims *d, double *tok)
+{
+	const gs_arch *a = c->a;
+	bool rms = a->norm == GS_NORM_RMS;
+	double n_norms = a->layer_norms > 0 ? a->layer_norms : a->parallel_attn ? 1 : 2;
+
+	*tok += n_norms * norm_saved(c, rms, d->h, 1);
 	if (a->qk_norm)
-		tok += norm_saved(c, true, q_dim + kv_dim, (nh + (double)a->kv_heads) / tp);
+		*tok += norm_saved(c, true, d->q_dim + d->kv_dim, (d->nh + (double)a->kv_heads) / d->tp);
+}
 
-	/* --- Linear inputs saved for weight gradients (full fine-tuning).
-	 * Without AMP the q/k/v (and gate/up) share one saved input; AMP casts
-	 * a separate 16-bit copy for each linear. */
+/* Bytes per token saved as linear inputs for backward, added to *tok.
+ * Full fine-tuning saves them for the weight gradients: without AMP the
+ * q/k/v (and gate/up) share one saved input; AMP casts a separate 16-bit
+ * copy for each linear. LoRA saves its adapters' (cost_params) and,
+ * through bitsandbytes' matmuls, the frozen linears' inputs. */
+static void saved_linear_inputs(const ctx *c, const gs_layer_kind *k, const layer_dims *d, double lora_in,
+                                double lora_tok, double *tok)
+{
+	const gs_arch *a = c->a;
+	double h = d->h, cb = d->cb, v_dim = d->v_dim, inner = d->inner;
+
 	if (c->full) {
 		int n_in_attn = 0, n_in_mlp = 0;
 		for (int i = 0; i < k->n_lin; i++) {
@@ -387,87 +428,124 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 				n_in_mlp++;
 		}
 		if (k->n_experts > 0)
-			n_in_mlp = 1; /* experts read gathered copies (below) */
+			n_in_mlp = 1; /* experts read gathered copies (saved_mlp) */
 		double share_attn = c->r.amp ? n_in_attn : (n_in_attn ? 1 : 0);
 		double share_mlp = c->r.amp ? n_in_mlp : (n_in_mlp ? 1 : 0);
 		double lin_b = c->r.fp8_copy > 0 ? 1 : cb; /* fp8: inputs saved in fp8 */
-		tok += (share_attn + (a->parallel_attn ? 0 : share_mlp)) * h * lin_b;
-		tok += v_dim * lin_b;           /* o_proj input (contiguous copy) */
-		tok += inner * lin_b;           /* down_proj input */
+		*tok += (share_attn + (a->parallel_attn ? 0 : share_mlp)) * h * lin_b;
+		*tok += v_dim * lin_b;           /* o_proj input (contiguous copy) */
+		*tok += inner * lin_b;           /* down_proj input */
+		return;
+	}
+	/* LoRA: frozen linears save nothing; a 16-bit adapter without
+	 * dropout saves the shared normalised input once. */
+	*tok += lora_in + lora_tok;
+	bool shared_in = c->ab == cb && c->s->lora_dropout <= 0 && lora_tok > 0;
+	if (shared_in)
+		*tok += cb * h;
+	/* bitsandbytes' 4-bit and 8-bit matmuls save their input whenever
+	 * it requires grad, though the weight is frozen (MatMul4Bit:
+	 * ctx.tensors = (A, B) if any(needs_input_grad)): the attention
+	 * input (unless counted above), o_proj's, the MLP's and down's. */
+	if (bnb_quant(c->p))
+		*tok += cb * ((shared_in ? 0 : h) + v_dim + (a->parallel_attn ? 0 : h) + inner);
+}
+
+/* What the attention core saves: bytes per token into *tok and, under
+ * eager attention, bytes per (head x s^2) score into *sqr. */
+static void saved_attention(const ctx *c, const layer_dims *d, double *tok, double *sqr)
+{
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double cb = d->cb, q_dim = d->q_dim, kv_dim = d->kv_dim, v_dim = d->v_dim;
+	bool expand = s->attn != GS_ATTN_FLASH && kv_dim < q_dim;
+	double kv_saved = expand ? q_dim : kv_dim;
+	double vv = expand ? v_dim : kv_dim * d->vhd / d->hd;
+
+	if (s->attn == GS_ATTN_EAGER) {
+		/* q, k for QK^T; fp32 softmax output and its 16-bit cast;
+		 * v and the probabilities for PV; dropout mask and output. */
+		*tok += (q_dim + kv_saved + vv) * cb + v_dim * cb;
+		double per_el = 4 + cb;
+		/* soft-capped scores (Gemma 2): tanh saves its 16-bit output.
+		 * Flash applies the cap in-kernel; HF's sdpa path drops it. */
+		if (a->attn_softcap > 0)
+			per_el += cb;
+		if (a->dropout > 0)
+			per_el += 1 + cb;
+		*sqr += per_el;
 	} else {
-		/* LoRA: frozen linears save nothing; a 16-bit adapter without
-		 * dropout saves the shared normalised input once. */
-		tok += lora_in + lora_tok;
-		bool shared_in = c->ab == cb && s->lora_dropout <= 0 && lora_tok > 0;
-		if (shared_in)
-			tok += cb * h;
-		/* bitsandbytes' 4-bit and 8-bit matmuls save their input whenever
-		 * it requires grad, though the weight is frozen (MatMul4Bit:
-		 * ctx.tensors = (A, B) if any(needs_input_grad)): the attention
-		 * input (unless counted above), o_proj's, the MLP's and down's. */
-		if (bnb_quant(c->p))
-			tok += cb * ((shared_in ? 0 : h) + v_dim + (a->parallel_attn ? 0 : h) + inner);
+		/* SDPA (flash / efficient kernels): q, k, v, output, logsumexp.
+		 * sdpa: GQA keys/values are expanded to all heads first (HF's
+		 * repeat_kv, litgpt, torchtune); flash: native GQA. */
+		*tok += (q_dim + kv_saved + vv + v_dim) * cb + 4 * d->nh / d->tp;
 	}
+}
 
-	/* Autocast over fp32 weights: every linear's 16-bit weight cast is
-	 * saved for the input gradient (frozen or not) until its backward. */
-	o->amp_copy = c->r.amp ? 2 * o->lin_params : 0;
+/* Bytes per token the MLP (its experts' gathered copies and router
+ * probabilities too) and the residual dropout masks save, added to *tok. */
+static void saved_mlp(const ctx *c, const gs_layer_kind *k, const layer_dims *d, double *tok)
+{
+	const gs_arch *a = c->a;
+	double h = d->h, cb = d->cb, inner = d->inner;
 
-	/* --- Attention core. */
-	{
-		bool expand = s->attn != GS_ATTN_FLASH && kv_dim < q_dim;
-		double kv_saved = expand ? q_dim : kv_dim;
-		double vv = expand ? v_dim : kv_dim * vhd / hd;
-		if (s->attn == GS_ATTN_EAGER) {
-			/* q, k for QK^T; fp32 softmax output and its 16-bit cast;
-			 * v and the probabilities for PV; dropout mask and output. */
-			tok += (q_dim + kv_saved + vv) * cb + v_dim * cb;
-			double per_el = 4 + cb;
-			/* soft-capped scores (Gemma 2): tanh saves its 16-bit output.
-			 * Flash applies the cap in-kernel; HF's sdpa path drops it. */
-			if (a->attn_softcap > 0)
-				per_el += cb;
-			if (a->dropout > 0)
-				per_el += 1 + cb;
-			sqr += per_el;
-		} else {
-			/* SDPA (flash / efficient kernels): q, k, v, output, logsumexp.
-			 * sdpa: GQA keys/values are expanded to all heads first (HF's
-			 * repeat_kv, litgpt, torchtune); flash: native GQA. */
-			tok += (q_dim + kv_saved + vv + v_dim) * cb + 4 * nh / tp;
-		}
-	}
-
-	/* --- MLP. */
 	if (a->act == GS_ACT_GATED)
 		/* gate (the activation's input), activation output, up; compiled,
 		 * act(gate)*up is one fused kernel that saves only gate and up */
-		tok += (s->compile ? 2 : 3) * inner * cb;
+		*tok += (c->s->compile ? 2 : 3) * inner * cb;
 	else
-		tok += inner * cb * (strcmp(a->model_type, "gpt2") == 0 ? 4 : 1); /* gelu_new saves 4 tensors */
+		*tok += inner * cb * (strcmp(a->model_type, "gpt2") == 0 ? 4 : 1); /* gelu_new saves 4 tensors */
 	if (k->n_experts > 0) {
 		double kx = (double)k->experts_per_tok;
-		tok += 2 * kx * h * cb + 4 * (double)k->n_experts; /* gathered input, weighted output, router probs */
+		*tok += 2 * kx * h * cb + 4 * (double)k->n_experts; /* gathered input, weighted output, router probs */
 	}
 	/* Residual dropout masks. */
 	if (a->dropout > 0)
-		tok += 2 * h;
+		*tok += 2 * h;
+}
 
-	o->saved = tok * T + sqr * (nh / tp) * sq * sq * seqs;
-	o->ckpt = rb * h * T;
+/* One layer's temporaries: forward: eager QK^T scores and their masked
+ * copy; backward: the residual gradient twice plus the widest of the
+ * MLP's and attention's activation gradients. */
+static void layer_temporaries(const ctx *c, const layer_dims *d, layer_cost *o)
+{
+	double cb = d->cb, nh = d->nh, tp = d->tp, sq = d->sq, seqs = d->seqs, q_dim = d->q_dim;
+	bool eager = c->s->attn == GS_ATTN_EAGER;
 
-	/* Temporaries: forward: eager QK^T scores and their masked copy;
-	 * backward: the residual gradient twice plus the widest of the MLP's
-	 * and attention's activation gradients. */
-	o->fwd_tmp = s->attn == GS_ATTN_EAGER ? 2 * cb * (nh / tp) * sq * sq * seqs : 0;
-	{
-		double mlp_b = 2 * inner * cb;
-		double att_b = (3 * q_dim * cb + 4 * q_dim);
-		double eager_b = s->attn == GS_ATTN_EAGER ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
-		o->bwd_tmp = 2 * rb * h * T + (mlp_b > att_b ? mlp_b : att_b) * T + eager_b;
+	o->fwd_tmp = eager ? 2 * cb * (nh / tp) * sq * sq * seqs : 0;
+	double mlp_b = 2 * d->inner * cb;
+	double att_b = (3 * q_dim * cb + 4 * q_dim);
+	double eager_b = eager ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
+	o->bwd_tmp = 2 * d->rb * d->h * d->T + (mlp_b > att_b ? mlp_b : att_b) * d->T + eager_b;
+}
+
+/* Everything one layer of kind k costs: parameters, what trains, what it
+ * saves for backward (or, inference, keeps live), its temporaries. */
+static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
+{
+	layer_dims d;
+	double tok = 0, sqr = 0; /* saved per token, per (head * s^2) */
+	double lora_in = 0, lora_tok = 0;
+
+	layer_dims_of(c, k, &d);
+	memset(o, 0, sizeof *o);
+	cost_params(c, k, o, &lora_in, &lora_tok);
+	if (c->infer) {
+		cost_infer(c, &d, o);
+		return;
 	}
+	saved_norms(c, &d, &tok);
+	saved_linear_inputs(c, k, &d, lora_in, lora_tok, &tok);
+	/* Autocast over fp32 weights: every linear's 16-bit weight cast is
+	 * saved for the input gradient (frozen or not) until its backward. */
+	o->amp_copy = c->r.amp ? 2 * o->lin_params : 0;
+	saved_attention(c, &d, &tok, &sqr);
+	saved_mlp(c, k, &d, &tok);
+	o->saved = tok * d.T + sqr * (d.nh / d.tp) * d.sq * d.sq * d.seqs;
+	o->ckpt = d.rb * d.h * d.T;
+	layer_temporaries(c, &d, o);
 	if (gs_prec_quantized(c->p))
-		o->deq = o->max_unit * deq_bytes(c->p, cb); /* one dequantised weight at a time */
+		o->deq = o->max_unit * deq_bytes(c->p, d.cb); /* one dequantised weight at a time */
 	o->wgrad = o->trainable * c->r.g;
 }
 
@@ -525,393 +603,554 @@ static double layers_here(const gs_layer_kind *k, const gs_settings *s)
 	return s->sharding == GS_SH_PIPELINE && g > 1 ? (double)((n + g - 1) / g) : (double)n;
 }
 
-static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
-{
+/* The detailed model's working state: the recipe, each layer kind's
+ * cost, the whole model's sizes, then their shares on one GPU. The
+ * stages below fill it in order; the timelines read it. */
+typedef struct plan {
 	ctx c;
 	layer_cost lc[GS_MAX_LAYER_KINDS];
-	double n_dp, tp = (double)s->tp;
-	double W = 0, trainable = 0, lin_total = 0, ada = 0, max_unit = 0, layers_gpu = 0;
-	double trainable_model = 0; /* whole model, for the report (pipeline: trainable is this GPU's) */
-	double layer_store_max = 0; /* one layer's weights at their storage (FSDP gathers these) */
-	double qmeta = 0; /* weight bytes ZeRO-3/FSDP cannot shard: bitsandbytes' quantization state
-	                     (module attributes), GPTQ/AWQ tensors (buffers, not parameters) */
-	double emb = (double)a->p_embed, head = (double)a->p_head;
-	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
-	bool paged;
-	tl t;
+	double n_dp;            /* data-parallel degree */
+	double emb, head;       /* embedding and output-head parameters */
+	/* The decoder layers on this GPU (all of them unless pipelined). */
+	double layers_gpu;      /* how many */
+	double W;               /* weights at their storage (embeddings and head too, plan_embeddings) */
+	double trainable;       /* trainable parameters on this GPU */
+	double trainable_model; /* whole model, for the report (pipeline: trainable is this GPU's) */
+	double lin_total;       /* linear parameters */
+	double ada;             /* adafactor state elements */
+	double max_unit;        /* largest single weight (elements) */
+	double layer_store_max; /* one layer's weights at their storage (FSDP gathers these) */
+	double qmeta;           /* weight bytes ZeRO-3/FSDP cannot shard: bitsandbytes' quantization state
+	                           (module attributes), GPTQ/AWQ tensors (buffers, not parameters) */
+	double emb_w;           /* embeddings, head and final norm (parameters on this GPU) */
+	double head_deq;        /* Lightning Fabric: the quantized head's dequantized copies */
+	double extra_train;     /* LoRA --train-embeddings: trainable embedding and head copies */
+	/* Gradients and optimizer states, whole model (before sharding). */
+	double grad_total, O_total, params_trainable;
+	bool paged;             /* paged optimizer states (CUDA unified memory) */
+	double opt_tmp;         /* the optimizer step's temporaries */
+	/* Per GPU, after sharding and offload. */
+	double W_gpu, G_gpu, O_gpu;
+	double bucket;          /* gradient reduce buckets */
+	double gather;          /* ZeRO-3/FSDP: gathered units */
+	double host;            /* bytes on the host */
+	double grad_frac;       /* the share of each gradient this GPU keeps */
+} plan;
 
-	memset(&c, 0, sizeof c);
-	c.a = a;
-	c.s = s;
-	c.p = gs_settings_precision(s);
-	make_recipe(s, c.p, &c.r);
-	c.full = s->method == GS_FULL;
-	c.lora = s->method == GS_LORA || s->method == GS_QLORA;
-	c.infer = s->method == GS_INFER;
-	c.T = (double)s->batch * (double)s->seq;
-	c.tp = tp;
-	c.ab = dtype_bytes(s->adapter_dtype);
-	n_dp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / tp;
+/* The recipe and the run's shape: method, tokens per GPU, parallel degrees. */
+static void plan_init(plan *P, const gs_arch *a, const gs_settings *s)
+{
+	ctx *c = &P->c;
+
+	memset(P, 0, sizeof *P);
+	c->a = a;
+	c->s = s;
+	c->p = gs_settings_precision(s);
+	make_recipe(s, c->p, &c->r);
+	c->full = s->method == GS_FULL;
+	c->lora = s->method == GS_LORA || s->method == GS_QLORA;
+	c->infer = s->method == GS_INFER;
+	c->T = (double)s->batch * (double)s->seq;
+	c->tp = (double)s->tp;
+	c->ab = dtype_bytes(s->adapter_dtype);
+	P->n_dp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / c->tp;
+	P->emb = (double)a->p_embed;
+	P->head = (double)a->p_head;
+}
+
+/* Each layer kind's cost, and the decoder layers' weights at their
+ * storage, trainable parameters and what sharding cannot split. */
+static void plan_layers(plan *P)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	double tp = c->tp;
 
 	for (int i = 0; i < a->n_kinds; i++) {
 		const gs_layer_kind *k = &a->kind[i];
-		double nl = layers_here(k, s);
-		cost_layer(&c, k, &lc[i]);
-		layers_gpu += nl;
-		trainable_model += (double)k->n_layers * lc[i].trainable;
-		trainable += nl * lc[i].trainable;
-		lin_total += nl * lc[i].lin_params;
-		ada += nl * lc[i].ada;
-		if (lc[i].max_unit > max_unit)
-			max_unit = lc[i].max_unit;
+		layer_cost *lc = &P->lc[i];
+		double nl = layers_here(k, c->s);
+		cost_layer(c, k, lc);
+		P->layers_gpu += nl;
+		P->trainable_model += (double)k->n_layers * lc->trainable;
+		P->trainable += nl * lc->trainable;
+		P->lin_total += nl * lc->lin_params;
+		P->ada += nl * lc->ada;
+		if (lc->max_unit > P->max_unit)
+			P->max_unit = lc->max_unit;
 		/* Weights of the layers at their storage. */
 		double lw = 0, local = 0;
 		for (int j = 0; j < k->n_lin; j++) {
 			const gs_linear *l = &k->lin[j];
-			double bpp = c.full || c.r.amp ? c.r.w : linear_storage(c.p, l);
+			double bpp = c->full || c->r.amp ? c->r.w : linear_storage(c->p, l);
 			double n_el = (double)gs_linear_params(l) / tp;
 			lw += bpp * n_el;
-			if (c.full || c.r.amp)
+			if (c->full || c->r.amp)
 				continue;
-			if (bnb_quant(c.p)) /* beyond the packed 4- or 8-bit codes */
-				local += (bpp - (c.p == GS_P_INT8 ? 1 : 0.5)) * n_el;
-			else if (c.p == GS_P_GPTQ_INT4 || c.p == GS_P_GPTQ_INT8 || c.p == GS_P_AWQ_INT4)
+			if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
+				local += (bpp - (c->p == GS_P_INT8 ? 1 : 0.5)) * n_el;
+			else if (c->p == GS_P_GPTQ_INT4 || c->p == GS_P_GPTQ_INT8 || c->p == GS_P_AWQ_INT4)
 				local += bpp * n_el; /* qweight, qzeros, scales, g_idx: registered buffers */
 		}
-		lw += c.r.w * (double)k->other_params + c.r.fp8_copy * lc[i].lin_params;
-		W += nl * lw;
-		qmeta += nl * local;
-		if (lw - local > layer_store_max) /* what a gather moves */
-			layer_store_max = lw - local;
+		lw += c->r.w * (double)k->other_params + c->r.fp8_copy * lc->lin_params;
+		P->W += nl * lw;
+		P->qmeta += nl * local;
+		if (lw - local > P->layer_store_max) /* what a gather moves */
+			P->layer_store_max = lw - local;
 	}
-	/* Embeddings (vocab-parallel under TP), head, final norm: compute dtype
-	 * even when the linears are quantized. */
-	double emb_w = (emb + head) / tp + emb_other + fin;
-	W += c.r.w * emb_w;
+}
+
+/* Embeddings (vocab-parallel under TP), head and final norm: their
+ * weights at the compute dtype even when the linears are quantized, what
+ * of them trains, and Lightning Fabric's quantized head. */
+static void plan_embeddings(plan *P)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	double tp = c->tp, emb = P->emb, head = P->head;
+	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
+
+	P->emb_w = (emb + head) / tp + emb_other + fin;
+	P->W += c->r.w * P->emb_w;
 	/* Lightning Fabric's plugin quantizes an untied head like the other
 	 * linears; it dequantizes it (fp16, then cast) at its forward and
 	 * backward, and bitsandbytes saves the head's input. */
-	double head_deq = 0;
-	if (fabric_bnb(c.p) && head > 0) {
+	if (fabric_bnb(c->p) && head > 0) {
 		const gs_linear lm_head = {.in = a->hidden, .out = a->vocab, .count = 1, .active = 1};
-		W -= (c.r.w - linear_storage(c.p, &lm_head)) * head / tp;
-		head_deq = deq_bytes(c.p, c.r.cb) * head / tp;
+		P->W -= (c->r.w - linear_storage(c->p, &lm_head)) * head / tp;
+		P->head_deq = deq_bytes(c->p, c->r.cb) * head / tp;
 	}
-	if (c.full) {
-		trainable += emb_w;
-		ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin;
-		if (emb > max_unit)
-			max_unit = emb / tp;
+	if (c->full) {
+		P->trainable += P->emb_w;
+		P->ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin;
+		if (emb > P->max_unit)
+			P->max_unit = emb / tp;
 	}
 	/* LoRA --train-embeddings: PEFT modules_to_save keeps a trainable copy
 	 * of the embedding and the head at the compute dtype. */
-	double extra_train = 0;
-	if (c.lora && s->train_embeddings) {
-		extra_train = (emb + (head > 0 ? head : emb)) / tp;
-		W += c.r.cb * extra_train;
+	if (c->lora && c->s->train_embeddings) {
+		P->extra_train = (emb + (head > 0 ? head : emb)) / tp;
+		P->W += c->r.cb * P->extra_train;
 	}
+}
 
-	/* Optimizer states and gradients, whole model (before sharding). */
-	double st_el = optim_states(s->optimizer, c.r.state, &paged);
-	double grad_total = trainable * c.r.g + extra_train * c.r.cb;
-	double O_total;
+/* Gradients and optimizer states of the whole model, before sharding. */
+static void plan_states(plan *P)
+{
+	const ctx *c = &P->c;
+	const gs_settings *s = c->s;
+	double trainable = P->trainable, extra_train = P->extra_train;
+	double st_el = optim_states(s->optimizer, c->r.state, &P->paged);
+
+	P->grad_total = trainable * c->r.g + extra_train * c->r.cb;
 	if (s->optimizer == GS_O_ADAFACTOR)
-		O_total = 4 * (c.full ? ada : trainable) + (c.full ? 0 : 4 * extra_train);
+		P->O_total = 4 * (c->full ? P->ada : trainable) + (c->full ? 0 : 4 * extra_train);
 	else
-		O_total = trainable * st_el + extra_train * optim_states(s->optimizer, c.r.cb, &paged);
-	O_total += (trainable + extra_train) * c.r.master;
-	double params_trainable = trainable + extra_train;
+		P->O_total = trainable * st_el + extra_train * optim_states(s->optimizer, c->r.cb, &P->paged);
+	P->O_total += (trainable + extra_train) * c->r.master;
+	P->params_trainable = trainable + extra_train;
 	/* Pipeline: this GPU holds its layers plus, as a bound, the embedding
 	 * and the head (the first and last GPU hold one each). */
-	if (c.full)
-		trainable_model += emb_w;
+	if (c->full)
+		P->trainable_model += P->emb_w;
+}
 
-	/* Optimizer-step temporaries. */
-	double opt_tmp = 0;
-	switch (s->optimizer) {
+/* The optimizer step's temporaries. */
+static void plan_opt_tmp(plan *P)
+{
+	const ctx *c = &P->c;
+
+	switch (c->s->optimizer) {
 	case GS_O_ADAMW:
 		/* torch's multi-tensor AdamW materialises sqrt(exp_avg_sq) for the
 		 * whole group; DeepSpeed's fused Adam (mixed recipes) does not. */
-		opt_tmp = c.r.master > 0 ? 0 : params_trainable * c.r.state;
+		P->opt_tmp = c->r.master > 0 ? 0 : P->params_trainable * c->r.state;
 		break;
 	case GS_O_LION:
-		opt_tmp = params_trainable * c.r.state;
+		P->opt_tmp = P->params_trainable * c->r.state;
 		break;
 	case GS_O_ADAFACTOR:
-		opt_tmp = 3 * 4 * max_unit; /* fp32 grad copy, update, its square: largest tensor */
+		P->opt_tmp = 3 * 4 * P->max_unit; /* fp32 grad copy, update, its square: largest tensor */
 		break;
 	default:
 		break;
 	}
-	if (c.r.master > 0)
-		opt_tmp += 4 * params_trainable / n_dp; /* fp32 gradient partition */
+	if (c->r.master > 0)
+		P->opt_tmp += 4 * P->params_trainable / P->n_dp; /* fp32 gradient partition */
+}
 
-	/* Sharding: per-GPU shares. */
-	double W_gpu = W, G_gpu = grad_total, O_gpu = O_total, bucket = 0, gather = 0, host = 0;
+/* Per-GPU shares of weights, gradients and states under --sharding, with
+ * the reduce buckets and gathered units it adds. */
+static void plan_sharding(plan *P)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double n_dp = P->n_dp, grad_total = P->grad_total;
 	double layer_params_max = 0, layer_train_max = 0;
+
+	P->W_gpu = P->W;
+	P->G_gpu = grad_total;
+	P->O_gpu = P->O_total;
 	for (int i = 0; i < a->n_kinds; i++) {
-		if (lc[i].params > layer_params_max)
-			layer_params_max = lc[i].params;
-		if (lc[i].trainable > layer_train_max)
-			layer_train_max = lc[i].trainable;
+		if (P->lc[i].params > layer_params_max)
+			layer_params_max = P->lc[i].params;
+		if (P->lc[i].trainable > layer_train_max)
+			layer_train_max = P->lc[i].trainable;
 	}
-	if (s->gpus > 1 || s->sharding != GS_SH_DDP) {
-		switch (s->sharding) {
-		case GS_SH_DDP:
-			/* DDP's reducer keeps flat gradient buckets as large as the
-			 * gradients (gradient_as_bucket_view=False, the default). */
-			if (n_dp > 1)
-				bucket = grad_total;
-			break;
-		case GS_SH_ZERO1:
-			/* same reduce bucket as ZeRO-2 (DeepSpeed's stage 1/2 optimizer) */
-			O_gpu /= n_dp;
-			bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c.r.g);
-			break;
-		case GS_SH_ZERO2:
-			O_gpu /= n_dp;
-			G_gpu /= n_dp;
-			bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c.r.g);
-			break;
-		case GS_SH_ZERO3: case GS_SH_FSDP: case GS_SH_FSDP2:
-			O_gpu /= n_dp;
-			G_gpu /= n_dp;
-			/* ZeRO-3/FSDP shard parameters; bitsandbytes keeps each layer's
-			 * quantization state (absmax; int8's row scales) on the module,
-			 * whole on every rank (Linear4bit: "the quant state got lost ...
-			 * for fsdp ... we can recover the state here"), and GPTQ/AWQ
-			 * layers hold their weights in buffers, which are not sharded */
-			W_gpu = (W - qmeta) / n_dp + qmeta;
-			/* the unit being computed and the prefetched next one, gathered
-			 * at compute dtype (full fine-tuning's mixed-precision param
-			 * dtype) or, for a frozen base, as stored (FSDP2 gathers
-			 * torchao NF4 and bitsandbytes' packed 4-bit storage as is);
-			 * the unit's unsharded gradients before reduce-scatter: only
-			 * trainable parameters have them (ZeRO-3, FSDP2), except that
-			 * an FSDP1 unit mixing frozen and trainable parameters (a
-			 * whole decoder layer, as Lightning wraps) allocates them for
-			 * all of it (PyTorch's FSDP notes on use_orig_params) */
-			gather = 2 * (c.full ? layer_params_max * c.r.cb : layer_store_max);
-			if (!c.infer)
-				bucket = (s->sharding == GS_SH_FSDP ? layer_params_max : layer_train_max) * c.r.g;
-			break;
-		default:
-			break;
-		}
+	if (s->gpus <= 1 && s->sharding == GS_SH_DDP)
+		return;
+	switch (s->sharding) {
+	case GS_SH_DDP:
+		/* DDP's reducer keeps flat gradient buckets as large as the
+		 * gradients (gradient_as_bucket_view=False, the default). */
+		if (n_dp > 1)
+			P->bucket = grad_total;
+		break;
+	case GS_SH_ZERO1:
+		/* same reduce bucket as ZeRO-2 (DeepSpeed's stage 1/2 optimizer) */
+		P->O_gpu /= n_dp;
+		P->bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c->r.g);
+		break;
+	case GS_SH_ZERO2:
+		P->O_gpu /= n_dp;
+		P->G_gpu /= n_dp;
+		P->bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c->r.g);
+		break;
+	case GS_SH_ZERO3: case GS_SH_FSDP: case GS_SH_FSDP2:
+		P->O_gpu /= n_dp;
+		P->G_gpu /= n_dp;
+		/* ZeRO-3/FSDP shard parameters; bitsandbytes keeps each layer's
+		 * quantization state (absmax; int8's row scales) on the module,
+		 * whole on every rank (Linear4bit: "the quant state got lost ...
+		 * for fsdp ... we can recover the state here"), and GPTQ/AWQ
+		 * layers hold their weights in buffers, which are not sharded */
+		P->W_gpu = (P->W - P->qmeta) / n_dp + P->qmeta;
+		/* the unit being computed and the prefetched next one, gathered
+		 * at compute dtype (full fine-tuning's mixed-precision param
+		 * dtype) or, for a frozen base, as stored (FSDP2 gathers
+		 * torchao NF4 and bitsandbytes' packed 4-bit storage as is);
+		 * the unit's unsharded gradients before reduce-scatter: only
+		 * trainable parameters have them (ZeRO-3, FSDP2), except that
+		 * an FSDP1 unit mixing frozen and trainable parameters (a
+		 * whole decoder layer, as Lightning wraps) allocates them for
+		 * all of it (PyTorch's FSDP notes on use_orig_params) */
+		P->gather = 2 * (c->full ? layer_params_max * c->r.cb : P->layer_store_max);
+		if (!c->infer)
+			P->bucket = (s->sharding == GS_SH_FSDP ? layer_params_max : layer_train_max) * c->r.g;
+		break;
+	default:
+		break;
 	}
+}
+
+/* What --offload optimizer/params moves to the host, a full state dict
+ * loaded beside the shard, and the share of each gradient this GPU keeps. */
+static void plan_offload(plan *P)
+{
+	const ctx *c = &P->c;
+	const gs_settings *s = c->s;
+
 	if (s->offload == GS_OFF_OPTIMIZER) {
-		host = O_total;
-		O_gpu = 0;
-		opt_tmp = 0; /* the step runs on the CPU */
-		host += grad_total; /* ZeRO-Offload keeps fp32 gradient partitions on the host */
+		P->host = P->O_total;
+		P->O_gpu = 0;
+		P->opt_tmp = 0; /* the step runs on the CPU */
+		P->host += P->grad_total; /* ZeRO-Offload keeps fp32 gradient partitions on the host */
 	} else if (s->offload == GS_OFF_PARAMS) {
 		/* FSDP/ZeRO-3 CPU offload: weights, gradients and states on the
 		 * host; a GPU holds the gathered units and one unit's gradients. */
-		host = O_total + W + (c.infer ? 0 : grad_total);
-		O_gpu = 0;
-		opt_tmp = 0;
-		W_gpu = 0;
-		G_gpu = 0;
+		P->host = P->O_total + P->W + (c->infer ? 0 : P->grad_total);
+		P->O_gpu = 0;
+		P->opt_tmp = 0;
+		P->W_gpu = 0;
+		P->G_gpu = 0;
 	}
 	/* A full copy of the weights beside the shard on every rank: what the
 	 * litgpt@8641822 FSDP LoRA runs measure (Lightning 2.1 loads the full
 	 * state dict on each rank; per-GPU memory = full + shard + activations). */
-	if (s->full_state_dict_load && W_gpu < W)
-		W_gpu += W;
-	double grad_frac = s->offload == GS_OFF_PARAMS ? 1.0 / n_dp : G_gpu / (grad_total > 0 ? grad_total : 1);
+	if (s->full_state_dict_load && P->W_gpu < P->W)
+		P->W_gpu += P->W;
+	P->grad_frac = s->offload == GS_OFF_PARAMS ? 1.0 / P->n_dp : P->G_gpu / (P->grad_total > 0 ? P->grad_total : 1);
+}
+
+/* Inference: the weights, then the prefill's widest layer over a full KV
+ * cache, then its logits and last hidden states. */
+static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double tp = c->tp;
+	tl t;
 
 	memset(&t, 0, sizeof t);
 	double context = (double)s->cuda_context_mib * 1048576.0;
-
-	if (c.infer) {
-		double kvb = s->kv_dtype_set ? dtype_bytes(s->kv_dtype) : c.r.cb;
-		double kv = (double)a->kv_cache_dim / tp * layers_gpu * c.T * kvb;
-		/* prefill logits: every prompt position for a plain forward; the
-		 * last one per sequence for generate() (transformers >= 4.45
-		 * passes logits_to_keep=1; serving engines do the same) */
-		double logits = (s->logits_all ? c.T : (double)s->batch) * (double)a->vocab / tp * c.r.cb;
-		double layer_tmp = 0, deq = 0;
-		for (int i = 0; i < a->n_kinds; i++) {
-			if (lc[i].fwd_act > layer_tmp)
-				layer_tmp = lc[i].fwd_act;
-			if (lc[i].deq > deq)
-				deq = lc[i].deq;
-		}
-		t.live[C_W] = W_gpu + gather;
-		mark(&t, NULL, GS_PH_LOAD, 1);
-		if (c.r.amp) /* every linear (and the head) cast once, cached */
-			t.live[C_W] += 2 * (lin_total + (head > 0 ? head : emb) / tp);
-		double ex[C_N] = {0};
-		t.live[C_A] = kv; /* the cache is full by the last layer */
-		ex[C_A] = layer_tmp;
-		ex[C_B] = deq;
-		mark(&t, ex, GS_PH_PREFILL, 1);
-		double ex2[C_N] = {0};
-		ex2[C_A] = logits + c.r.rb * (double)a->hidden * c.T;
-		ex2[C_B] = head_deq;
-		mark(&t, ex2, GS_PH_PREFILL, 1);
-		finish(out, &t, context, host, (double)a->params_total, c.r.text);
-		out->params_trainable = 0;
-		out->bpp_G = out->bpp_O = 0;
-		return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
+	double kvb = s->kv_dtype_set ? dtype_bytes(s->kv_dtype) : c->r.cb;
+	double kv = (double)a->kv_cache_dim / tp * P->layers_gpu * c->T * kvb;
+	/* prefill logits: every prompt position for a plain forward; the
+	 * last one per sequence for generate() (transformers >= 4.45
+	 * passes logits_to_keep=1; serving engines do the same) */
+	double logits = (s->logits_all ? c->T : (double)s->batch) * (double)a->vocab / tp * c->r.cb;
+	double layer_tmp = 0, deq = 0;
+	for (int i = 0; i < a->n_kinds; i++) {
+		if (P->lc[i].fwd_act > layer_tmp)
+			layer_tmp = P->lc[i].fwd_act;
+		if (P->lc[i].deq > deq)
+			deq = P->lc[i].deq;
 	}
+	t.live[C_W] = P->W_gpu + P->gather;
+	mark(&t, NULL, GS_PH_LOAD, 1);
+	if (c->r.amp) /* every linear (and the head) cast once, cached */
+		t.live[C_W] += 2 * (P->lin_total + (P->head > 0 ? P->head : P->emb) / tp);
+	double ex[C_N] = {0};
+	t.live[C_A] = kv; /* the cache is full by the last layer */
+	ex[C_A] = layer_tmp;
+	ex[C_B] = deq;
+	mark(&t, ex, GS_PH_PREFILL, 1);
+	double ex2[C_N] = {0};
+	ex2[C_A] = logits + c->r.rb * (double)a->hidden * c->T;
+	ex2[C_B] = P->head_deq;
+	mark(&t, ex2, GS_PH_PREFILL, 1);
+	finish(out, &t, context, P->host, (double)a->params_total, c->r.text);
+	out->params_trainable = 0;
+	out->bpp_G = out->bpp_O = 0;
+	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
+}
 
+/* One training step of the timeline, what its stages share. */
+typedef struct step_info {
+	int n;           /* 1: no states yet; 2: the steady state */
+	bool accum;      /* gradients accumulate (step 2 under --grad-accum) */
+	bool act_off;    /* --offload activations */
+	bool head_trains;
+	bool in_bwd;     /* gradients leave the GPU as soon as they are produced */
+	double head_in;  /* the head's saved input */
+} step_info;
+
+/* The start of a step: the weights, and on step 2 the states, the
+ * accumulated gradients and the buckets. */
+static void train_load(const plan *P, const step_info *st, tl *t)
+{
+	memset(t->live, 0, sizeof t->live);
+	t->paged = 0;
+	t->live[C_W] = P->W_gpu;
+	t->live[C_G] = st->accum ? P->G_gpu : 0;
+	if (st->n == 2) {
+		if (P->paged)
+			t->paged = P->O_gpu;
+		else
+			t->live[C_O] = P->O_gpu;
+	}
+	if (st->n == 2 || st->accum)
+		t->live[C_B] = P->bucket;
+	mark(t, NULL, GS_PH_LOAD, st->n);
+}
+
+/* Forward: the embeddings' output, then layer after layer. */
+static void train_forward(const plan *P, const step_info *st, tl *t)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double T = c->T, h = (double)a->hidden;
+
+	t->live[C_A] += c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+	for (int i = 0; i < a->n_kinds; i++) {
+		const layer_cost *l = &P->lc[i];
+		double d[C_N] = {0}, tr[C_N] = {0};
+		double kept = s->grad_ckpt ? l->ckpt : l->saved;
+		d[C_A] = st->act_off ? 0 : kept;
+		d[C_W] = s->grad_ckpt ? 0 : l->amp_copy;
+		tr[C_A] = l->fwd_tmp + l->saved; /* the layer being computed: its tensors and temporaries */
+		if (st->act_off)
+			tr[C_A] += kept; /* the previous layer's, still copying out */
+		tr[C_W] = l->amp_copy;
+		tr[C_B] = l->deq + P->gather;
+		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_FORWARD, st->n);
+	}
+}
+
+/* The final norm, head and loss, then their backward down to the last
+ * layer's output: the logits and their gradients, the head's gradient. */
+static void train_head(const plan *P, const step_info *st, tl *t)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double V = (double)a->vocab / c->tp, T = c->T, h = (double)a->hidden;
+	double head = P->head, emb = P->emb;
+	double ex[C_N];
+
+	/* Final norm and the head's saved input. */
+	t->live[C_A] += (a->norm == GS_NORM_RMS ? 4 : c->r.rb) * h * T + st->head_in;
+	if (c->r.amp)
+		t->live[C_W] += 2 * (head > 0 ? head : emb) / c->tp;
+
+	/* Loss. */
+	double logits = a->encoder ? 0 : c->r.cb * V * T;
+	double up = c->r.cb < 4 ? 4 * V * T : 0;
+	double lsm = a->encoder ? 0 : 4 * V * T;
+	if (s->loss == GS_LOSS_CHUNKED) {
+		/* chunked CE: 16-bit logits and fp32 log-probs, chunk by chunk */
+		up = 0;
+	}
+	if (s->compile && !a->encoder) {
+		/* compiled cross-entropy (torchtune compiles the loss with the
+		 * model): up-cast, log-softmax and NLL fuse into kernels that
+		 * save the logits and one log-sum-exp per token */
+		up = 0;
+		lsm = 4 * T;
+	}
+	/* soft-capped logits (Gemma 2: tanh(x / cap) * cap): tanh saves
+	 * its 16-bit output until the head's backward */
+	double cap = a->final_softcap > 0 && !a->encoder ? c->r.cb * V * T : 0;
+	t->live[C_A] += logits + lsm + cap;
+	memset(ex, 0, sizeof ex);
+	ex[C_A] = a->encoder ? 0 : up;
+	mark(t, ex, GS_PH_LOSS, st->n);
+
+	/* Backward: loss gradients (the log-softmax grad and its input's
+	 * grad in fp32), then the head. */
+	memset(ex, 0, sizeof ex);
+	ex[C_A] = s->loss == GS_LOSS_CHUNKED || a->encoder ? 0 : 8 * V * T;
+	/* chunked: the head's backward runs chunk by chunk while the
+	 * other chunks' logits are live */
+	ex[C_B] = s->loss == GS_LOSS_CHUNKED ? P->head_deq : 0;
+	mark(t, ex, GS_PH_BACKWARD, st->n);
+	t->live[C_A] -= logits + lsm + cap;
+	if (st->head_trains && !st->accum) {
+		double hg = (head > 0 ? head : emb) / c->tp * (c->full ? c->r.g : c->r.cb) * P->grad_frac;
+		if (st->in_bwd) {
+			memset(ex, 0, sizeof ex);
+			ex[C_G] = hg;
+			mark(t, ex, GS_PH_BACKWARD, st->n);
+		} else {
+			t->live[C_G] += hg;
+		}
+	}
+	memset(ex, 0, sizeof ex);
+	/* 16-bit logits grad; through a soft cap, tanh's input grad too */
+	ex[C_A] = c->r.cb * V * T * (cap > 0 ? 2 : 1);
+	ex[C_B] = P->head_deq;
+	mark(t, ex, GS_PH_BACKWARD, st->n);
+	t->live[C_A] -= (a->norm == GS_NORM_RMS ? 4 : c->r.rb) * h * T + st->head_in;
+	if (c->r.amp)
+		t->live[C_W] -= 2 * (head > 0 ? head : emb) / c->tp;
+}
+
+/* Backward through the layers in reverse, then the embeddings' gradients;
+ * at its end every gradient exists (or, stepped in backward, is gone). */
+static void train_backward(const plan *P, const step_info *st, tl *t)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double T = c->T, h = (double)a->hidden;
+
+	for (int i = a->n_kinds - 1; i >= 0; i--) {
+		const layer_cost *l = &P->lc[i];
+		double d[C_N] = {0}, tr[C_N] = {0};
+		double wg = st->accum ? 0 : l->wgrad * P->grad_frac;
+		double kept = s->grad_ckpt ? l->ckpt : l->saved;
+		d[C_A] = st->act_off ? 0 : -kept;
+		d[C_W] = s->grad_ckpt ? 0 : -l->amp_copy;
+		d[C_G] = st->in_bwd ? 0 : wg; /* stepped and freed at once */
+		tr[C_G] = wg;
+		tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0);
+		if (st->act_off)
+			tr[C_A] += 2 * kept; /* this layer's, back from the host, and the next one prefetched */
+		tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
+		tr[C_B] = l->deq + P->gather;
+		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, st->n);
+	}
+	t->live[C_A] -= c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+	if (c->full && !st->accum) /* tied: the head's gradient was the embedding's */
+		t->live[C_G] += ((P->head > 0 ? P->emb / c->tp : 0) + (double)a->p_embed_other) * c->r.g * P->grad_frac;
+	if (c->lora && s->train_embeddings && !st->accum && P->head > 0)
+		t->live[C_G] += P->emb / c->tp * c->r.cb * P->grad_frac;
+	if (t->live[C_A] < 0)
+		t->live[C_A] = 0;
+	if (st->in_bwd) {
+		mark(t, NULL, GS_PH_BACKWARD, st->n);
+		t->live[C_G] = 0;
+	} else if (t->live[C_G] < P->G_gpu) {
+		t->live[C_G] = P->G_gpu; /* norms, biases: all gradients exist now */
+	}
+	t->live[C_B] = P->bucket;
+}
+
+/* The optimizer step: the states appear on step 1; its temporaries. */
+static void train_optimizer(const plan *P, const step_info *st, tl *t)
+{
+	double ex[C_N];
+
+	if (st->n == 1) {
+		if (P->paged)
+			t->paged = P->O_gpu;
+		else
+			t->live[C_O] = P->O_gpu;
+	}
+	memset(ex, 0, sizeof ex);
+	ex[C_B] = st->in_bwd ? 0 : P->opt_tmp;
+	mark(t, ex, st->in_bwd ? GS_PH_BACKWARD : GS_PH_OPTIMIZER, st->n);
+}
+
+/* Training: step 1 (no states yet, lazily created in the step) and the
+ * steady state (states resident; with accumulation, gradients too). */
+static gs_err train_timeline(plan *P, gs_estimate *out, gs_error *e)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	step_info st = {0};
+	tl t;
+
+	memset(&t, 0, sizeof t);
+	double context = (double)s->cuda_context_mib * 1048576.0;
 	/* --offload activations (torchtune's OffloadActivations): every
 	 * decoder layer's saved tensors go to the host as they are saved and
 	 * come back, one layer ahead, in backward; the GPU holds the layer
 	 * being computed and one more in flight. The head and loss stay. */
-	bool act_off = s->offload == GS_OFF_ACTIVATIONS;
-	if (act_off)
+	st.act_off = s->offload == GS_OFF_ACTIVATIONS;
+	if (st.act_off)
 		for (int i = 0; i < a->n_kinds; i++)
-			host += layers_here(&a->kind[i], s) * (s->grad_ckpt ? lc[i].ckpt : lc[i].saved);
-
-	/* Training: step 1 (no states yet, lazily created in the step) and the
-	 * steady state (states resident; with accumulation, gradients too). */
-	double V = (double)a->vocab / tp, T = c.T, h = (double)a->hidden;
-	bool head_trains = c.full || (c.lora && s->train_embeddings);
-	/* gradients that leave the GPU as soon as they are produced */
-	bool in_bwd = s->optimizer_in_bwd || s->offload == GS_OFF_PARAMS;
-	for (int step = 1; step <= 2; step++) {
-		double ex[C_N];
-		bool accum = s->grad_accum > 1 && step == 2;
-		memset(t.live, 0, sizeof t.live);
-		t.paged = 0;
-		t.live[C_W] = W_gpu;
-		t.live[C_G] = accum ? G_gpu : 0;
-		if (step == 2) {
-			if (paged)
-				t.paged = O_gpu;
-			else
-				t.live[C_O] = O_gpu;
-		}
-		if (step == 2 || accum)
-			t.live[C_B] = bucket;
-		mark(&t, NULL, GS_PH_LOAD, step);
-
-		/* Forward: embeddings, then layer after layer. */
-		t.live[C_A] += c.r.rb * h * T + (a->dropout > 0 ? h * T : 0);
-		for (int i = 0; i < a->n_kinds; i++) {
-			const layer_cost *l = &lc[i];
-			double d[C_N] = {0}, tr[C_N] = {0};
-			double kept = s->grad_ckpt ? l->ckpt : l->saved;
-			d[C_A] = act_off ? 0 : kept;
-			d[C_W] = s->grad_ckpt ? 0 : l->amp_copy;
-			tr[C_A] = l->fwd_tmp + l->saved; /* the layer being computed: its tensors and temporaries */
-			if (act_off)
-				tr[C_A] += kept; /* the previous layer's, still copying out */
-			tr[C_W] = l->amp_copy;
-			tr[C_B] = l->deq + gather;
-			run_layers(&t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_FORWARD, step);
-		}
-		/* Final norm and the head's saved input. */
-		double head_in = head_trains || head_deq > 0 ? c.r.cb * h * T : 0;
-		t.live[C_A] += (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + head_in;
-		if (c.r.amp)
-			t.live[C_W] += 2 * (head > 0 ? head : emb) / tp;
-
-		/* Loss. */
-		double logits = a->encoder ? 0 : c.r.cb * V * T;
-		double up = c.r.cb < 4 ? 4 * V * T : 0;
-		double lsm = a->encoder ? 0 : 4 * V * T;
-		if (s->loss == GS_LOSS_CHUNKED) {
-			/* chunked CE: 16-bit logits and fp32 log-probs, chunk by chunk */
-			up = 0;
-		}
-		if (s->compile && !a->encoder) {
-			/* compiled cross-entropy (torchtune compiles the loss with the
-			 * model): up-cast, log-softmax and NLL fuse into kernels that
-			 * save the logits and one log-sum-exp per token */
-			up = 0;
-			lsm = 4 * T;
-		}
-		/* soft-capped logits (Gemma 2: tanh(x / cap) * cap): tanh saves
-		 * its 16-bit output until the head's backward */
-		double cap = a->final_softcap > 0 && !a->encoder ? c.r.cb * V * T : 0;
-		t.live[C_A] += logits + lsm + cap;
-		memset(ex, 0, sizeof ex);
-		ex[C_A] = a->encoder ? 0 : up;
-		mark(&t, ex, GS_PH_LOSS, step);
-
-		/* Backward: loss gradients (the log-softmax grad and its input's
-		 * grad in fp32), then the head. */
-		memset(ex, 0, sizeof ex);
-		ex[C_A] = s->loss == GS_LOSS_CHUNKED || a->encoder ? 0 : 8 * V * T;
-		/* chunked: the head's backward runs chunk by chunk while the
-		 * other chunks' logits are live */
-		ex[C_B] = s->loss == GS_LOSS_CHUNKED ? head_deq : 0;
-		mark(&t, ex, GS_PH_BACKWARD, step);
-		t.live[C_A] -= logits + lsm + cap;
-		if (head_trains && !accum) {
-			double hg = (head > 0 ? head : emb) / tp * (c.full ? c.r.g : c.r.cb) * grad_frac;
-			if (in_bwd) {
-				memset(ex, 0, sizeof ex);
-				ex[C_G] = hg;
-				mark(&t, ex, GS_PH_BACKWARD, step);
-			} else {
-				t.live[C_G] += hg;
-			}
-		}
-		memset(ex, 0, sizeof ex);
-		/* 16-bit logits grad; through a soft cap, tanh's input grad too */
-		ex[C_A] = c.r.cb * V * T * (cap > 0 ? 2 : 1);
-		ex[C_B] = head_deq;
-		mark(&t, ex, GS_PH_BACKWARD, step);
-		t.live[C_A] -= (a->norm == GS_NORM_RMS ? 4 : c.r.rb) * h * T + head_in;
-		if (c.r.amp)
-			t.live[C_W] -= 2 * (head > 0 ? head : emb) / tp;
-
-		/* Layers in reverse. */
-		for (int i = a->n_kinds - 1; i >= 0; i--) {
-			const layer_cost *l = &lc[i];
-			double d[C_N] = {0}, tr[C_N] = {0};
-			double wg = accum ? 0 : l->wgrad * grad_frac;
-			double kept = s->grad_ckpt ? l->ckpt : l->saved;
-			d[C_A] = act_off ? 0 : -kept;
-			d[C_W] = s->grad_ckpt ? 0 : -l->amp_copy;
-			d[C_G] = in_bwd ? 0 : wg; /* stepped and freed at once */
-			tr[C_G] = wg;
-			tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0);
-			if (act_off)
-				tr[C_A] += 2 * kept; /* this layer's, back from the host, and the next one prefetched */
-			tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
-			tr[C_B] = l->deq + gather;
-			run_layers(&t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, step);
-		}
-		t.live[C_A] -= c.r.rb * h * T + (a->dropout > 0 ? h * T : 0);
-		if (c.full && !accum) /* tied: the head's gradient was the embedding's */
-			t.live[C_G] += ((head > 0 ? emb / tp : 0) + emb_other) * c.r.g * grad_frac;
-		if (c.lora && s->train_embeddings && !accum && head > 0)
-			t.live[C_G] += emb / tp * c.r.cb * grad_frac;
-		if (t.live[C_A] < 0)
-			t.live[C_A] = 0;
-		if (in_bwd) {
-			mark(&t, NULL, GS_PH_BACKWARD, step);
-			t.live[C_G] = 0;
-		} else if (t.live[C_G] < G_gpu) {
-			t.live[C_G] = G_gpu; /* norms, biases: all gradients exist now */
-		}
-		t.live[C_B] = bucket;
-
-		/* Optimizer step: states appear on step 1. */
-		if (step == 1) {
-			if (paged)
-				t.paged = O_gpu;
-			else
-				t.live[C_O] = O_gpu;
-		}
-		memset(ex, 0, sizeof ex);
-		ex[C_B] = in_bwd ? 0 : opt_tmp;
-		mark(&t, ex, in_bwd ? GS_PH_BACKWARD : GS_PH_OPTIMIZER, step);
+			P->host += layers_here(&a->kind[i], s) * (s->grad_ckpt ? P->lc[i].ckpt : P->lc[i].saved);
+	st.head_trains = c->full || (c->lora && s->train_embeddings);
+	st.in_bwd = s->optimizer_in_bwd || s->offload == GS_OFF_PARAMS;
+	st.head_in = st.head_trains || P->head_deq > 0 ? c->r.cb * (double)a->hidden * c->T : 0;
+	for (st.n = 1; st.n <= 2; st.n++) {
+		st.accum = s->grad_accum > 1 && st.n == 2;
+		train_load(P, &st, &t);
+		train_forward(P, &st, &t);
+		train_head(P, &st, &t);
+		train_backward(P, &st, &t);
+		train_optimizer(P, &st, &t);
 	}
-	finish(out, &t, context, host, (double)a->params_total, c.r.text);
-	out->params_trainable = u64(trainable_model + extra_train);
-	if (paged)
+	finish(out, &t, context, P->host, (double)a->params_total, c->r.text);
+	out->params_trainable = u64(P->trainable_model + P->extra_train);
+	if (P->paged)
 		snprintf(out->note, sizeof out->note,
 		         "paged optimizer states (%.2f GiB) live in CUDA unified memory: counted in device, not in torch's allocated",
 		         (double)out->O / (1024.0 * 1024 * 1024));
-	out->bpp_G = params_trainable > 0 ? grad_total / params_trainable : 0;
-	out->bpp_O = params_trainable > 0 ? O_total / params_trainable : 0;
+	out->bpp_G = P->params_trainable > 0 ? P->grad_total / P->params_trainable : 0;
+	out->bpp_O = P->params_trainable > 0 ? P->O_total / P->params_trainable : 0;
 	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
+}
+
+/* The detailed model: whole-model sizes, their shares on one GPU, then
+ * the timeline of one training step or inference forward. */
+static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
+{
+	plan P;
+
+	plan_init(&P, a, s);
+	plan_layers(&P);
+	plan_embeddings(&P);
+	plan_states(&P);
+	plan_opt_tmp(&P);
+	plan_sharding(&P);
+	plan_offload(&P);
+	return P.c.infer ? infer_timeline(&P, out, e) : train_timeline(&P, out, e);
 }
 
 /* ------------------------------------------------------------------ */

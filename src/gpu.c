@@ -5,15 +5,14 @@
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "jsonget.h"
 #include "util.h"
 
 #define GPU_FILE_MAX (256 * 1024)
-#define MIB 1048576ULL
 
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
@@ -45,79 +44,12 @@ static bool valid_id(const char *s)
 	return true;
 }
 
-static gs_err get_str(const cJSON *o, const char *file, const char *key, char *dst, size_t n,
-                      gs_error *e)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (v == NULL)
-		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\"", file, key);
-	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
-		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected a non-empty string", file, key);
-	if (strlen(v->valuestring) >= n)
-		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": longer than %zu characters", file, key,
-		               n - 1);
-	memcpy(dst, v->valuestring, strlen(v->valuestring) + 1);
-	return GS_OK;
-}
-
-static gs_err get_bool(const cJSON *o, const char *file, const char *key, bool *dst, gs_error *e)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (v == NULL)
-		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\"", file, key);
-	if (!cJSON_IsBool(v))
-		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected true or false", file, key);
-	*dst = cJSON_IsTrue(v);
-	return GS_OK;
-}
-
-static gs_err get_pos(const cJSON *o, const char *file, const char *key, double *dst, gs_error *e)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (v == NULL)
-		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\"", file, key);
-	if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
-		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected a positive number", file, key);
-	*dst = v->valuedouble;
-	return GS_OK;
-}
-
-/* A byte count given as "<base>_bytes" or "<base>_mib" (exactly one). */
-static gs_err get_bytes(const cJSON *o, const char *file, const char *base, uint64_t *dst,
-                        gs_error *e)
-{
-	char kb[32], km[32];
-	const cJSON *vb, *vm, *v;
-	double d;
-
-	snprintf(kb, sizeof kb, "%s_bytes", base);
-	snprintf(km, sizeof km, "%s_mib", base);
-	vb = cJSON_GetObjectItemCaseSensitive(o, kb);
-	vm = cJSON_GetObjectItemCaseSensitive(o, km);
-	if (vb == NULL && vm == NULL)
-		return gs_fail(e, GS_EGPUFILE, "%s: missing field \"%s\" (or \"%s\")", file, km, kb);
-	if (vb != NULL && vm != NULL)
-		return gs_fail(e, GS_EGPUFILE, "%s: fields \"%s\" and \"%s\": give one, not both", file,
-		               km, kb);
-	v = vb ? vb : vm;
-	d = v->valuedouble;
-	if (!cJSON_IsNumber(v) || !(d >= 1) || d != floor(d) || d > 9.0e15)
-		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": expected a positive whole number", file,
-		               vb ? kb : km);
-	*dst = (uint64_t)d;
-	if (vm != NULL && !gs_mul_u64(*dst, MIB, dst))
-		return gs_fail(e, GS_EGPUFILE, "%s: field \"%s\": too large", file, km);
-	return GS_OK;
-}
-
 static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error *e)
 {
 	char *text = NULL;
 	cJSON *root = NULL;
 	const cJSON *it, *src;
+	gs_jget jg = { path, "", GS_EGPUFILE, e, GS_OK };
 	gs_err rc;
 	size_t used = 0;
 
@@ -146,24 +78,19 @@ static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error 
 			goto out;
 		}
 	}
-	if ((rc = get_str(root, path, "name", g->name, sizeof g->name, e)) != GS_OK ||
-	    (rc = get_str(root, path, "class", g->klass, sizeof g->klass, e)) != GS_OK ||
-	    (rc = get_bytes(root, path, "total", &g->total_bytes, e)) != GS_OK ||
-	    (rc = get_bytes(root, path, "usable", &g->usable_bytes, e)) != GS_OK ||
-	    (rc = get_bool(root, path, "bf16", &g->bf16, e)) != GS_OK ||
-	    (rc = get_bool(root, path, "fp8", &g->fp8, e)) != GS_OK ||
-	    (rc = get_pos(root, path, "bandwidth_gbs", &g->bandwidth_gbs, e)) != GS_OK ||
-	    (rc = get_pos(root, path, "bf16_tflops", &g->bf16_tflops, e)) != GS_OK)
+	gs_jget_strcpy(&jg, root, "name", g->name, sizeof g->name, true);
+	gs_jget_strcpy(&jg, root, "class", g->klass, sizeof g->klass, true);
+	g->total_bytes = gs_jget_bytes(&jg, root, "total", true);
+	g->usable_bytes = gs_jget_bytes(&jg, root, "usable", true);
+	g->bf16 = gs_jget_bool(&jg, root, "bf16", false, true);
+	g->fp8 = gs_jget_bool(&jg, root, "fp8", false, true);
+	g->bandwidth_gbs = gs_jget_pos(&jg, root, "bandwidth_gbs", 0, true);
+	g->bf16_tflops = gs_jget_pos(&jg, root, "bf16_tflops", 0, true);
+	if (jg.rc == GS_OK && g->usable_bytes > g->total_bytes)
+		gs_jget_fail(&jg, GS_EGPUFILE, "usable", "larger than the total");
+	gs_jget_str(&jg, root, "notes", false);
+	if ((rc = jg.rc) != GS_OK)
 		goto out;
-	if (g->usable_bytes > g->total_bytes) {
-		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"usable\": larger than the total", path);
-		goto out;
-	}
-	it = cJSON_GetObjectItemCaseSensitive(root, "notes");
-	if (it != NULL && !cJSON_IsString(it)) {
-		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"notes\": expected a string", path);
-		goto out;
-	}
 	src = cJSON_GetObjectItemCaseSensitive(root, "sources");
 	if (src == NULL || !cJSON_IsObject(src)) {
 		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources\": expected an object naming a source for every figure",
@@ -253,7 +180,7 @@ gs_err gs_gpus_load(const char *dir, gs_gpu **out, size_t *n, gs_error *e)
 		char path[4096], stem[256];
 		size_t len = strlen(names[i]) - 5;
 		if (len >= sizeof stem ||
-		    snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) {
+		    gs_path_join(path, sizeof path, dir, names[i], NULL, NULL) != GS_OK) {
 			rc = gs_fail(e, GS_EGPUFILE, "%s/%s: path too long", dir, names[i]);
 			goto out;
 		}

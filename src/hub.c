@@ -1,8 +1,12 @@
 /* gpusizer: Hugging Face Hub client: model info, config.json and safetensors
  * headers for many models at once (libcurl multi), written to the model
- * cache atomically per model. Protocol facts: shared/HUB-API.md. */
+ * cache atomically per model. Protocol facts: shared/HUB-API.md. The
+ * response parsers (hub_on_*, hub_http_error, hub_build_meta) are declared
+ * in hub_parse.h, internal to this file and tests/fuzz/fuzz_hub.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "hub.h"
+#include "hub_parse.h"
+#include "jsonget.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,7 +24,7 @@
 
 #include "arch.h"
 #include "config.h"
-#include "models.h"
+#include "modelid.h"
 #include "safetensors.h"
 #include "paths.h"
 #include "util.h"
@@ -28,7 +32,6 @@
 #define HUB_DEFAULT "https://huggingface.co"
 #define MAX_REDIRS 5
 #define MAX_SHARDS 4096
-#define PROBE_BYTES 100000u            /* first header request: bytes=0-99999 */
 #define BODY_MAX_SMALL (16u << 20)     /* model info, config.json */
 #define BODY_MAX_INDEX (64u << 20)     /* model.safetensors.index.json */
 /* Connection-level failures (host not resolved, connection refused): the
@@ -39,91 +42,8 @@
 #define CONN_RETRIES 1
 #define CONN_RETRY_WAIT 1.0
 
-typedef enum rq_kind { RQ_API, RQ_CONFIG, RQ_INDEX, RQ_HEADER } rq_kind;
-
 static const char *const kind_name[] = {"model info", "config.json",
                                         "model.safetensors.index.json", "safetensors header"};
-
-typedef struct model model;
-
-/* One HTTP request (retried in place). Owned by the run; freed when done. */
-typedef struct req {
-	model *m;
-	rq_kind kind;
-	int shard;          /* RQ_HEADER: index into m->shards */
-	char url[2400];
-	char inm[260];      /* If-None-Match value, "" for none */
-	uint64_t want;      /* RQ_HEADER: bytes requested (bytes=0-(want-1)) */
-	size_t max_body;
-	int attempt;        /* attempts made so far */
-	double not_before;  /* monotonic time before which it must not start */
-	CURL *h;
-	struct curl_slist *hdrs;
-	/* body */
-	unsigned char *body;
-	size_t len, cap;
-	bool too_big, got_enough;
-	/* response (last hop, except the first-seen Hub metadata headers) */
-	long status;
-	char etag[260], linked_etag[260], repo_commit[64];
-	char err_code[64], err_msg[300], ctype[128];
-	double retry_after;  /* seconds, < 0 when absent */
-	bool has_rl;
-	double rl_t;
-	long rl_r;
-	uint64_t crange_total;
-	struct req *next;
-} req;
-
-struct model {
-	char id[300], repo[256], rev[256], slug[256], dir[4096];
-	gs_hub_result *res;
-	int pending;
-	bool failed, skip;
-	/* previous meta.json: cached = as parsed (any JSON object, also a copied
-	 * reference), old = the same when written by fetch (for ETags and reuse) */
-	cJSON *cached;
-	cJSON *old;
-	char old_sha[48], old_api_etag[260], old_cfg_etag[260], old_index_etag[260];
-	bool have_cfg_file;
-	/* model info */
-	bool api_304;
-	char sha[48], canonical[256], api_etag[260];
-	cJSON *gated;       /* copy: false / "auto" / "manual" */
-	bool is_private;
-	cJSON *hub_st;      /* copy of the "safetensors" object, or NULL */
-	uint64_t hub_total;
-	bool st_single, st_sharded;
-	cJSON *api_quant;   /* copy of config.quantization_config from model info */
-	/* config.json */
-	unsigned char *cfg;
-	size_t cfg_len;
-	bool cfg_304;
-	char cfg_etag[260];  /* ETag as received (for If-None-Match) */
-	char cfg_blob[260];  /* X-Linked-Etag or ETag, W/ and quotes stripped (git blob sha1) */
-	/* safetensors */
-	bool index_304;
-	char index_etag[260];
-	char **shards;
-	int n_shards;
-	uint64_t *shard_size;
-	gs_st_tally tally;
-	bool tally_reused;
-	cJSON *old_header; /* copy of old params.header when reused */
-};
-
-typedef struct run {
-	const gs_hub_opts *o;
-	CURLM *multi;
-	req *queue;          /* not started, FIFO */
-	int active, jobs;
-	char endpoint[1024];
-	char auth[1200];     /* "Authorization: Bearer ..." or "" (never printed) */
-	double timeout_s, max_wait;
-	int retries;
-	bool unreachable;    /* a connection-level failure used up its retries */
-	int done_models, n_models;
-} run;
 
 static double now_mono(void)
 {
@@ -215,9 +135,9 @@ static void load_token(char *tok, size_t n)
 
 /* ---- requests ---------------------------------------------------------- */
 
-static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
+size_t hub_on_body(char *p, size_t sz, size_t nm, void *ud)
 {
-	req *r = ud;
+	hub_req *r = ud;
 	size_t n = sz * nm, take = n;
 
 	r->m->res->body_bytes += n;
@@ -255,9 +175,9 @@ static void copy_value(char *dst, size_t n, const char *v, size_t vl)
 	dst[vl] = '\0';
 }
 
-static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
+size_t hub_on_header(char *p, size_t sz, size_t nm, void *ud)
 {
-	req *r = ud;
+	hub_req *r = ud;
 	size_t n = sz * nm, nl, vl;
 	const char *colon, *v;
 
@@ -327,7 +247,7 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
 	return n;
 }
 
-static void free_req(req *r)
+void hub_free_req(hub_req *r)
 {
 	if (r == NULL)
 		return;
@@ -341,18 +261,18 @@ static void free_req(req *r)
 /* Queue a request. Follow-up requests of models already started go before
  * the first model-info request still waiting, so started models finish
  * first and the pipeline stays full (FIFO within each group). */
-static void enqueue(run *R, req *r)
+static void enqueue(hub_run *R, hub_req *r)
 {
-	req **pp = &R->queue;
+	hub_req **pp = &R->queue;
 	while (*pp != NULL && (r->kind == RQ_API || (*pp)->kind != RQ_API))
 		pp = &(*pp)->next;
 	r->next = *pp;
 	*pp = r;
 }
 
-static req *new_req(model *m, rq_kind kind, const char *url, const char *inm)
+hub_req *hub_new_req(hub_model *m, hub_rq_kind kind, const char *url, const char *inm)
 {
-	req *r = gs_xcalloc(1, sizeof *r);
+	hub_req *r = gs_xcalloc(1, sizeof *r);
 	r->m = m;
 	r->kind = kind;
 	snprintf(r->url, sizeof r->url, "%s", url);
@@ -363,7 +283,7 @@ static req *new_req(model *m, rq_kind kind, const char *url, const char *inm)
 	return r;
 }
 
-static bool start_req(run *R, req *r)
+static bool start_req(hub_run *R, hub_req *r)
 {
 	char line[600];
 
@@ -408,9 +328,9 @@ static bool start_req(run *R, req *r)
 	curl_easy_setopt(r->h, CURLOPT_CONNECTTIMEOUT_MS,
 	                 (long)(fmin(R->timeout_s, 10.0) * 1000));
 	curl_easy_setopt(r->h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body);
-	curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, hub_on_body);
 	curl_easy_setopt(r->h, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(r->h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(r->h, CURLOPT_HEADERFUNCTION, hub_on_header);
 	curl_easy_setopt(r->h, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(r->h, CURLOPT_PRIVATE, r);
 	if (r->kind == RQ_HEADER) {
@@ -429,19 +349,6 @@ static bool start_req(run *R, req *r)
 static cJSON *jget(const cJSON *o, const char *k)
 {
 	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = jget(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static uint64_t ju64(const cJSON *v)
-{
-	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1.8e19)
-		return (uint64_t)v->valuedouble;
-	return 0;
 }
 
 /* Strip W/ and quotes from an ETag value. */
@@ -466,7 +373,7 @@ static void quote_etag(char *dst, size_t n, const char *et)
 
 /* The request URL without its query string, for messages (valid until the
  * next call). */
-static const char *short_url(const req *r)
+static const char *short_url(const hub_req *r)
 {
 	static char buf[sizeof r->url];
 	size_t n = strcspn(r->url, "?");
@@ -475,7 +382,7 @@ static const char *short_url(const req *r)
 	return buf;
 }
 
-static bool looks_html(const req *r)
+static bool looks_html(const hub_req *r)
 {
 	size_t i = 0;
 	if (strncasecmp(r->ctype, "text/html", 9) == 0)
@@ -496,10 +403,10 @@ static bool is_hex(const char *s, size_t min)
 	return true;
 }
 
-static void fail_model(model *m, gs_err code, const char *fmt, ...)
+static void fail_model(hub_model *m, gs_err code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void fail_model(model *m, gs_err code, const char *fmt, ...)
+static void fail_model(hub_model *m, gs_err code, const char *fmt, ...)
 {
 	va_list ap;
 	char msg[560];
@@ -519,13 +426,13 @@ static void fail_model(model *m, gs_err code, const char *fmt, ...)
 
 /* What a failed fetch leaves in the cache, for the end of its message: say
  * "previous cached copy kept" only when there is one. */
-static const char *kept(const model *m)
+static const char *kept(const hub_model *m)
 {
 	return m->have_cfg_file ? "previous cached copy kept" : "nothing is cached for it";
 }
 
 /* The same for a network failure, with what to try when nothing is cached. */
-static const char *kept_net(const model *m)
+static const char *kept_net(const hub_model *m)
 {
 	return m->have_cfg_file ? "previous cached copy kept"
 	                        : "nothing is cached for it: check the network and HF_ENDPOINT, "
@@ -546,27 +453,27 @@ static void quote_rev(char *dst, size_t n, const char *rev)
 	dst[o] = '\0';
 }
 
-static const char *rev_for_files(const model *m)
+static const char *rev_for_files(const hub_model *m)
 {
 	return m->sha[0] ? m->sha : (m->rev[0] ? m->rev : "main");
 }
 
 /* ---- per-model steps --------------------------------------------------- */
 
-static void queue_header(run *R, model *m, int shard, uint64_t want)
+static void queue_header(hub_run *R, hub_model *m, int shard, uint64_t want)
 {
 	char url[2400], rq[300];
-	req *r;
+	hub_req *r;
 
 	quote_rev(rq, sizeof rq, rev_for_files(m));
 	snprintf(url, sizeof url, "%s/%s/resolve/%s/%s", R->endpoint, m->repo, rq, m->shards[shard]);
-	r = new_req(m, RQ_HEADER, url, NULL);
+	r = hub_new_req(m, RQ_HEADER, url, NULL);
 	r->shard = shard;
 	r->want = want;
 	enqueue(R, r);
 }
 
-static void add_shard(model *m, const char *name)
+void hub_add_shard(hub_model *m, const char *name)
 {
 	for (int i = 0; i < m->n_shards; i++)
 		if (strcmp(m->shards[i], name) == 0)
@@ -590,7 +497,7 @@ static bool shard_name_ok(const char *s)
 }
 
 /* Previous header tally is reusable: same commit, fetched by us. */
-static bool reuse_header(model *m)
+static bool reuse_header(hub_model *m)
 {
 	const cJSON *h = jget(jget(m->old, "params"), "header");
 	if (m->old == NULL || !m->old_sha[0] || strcmp(m->old_sha, m->sha) != 0 || !cJSON_IsObject(h))
@@ -600,49 +507,49 @@ static bool reuse_header(model *m)
 	return true;
 }
 
-static void after_api(run *R, model *m)
+static void after_api(hub_run *R, hub_model *m)
 {
 	char url[2400], rq[300], inm[260];
 
 	quote_rev(rq, sizeof rq, rev_for_files(m));
 	snprintf(url, sizeof url, "%s/%s/resolve/%s/config.json", R->endpoint, m->repo, rq);
 	quote_etag(inm, sizeof inm, m->have_cfg_file ? m->old_cfg_etag : "");
-	enqueue(R, new_req(m, RQ_CONFIG, url, inm));
+	enqueue(R, hub_new_req(m, RQ_CONFIG, url, inm));
 	if (reuse_header(m))
 		return;
 	if (m->st_single) {
-		add_shard(m, "model.safetensors");
+		hub_add_shard(m, "model.safetensors");
 		queue_header(R, m, 0, PROBE_BYTES);
 	} else if (m->st_sharded) {
 		snprintf(url, sizeof url, "%s/%s/resolve/%s/model.safetensors.index.json", R->endpoint,
 		         m->repo, rq);
 		quote_etag(inm, sizeof inm, m->old_index_etag);
-		enqueue(R, new_req(m, RQ_INDEX, url, inm));
+		enqueue(R, hub_new_req(m, RQ_INDEX, url, inm));
 	}
 }
 
-static void api_from_old(model *m)
+static void api_from_old(hub_model *m)
 {
 	const cJSON *o = m->old;
 	const char *s;
 
-	if ((s = jstr(o, "sha")) != NULL)
+	if ((s = gs_json_string(jget(o, "sha"))) != NULL)
 		snprintf(m->sha, sizeof m->sha, "%s", s);
-	if ((s = jstr(o, "canonical_id")) != NULL)
+	if ((s = gs_json_string(jget(o, "canonical_id"))) != NULL)
 		snprintf(m->canonical, sizeof m->canonical, "%s", s);
 	m->gated = cJSON_Duplicate(jget(o, "gated"), 1);
 	m->is_private = cJSON_IsTrue(jget(o, "private"));
 	m->hub_st = cJSON_Duplicate(jget(jget(o, "params"), "hub_safetensors"), 1);
 	if (m->hub_st != NULL)
 		cJSON_DeleteItemFromObjectCaseSensitive(m->hub_st, "source");
-	m->hub_total = ju64(jget(m->hub_st, "total"));
+	m->hub_total = gs_json_u64(jget(m->hub_st, "total"), 0);
 	m->api_quant = cJSON_Duplicate(jget(jget(o, "quantization"), "api_quantization_config"), 1);
-	s = jstr(o, "safetensors_layout");
+	s = gs_json_string(jget(o, "safetensors_layout"));
 	m->st_single = s != NULL && strcmp(s, "single") == 0;
 	m->st_sharded = s != NULL && strcmp(s, "sharded") == 0;
 }
 
-static void on_api(run *R, model *m, req *r)
+void hub_on_api(hub_run *R, hub_model *m, hub_req *r)
 {
 	cJSON *root, *sib, *it, *st, *cfg;
 	const char *s;
@@ -666,7 +573,7 @@ static void on_api(run *R, model *m, req *r)
 		           "or malformed); %s", short_url(r), r->len, kept_net(m));
 		return;
 	}
-	s = jstr(root, "sha");
+	s = gs_json_string(jget(root, "sha"));
 	if (s == NULL || !is_hex(s, 7)) {
 		cJSON_Delete(root);
 		fail_model(m, GS_ENET, "%s: model info has no commit \"sha\"; %s", short_url(r),
@@ -674,7 +581,7 @@ static void on_api(run *R, model *m, req *r)
 		return;
 	}
 	snprintf(m->sha, sizeof m->sha, "%s", s);
-	if ((s = jstr(root, "id")) != NULL && strcmp(s, m->repo) != 0)
+	if ((s = gs_json_string(jget(root, "id"))) != NULL && strcmp(s, m->repo) != 0)
 		snprintf(m->canonical, sizeof m->canonical, "%s", s);
 	snprintf(m->api_etag, sizeof m->api_etag, "%s", r->etag); /* raw, echoed in If-None-Match */
 	m->gated = cJSON_Duplicate(jget(root, "gated"), 1);
@@ -684,10 +591,10 @@ static void on_api(run *R, model *m, req *r)
 		m->hub_st = cJSON_CreateObject();
 		cJSON_AddItemToObject(m->hub_st, "parameters",
 		                      cJSON_Duplicate(jget(st, "parameters"), 1));
-		m->hub_total = ju64(jget(st, "total"));
+		m->hub_total = gs_json_u64(jget(st, "total"), 0);
 		if (m->hub_total == 0) {
 			cJSON_ArrayForEach(it, jget(st, "parameters"))
-				m->hub_total += ju64(it);
+				m->hub_total += gs_json_u64(it, 0);
 		}
 		cJSON_AddNumberToObject(m->hub_st, "total", (double)m->hub_total);
 	}
@@ -696,7 +603,7 @@ static void on_api(run *R, model *m, req *r)
 		m->api_quant = cJSON_Duplicate(jget(cfg, "quantization_config"), 1);
 	sib = jget(root, "siblings");
 	cJSON_ArrayForEach(it, sib) {
-		s = jstr(it, "rfilename");
+		s = gs_json_string(jget(it, "rfilename"));
 		if (s == NULL)
 			continue;
 		if (strcmp(s, "model.safetensors") == 0)
@@ -710,7 +617,7 @@ static void on_api(run *R, model *m, req *r)
 	after_api(R, m);
 }
 
-static void on_config(model *m, req *r)
+void hub_on_config(hub_model *m, hub_req *r)
 {
 	cJSON *root;
 
@@ -719,7 +626,7 @@ static void on_config(model *m, req *r)
 			fail_model(m, GS_ENET, "%s: 304 Not Modified for a file not in the cache", short_url(r));
 			return;
 		}
-		const char *b = jstr(jget(jget(m->old, "files"), "config.json"), "blob");
+		const char *b = gs_json_string(jget(jget(jget(m->old, "files"), "config.json"), "blob"));
 		m->cfg_304 = true;
 		snprintf(m->cfg_etag, sizeof m->cfg_etag, "%s", m->old_cfg_etag);
 		snprintf(m->cfg_blob, sizeof m->cfg_blob, "%s", b ? b : "");
@@ -747,7 +654,7 @@ static void on_config(model *m, req *r)
 		snprintf(m->sha, sizeof m->sha, "%.40s", r->repo_commit);
 }
 
-static void on_index(run *R, model *m, req *r)
+void hub_on_index(hub_run *R, hub_model *m, hub_req *r)
 {
 	cJSON *root, *it;
 	const cJSON *st;
@@ -758,7 +665,7 @@ static void on_index(run *R, model *m, req *r)
 		st = jget(m->old, "safetensors_files");
 		cJSON_ArrayForEach(it, st)
 			if (cJSON_IsString(it) && shard_name_ok(it->valuestring))
-				add_shard(m, it->valuestring);
+				hub_add_shard(m, it->valuestring);
 		if (m->n_shards == 0) {
 			fail_model(m, GS_ENET, "%s: 304 Not Modified but no shard list is cached", short_url(r));
 			return;
@@ -783,7 +690,7 @@ static void on_index(run *R, model *m, req *r)
 				cJSON_Delete(root);
 				return;
 			}
-			add_shard(m, it->valuestring);
+			hub_add_shard(m, it->valuestring);
 			if (m->n_shards > MAX_SHARDS) {
 				cJSON_Delete(root);
 				fail_model(m, GS_ENET, "%s: more than %d shards", short_url(r), MAX_SHARDS);
@@ -797,7 +704,7 @@ static void on_index(run *R, model *m, req *r)
 		queue_header(R, m, i, PROBE_BYTES);
 }
 
-static void on_header_done(run *R, model *m, req *r)
+void hub_on_header_done(hub_run *R, hub_model *m, hub_req *r)
 {
 	uint64_t hlen;
 	const char *name = m->shards[r->shard];
@@ -826,7 +733,7 @@ static void on_header_done(run *R, model *m, req *r)
 }
 
 /* Map an HTTP error response to an error code and message. */
-static void http_error(run *R, model *m, req *r)
+void hub_http_error(hub_run *R, hub_model *m, hub_req *r)
 {
 	const char *target = r->kind == RQ_API ? "model info" : kind_name[r->kind];
 	bool gated = strcasecmp(r->err_code, "GatedRepo") == 0;
@@ -898,12 +805,12 @@ static bool conn_level(CURLcode cc)
 	       cc == CURLE_COULDNT_CONNECT;
 }
 
-static void finish_model(run *R, model *m);
+static void finish_model(hub_run *R, hub_model *m);
 
 /* A request completed (cc = libcurl result). */
-static void req_done(run *R, req *r, CURLcode cc)
+static void req_done(hub_run *R, hub_req *r, CURLcode cc)
 {
-	model *m = r->m;
+	hub_model *m = r->m;
 	char why[400];
 	int limit = R->retries;
 
@@ -963,26 +870,26 @@ static void req_done(run *R, req *r, CURLcode cc)
 		} else if (r->status == 304 && r->inm[0] == '\0') {
 			fail_model(m, GS_ENET, "%s: 304 without a conditional request", short_url(r));
 		} else if (r->status != 200 && r->status != 206 && r->status != 304) {
-			http_error(R, m, r);
+			hub_http_error(R, m, r);
 		} else {
 			switch (r->kind) {
 			case RQ_API:
-				on_api(R, m, r);
+				hub_on_api(R, m, r);
 				break;
 			case RQ_CONFIG:
-				on_config(m, r);
+				hub_on_config(m, r);
 				break;
 			case RQ_INDEX:
-				on_index(R, m, r);
+				hub_on_index(R, m, r);
 				break;
 			case RQ_HEADER:
-				on_header_done(R, m, r);
+				hub_on_header_done(R, m, r);
 				break;
 			}
 		}
 	}
 	m->pending--;
-	free_req(r);
+	hub_free_req(r);
 	if (m->pending == 0)
 		finish_model(R, m);
 }
@@ -1034,7 +941,7 @@ static bool head_like(const char *mod)
 
 /* Cross-check the stored-tensor tally against the config-derived count
  * (src/config.c) and say where any difference comes from. */
-static void cross_check(model *m, const char *cfg, size_t cfg_len, uint64_t header_total,
+static void cross_check(hub_model *m, const char *cfg, size_t cfg_len, uint64_t header_total,
                         cJSON *params, cJSON *diffs, uint64_t *config_total)
 {
 	static gs_arch a;
@@ -1097,7 +1004,7 @@ static void cross_check(model *m, const char *cfg, size_t cfg_len, uint64_t head
 	}
 }
 
-static cJSON *build_meta(run *R, model *m, cJSON *cfg_json, const char *cfg, size_t cfg_len)
+cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg, size_t cfg_len)
 {
 	cJSON *meta = cJSON_CreateObject(), *files, *params, *diffs, *q, *o;
 	char ts[32], line[1400];
@@ -1151,7 +1058,7 @@ static cJSON *build_meta(run *R, model *m, cJSON *cfg_json, const char *cfg, siz
 	}
 	if (m->tally_reused) {
 		cJSON_AddItemToObject(params, "header", cJSON_Duplicate(m->old_header, 1));
-		header_total = ju64(jget(m->old_header, "total"));
+		header_total = gs_json_u64(jget(m->old_header, "total"), 0);
 	} else if (m->tally.files > 0) {
 		gs_st_tally *t = &m->tally;
 		header_total = t->total;
@@ -1173,7 +1080,7 @@ static cJSON *build_meta(run *R, model *m, cJSON *cfg_json, const char *cfg, siz
 	/* quantisation: config first, then what the tensors show */
 	q = cJSON_CreateObject();
 	if (cJSON_IsObject(qc)) {
-		qmethod = jstr(qc, "quant_method");
+		qmethod = gs_json_string(jget(qc, "quant_method"));
 		cJSON_AddStringToObject(q, "method", qmethod ? qmethod : "unknown");
 		if (cJSON_IsNumber(jget(qc, "bits")))
 			cJSON_AddNumberToObject(q, "bits", jget(qc, "bits")->valuedouble);
@@ -1242,7 +1149,7 @@ static cJSON *build_meta(run *R, model *m, cJSON *cfg_json, const char *cfg, siz
 }
 
 /* Write config.json (when changed) then meta.json, each atomically. */
-static void write_model(run *R, model *m)
+static void write_model(hub_run *R, hub_model *m)
 {
 	char path[4200];
 	char *cfgbuf = NULL, *text;
@@ -1261,10 +1168,10 @@ static void write_model(run *R, model *m)
 			return;
 		}
 		cfg_json = cJSON_ParseWithLength(cfgbuf, len);
-		meta = build_meta(R, m, cfg_json, cfgbuf, len);
+		meta = hub_build_meta(R, m, cfg_json, cfgbuf, len);
 	} else {
 		cfg_json = cJSON_ParseWithLength((const char *)m->cfg, m->cfg_len);
-		meta = build_meta(R, m, cfg_json, (const char *)m->cfg, m->cfg_len);
+		meta = hub_build_meta(R, m, cfg_json, (const char *)m->cfg, m->cfg_len);
 	}
 	cJSON_Delete(cfg_json);
 	free(cfgbuf);
@@ -1340,7 +1247,7 @@ static bool count_differs(uint64_t fetched, uint64_t cached)
  * that last brought a change (or stay absent in a copied reference).
  * *config_total gets the config-derived count of the cached config.json.
  */
-static bool same_as_cached(const model *m, uint64_t header_total, uint64_t *config_total)
+static bool same_as_cached(const hub_model *m, uint64_t header_total, uint64_t *config_total)
 {
 	static gs_arch a;
 	const cJSON *c = m->cached, *p = jget(c, "params"), *ref = jget(p, "reference");
@@ -1355,7 +1262,7 @@ static bool same_as_cached(const model *m, uint64_t header_total, uint64_t *conf
 	*config_total = 0;
 	if (!cJSON_IsObject(c) || !m->have_cfg_file)
 		return false;
-	s = jstr(c, "revision");
+	s = gs_json_string(jget(c, "revision"));
 	if (strcmp(s != NULL ? s : "main", rev) != 0)
 		return false;
 	snprintf(path, sizeof path, "%s/config.json", m->dir);
@@ -1366,13 +1273,13 @@ static bool same_as_cached(const model *m, uint64_t header_total, uint64_t *conf
 		snprintf(path, sizeof path, "%s config.json", m->repo);
 		if (gs_config_parse(buf, len, path, &a, &e) == GS_OK)
 			*config_total = a.params_total;
-		if (count_differs(m->hub_total, ju64(jget(jget(p, "hub_safetensors"), "total"))) ||
-		    count_differs(header_total, ju64(jget(jget(p, "header"), "total"))) ||
-		    count_differs(*config_total, ju64(jget(jget(p, "config"), "total"))) ||
+		if (count_differs(m->hub_total, gs_json_u64(jget(jget(p, "hub_safetensors"), "total"), 0)) ||
+		    count_differs(header_total, gs_json_u64(jget(jget(p, "header"), "total"), 0)) ||
+		    count_differs(*config_total, gs_json_u64(jget(jget(p, "config"), "total"), 0)) ||
 		    (cJSON_IsTrue(jget(ref, "config_derived_matches")) &&
-		     count_differs(*config_total, ju64(jget(ref, "total")))))
+		     count_differs(*config_total, gs_json_u64(jget(ref, "total"), 0))))
 			same = false;
-		s = jstr(c, "safetensors_layout");
+		s = gs_json_string(jget(c, "safetensors_layout"));
 		if (s != NULL && strcmp(s, layout) != 0)
 			same = false;
 	}
@@ -1380,17 +1287,17 @@ static bool same_as_cached(const model *m, uint64_t header_total, uint64_t *conf
 	return same;
 }
 
-static void finish_model(run *R, model *m)
+static void finish_model(hub_run *R, hub_model *m)
 {
 	gs_hub_result *res = m->res;
-	uint64_t header_total = m->tally_reused ? ju64(jget(m->old_header, "total")) : m->tally.total;
+	uint64_t header_total = m->tally_reused ? gs_json_u64(jget(m->old_header, "total"), 0) : m->tally.total;
 	uint64_t config_total = 0;
 
 	if (!m->failed) {
 		/* all 304 (ETags from a previous fetch): the cache is current */
 		res->unchanged = m->api_304 && m->cfg_304 && (m->tally_reused || (!m->st_single && !m->st_sharded));
 		if (res->unchanged)
-			config_total = ju64(jget(jget(jget(m->old, "params"), "config"), "total"));
+			config_total = gs_json_u64(jget(jget(jget(m->old, "params"), "config"), "total"), 0);
 		else
 			res->unchanged = same_as_cached(m, header_total, &config_total);
 		if (!res->unchanged)
@@ -1409,15 +1316,14 @@ static void finish_model(run *R, model *m)
 
 /* ---- the run ----------------------------------------------------------- */
 
-static void load_old(model *m)
+static void load_old(hub_model *m)
 {
 	char path[4200];
 	char *buf = NULL;
 	const char *s;
-	struct stat st;
 
 	snprintf(path, sizeof path, "%s/config.json", m->dir);
-	m->have_cfg_file = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	m->have_cfg_file = gs_is_file(path);
 	snprintf(path, sizeof path, "%s/meta.json", m->dir);
 	if (gs_read_file(path, 1 << 24, &buf, NULL, NULL) != GS_OK)
 		return;
@@ -1433,21 +1339,21 @@ static void load_old(model *m)
 	if (!cJSON_IsObject(jget(m->cached, "files")))
 		return;
 	m->old = m->cached;
-	if ((s = jstr(m->old, "sha")) != NULL)
+	if ((s = gs_json_string(jget(m->old, "sha"))) != NULL)
 		snprintf(m->old_sha, sizeof m->old_sha, "%s", s);
-	if ((s = jstr(jget(jget(m->old, "files"), "api"), "etag")) != NULL)
+	if ((s = gs_json_string(jget(jget(jget(m->old, "files"), "api"), "etag"))) != NULL)
 		snprintf(m->old_api_etag, sizeof m->old_api_etag, "%s", s);
-	if ((s = jstr(jget(jget(m->old, "files"), "config.json"), "etag")) != NULL)
+	if ((s = gs_json_string(jget(jget(jget(m->old, "files"), "config.json"), "etag"))) != NULL)
 		snprintf(m->old_cfg_etag, sizeof m->old_cfg_etag, "%s", s);
-	if ((s = jstr(jget(jget(m->old, "files"), "model.safetensors.index.json"), "etag")) != NULL)
+	if ((s = gs_json_string(jget(jget(jget(m->old, "files"), "model.safetensors.index.json"), "etag"))) != NULL)
 		snprintf(m->old_index_etag, sizeof m->old_index_etag, "%s", s);
 	/* a different requested revision: start afresh */
-	s = jstr(m->old, "revision");
+	s = gs_json_string(jget(m->old, "revision"));
 	if (s == NULL || strcmp(s, m->rev[0] ? m->rev : "main") != 0)
 		m->old_api_etag[0] = '\0';
 }
 
-static void free_model(model *m)
+void hub_free_model(hub_model *m)
 {
 	cJSON_Delete(m->cached); /* m->old is the same tree or NULL */
 	cJSON_Delete(m->gated);
@@ -1461,14 +1367,16 @@ static void free_model(model *m)
 	free(m->shard_size);
 }
 
-static gs_err offline_run(const gs_hub_opts *o, model *ms, int n)
+/* Offline: no request; each model is GS_EOFFLINE unless o->cached finds it. */
+static gs_err offline_run(const gs_hub_opts *o, hub_model *ms, int n)
 {
 	for (int i = 0; i < n; i++) {
-		char path[4096];
 		gs_error e = {0};
 		if (ms[i].skip)
 			continue;
-		if (gs_model_resolve(o->models_dir, ms[i].id, path, sizeof path, &e) != GS_OK)
+		gs_err rc = o->cached != NULL ? o->cached(o->models_dir, ms[i].id, &e)
+		                              : gs_fail(&e, GS_ENOTFOUND, "no cache to look in");
+		if (rc != GS_OK)
 			gs_fail(&ms[i].res->err, GS_EOFFLINE, "%s: offline and not cached (%s); run "
 			        "`gpusizer fetch %s` while online", ms[i].id, e.msg, ms[i].id);
 	}
@@ -1478,8 +1386,8 @@ static gs_err offline_run(const gs_hub_opts *o, model *ms, int n)
 gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
                     gs_error *e)
 {
-	run R;
-	model *ms;
+	hub_run R;
+	hub_model *ms;
 	char mdir_buf[4096];
 	const char *mdir = o->models_dir;
 	char token[1024];
@@ -1496,7 +1404,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 	ms = gs_xcalloc((size_t)n, sizeof *ms);
 	/* validate every id before any network use */
 	for (int i = 0; i < n; i++) {
-		model *m = &ms[i];
+		hub_model *m = &ms[i];
 		gs_err rc;
 		m->res = &res[i];
 		snprintf(m->id, sizeof m->id, "%s", ids[i]);
@@ -1554,7 +1462,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 	}
 
 	for (int i = 0; i < n; i++) {
-		model *m = &ms[i];
+		hub_model *m = &ms[i];
 		char url[2400], rq[300], inm[260];
 		if (m->skip)
 			continue;
@@ -1568,25 +1476,25 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 		strncat(url, "?expand=sha&expand=gated&expand=private&expand=safetensors"
 		        "&expand=siblings&expand=config", sizeof url - strlen(url) - 1);
 		quote_etag(inm, sizeof inm, m->old_api_etag);
-		enqueue(&R, new_req(m, RQ_API, url, inm));
+		enqueue(&R, hub_new_req(m, RQ_API, url, inm));
 	}
 
 	while (R.queue != NULL || R.active > 0) {
 		double t = now_mono(), next = -1;
-		req **pp = &R.queue;
+		hub_req **pp = &R.queue;
 		int running, left;
 		CURLMsg *msg;
 
 		while (*pp != NULL && R.active < R.jobs) {
-			req *r = *pp;
+			hub_req *r = *pp;
 			if (r->not_before <= t) {
 				*pp = r->next;
 				r->next = NULL;
 				if (!start_req(&R, r)) {
-					model *m = r->m;
+					hub_model *m = r->m;
 					fail_model(m, GS_ENET, "%s: cannot start the request", short_url(r));
 					m->pending--;
-					free_req(r);
+					hub_free_req(r);
 					if (m->pending == 0)
 						finish_model(&R, m);
 				}
@@ -1599,7 +1507,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 		curl_multi_perform(R.multi, &running);
 		while ((msg = curl_multi_info_read(R.multi, &left)) != NULL) {
 			if (msg->msg == CURLMSG_DONE) {
-				req *r = NULL;
+				hub_req *r = NULL;
 				CURLcode cc = msg->data.result;
 				CURL *h = msg->easy_handle;
 				curl_easy_getinfo(h, CURLINFO_PRIVATE, (char **)&r);
@@ -1612,7 +1520,7 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 		{
 			int ms_wait = 200;
 			/* requests queued while handling completions start at once */
-			for (req *q = R.queue; q != NULL && R.active < R.jobs; q = q->next)
+			for (hub_req *q = R.queue; q != NULL && R.active < R.jobs; q = q->next)
 				if (q->not_before <= now_mono()) {
 					ms_wait = 0;
 					break;
@@ -1653,7 +1561,7 @@ results:
 			if (e != NULL && e->code == GS_OK)
 				gs_fail(e, res[i].err.code, "%s", res[i].err.msg);
 		}
-		free_model(&ms[i]);
+		hub_free_model(&ms[i]);
 	}
 	free(ms);
 	if (worst != GS_OK && e != NULL && e->code != worst) {

@@ -1,7 +1,9 @@
 /* gpusizer: the Hugging Face Hub client (libcurl multi): fetches config.json,
  * model info and safetensors headers for many models at once into the model
- * cache (models.h), with auth, mirrors, redirects, retries and conditional
- * requests. See shared/HUB-API.md for the protocol facts it relies on. */
+ * cache's folders (<models_dir>/<org>--<name>/, named by modelid.h), with
+ * auth, mirrors, redirects, retries and conditional requests. It does not
+ * resolve ids against the cache: resolve.h does that, one level up. See
+ * shared/HUB-API.md for the protocol facts it relies on. */
 #ifndef GS_HUB_H
 #define GS_HUB_H
 
@@ -19,6 +21,10 @@ typedef struct gs_hub_opts {
 	bool offline;           /* never touch the network (also HF_HUB_OFFLINE) */
 	bool progress;          /* progress lines on stderr */
 	FILE *out;              /* one result line per model; NULL = none */
+	/* Offline: whether a model is cached (GS_OK) or not (why, in e); called
+	 * with models_dir as given. NULL = no model counts as cached.
+	 * gs_models_fetch (resolve.h) passes the model cache's lookup. */
+	gs_err (*cached)(const char *models_dir, const char *id, gs_error *e);
 } gs_hub_opts;
 
 /* Outcome for one model (filled by gs_hub_fetch, one per id). */
@@ -48,8 +54,10 @@ typedef struct gs_hub_result {
  * copied reference), and it is reported unchanged. HTTP errors and timeouts
  * are retried (GPUSIZER_RETRIES, backoff); a host that cannot be resolved
  * or connected to gets one short retry, and none after the first request
- * that used it up. Returns the worst per-model error (by exit code), with
- * e holding the first failure's detail.
+ * that used it up. Offline (o->offline or HF_HUB_OFFLINE), no request is
+ * made: each model is GS_EOFFLINE unless o->cached finds it. Returns the
+ * worst per-model error (by exit code), with e holding the first failure's
+ * detail.
  */
 gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
                     gs_error *e);

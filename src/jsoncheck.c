@@ -5,56 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "util.h"
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-	if (c >= 0xE0 && c <= 0xEF) {
-		if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xE0 && s[1] < 0xA0)
-			return 0; /* overlong */
-		if (c == 0xED && s[1] >= 0xA0)
-			return 0; /* surrogate */
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-			return 0;
-		if (c == 0xF0 && s[1] < 0x90)
-			return 0; /* overlong */
-		if (c == 0xF4 && s[1] >= 0x90)
-			return 0; /* above U+10FFFF */
-		return 4;
-	}
-	return 0;
-}
+#define NONE SIZE_MAX
 
 typedef struct key {
 	size_t obj;   /* which object */
 	size_t off;   /* decoded key in the arena */
 	size_t len;
 	size_t line;
+	size_t pos;   /* offset of its opening quote in the text */
 } key;
 
 typedef struct scan {
-	key *keys;
+	key *keys;      /* in text order */
 	size_t n, cap;
+	size_t *holder; /* per object: the key whose value holds it, or NONE */
+	size_t nobj, objcap;
 	char *arena;
 	size_t alen, acap;
 } scan;
 
-static const char *g_arena; /* for qsort's comparator */
+/* For qsort's comparator. */
+static const char *g_arena;
+static const key *g_keys;
 
+/* Orders key indices by (object, key bytes, position). */
 static int cmp_key(const void *pa, const void *pb)
 {
-	const key *a = pa, *b = pb;
+	const key *a = &g_keys[*(const size_t *)pa], *b = &g_keys[*(const size_t *)pb];
 	if (a->obj != b->obj)
 		return a->obj < b->obj ? -1 : 1;
 	size_t m = a->len < b->len ? a->len : b->len;
@@ -63,7 +43,7 @@ static int cmp_key(const void *pa, const void *pb)
 		return c;
 	if (a->len != b->len)
 		return a->len < b->len ? -1 : 1;
-	return a->line < b->line ? -1 : a->line > b->line;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
 static void arena_put(scan *sc, const char *p, size_t n)
@@ -116,21 +96,7 @@ static size_t decode_string(scan *sc, const char *t, size_t len, size_t i, size_
 			}
 			i += 4;
 			char b[4];
-			size_t nb;
-			if (cp < 0x80) {
-				b[0] = (char)cp;
-				nb = 1;
-			} else if (cp < 0x800) {
-				b[0] = (char)(0xC0 | (cp >> 6));
-				b[1] = (char)(0x80 | (cp & 0x3F));
-				nb = 2;
-			} else {
-				b[0] = (char)(0xE0 | (cp >> 12));
-				b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-				b[2] = (char)(0x80 | (cp & 0x3F));
-				nb = 3;
-			}
-			arena_put(sc, b, nb);
+			arena_put(sc, b, gs_utf8_encode(cp, b)); /* one \uXXXX alone, as cJSON compares keys */
 		} else {
 			char o = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b' : c == 'f' ? '\f' : c;
 			arena_put(sc, &o, 1);
@@ -141,47 +107,56 @@ static size_t decode_string(scan *sc, const char *t, size_t len, size_t i, size_
 
 gs_err gs_utf8_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e)
 {
-	const unsigned char *u = (const unsigned char *)text;
-	size_t line = 1;
+	size_t bad = gs_utf8_invalid_at(text, len), line = 1;
 
-	for (size_t i = 0; i < len;) {
-		size_t k = utf8_len(u + i, len - i);
-		if (k == 0)
-			return gs_fail(e, code, "%s:%zu: not valid UTF-8 (byte 0x%02X at offset %zu): JSON must be UTF-8",
-			               path, line, u[i], i);
-		if (u[i] == '\n')
-			line++;
-		i += k;
-	}
-	return GS_OK;
+	if (bad == len)
+		return GS_OK;
+	for (size_t i = 0; i < bad; i++)
+		line += text[i] == '\n';
+	return gs_fail(e, code, "%s:%zu: not valid UTF-8 (byte 0x%02X at offset %zu): JSON must be UTF-8",
+	               path, line, (unsigned char)text[bad], bad);
 }
 
 #define MAX_DEPTH 1000
 
-gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e)
-{
-	size_t line = 1;
-	scan sc = {0};
-	/* stack: object id, or SIZE_MAX for an array */
-	size_t stack[MAX_DEPTH];
-	int depth = 0;
-	size_t next_obj = 0;
-	gs_err rc = GS_OK;
+/* One open container: its object id (NONE for an array), the key whose
+ * value it is (NONE at the top), and its latest key (objects). */
+typedef struct frame {
+	size_t obj, hold, last;
+} frame;
 
-	if (gs_utf8_check(text, len, path, code, e) != GS_OK)
-		return code;
-	sc.acap = 64;
-	sc.arena = gs_xmalloc(sc.acap); /* never NULL: empty keys compare at arena + 0 */
+/* Fills sc with every key of text, in text order, and each object's holder. */
+static void collect(scan *sc, const char *text, size_t len)
+{
+	frame stack[MAX_DEPTH];
+	size_t line = 1;
+	int depth = 0;
 	int expect_key = 0;
+
 	for (size_t i = 0; i < len;) {
 		char c = text[i];
 		if (c == '\n') {
 			line++;
 			i++;
 		} else if (c == '{' || c == '[') {
+			frame *f;
 			if (depth >= MAX_DEPTH)
 				break; /* the parser reports the nesting */
-			stack[depth++] = c == '{' ? next_obj++ : SIZE_MAX;
+			f = &stack[depth];
+			f->hold = NONE; /* in an object: its latest key; in an array: the array's */
+			if (depth > 0)
+				f->hold = stack[depth - 1].obj != NONE ? stack[depth - 1].last : stack[depth - 1].hold;
+			f->last = NONE;
+			f->obj = NONE;
+			if (c == '{') {
+				if (sc->nobj == sc->objcap) {
+					sc->objcap = sc->objcap ? sc->objcap * 2 : 64;
+					sc->holder = gs_xrealloc(sc->holder, sc->objcap * sizeof *sc->holder);
+				}
+				f->obj = sc->nobj;
+				sc->holder[sc->nobj++] = f->hold;
+			}
+			depth++;
 			expect_key = c == '{';
 			i++;
 		} else if (c == '}' || c == ']') {
@@ -190,42 +165,110 @@ gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code
 			expect_key = 0;
 			i++;
 		} else if (c == ',') {
-			expect_key = depth > 0 && stack[depth - 1] != SIZE_MAX;
+			expect_key = depth > 0 && stack[depth - 1].obj != NONE;
 			i++;
 		} else if (c == '"') {
-			size_t start = sc.alen, kline = line;
-			size_t j = decode_string(&sc, text, len, i + 1, &line);
+			size_t start = sc->alen, kline = line;
+			size_t j = decode_string(sc, text, len, i + 1, &line);
 			if (j == 0)
 				break;
 			if (expect_key) {
-				if (sc.n == sc.cap) {
-					sc.cap = sc.cap ? sc.cap * 2 : 64;
-					sc.keys = gs_xrealloc(sc.keys, sc.cap * sizeof *sc.keys);
+				if (sc->n == sc->cap) {
+					sc->cap = sc->cap ? sc->cap * 2 : 64;
+					sc->keys = gs_xrealloc(sc->keys, sc->cap * sizeof *sc->keys);
 				}
-				sc.keys[sc.n++] = (key){stack[depth - 1], start, sc.alen - start, kline};
+				stack[depth - 1].last = sc->n;
+				sc->keys[sc->n++] = (key){stack[depth - 1].obj, start, sc->alen - start, kline, i};
 				expect_key = 0;
 			} else {
-				sc.alen = start; /* values are not kept */
+				sc->alen = start; /* values are not kept */
 			}
 			i = j;
 		} else {
 			i++;
 		}
 	}
+}
+
+/* Append s[0..len) at dst + *at, cut so dst[0..n) stays NUL-terminated. */
+static void path_put(char *dst, size_t n, size_t *at, const char *s, size_t len)
+{
+	if (len > n - 1 - *at)
+		len = n - 1 - *at;
+	memcpy(dst + *at, s, len);
+	*at += len;
+	dst[*at] = '\0';
+}
+
+/* The dotted path of key k: its holders' keys from the top, then k. */
+static void key_path(const scan *sc, size_t k, char *dst, size_t n)
+{
+	size_t chain[MAX_DEPTH + 1], nc = 0, at = 0;
+
+	dst[0] = '\0';
+	for (size_t h = k; h != NONE && nc < MAX_DEPTH + 1; h = sc->holder[sc->keys[h].obj])
+		chain[nc++] = h;
+	while (nc-- > 0) {
+		const key *p = &sc->keys[chain[nc]];
+		if (at > 0)
+			path_put(dst, n, &at, ".", 1);
+		path_put(dst, n, &at, sc->arena + p->off, p->len);
+	}
+}
+
+bool gs_json_find_dup(const char *text, size_t len, gs_json_dup *d)
+{
+	scan sc = {0};
+	size_t *order = NULL, best = NONE, prev = NONE;
+
+	memset(d, 0, sizeof *d);
+	sc.acap = 64;
+	sc.arena = gs_xmalloc(sc.acap); /* never NULL: empty keys compare at arena + 0 */
+	collect(&sc, text, len);
 	if (sc.n > 1) {
+		order = gs_xmalloc(sc.n * sizeof *order);
+		for (size_t i = 0; i < sc.n; i++)
+			order[i] = i;
 		g_arena = sc.arena;
-		qsort(sc.keys, sc.n, sizeof *sc.keys, cmp_key);
+		g_keys = sc.keys;
+		qsort(order, sc.n, sizeof *order, cmp_key);
+		/* Equal keys of one object sit together, in text order: of each
+		 * adjacent equal pair keep the one repeated earliest. */
 		for (size_t i = 1; i < sc.n; i++) {
-			key *a = &sc.keys[i - 1], *b = &sc.keys[i];
-			if (a->obj == b->obj && a->len == b->len && memcmp(sc.arena + a->off, sc.arena + b->off, a->len) == 0) {
-				int shown = a->len > 80 ? 80 : (int)a->len;
-				rc = gs_fail(e, code, "%s:%zu: duplicate key \"%.*s\" (first on line %zu): each key may appear once",
-				             path, b->line, shown, sc.arena + a->off, a->line);
-				break;
+			const key *a = &sc.keys[order[i - 1]], *b = &sc.keys[order[i]];
+			if (a->obj == b->obj && a->len == b->len &&
+			    memcmp(sc.arena + a->off, sc.arena + b->off, a->len) == 0 &&
+			    (best == NONE || b->pos < sc.keys[best].pos)) {
+				best = order[i];
+				prev = order[i - 1];
 			}
 		}
 	}
+	if (best != NONE) {
+		const key *b = &sc.keys[best];
+		size_t shown = b->len < sizeof d->key - 1 ? b->len : sizeof d->key - 1;
+		d->line = b->line;
+		d->first_line = sc.keys[prev].line;
+		d->key_len = b->len;
+		memcpy(d->key, sc.arena + b->off, shown);
+		d->key[shown] = '\0';
+		key_path(&sc, best, d->path, sizeof d->path);
+	}
+	free(order);
 	free(sc.keys);
+	free(sc.holder);
 	free(sc.arena);
-	return rc;
+	return best != NONE;
+}
+
+gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e)
+{
+	gs_json_dup d;
+
+	if (gs_utf8_check(text, len, path, code, e) != GS_OK)
+		return code;
+	if (gs_json_find_dup(text, len, &d))
+		return gs_fail(e, code, "%s:%zu: duplicate key \"%s\" (first on line %zu): each key may appear once",
+		               path, d.line, d.key, d.first_line);
+	return GS_OK;
 }

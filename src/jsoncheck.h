@@ -6,18 +6,38 @@
 #ifndef GS_JSONCHECK_H
 #define GS_JSONCHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
 
 /* Check text[0..len). On failure returns `code` with a message
  * "<path>:<line>: invalid UTF-8 ..." or "<path>:<line>: duplicate key
- * \"k\" ...". Syntax errors are left to the JSON parser: the scan stops
+ * \"k\" (first on line N) ..." for the first duplicate (gs_json_find_dup).
+ * Syntax errors are left to the JSON parser: the scan stops
  * quietly at anything it does not understand. */
 gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e);
 
 /* Only the UTF-8 part: "<path>:<line>: not valid UTF-8 (byte 0xNN at
  * offset N)" (overlong forms, surrogates, past U+10FFFF, truncated). */
 gs_err gs_utf8_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e);
+
+/* A duplicate key, as gs_json_find_dup reports it. */
+typedef struct gs_json_dup {
+	size_t line;       /* line (1-based) of the repeated key */
+	size_t first_line; /* line of the same key before it in that object */
+	size_t key_len;    /* bytes of the decoded key (key keeps at most 80) */
+	char key[81];      /* the key with escapes decoded, NUL-terminated */
+	char path[256];    /* dotted path from the top, e.g. "axes.seq": the keys
+	                    * of the enclosing objects (arrays add nothing) and
+	                    * the key; cut to fit */
+} gs_json_dup;
+
+/* The duplicate-key part alone, for callers that word their own message:
+ * the first duplicate in the text (the one whose repetition comes first),
+ * keys compared after decoding escapes. No UTF-8 check. Returns true and
+ * fills *d when there is one; like gs_json_check, stops quietly at what it
+ * does not understand. */
+bool gs_json_find_dup(const char *text, size_t len, gs_json_dup *d);
 
 #endif

@@ -6,48 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "utf8.h"
 
-/* Length of the valid UTF-8 sequence at p (2-4), or 0 if p does not start
- * one (overlong forms, surrogates and code points past U+10FFFF are
- * invalid). p[0] >= 0x80. */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned c = p[0];
-	size_t n, i;
-	unsigned long cp;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* Copy the UTF-8 sequence at *pp (first byte >= 0x80) or U+FFFD for an
- * invalid byte; advance *pp past what was consumed. */
+/* Copy the UTF-8 sequence at *pp (first byte >= 0x80), or U+FFFD for a
+ * byte that does not start a valid one; advance *pp past what was used. */
 static void put_utf8(gs_tbuf *out, const unsigned char **pp)
 {
-	size_t n = utf8_len(*pp);
+	size_t n = gs_utf8_decode((const char *)*pp, GS_UTF8_NUL, NULL);
 
 	if (n == 0) {
-		gs_tbuf_puts(out, "\xef\xbf\xbd");
+		gs_tbuf_puts(out, GS_UTF8_REPLACEMENT);
 		*pp += 1;
 	} else {
 		gs_tbuf_add(out, (const char *)*pp, n);

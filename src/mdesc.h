@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "template.h"
+#include "buf.h"
 
 /*
  * Append s as literal Markdown text that is safe inside a GFM table cell

@@ -1,74 +1,467 @@
-/* gpusizer: the measurements store (measurements/verified.jsonl): load,
- * look up by (model, settings label), format, append atomically. */
+/* gpusizer: the measurement record (one field list, written and read by
+ * the same walk) and the store of them, measurements/verified.jsonl: load,
+ * look up by (model, row key), format, append atomically. */
 #define _POSIX_C_SOURCE 200809L
 #include "measured.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "fileio.h"
 #include "util.h"
 
-static void copy_str(char *dst, size_t n, const cJSON *item)
+/* ------------------------------------------------------------ the fields */
+
+typedef enum mkind {
+	MF_OBJ,   /* a nested object, fields up to its MF_END */
+	MF_END,
+	MF_STR,   /* char[size] */
+	MF_PSTR,  /* char *, owned; NULL absent */
+	MF_JSON,  /* char *: JSON text kept as a subtree; NULL absent */
+	MF_U64,   /* uint64_t byte count */
+	MF_INT,   /* int */
+	MF_UINT,  /* unsigned */
+	MF_DBL,   /* double */
+	MF_BOOL,  /* bool */
+	MF_SETTINGS, /* gs_settings: an object of every setting of the settings table */
+} mkind;
+
+/* How an absent value is written (the reader maps each back). */
+enum {
+	MF_NULL_IF_ZERO = 1u << 0,   /* 0 / "" is written as null */
+	MF_NULL_UNLESS = 1u << 1,    /* null unless the bool at flag is set */
+	MF_OMIT_UNLESS = 1u << 2,    /* left out unless the bool at flag is set */
+	MF_OMIT_IF_FALSE = 1u << 3,  /* a bool written only when true */
+	MF_OMIT_IF_NULL = 1u << 4,   /* a char * left out when NULL */
+};
+
+typedef struct mfield {
+	const char *key;
+	mkind kind;
+	unsigned how;
+	size_t off, size;            /* of the value in gs_measured */
+	size_t flag;                 /* offset of the bool for MF_NULL_UNLESS / MF_OMIT_UNLESS */
+} mfield;
+
+#define OFF(f) offsetof(gs_measured, f)
+#define SZ(f) sizeof(((gs_measured *)0)->f)
+#define F(key, kind, f, how) { key, kind, how, OFF(f), SZ(f), 0 }
+#define FU(key, kind, f, how, fl) { key, kind, how, OFF(f), SZ(f), OFF(fl) }
+#define OBJ(key) { key, MF_OBJ, 0, 0, 0, 0 }
+#define OBJ_UNLESS(key, fl) { key, MF_OBJ, MF_OMIT_UNLESS, 0, 0, OFF(fl) }
+#define END { NULL, MF_END, 0, 0, 0, 0 }
+#define CMP(key, c)                                                                               \
+	OBJ_UNLESS(key, have_figures),                                                            \
+	F("predicted", MF_U64, c.predicted, 0),                                                   \
+	FU("measured", MF_U64, c.measured, MF_NULL_UNLESS, c.have),                               \
+	FU("error_pct", MF_DBL, c.error_pct, MF_NULL_UNLESS, c.have),                             \
+	FU("within", MF_BOOL, c.within, MF_NULL_UNLESS, c.have), END
+#define PART(key, c, fl)                                                                          \
+	OBJ_UNLESS(key, fl), F("predicted", MF_U64, c.predicted, 0),                              \
+	F("measured", MF_U64, c.measured, 0), F("error_pct", MF_DBL, c.error_pct, 0), END
+
+/* The record, in the order it is written. */
+static const mfield fields[] = {
+	F("schema", MF_INT, schema, 0),
+	F("date", MF_STR, date, 0),
+	F("gpusizer", MF_STR, gpusizer, 0),
+	F("row", MF_STR, row, 0),
+	F("model", MF_PSTR, model, 0),
+	F("config", MF_PSTR, config, 0),
+	F("label", MF_STR, label, 0),
+	F("status", MF_STR, status, 0),
+	F("verdict", MF_STR, verdict, 0),
+	F("tolerance_pct", MF_DBL, tolerance_pct, 0),
+	F("command", MF_PSTR, command, 0),
+	F("settings", MF_SETTINGS, settings, 0),
+	OBJ("machine"),
+		FU("os", MF_STR, os, MF_OMIT_UNLESS, have_uname),
+		FU("kernel", MF_STR, kernel, MF_OMIT_UNLESS, have_uname),
+		FU("arch", MF_STR, arch, MF_OMIT_UNLESS, have_uname),
+		F("cpu", MF_PSTR, cpu, MF_OMIT_IF_NULL),
+		FU("host_memory_bytes", MF_U64, host_memory_bytes, MF_OMIT_UNLESS, have_host_memory),
+	END,
+	OBJ("gpu"),
+		F("name", MF_STR, gpu_name, 0),
+		F("class", MF_STR, gpu_class, MF_NULL_IF_ZERO),
+		F("index", MF_UINT, gpu_index, 0),
+		F("total_bytes", MF_U64, gpu_total_bytes, 0),
+		F("free_bytes_at_start", MF_U64, gpu_free_bytes_at_start, 0),
+		F("usable_bytes", MF_U64, gpu_usable_bytes, 0),
+		F("usable_from", MF_STR, gpu_usable_from, 0),
+		F("driver", MF_STR, gpu_driver, 0),
+		F("cuda", MF_STR, gpu_cuda, 0),
+		F("fake", MF_BOOL, gpu_fake, MF_OMIT_IF_FALSE),
+	END,
+	OBJ("predicted"),
+		F("formula", MF_STR, pred_formula, 0),
+		F("recipe", MF_PSTR, pred_recipe, 0),
+		F("allocated", MF_U64, pred_allocated, 0),
+		F("reserved", MF_U64, pred_reserved, 0),
+		F("device", MF_U64, pred_device, 0),
+		F("W", MF_U64, pred_W, 0),
+		F("G", MF_U64, pred_G, 0),
+		F("O", MF_U64, pred_O, 0),
+		F("A", MF_U64, pred_A, 0),
+		F("B", MF_U64, pred_B, 0),
+		F("peak_phase", MF_STR, pred_peak_phase, 0),
+		F("peak_step", MF_INT, pred_peak_step, 0),
+		F("params_total", MF_U64, pred_params_total, 0),
+		F("params_trainable", MF_U64, pred_params_trainable, 0),
+	END,
+	OBJ("measured"),
+		F("allocated", MF_U64, allocated, MF_NULL_IF_ZERO),
+		F("reserved", MF_U64, reserved, MF_NULL_IF_ZERO),
+		F("device", MF_U64, device, MF_NULL_IF_ZERO),
+		F("device_method", MF_STR, device_method, MF_NULL_IF_ZERO),
+		F("nvml_samples", MF_UINT, nvml_samples, 0),
+		F("device_peak_including_other_processes", MF_U64, device_peak_including_other_processes,
+		  MF_NULL_IF_ZERO),
+	END,
+	OBJ("comparison"),
+		CMP("allocated", cmp_allocated),
+		CMP("reserved", cmp_reserved),
+		CMP("device", cmp_device),
+		PART("W", cmp_W, have_cmp_W),
+		PART("O", cmp_O, have_cmp_O),
+	END,
+	F("harness_result", MF_JSON, harness_result, MF_OMIT_IF_NULL),
+	F("harness_path", MF_PSTR, harness_path, 0),
+};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+static void *at(gs_measured *m, size_t off)
 {
-	if (cJSON_IsString(item) && item->valuestring != NULL)
-		snprintf(dst, n, "%s", item->valuestring);
-	else
-		dst[0] = '\0';
+	return (char *)m + off;
 }
 
-/* A non-negative integral byte count, else 0 (null / missing / bad). */
-static uint64_t get_bytes(const cJSON *obj, const char *key)
+static const void *cat(const gs_measured *m, size_t off)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return (const char *)m + off;
+}
+
+static bool flag_set(const gs_measured *m, const mfield *f)
+{
+	return *(const bool *)cat(m, f->flag);
+}
+
+/* The index of the MF_END closing the object at fields[i]. */
+static size_t obj_end(size_t i)
+{
+	int depth = 0;
+
+	for (; i < N_FIELDS; i++) {
+		if (fields[i].kind == MF_OBJ)
+			depth++;
+		else if (fields[i].kind == MF_END && --depth == 0)
+			break;
+	}
+	return i;
+}
+
+static void *json_oom(void)
+{
+	fputs("gpusizer: host memory exhausted (this machine's RAM, not the GPU's)\n", stderr);
+	exit(gs_exit_code(GS_ENOMEM));
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* The row's settings, keyed by name in table order: text for a named value,
+ * a boolean, a number, or null for one derived and not given. */
+static cJSON *settings_to_json(const gs_settings *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	const gs_setting *t = gs_settings_table();
+
+	if (o == NULL)
+		json_oom();
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		gs_setting_value v;
+		cJSON *x;
+
+		gs_setting_get(&t[i], s, &v);
+		if (v.named)
+			x = cJSON_CreateString(v.text);
+		else if (v.unset)
+			x = cJSON_CreateNull();
+		else if (v.type == GS_ST_BOOL)
+			x = cJSON_CreateBool(v.b);
+		else
+			x = cJSON_CreateNumber(v.d);
+		if (x == NULL || !cJSON_AddItemToObject(o, t[i].name, x))
+			json_oom();
+	}
+	return o;
+}
+
+/* Field f of m as a new cJSON value; false to leave it out. */
+static bool value_to_json(const gs_measured *m, const mfield *f, cJSON **out)
+{
+	const void *p = cat(m, f->off);
+	const char *s;
+
+	*out = NULL;
+	if ((f->how & MF_NULL_UNLESS) && !flag_set(m, f)) {
+		*out = cJSON_CreateNull();
+		return true;
+	}
+	switch (f->kind) {
+	case MF_STR:
+		s = p;
+		*out = (f->how & MF_NULL_IF_ZERO) && !*s ? cJSON_CreateNull() : cJSON_CreateString(s);
+		break;
+	case MF_PSTR:
+	case MF_JSON:
+		s = *(char *const *)p;
+		if (s == NULL && (f->how & MF_OMIT_IF_NULL))
+			return false;
+		if (s == NULL)
+			*out = cJSON_CreateNull();
+		else if (f->kind == MF_PSTR)
+			*out = cJSON_CreateString(s);
+		else if ((*out = cJSON_Parse(s)) == NULL)
+			*out = cJSON_CreateNull(); /* not JSON: recorded as absent */
+		break;
+	case MF_U64: {
+		uint64_t v = *(const uint64_t *)p;
+		*out = (f->how & MF_NULL_IF_ZERO) && v == 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)v);
+		break;
+	}
+	case MF_INT: *out = cJSON_CreateNumber(*(const int *)p); break;
+	case MF_UINT: *out = cJSON_CreateNumber(*(const unsigned *)p); break;
+	case MF_DBL: *out = cJSON_CreateNumber(*(const double *)p); break;
+	case MF_BOOL:
+		if ((f->how & MF_OMIT_IF_FALSE) && !*(const bool *)p)
+			return false;
+		*out = cJSON_CreateBool(*(const bool *)p);
+		break;
+	case MF_SETTINGS: *out = settings_to_json(p); break;
+	case MF_OBJ:
+	case MF_END: return false;
+	}
+	if (*out == NULL)
+		json_oom();
+	return true;
+}
+
+cJSON *gs_measured_to_json(const gs_measured *m)
+{
+	cJSON *stack[8];
+	int depth = 0;
+
+	stack[0] = cJSON_CreateObject();
+	if (stack[0] == NULL)
+		json_oom();
+	for (size_t i = 0; i < N_FIELDS; i++) {
+		const mfield *f = &fields[i];
+		cJSON *v;
+
+		if (f->kind == MF_END) {
+			depth--;
+		} else if ((f->how & MF_OMIT_UNLESS) && !flag_set(m, f)) {
+			if (f->kind == MF_OBJ)
+				i = obj_end(i);
+		} else if (f->kind == MF_OBJ) {
+			stack[depth + 1] = cJSON_AddObjectToObject(stack[depth], f->key);
+			if (stack[++depth] == NULL)
+				json_oom();
+		} else if (value_to_json(m, f, &v)) {
+			if (!cJSON_AddItemToObject(stack[depth], f->key, v))
+				json_oom();
+		}
+	}
+	return stack[0];
+}
+
+char *gs_measured_format(const gs_measured *m, bool pretty)
+{
+	cJSON *j = gs_measured_to_json(m);
+	char *txt = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+	size_t len;
+
+	cJSON_Delete(j);
+	if (txt == NULL)
+		json_oom();
+	if (!pretty)
+		return txt;
+	len = strlen(txt);
+	txt = gs_xrealloc(txt, len + 2);
+	txt[len] = '\n';
+	txt[len + 1] = '\0';
+	return txt;
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* A number in [lo, hi], else false. */
+static bool number_in(const cJSON *v, double lo, double hi, double *d)
+{
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo) || !(v->valuedouble <= hi))
+		return false;
+	*d = v->valuedouble;
+	return true;
+}
+
+gs_err gs_settings_from_json(const cJSON *o, gs_settings *s, gs_error *e)
+{
+	const gs_setting *t = gs_settings_table();
+
+	gs_settings_default(s);
+	if (!cJSON_IsObject(o))
+		return gs_fail(e, GS_EINPUT, "\"settings\": not an object");
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, t[i].name);
+		char buf[GS_LORA_NAMES_MAX];
+		gs_err rc;
+
+		if (v == NULL || cJSON_IsNull(v) || (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0))
+			continue;
+		if (cJSON_IsString(v))
+			snprintf(buf, sizeof buf, "%s", v->valuestring);
+		else if (cJSON_IsBool(v))
+			snprintf(buf, sizeof buf, "%s", cJSON_IsTrue(v) ? "true" : "false");
+		else if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
+			snprintf(buf, sizeof buf, t[i].type == GS_ST_INT ? "%.0f" : "%.10g", v->valuedouble);
+		else
+			return gs_fail(e, GS_EINPUT, "\"settings\".\"%s\": not a string, boolean or number", t[i].name);
+		if ((rc = gs_settings_set(s, t[i].name, buf, e)) != GS_OK)
+			return rc;
+	}
+	return GS_OK;
+}
+
+static bool settings_from_json(gs_settings *s, const cJSON *o)
+{
+	gs_error e = { 0 };
+
+	return gs_settings_from_json(o, s, &e) == GS_OK;
+}
+
+/* Field f of m from item v (NULL when missing); true when v held one. */
+static bool value_from_json(gs_measured *m, const mfield *f, const cJSON *v)
+{
+	void *p = at(m, f->off);
 	double d;
 
-	if (!cJSON_IsNumber(v))
-		return 0;
-	d = v->valuedouble;
-	if (!(d >= 0) || d >= 18446744073709551616.0)
-		return 0;
-	return (uint64_t)d;
+	switch (f->kind) {
+	case MF_STR:
+		if (!cJSON_IsString(v) || v->valuestring == NULL)
+			return false;
+		snprintf(p, f->size, "%s", v->valuestring);
+		return true;
+	case MF_PSTR:
+		if (!cJSON_IsString(v) || v->valuestring == NULL)
+			return false;
+		*(char **)p = gs_xstrdup(v->valuestring);
+		return true;
+	case MF_JSON:
+		if (v == NULL)
+			return false;
+		if ((*(char **)p = cJSON_PrintUnformatted(v)) == NULL)
+			json_oom();
+		return true;
+	case MF_U64:
+		/* a non-negative byte count below 2^64 (null / missing / bad: 0) */
+		if (!number_in(v, 0, 18446744073709549568.0, &d))
+			return false;
+		*(uint64_t *)p = (uint64_t)d;
+		return true;
+	case MF_INT:
+		if (!number_in(v, -2147483648.0, 2147483647.0, &d))
+			return false;
+		*(int *)p = (int)d;
+		return true;
+	case MF_UINT:
+		if (!number_in(v, 0, 4294967295.0, &d))
+			return false;
+		*(unsigned *)p = (unsigned)d;
+		return true;
+	case MF_DBL:
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+			return false; /* an infinity would be written back as null */
+		*(double *)p = v->valuedouble;
+		return true;
+	case MF_BOOL:
+		if (!cJSON_IsBool(v))
+			return false;
+		*(bool *)p = cJSON_IsTrue(v);
+		return true;
+	case MF_SETTINGS:
+		return m->have_settings = settings_from_json(p, v);
+	case MF_OBJ:
+	case MF_END: break;
+	}
+	return false;
 }
 
-static gs_err parse_line(const char *path, size_t lineno, const char *line, gs_measured *m,
-                         gs_error *e)
+/* Walk the field list over root: what each field names, where it is. */
+static void fields_from_json(gs_measured *m, const cJSON *root)
 {
-	cJSON *root = cJSON_Parse(line);
-	const cJSON *gpu, *meas, *pred, *model, *label, *status;
+	const cJSON *stack[8];
+	int depth = 0;
+
+	stack[0] = root;
+	for (size_t i = 0; i < N_FIELDS; i++) {
+		const mfield *f = &fields[i];
+		const cJSON *v;
+		bool got;
+
+		if (f->kind == MF_END) {
+			depth--;
+			continue;
+		}
+		v = stack[depth] ? cJSON_GetObjectItemCaseSensitive(stack[depth], f->key) : NULL;
+		if (f->kind == MF_OBJ) {
+			stack[++depth] = cJSON_IsObject(v) ? v : NULL;
+			got = stack[depth] != NULL;
+		} else {
+			got = value_from_json(m, f, v);
+		}
+		if (got && (f->how & (MF_NULL_UNLESS | MF_OMIT_UNLESS)))
+			*(bool *)at(m, f->flag) = true;
+	}
+}
+
+gs_err gs_measured_parse(const char *text, gs_measured *m, gs_error *e)
+{
+	cJSON *root = cJSON_Parse(text);
+	const cJSON *model, *label;
 
 	memset(m, 0, sizeof *m);
 	if (root == NULL || !cJSON_IsObject(root)) {
 		cJSON_Delete(root);
-		return gs_fail(e, GS_EINPUT, "%s:%zu: not a JSON object", path, lineno);
+		return gs_fail(e, GS_EINPUT, "not a JSON object");
 	}
 	model = cJSON_GetObjectItemCaseSensitive(root, "model");
 	label = cJSON_GetObjectItemCaseSensitive(root, "label");
 	if (!cJSON_IsString(model) || !cJSON_IsString(label)) {
 		cJSON_Delete(root);
-		return gs_fail(e, GS_EINPUT, "%s:%zu: missing string \"model\" or \"label\"", path, lineno);
+		return gs_fail(e, GS_EINPUT, "missing string \"model\" or \"label\"");
 	}
-	copy_str(m->model, sizeof m->model, model);
-	copy_str(m->label, sizeof m->label, label);
-	copy_str(m->date, sizeof m->date, cJSON_GetObjectItemCaseSensitive(root, "date"));
-	gpu = cJSON_GetObjectItemCaseSensitive(root, "gpu");
-	copy_str(m->gpu_name, sizeof m->gpu_name, cJSON_GetObjectItemCaseSensitive(gpu, "name"));
-	copy_str(m->gpu_class, sizeof m->gpu_class, cJSON_GetObjectItemCaseSensitive(gpu, "class"));
-	status = cJSON_GetObjectItemCaseSensitive(root, "status");
-	m->oom = cJSON_IsString(status) && strcmp(status->valuestring, "oom") == 0;
-	meas = cJSON_GetObjectItemCaseSensitive(root, "measured");
-	m->allocated = get_bytes(meas, "allocated");
-	m->reserved = get_bytes(meas, "reserved");
-	m->device = get_bytes(meas, "device");
-	pred = cJSON_GetObjectItemCaseSensitive(root, "predicted");
-	m->pred_allocated = get_bytes(pred, "allocated");
-	m->pred_reserved = get_bytes(pred, "reserved");
-	m->pred_device = get_bytes(pred, "device");
+	fields_from_json(m, root);
+	m->oom = strcmp(m->status, "oom") == 0;
+	if (m->have_settings)
+		gs_settings_key(&m->settings, m->key, sizeof m->key);
 	cJSON_Delete(root);
 	return GS_OK;
 }
+
+void gs_measured_clear(gs_measured *m)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < N_FIELDS; i++)
+		if (fields[i].kind == MF_PSTR || fields[i].kind == MF_JSON)
+			free(*(char **)at(m, fields[i].off));
+	memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------ the store */
 
 gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e)
 {
@@ -101,11 +494,12 @@ gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e)
 			cap = cap ? cap * 2 : 16;
 			st->rec = gs_xrealloc(st->rec, cap * sizeof *st->rec);
 		}
-		rc = parse_line(path, lineno, q, &st->rec[st->n], e);
+		rc = gs_measured_parse(q, &st->rec[st->n], &rerr);
 		if (rc != GS_OK) {
+			gs_measured_clear(&st->rec[st->n]);
 			free(buf);
 			gs_measured_free(st);
-			return rc;
+			return gs_fail(e, rc, "%s:%zu: %s", path, lineno, rerr.msg);
 		}
 		st->n++;
 	}
@@ -117,20 +511,22 @@ void gs_measured_free(gs_measured_store *st)
 {
 	if (st == NULL)
 		return;
+	for (size_t i = 0; i < st->n; i++)
+		gs_measured_clear(&st->rec[i]);
 	free(st->rec);
 	st->rec = NULL;
 	st->n = 0;
 }
 
 const gs_measured *gs_measured_find(const gs_measured_store *st, const char *model,
-                                    const char *label)
+                                    const char *key)
 {
 	for (size_t i = st->n; i-- > 0;)
-		if (strcmp(st->rec[i].model, model) == 0 && strcmp(st->rec[i].label, label) == 0)
+		if (st->rec[i].model != NULL && st->rec[i].key[0] != '\0' &&
+		    strcmp(st->rec[i].model, model) == 0 && strcmp(st->rec[i].key, key) == 0)
 			return &st->rec[i];
 	return NULL;
 }
-
 void gs_measured_short_gpu(const char *name, char *buf, size_t n)
 {
 	const char *p = name;

@@ -1,8 +1,11 @@
-/* gpusizer: the measurements store, measurements/verified.jsonl: one JSON
- * object per line, appended by `gpusizer verify` after a real run on a
- * local GPU (never entered by hand; schema in measurements/README.md).
- * Reports look rows up here to show "measured 11.2 GiB on RTX 4090,
- * predicted 11.5 GiB". */
+/* gpusizer: the measurement record `gpusizer verify` writes (out/verify/
+ * ROW.json, and one line of measurements/verified.jsonl) and the store
+ * reports read back: one JSON object per line, appended after a real run
+ * on a local GPU (never entered by hand; schema in measurements/README.md).
+ * The record is one struct, gs_measured, and one field list in measured.c
+ * that both the writer and the reader walk, so a field cannot be written
+ * under one name and read under another. Reports look rows up here to show
+ * "measured 11.2 GiB on RTX 4090, predicted 11.5 GiB". */
 #ifndef GS_MEASURED_H
 #define GS_MEASURED_H
 
@@ -11,22 +14,88 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "settings.h"
+
+struct cJSON;
 
 #define GS_MEASURED_STORE_DEFAULT "measurements/verified.jsonl"
 #define GS_MEASURED_MAX_BYTES (64u << 20) /* refuse larger store files */
+#define GS_MEASURED_SCHEMA 1
 
-/* One record as reports need it (the line holds much more). Byte figures
- * are 0 when that figure was not measured (e.g. no NVML process reading,
- * or an out-of-memory result). */
+/* One compared figure ("comparison"."allocated" etc.). */
+typedef struct gs_measured_cmp {
+	uint64_t predicted, measured;
+	bool have;              /* measured: else measured, error_pct and within are null */
+	double error_pct;       /* rounded to 0.01 */
+	bool within;
+} gs_measured_cmp;
+
+/* A component's comparison ("comparison"."W", "O"): informational. */
+typedef struct gs_measured_part {
+	uint64_t predicted, measured;
+	double error_pct;       /* rounded to 0.01 */
+} gs_measured_part;
+
+/*
+ * One record, every field of the line, in its order. Strings in arrays
+ * are "" when absent (longer values are cut); char * strings are owned
+ * (gs_measured_clear frees them) and NULL when absent. Byte figures are 0
+ * when that figure was not measured (e.g. no NVML process reading, or an
+ * out-of-memory result); the writer writes them as null.
+ */
 typedef struct gs_measured {
-	char model[160];       /* model id as given to verify ("Qwen/Qwen2.5-0.5B") */
-	char label[192];       /* gs_settings_label of the row */
-	char gpu_name[96];     /* NVML name, "NVIDIA GeForce RTX 4090" */
-	char gpu_class[48];    /* gpus/ id when matched, else "" */
-	char date[32];         /* ISO 8601 UTC */
-	bool oom;              /* the run ran out of memory ("does not fit" measured) */
+	int schema;             /* GS_MEASURED_SCHEMA */
+	char date[32];          /* ISO 8601 UTC */
+	char gpusizer[32];      /* version of the tool that measured */
+	char row[480];          /* MODELSLUG__LABELSLUG */
+	char *model;            /* model id as given to verify ("Qwen/Qwen2.5-0.5B"), or the config path */
+	char *config;           /* the config.json the harness built the model from */
+	char label[256];        /* gs_settings_label of the row */
+	char status[16];        /* "ok" or "oom" */
+	char verdict[16];       /* "within", "outside", "oom-agrees", "oom-disagrees" */
+	double tolerance_pct;
+	char *command;          /* the verify command line, shell-quoted */
+	gs_settings settings;   /* "settings": every setting of the settings table by name */
+	bool have_settings;     /* the record's settings read back (else it joins no row) */
+	char key[GS_KEY_MAX];   /* gs_settings_key(settings) after a parse; "" without */
+	/* "machine": the host (each part omitted when it could not be read) */
+	bool have_uname;
+	char os[65], kernel[65], arch[65];
+	char *cpu;              /* /proc/cpuinfo "model name"; NULL: omitted */
+	bool have_host_memory;
+	uint64_t host_memory_bytes;
+	/* "gpu" */
+	char gpu_name[96];      /* NVML name, "NVIDIA GeForce RTX 4090" */
+	char gpu_class[48];     /* gpus/ id when matched, else "" (null) */
+	unsigned gpu_index;
+	uint64_t gpu_total_bytes, gpu_free_bytes_at_start, gpu_usable_bytes;
+	char gpu_usable_from[16]; /* "gpus class" or "driver total" */
+	char gpu_driver[80], gpu_cuda[16];
+	bool gpu_fake;          /* GPUSIZER_FAKE_GPU (written only when true) */
+	/* "predicted": at the time of the run */
+	char pred_formula[24];
+	char *pred_recipe;
+	uint64_t pred_allocated, pred_reserved, pred_device;
+	uint64_t pred_W, pred_G, pred_O, pred_A, pred_B;
+	char pred_peak_phase[24];
+	int pred_peak_step;
+	uint64_t pred_params_total, pred_params_trainable;
+	/* "measured" */
 	uint64_t allocated, reserved, device;
-	uint64_t pred_allocated, pred_reserved, pred_device; /* at the time of the run */
+	char device_method[32]; /* "nvml-process", "nvml-device-minus-start", "" (null) */
+	unsigned nvml_samples;
+	uint64_t device_peak_including_other_processes;
+	/* "comparison": the figures (absent for an out-of-memory run), then
+	 * the components measured */
+	bool have_figures;
+	gs_measured_cmp cmp_allocated, cmp_reserved, cmp_device;
+	bool have_cmp_W, have_cmp_O;
+	gs_measured_part cmp_W, cmp_O;
+	char *harness_result;   /* the harness's JSON object (text); NULL: omitted */
+	char *harness_path;
+	/* Not a field: status is "oom" (the run ran out of memory, "does not
+	 * fit" measured); set by the reader. */
+	bool oom;
 } gs_measured;
 
 typedef struct gs_measured_store {
@@ -36,6 +105,37 @@ typedef struct gs_measured_store {
 
 /* Which figure a report shows. */
 typedef enum gs_measured_kind { GS_MK_ALLOCATED = 0, GS_MK_RESERVED, GS_MK_DEVICE, GS_MK_MAX } gs_measured_kind;
+
+/* ---- one record ---- */
+
+/* The record as a new cJSON object (the caller frees it with cJSON_Delete):
+ * every field of the list in order, absent ones as null or left out as
+ * the list says. Allocation failure exits. */
+struct cJSON *gs_measured_to_json(const gs_measured *m);
+
+/* A "settings" object (a record's, or a sizing.json row's) into *s: the
+ * defaults, then every setting of the settings table the object names; one
+ * missing, null or "auto" keeps its default (records older than a setting).
+ * Keys the table does not know are ignored. GS_EINPUT or GS_EUSAGE naming
+ * the setting when a value does not read. */
+gs_err gs_settings_from_json(const struct cJSON *obj, gs_settings *s, gs_error *e);
+
+/* The record as JSON text the caller frees: pretty (out/verify/ROW.json,
+ * with a final newline) or on one line without a newline (a store line). */
+char *gs_measured_format(const gs_measured *m, bool pretty);
+
+/*
+ * Read one record from JSON text into *m (zeroed first; the caller frees
+ * it with gs_measured_clear, also on failure). GS_EINPUT "not a JSON
+ * object" or "missing string \"model\" or \"label\""; other fields are
+ * lenient: missing or of the wrong type reads as absent (0, "", NULL).
+ */
+gs_err gs_measured_parse(const char *text, gs_measured *m, gs_error *e);
+
+/* Free m's owned strings and zero it; accepts a zeroed record. */
+void gs_measured_clear(gs_measured *m);
+
+/* ---- the store ---- */
 
 /*
  * Read the store at path (NULL = GS_MEASURED_STORE_DEFAULT). A missing file
@@ -48,10 +148,10 @@ gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e);
 /* Free the records; accepts an empty or zeroed store. */
 void gs_measured_free(gs_measured_store *st);
 
-/* The latest record (last in the file) for model id and settings label,
- * or NULL. Borrowed from st. */
+/* The latest record (last in the file) for model id and row key
+ * (gs_settings_key), or NULL. Borrowed from st. */
 const gs_measured *gs_measured_find(const gs_measured_store *st, const char *model,
-                                    const char *label);
+                                    const char *key);
 
 /* "allocated", "reserved", "device". */
 const char *gs_measured_kind_name(gs_measured_kind k);

@@ -1,6 +1,7 @@
-/* gpusizer: the local model cache: id validation, slugs, resolving ids to
- * config.json paths (the cache first, then the reference configs that come
- * with gpusizer, then the huggingface_hub cache), and meta.json reading. */
+/* gpusizer: the local model cache: resolving ids to config.json paths (the
+ * cache first, then the reference configs that come with gpusizer, then the
+ * huggingface_hub cache), and meta.json reading. Never fetches: resolve.c
+ * adds fetching on demand. The id grammar is modelid.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "models.h"
 
@@ -9,124 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <dirent.h>
 
 #include <cjson/cJSON.h>
 
-#include "hub.h"
+#include "modelid.h"
 #include "paths.h"
 #include "util.h"
-
-#define SEG_MAX 96
-
-static bool seg_char(unsigned char c)
-{
-	return isalnum(c) || c == '.' || c == '_' || c == '-';
-}
-
-/* Validate one id segment [s, s+len). */
-static gs_err check_segment(const char *id, const char *s, size_t len, gs_error *e)
-{
-	if (len == 0)
-		return gs_fail(e, GS_EUSAGE, "model id \"%s\": empty segment (expected org/name)", id);
-	if (len > SEG_MAX)
-		return gs_fail(e, GS_EUSAGE, "model id \"%s\": a segment is longer than %d characters",
-		               id, SEG_MAX);
-	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
-		return gs_fail(e, GS_EUSAGE, "model id \"%s\": \".\" and \"..\" are not allowed", id);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			return gs_fail(e, GS_EUSAGE, "model id: control character (0x%02x) not allowed", c);
-		if (!seg_char(c))
-			return gs_fail(e, GS_EUSAGE,
-			               "model id \"%s\": character '%c' not allowed (each segment is "
-			               "[A-Za-z0-9._-])", id, c);
-	}
-	for (size_t i = 0; i + 1 < len; i++)
-		if (s[i] == '-' && s[i + 1] == '-')
-			return gs_fail(e, GS_EUSAGE, "model id \"%s\": \"--\" is not allowed (it separates org and "
-				               "name in cache folder names)", id);
-	return GS_OK;
-}
-
-gs_err gs_model_parse_id(const char *id, char *repo, size_t n_repo, char *rev, size_t n_rev,
-                         gs_error *e)
-{
-	const char *at, *slash, *end;
-	gs_err rc;
-
-	if (id == NULL || id[0] == '\0')
-		return gs_fail(e, GS_EUSAGE, "model id is empty (expected org/name)");
-	for (const char *p = id; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return gs_fail(e, GS_EUSAGE, "model id: control character (0x%02x) not allowed",
-			               (unsigned char)*p);
-	if (id[0] == '/')
-		return gs_fail(e, GS_EUSAGE, "model id \"%s\": absolute paths are not model ids", id);
-	at = strchr(id, '@');
-	end = at ? at : id + strlen(id);
-	slash = memchr(id, '/', (size_t)(end - id));
-	if (slash != NULL) {
-		if (memchr(slash + 1, '/', (size_t)(end - slash - 1)) != NULL)
-			return gs_fail(e, GS_EUSAGE,
-			               "model id \"%s\": at most one '/' (expected org/name)", id);
-		rc = check_segment(id, id, (size_t)(slash - id), e);
-		if (rc == GS_OK)
-			rc = check_segment(id, slash + 1, (size_t)(end - slash - 1), e);
-	} else {
-		rc = check_segment(id, id, (size_t)(end - id), e);
-	}
-	if (rc != GS_OK)
-		return rc;
-	if ((size_t)(end - id) >= 4 && strncmp(end - 4, ".git", 4) == 0)
-		return gs_fail(e, GS_EUSAGE, "model id \"%s\": must not end in .git", id);
-	if ((size_t)(end - id) + 1 > n_repo)
-		return gs_fail(e, GS_EUSAGE, "model id \"%s\": too long", id);
-	memcpy(repo, id, (size_t)(end - id));
-	repo[end - id] = '\0';
-	if (rev != NULL && n_rev > 0)
-		rev[0] = '\0';
-	if (at != NULL) {
-		const char *r = at + 1;
-		size_t rl = strlen(r);
-		if (rl == 0)
-			return gs_fail(e, GS_EUSAGE, "model id \"%s\": empty revision after '@'", id);
-		if (rl > 255 || rev == NULL || rl + 1 > n_rev)
-			return gs_fail(e, GS_EUSAGE, "model id \"%s\": revision too long", id);
-		for (size_t i = 0; i < rl; i++) {
-			unsigned char c = (unsigned char)r[i];
-			if (!seg_char(c) && c != '/')
-				return gs_fail(e, GS_EUSAGE,
-				               "model id \"%s\": character '%c' not allowed in a revision",
-				               id, c);
-		}
-		if (strstr(r, "..") != NULL || r[0] == '/' || r[rl - 1] == '/' || strstr(r, "//"))
-			return gs_fail(e, GS_EUSAGE, "model id \"%s\": malformed revision", id);
-		memcpy(rev, r, rl + 1);
-	}
-	return GS_OK;
-}
-
-gs_err gs_model_slug(const char *id, char *slug, size_t n, gs_error *e)
-{
-	char repo[256], rev[256];
-	gs_err rc = gs_model_parse_id(id, repo, sizeof repo, rev, sizeof rev, e);
-	char *s = strchr(repo, '/');
-	int w;
-
-	if (rc != GS_OK)
-		return rc;
-	if (s != NULL)
-		w = snprintf(slug, n, "%.*s--%s", (int)(s - repo), repo, s + 1);
-	else
-		w = snprintf(slug, n, "%s", repo);
-	if (w < 0 || (size_t)w >= n)
-		return gs_fail(e, GS_EUSAGE, "model id \"%s\": too long", id);
-	return GS_OK;
-}
 
 static gs_err put_path(char *out, size_t n, const char *path, gs_error *e)
 {
@@ -262,7 +153,7 @@ static bool case_match(const char *dir, const char *slug, bool hf, char *out, si
 	if (d == NULL)
 		return false;
 	while (!found && (de = readdir(d)) != NULL) {
-		const char *name = de->d_name, *sep;
+		const char *name = de->d_name;
 		char path[4096];
 		if (hf) {
 			if (strncmp(name, "models--", 8) != 0)
@@ -274,11 +165,7 @@ static bool case_match(const char *dir, const char *slug, bool hf, char *out, si
 		if (!hf && (snprintf(path, sizeof path, "%s/%s/config.json", dir, de->d_name) >= (int)sizeof path ||
 		            !gs_is_file(path)))
 			continue;
-		sep = strstr(name, "--");
-		if (sep != NULL)
-			snprintf(out, n, "%.*s/%s", (int)(sep - name), name, sep + 2);
-		else
-			snprintf(out, n, "%s", name);
+		gs_model_slug_id(name, out, n);
 		found = true;
 	}
 	closedir(d);
@@ -349,46 +236,6 @@ gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_pat
 	               repo, rev[0] ? " at revision " : "", rev, models_dir, slug,
 	               shipped[0] ? "the reference configs in " : "", shipped, shipped[0] ? ", nor in " : "",
 	               hint);
-}
-
-gs_err gs_model_ensure(const char *models_dir, const char *id, bool offline, char *config_path,
-                       size_t n, gs_error *e)
-{
-	gs_error tmp = {0};
-	char dflt[4096];
-	gs_err rc;
-	gs_hub_opts o;
-	gs_hub_result r;
-	const char *ids[1];
-
-	gs_models_dir_default(dflt, sizeof dflt);
-	if (models_dir == NULL)
-		models_dir = dflt;
-	rc = gs_model_resolve(models_dir, id, config_path, n, &tmp);
-	if (rc != GS_ENOTFOUND) {
-		if (rc != GS_OK)
-			return gs_fail(e, rc, "%s", tmp.msg);
-		return GS_OK;
-	}
-	/* A missing config path is not something to fetch. */
-	if (strlen(id) > 5 && strcmp(id + strlen(id) - 5, ".json") == 0)
-		return gs_fail(e, rc, "%s", tmp.msg);
-	if (gs_offline(offline)) {
-		bool other_dir = strcmp(models_dir, dflt) != 0;
-		return gs_fail(e, GS_EOFFLINE,
-		               "offline: %s; run `gpusizer fetch%s%s %s` while online",
-		               tmp.msg, other_dir ? " --models-dir " : "", other_dir ? models_dir : "",
-		               id);
-	}
-	memset(&o, 0, sizeof o);
-	o.models_dir = models_dir;
-	o.jobs = 1;
-	o.progress = isatty(2);
-	ids[0] = id;
-	rc = gs_hub_fetch(&o, ids, 1, &r, e);
-	if (rc != GS_OK)
-		return rc;
-	return gs_model_resolve(models_dir, id, config_path, n, e);
 }
 
 static uint64_t json_u64(const cJSON *o)

@@ -1,21 +1,19 @@
 /* gpusizer: the local model cache (<cache>/<org>--<name>/{config.json,meta.json}):
- * model id validation, slugs, resolving an id to a config.json path (our
- * cache first, then the reference configs that come with gpusizer, then an
- * existing huggingface_hub cache), fetching on demand, and reading the
- * parameter-count metadata that `fetch` stores. The default cache is
+ * resolving an id to a config.json path (our cache first, then the
+ * reference configs that come with gpusizer, then an existing
+ * huggingface_hub cache) and reading the parameter-count metadata that
+ * `fetch` stores. It never touches the network: fetching on demand is
+ * resolve.h's, one level up. Ids follow modelid.h's grammar (included here:
+ * every function below takes one). The default cache is
  * gs_models_dir_default() (paths.h). */
 #ifndef GS_MODELS_H
 #define GS_MODELS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
-
-/* The cache's name relative to a checkout, for code that has not moved to
- * gs_models_dir_default() (paths.h), which is the default every function
- * here uses for a NULL models_dir. */
+#include "modelid.h"
 
 /*
  * Resolve a model id ("org/name", optional "@rev") or a path to a config.json
@@ -32,27 +30,6 @@
  */
 gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_path, size_t n,
                         gs_error *e);
-
-/*
- * Like resolve, but when the model is not cached and !offline (and
- * HF_HUB_OFFLINE is not set), fetch it first (one model, see hub.h).
- * Offline and missing: GS_EOFFLINE naming the model and the command to fetch it.
- */
-gs_err gs_model_ensure(const char *models_dir, const char *id, bool offline, char *config_path,
-                       size_t n, gs_error *e);
-
-/* Slug "org--name" for an id ("name" for a namespace-less id); any "@rev"
- * is dropped. Validates the id (GS_EUSAGE). */
-gs_err gs_model_slug(const char *id, char *slug, size_t n, gs_error *e);
-
-/*
- * Split and validate an id: repo ("org/name", n_repo bytes) and revision
- * ("" when none, n_rev bytes). Each segment must be 1-96 characters of
- * [A-Za-z0-9._-], not "." or "..", with at most one '/'; the revision may
- * hold [A-Za-z0-9._/-] (branch, tag, sha). GS_EUSAGE with the reason.
- */
-gs_err gs_model_parse_id(const char *id, char *repo, size_t n_repo, char *rev, size_t n_rev,
-                         gs_error *e);
 
 /* Optional metadata from meta.json: Hub safetensors total (0 if unknown),
  * safetensors-header total (0 if not read), commit sha ("" if unknown), a

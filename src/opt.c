@@ -24,7 +24,7 @@ void gs_opt_begin(gs_opt_iter *it, int argc, char **argv)
 static const gs_opt *find_long(const gs_opt_cmd *c, const char *name, size_t n)
 {
 	for (const gs_opt_group *g = c->groups; g->title != NULL; g++)
-		for (const gs_opt *o = g->opts; o->name != NULL; o++)
+		for (const gs_opt *o = gs_opt_group_opts(g); o->name != NULL; o++)
 			if (strlen(o->name) == n && strncmp(o->name, name, n) == 0)
 				return o;
 	return NULL;
@@ -33,7 +33,7 @@ static const gs_opt *find_long(const gs_opt_cmd *c, const char *name, size_t n)
 static const gs_opt *find_short(const gs_opt_cmd *c, char ch)
 {
 	for (const gs_opt_group *g = c->groups; g->title != NULL; g++)
-		for (const gs_opt *o = g->opts; o->name != NULL; o++)
+		for (const gs_opt *o = gs_opt_group_opts(g); o->name != NULL; o++)
 			if (o->short_name == ch)
 				return o;
 	return NULL;
@@ -74,7 +74,7 @@ static const gs_opt *nearest(const gs_opt_cmd *c, const char *name, size_t n)
 	int prefixes = 0;
 
 	for (const gs_opt_group *g = c->groups; g->title != NULL; g++)
-		for (const gs_opt *o = g->opts; o->name != NULL; o++) {
+		for (const gs_opt *o = gs_opt_group_opts(g); o->name != NULL; o++) {
 			size_t d = distance(name, n, o->name);
 			if (d < best_d) {
 				best_d = d;
@@ -245,7 +245,7 @@ void gs_opt_usage(const gs_opt_cmd *c, FILE *fp)
 		fprintf(fp, "\n%s\n", c->about);
 	for (const gs_opt_group *g = c->groups; g->title != NULL; g++) {
 		fprintf(fp, "\n%s:\n", g->title);
-		for (const gs_opt *o = g->opts; o->name != NULL; o++)
+		for (const gs_opt *o = gs_opt_group_opts(g); o->name != NULL; o++)
 			usage_line(o, fp);
 	}
 	if (c->epilog)
@@ -264,7 +264,7 @@ void gs_opt_dump_json(const gs_opt_cmd *const *cmds, size_t n, FILE *fp)
 		gs_json_str(fp, c->synopsis);
 		fputs(",\"options\":[", fp);
 		for (const gs_opt_group *g = c->groups; g->title != NULL; g++)
-			for (const gs_opt *o = g->opts; o->name != NULL; o++) {
+			for (const gs_opt *o = gs_opt_group_opts(g); o->name != NULL; o++) {
 				char sh[2] = { o->short_name, 0 };
 				fputs(first ? "\n {\"name\":" : ",\n {\"name\":", fp);
 				first = false;

@@ -46,7 +46,14 @@ typedef struct gs_opt {
 typedef struct gs_opt_group {
 	const char *title; /* "model", "settings", "output"...; NULL ends the list */
 	const gs_opt *opts;
+	const gs_opt *(*make)(void); /* when opts is NULL: builds the table (the settings') */
 } gs_opt_group;
+
+/* A group's options (its table, or the one make() builds). */
+static inline const gs_opt *gs_opt_group_opts(const gs_opt_group *g)
+{
+	return g->opts != NULL ? g->opts : g->make();
+}
 
 typedef struct gs_opt_cmd {
 	const char *name;           /* "estimate" */

@@ -44,15 +44,24 @@ typedef struct gs_row {
 	const gs_model *model;
 	gs_settings settings;
 	char label[160];       /* gs_settings_label */
-	char id[64];           /* stable row id, e.g. "llama-3-1-8b-r0042", for verify */
+	char id[64];           /* row id: the model's short name and 12 hex digits of the
+	                          key's hash, e.g. "llama-3-1-8b-5c0f1e2d3a4b" */
+	char key[GS_KEY_MAX];  /* gs_settings_key: joins measurements */
 	gs_estimate est;       /* detailed */
 	gs_estimate seeds[GS_F_MAX];
 	gs_err err;            /* GS_OK, or why this row has no estimate */
 	char err_msg[256];
 } gs_row;
 
-/* Verdict of a row on a GPU class (pure): uses est.device vs usable_bytes
- * and the precision's need for bf16/fp8. headroom = 1 - device/usable. */
+/* Verdicts (pure). What a GPU must support to run a row's settings at all. */
+typedef struct gs_needs {
+	bool bf16, fp8;
+} gs_needs;
+gs_needs gs_settings_needs(const gs_settings *s);
+/* The one verdict rule: a peak of `device` bytes per GPU with those needs
+ * on GPU g; *headroom (may be NULL) gets 1 - device/usable. */
+gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double *headroom);
+/* The same for a row (a row without an estimate is not runnable). */
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom);
 const char *gs_verdict_name(gs_verdict v); /* "fits", "tight", "does not fit", "not runnable" */
 
@@ -69,6 +78,11 @@ typedef struct gs_report_meta {
 	const char *assumptions;   /* Markdown text: the named assumptions */
 	const gs_measured_store *measured; /* our own verified runs (never NULL; may be empty) */
 } gs_report_meta;
+
+/* The text for gs_report_meta.assumptions: templates/partials/assumptions.md.tmpl
+ * rendered (the templates directory of gs_mdgen_templates_dir; a template
+ * error is GS_ETEMPLATE naming the file). *text is the caller's to free. */
+gs_err gs_report_assumptions(char **text, gs_error *e);
 
 /* The latest verified run of row r in m's store, or NULL (borrowed). */
 const gs_measured *gs_row_measured(const gs_report_meta *m, const gs_row *r);
@@ -103,8 +117,8 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 void gs_json_doc_end(FILE *fp, size_t rows);
 
 /* Constructors, one per format (each in report_<fmt>.c). */
-gs_writer *gs_writer_md(void);   /* Markdown (+ SVG charts); HTML derives from it */
-gs_writer *gs_writer_html(void);
+gs_writer *gs_writer_md(void);   /* Markdown (+ SVG charts) */
+gs_writer *gs_writer_html(void); /* the same pages, rendered by cmark-gfm */
 gs_writer *gs_writer_xlsx(void);
 gs_writer *gs_writer_json(void);
 gs_writer *gs_writer_csv(void);

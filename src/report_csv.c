@@ -26,16 +26,11 @@ static void cstr(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-static void cnum(FILE *fp, double d)
-{
-	fprintf(fp, "%.10g", d);
-}
-
-static const char *const fixed_cols[] = {
-	"index", "id", "model", "label", "method", "precision", "adapter-dtype", "optimizer", "optimizer-in-bwd",
-	"lora-r", "lora-targets", "lora-dropout", "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt",
-	"compile", "attn", "loss", "gpus", "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "logits", "cuda-context", "error",
-	"recipe",
+/* The row's columns: these, then every setting of the settings table
+ * (its name), then the estimate's. */
+static const char *const row_cols[] = { "index", "id", "model", "label", NULL };
+static const char *const est_cols[] = {
+	"error", "recipe",
 	"params_total", "params_trainable", "params_active", "W_bytes", "G_bytes", "O_bytes",
 	"A_bytes", "B_bytes", "allocated_bytes", "reserved_bytes", "device_bytes", "host_bytes",
 	"peak_phase", "peak_step", NULL,
@@ -84,9 +79,17 @@ static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
 		return rc;
 	fp = st->out.fp;
-	for (int i = 0; fixed_cols[i] != NULL; i++) {
+	for (int i = 0; row_cols[i] != NULL; i++) {
 		fputs(i ? "," : "", fp);
-		cstr(fp, fixed_cols[i]);
+		cstr(fp, row_cols[i]);
+	}
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		fputc(',', fp);
+		cstr(fp, gs_settings_table()[i].name);
+	}
+	for (int i = 0; est_cols[i] != NULL; i++) {
+		fputc(',', fp);
+		cstr(fp, est_cols[i]);
 	}
 	for (int f = 1; f < GS_F_MAX; f++) {
 		char col[64];
@@ -133,36 +136,19 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	cstr(fp, r->model->id);
 	fputc(',', fp);
 	cstr(fp, r->label);
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		gs_setting_value v;
+
+		gs_setting_get(&gs_settings_table()[i], s, &v);
+		fputc(',', fp);
+		if (v.unset && !v.named)
+			continue; /* a number not given: empty */
+		if (v.named || v.type == GS_ST_BOOL)
+			cstr(fp, v.text);
+		else
+			fputs(v.text, fp);
+	}
 	fputc(',', fp);
-	cstr(fp, gs_method_name(s->method));
-	fputc(',', fp);
-	cstr(fp, gs_prec_name(gs_settings_precision(s)));
-	fputc(',', fp);
-	cstr(fp, gs_dtype_name(s->adapter_dtype));
-	fputc(',', fp);
-	cstr(fp, gs_optim_name(s->optimizer));
-	fprintf(fp, ",\"%s\"", s->optimizer_in_bwd ? "true" : "false");
-	fprintf(fp, ",%" PRId64 ",", s->lora_r);
-	cstr(fp, s->lora_targets);
-	fputc(',', fp);
-	cnum(fp, s->lora_dropout);
-	fprintf(fp, ",\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",\"%s\",\"%s\",",
-	        s->train_embeddings ? "true" : "false", s->batch, s->seq, s->grad_accum,
-	        s->grad_ckpt ? "true" : "false", s->compile ? "true" : "false");
-	cstr(fp, gs_attn_name(s->attn));
-	fputc(',', fp);
-	cstr(fp, gs_loss_name(s->loss));
-	fprintf(fp, ",%" PRId64 ",", s->gpus);
-	cstr(fp, gs_shard_name(s->sharding));
-	fprintf(fp, ",%" PRId64 ",", s->tp);
-	cstr(fp, gs_offload_name(s->offload));
-	fputc(',', fp);
-	cstr(fp, gs_state_dict_load_name(s));
-	fputc(',', fp);
-	cstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
-	fputc(',', fp);
-	cstr(fp, gs_logits_name(s));
-	fprintf(fp, ",%" PRId64 ",", s->cuda_context_mib);
 	cstr(fp, ok ? "" : r->err_msg);
 	fputc(',', fp);
 	if (ok) {

@@ -1,15 +1,20 @@
-/* gpusizer: HTML writer: the Markdown pages rendered by cmark-gfm (table
- * extension, safe mode), one self-contained page each, charts inline. */
-#include "report_mdgen.h"
+/* gpusizer: HTML writer: the Markdown generator's pages (report_md.c)
+ * through this file's sink: rendered by cmark-gfm (table extension, safe
+ * mode), one self-contained page each, charts inline. */
+#include "report_html.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
+#include "fileio.h"
 #include "mdesc.h"
+#include "report_mdgen.h"
 #include "template.h"
+#include "util.h"
 
 static const char css[] =
 	"body{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;"
@@ -91,7 +96,44 @@ void gs_html_page(gs_tbuf *out, const char *title, const char *md, size_t len,
 	free(body);
 }
 
+/* ---------------------------------------------------- the HTML sink */
+
+static gs_err html_begin(const gs_mdsink *s, const char *out_dir, gs_error *e)
+{
+	char path[4096];
+	gs_err err;
+
+	(void)s;
+	err = gs_path_join(path, sizeof path, out_dir, "html/models", NULL, e);
+	if (!err)
+		err = gs_mkdirs(path, e);
+	return err;
+}
+
+/* The page as out_dir/html/<rel>.html, its charts inline. */
+static gs_err html_page(const gs_mdsink *s, const char *out_dir, const char *rel,
+                        const char *title, const char *md, size_t len, const gs_mdchart *charts,
+                        size_t ncharts, gs_error *e)
+{
+	gs_tbuf page = { 0 };
+	char path[4096], hrel[4096];
+	gs_err err;
+
+	(void)s;
+	gs_html_page(&page, title, md, len, charts, ncharts);
+	snprintf(hrel, sizeof hrel, "html/%s", rel);
+	err = gs_path_join(path, sizeof path, out_dir, hrel, ".html", e);
+	if (!err && page.too_big)
+		err = gs_fail(e, GS_EIO, "%s: page too large", path);
+	if (!err)
+		err = gs_write_file_atomic(path, page.p, page.len, e);
+	gs_tbuf_free(&page);
+	return err;
+}
+
+static const gs_mdsink html_sink = { "html", "html", html_begin, html_page };
+
 gs_writer *gs_writer_html(void)
 {
-	return gs_mdgen_writer(true);
+	return gs_mdgen_writer(&html_sink);
 }

@@ -105,39 +105,25 @@ static gs_err json_model(gs_writer *w, const gs_model *model, gs_error *e)
 	return GS_OK;
 }
 
+/* Every setting of the settings table, by its name, in table order. */
 static void j_settings(FILE *fp, const gs_settings *s)
 {
-	fputs("{\"method\":", fp);
-	jstr(fp, gs_method_name(s->method));
-	fputs(",\"precision\":", fp);
-	jstr(fp, gs_prec_name(gs_settings_precision(s)));
-	fputs(",\"adapter-dtype\":", fp);
-	jstr(fp, gs_dtype_name(s->adapter_dtype));
-	fputs(",\"optimizer\":", fp);
-	jstr(fp, gs_optim_name(s->optimizer));
-	fprintf(fp, ",\"optimizer-in-bwd\":%s", s->optimizer_in_bwd ? "true" : "false");
-	fprintf(fp, ",\"lora-r\":%" PRId64 ",\"lora-targets\":", s->lora_r);
-	jstr(fp, s->lora_targets);
-	fputs(",\"lora-dropout\":", fp);
-	jnum(fp, s->lora_dropout);
-	fprintf(fp, ",\"train-embeddings\":%s,\"batch\":%" PRId64 ",\"seq\":%" PRId64
-	        ",\"grad-accum\":%" PRId64 ",\"grad-ckpt\":%s,\"compile\":%s,\"attn\":",
-	        s->train_embeddings ? "true" : "false", s->batch, s->seq, s->grad_accum,
-	        s->grad_ckpt ? "true" : "false", s->compile ? "true" : "false");
-	jstr(fp, gs_attn_name(s->attn));
-	fputs(",\"loss\":", fp);
-	jstr(fp, gs_loss_name(s->loss));
-	fprintf(fp, ",\"gpus\":%" PRId64 ",\"sharding\":", s->gpus);
-	jstr(fp, gs_shard_name(s->sharding));
-	fprintf(fp, ",\"tp\":%" PRId64 ",\"offload\":", s->tp);
-	jstr(fp, gs_offload_name(s->offload));
-	fputs(",\"state-dict-load\":", fp);
-	jstr(fp, gs_state_dict_load_name(s));
-	fputs(",\"kv-dtype\":", fp);
-	jstr(fp, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto");
-	fputs(",\"logits\":", fp);
-	jstr(fp, gs_logits_name(s));
-	fprintf(fp, ",\"cuda-context\":%" PRId64 "}", s->cuda_context_mib);
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		const gs_setting *d = &gs_settings_table()[i];
+		gs_setting_value v;
+
+		gs_setting_get(d, s, &v);
+		fputs(i ? "," : "{", fp);
+		jstr(fp, d->name);
+		fputc(':', fp);
+		if (v.named)
+			jstr(fp, v.text);
+		else if (v.unset)
+			fputs("null", fp);
+		else
+			fputs(v.text, fp); /* true/false, an integer, a real in %.10g */
+	}
+	fputc('}', fp);
 }
 
 static void j_components(FILE *fp, const gs_estimate *x, bool pools)

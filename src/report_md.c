@@ -1,5 +1,7 @@
-/* gpusizer: Markdown writer for the sizing matrix (index, one page per
- * model, SVG charts), and the content core the HTML writer shares. */
+/* gpusizer: the Markdown report generator (index, one page per model, SVG
+ * charts) over a page sink (report_mdgen.h), and the Markdown writer's
+ * sink: .md files with the charts beside them. The HTML writer
+ * (report_html.c) is the same generator over its own sink. */
 #define _POSIX_C_SOURCE 200809L
 #include "report_mdgen.h"
 
@@ -9,12 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "mdesc.h"
 #include "measured.h"
 #include "paths.h"
 #include "svg.h"
 #include "template.h"
 #include "util.h"
+
+/* The named assumptions every writer shows (gs_report_assumptions). */
+#define ASSUMPTIONS_TMPL "partials/assumptions.md.tmpl"
 
 /* One row as the pages need it: kept for the current model only. */
 typedef struct crow {
@@ -55,7 +61,7 @@ typedef struct imodel {
 } imodel;
 
 typedef struct mdw {
-	bool html;
+	const gs_mdsink *sink; /* borrowed; static */
 	gs_report_meta meta; /* borrowed pointers, valid until end */
 	gs_tmpl_env *env;
 	char tdir[4096];
@@ -90,15 +96,6 @@ static char *safe_slug(const char *slug)
 	if (s[0] == '.')
 		s[0] = '_';
 	return s;
-}
-
-static gs_err path_join(char *buf, size_t n, const char *dir, const char *a, const char *b,
-                        gs_error *e)
-{
-	int k = snprintf(buf, n, "%s/%s%s", dir, a, b ? b : "");
-	if (k < 0 || (size_t)k >= n)
-		return gs_fail(e, GS_EIO, "%s/%s: path too long", dir, a);
-	return GS_OK;
 }
 
 static void gib(char *buf, size_t n, uint64_t bytes)
@@ -155,47 +152,11 @@ static gs_tval *common_data(const mdw *w, const char *up)
 	gs_tv_set_str(d, "tool_version", w->meta.tool_version ? w->meta.tool_version : "");
 	gs_tv_set_str(d, "spec_path", w->meta.spec_path ? w->meta.spec_path : "");
 	gs_tv_set_str(d, "assumptions", w->meta.assumptions ? w->meta.assumptions : "");
-	gs_tv_set_str(d, "ext", w->html ? "html" : "md");
+	gs_tv_set_str(d, "ext", w->sink->ext);
 	gs_tv_set_str(d, "up", up);
 	gs_tv_set_num(d, "tight_pct", GS_TIGHT_HEADROOM * 100);
 	gs_tv_set(d, "gpus", gpus_list(&w->meta));
 	return d;
-}
-
-/* Write one page: Markdown (+ charts as files) or HTML with charts inline.
- * rel is "index" or "models/<slug>". */
-static gs_err write_page(mdw *w, const char *rel, const char *title, const gs_tbuf *md,
-                         const gs_mdchart *charts, size_t ncharts, gs_error *e)
-{
-	char path[4096];
-	gs_err err;
-	size_t i;
-
-	if (!w->html) {
-		err = path_join(path, sizeof path, w->meta.out_dir, rel, ".md", e);
-		if (!err)
-			err = gs_write_file_atomic(path, md->p, md->len, e);
-		for (i = 0; !err && i < ncharts; i++) {
-			err = path_join(path, sizeof path, w->meta.out_dir, "models/", charts[i].file, e);
-			if (!err)
-				err = gs_write_file_atomic(path, charts[i].svg, charts[i].len, e);
-		}
-		return err;
-	} else {
-		gs_tbuf page = { 0 };
-		char hrel[700];
-		gs_html_page(&page, title, md->p, md->len, charts, ncharts);
-		snprintf(hrel, sizeof hrel, "html/%s", rel); /* rel < 600 bytes */
-		err = path_join(path, sizeof path, w->meta.out_dir, hrel, ".html", e);
-		if (!err) {
-			if (page.too_big)
-				err = gs_fail(e, GS_EIO, "%s: page too large", path);
-			else
-				err = gs_write_file_atomic(path, page.p, page.len, e);
-		}
-		gs_tbuf_free(&page);
-		return err;
-	}
 }
 
 static gs_err render(mdw *w, const char *name, const gs_tval *d, gs_tbuf *out, gs_error *e)
@@ -208,18 +169,13 @@ static gs_err render(mdw *w, const char *name, const gs_tval *d, gs_tbuf *out, g
 static gs_err w_begin(gs_writer *wr, const gs_report_meta *m, gs_error *e)
 {
 	mdw *w = wr->state;
-	char path[4096];
-	gs_err err;
 
 	w->meta = *m;
 	if (m->out_dir == NULL)
 		return gs_fail(e, GS_EINTERNAL, "%s writer: no output directory", wr->name);
 	gs_mdgen_templates_dir(w->tdir, sizeof w->tdir);
 	w->env = gs_tmpl_env_new(w->tdir, gs_md_escape);
-	err = path_join(path, sizeof path, m->out_dir, w->html ? "html/models" : "models", NULL, e);
-	if (!err)
-		err = gs_mkdirs(path, e);
-	return err;
+	return w->sink->begin(w->sink, m->out_dir, e);
 }
 
 /* ----------------------------------------------------------- rows */
@@ -313,19 +269,6 @@ static int64_t *distinct_seqs(const mdw *w, int m, size_t *n)
 			v[j++] = v[i];
 	*n = j;
 	return v;
-}
-
-/* Settings equal except the context length (for the context chart). */
-static bool same_but_seq(const gs_settings *a, const gs_settings *b)
-{
-	return a->method == b->method && gs_settings_precision(a) == gs_settings_precision(b) &&
-	       a->adapter_dtype == b->adapter_dtype && a->optimizer == b->optimizer &&
-	       a->lora_r == b->lora_r && strcmp(a->lora_targets, b->lora_targets) == 0 &&
-	       a->train_embeddings == b->train_embeddings && a->batch == b->batch &&
-	       a->grad_ckpt == b->grad_ckpt && a->attn == b->attn && a->loss == b->loss &&
-	       a->gpus == b->gpus && a->sharding == b->sharding && a->tp == b->tp &&
-	       a->offload == b->offload && a->kv_dtype == b->kv_dtype &&
-	       a->kv_dtype_set == b->kv_dtype_set;
 }
 
 static bool fits_somewhere(const mdw *w, const crow *c)
@@ -477,7 +420,7 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 		ys[ns] = gs_xcalloc(w->nrows, sizeof *ys[ns]);
 		for (i = 0; i < w->nrows; i++) {
 			const crow *o = &w->rows[i];
-			if (o->err != GS_OK || !same_but_seq(&o->s, &c->s))
+			if (o->err != GS_OK || !gs_settings_equal_except(&o->s, &c->s, "seq"))
 				continue;
 			for (j = np; j > 0 && xs[ns][j - 1] > o->s.seq; j--) {
 				xs[ns][j] = xs[ns][j - 1];
@@ -719,7 +662,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	gs_tv_set_str(mm, "warning", model->arch ? model->arch->warning : "");
 	gs_tv_set_num(mm, "nrows", (double)w->nrows);
 	gs_tv_set_num(mm, "nerr", (double)im->nerr);
-	snprintf(b, sizeof b, "../index.%s", w->html ? "html" : "md");
+	snprintf(b, sizeof b, "../index.%s", w->sink->ext);
 	gs_tv_set_str(d, "index_page", b);
 
 	make_charts(w, im->id, slug, &ch);
@@ -788,7 +731,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 		mc[1].svg = ch.ctx.p;
 		mc[1].len = ch.ctx.len;
 		snprintf(rel, sizeof rel, "models/%s", slug);
-		err = write_page(w, rel, im->id, &md, mc, 2, e);
+		err = w->sink->page(w->sink, w->meta.out_dir, rel, im->id, md.p, md.len, mc, 2, e);
 	}
 	gs_tv_free(d);
 	gs_tbuf_free(&md);
@@ -811,12 +754,13 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 	gs_err err;
 	int m;
 
-	gs_tv_set_str(d, "index_page", w->html ? "index.html" : "index.md");
+	snprintf(b, sizeof b, "index.%s", w->sink->ext);
+	gs_tv_set_str(d, "index_page", b);
 	models = gs_tv_set(d, "models", gs_tv_list());
 	for (i = 0; i < w->nmodels; i++) {
 		const imodel *im = &w->models[i];
 		gs_tval *x = gs_tv_push(models, gs_tv_map()), *ctx, *methods;
-		snprintf(b, sizeof b, "models/%s.%s", im->slug, w->html ? "html" : "md");
+		snprintf(b, sizeof b, "models/%s.%s", im->slug, w->sink->ext);
 		gs_tv_set_str(x, "id", im->id);
 		gs_tv_set_str(x, "page", b);
 		gs_tv_set_str(x, "params", im->params);
@@ -850,7 +794,8 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 	}
 	err = render(w, "index.md.tmpl", d, &md, e);
 	if (!err)
-		err = write_page(w, "index", "GPU sizing report", &md, NULL, 0, e);
+		err = w->sink->page(w->sink, w->meta.out_dir, "index", "GPU sizing report", md.p, md.len,
+		                    NULL, 0, e);
 	gs_tv_free(d);
 	gs_tbuf_free(&md);
 	return err;
@@ -883,13 +828,13 @@ static void w_free(gs_writer *wr)
 	free(wr);
 }
 
-gs_writer *gs_mdgen_writer(bool html)
+gs_writer *gs_mdgen_writer(const gs_mdsink *sink)
 {
 	gs_writer *wr = gs_xcalloc(1, sizeof *wr);
 	mdw *w = gs_xcalloc(1, sizeof *w);
 
-	w->html = html;
-	wr->name = html ? "html" : "md";
+	w->sink = sink;
+	wr->name = sink->name;
 	wr->begin = w_begin;
 	wr->model_begin = w_model_begin;
 	wr->row = w_row;
@@ -900,7 +845,68 @@ gs_writer *gs_mdgen_writer(bool html)
 	return wr;
 }
 
+/* ------------------------------------------------- the Markdown sink */
+
+static gs_err md_begin(const gs_mdsink *s, const char *out_dir, gs_error *e)
+{
+	char path[4096];
+	gs_err err;
+
+	(void)s;
+	err = gs_path_join(path, sizeof path, out_dir, "models", NULL, e);
+	if (!err)
+		err = gs_mkdirs(path, e);
+	return err;
+}
+
+/* The page as out_dir/<rel>.md, its charts as .svg files in models/. */
+static gs_err md_page(const gs_mdsink *s, const char *out_dir, const char *rel, const char *title,
+                      const char *md, size_t len, const gs_mdchart *chart, size_t ncharts,
+                      gs_error *e)
+{
+	char path[4096];
+	gs_err err;
+	size_t i;
+
+	(void)s;
+	(void)title;
+	err = gs_path_join(path, sizeof path, out_dir, rel, ".md", e);
+	if (!err)
+		err = gs_write_file_atomic(path, md, len, e);
+	for (i = 0; !err && i < ncharts; i++) {
+		err = gs_path_join(path, sizeof path, out_dir, "models/", chart[i].file, e);
+		if (!err)
+			err = gs_write_file_atomic(path, chart[i].svg, chart[i].len, e);
+	}
+	return err;
+}
+
+static const gs_mdsink md_sink = { "md", "md", md_begin, md_page };
+
 gs_writer *gs_writer_md(void)
 {
-	return gs_mdgen_writer(false);
+	return gs_mdgen_writer(&md_sink);
+}
+
+/* ------------------------------------------------------- assumptions */
+
+gs_err gs_report_assumptions(char **text, gs_error *e)
+{
+	char dir[4096];
+	gs_tmpl_env *env;
+	gs_tval *d = gs_tv_map();
+	gs_tbuf out = { 0 };
+	gs_err err;
+
+	*text = NULL;
+	gs_mdgen_templates_dir(dir, sizeof dir);
+	env = gs_tmpl_env_new(dir, gs_md_escape);
+	err = gs_tmpl_render(env, ASSUMPTIONS_TMPL, d, &out, e);
+	if (!err)
+		*text = out.p ? out.p : gs_xstrdup("");
+	else
+		gs_tbuf_free(&out);
+	gs_tv_free(d);
+	gs_tmpl_env_free(env);
+	return err;
 }

@@ -1,7 +1,11 @@
-/* gpusizer: internal interface between the Markdown writer (report_md.c),
- * which builds every page's content from templates/, and the HTML writer
- * (report_html.c), which renders that same Markdown through cmark-gfm.
- * One code path for content; two ways to write it out. */
+/* gpusizer: internal interface of the Markdown report generator
+ * (report_md.c), which builds every page's Markdown from templates/, and
+ * the sinks that write those pages out, in the manner of cmark's render.c
+ * (one generator; each output passes in its own callbacks): the Markdown
+ * writer's sink (report_md.c) writes .md files and .svg charts, the HTML
+ * writer's (report_html.c) renders the Markdown through cmark-gfm. One code
+ * path for content; two ways to write it out. The generator knows nothing
+ * of HTML. */
 #ifndef GS_REPORT_MDGEN_H
 #define GS_REPORT_MDGEN_H
 
@@ -21,21 +25,29 @@ typedef struct gs_mdchart {
 	size_t len;
 } gs_mdchart;
 
-/* The content writer: html false writes out/index.md and out/models/<slug>.md
- * with the charts as .svg files beside them; html true writes
- * out/html/index.html and out/html/models/<slug>.html with the charts
- * inline. The caller frees it with w->free(w). */
-gs_writer *gs_mdgen_writer(bool html);
+/* Where the generated pages go. Pages are named by rel: "index" or
+ * "models/<slug>"; links between them end in "." ext. Everything the
+ * callbacks get is borrowed for the call. */
+typedef struct gs_mdsink gs_mdsink;
+struct gs_mdsink {
+	const char *name; /* the writer's name: "md", "html" */
+	const char *ext;  /* the pages' file extension, without the dot: "md", "html" */
+	/* Before the first page: create the directories the pages go in under
+	 * out_dir. */
+	gs_err (*begin)(const gs_mdsink *s, const char *out_dir, gs_error *e);
+	/* One page is done: its title, Markdown (md, len bytes) and the charts
+	 * it shows (ncharts, possibly none). Writes it under out_dir. */
+	gs_err (*page)(const gs_mdsink *s, const char *out_dir, const char *rel, const char *title,
+	               const char *md, size_t len, const gs_mdchart *charts, size_t ncharts,
+	               gs_error *e);
+};
+
+/* The content writer over a sink (borrowed: it must outlive the writer;
+ * the sinks are static). The caller frees it with w->free(w). */
+gs_writer *gs_mdgen_writer(const gs_mdsink *sink);
 
 /* Where templates are read from: $GPUSIZER_TEMPLATES, else
  * gs_data_path(GS_DATA_TEMPLATES) (paths.h). Writes at most n bytes to buf. */
 void gs_mdgen_templates_dir(char *buf, size_t n);
-
-/* report_html.c: render Markdown md (len bytes) with cmark-gfm (table
- * extension, safe mode) into a self-contained HTML page titled title,
- * put each chart's SVG inline where the Markdown shows its image, and
- * append the page to out. */
-void gs_html_page(gs_tbuf *out, const char *title, const char *md, size_t len,
-                  const gs_mdchart *charts, size_t ncharts);
 
 #endif

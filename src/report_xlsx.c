@@ -21,6 +21,8 @@
 #include <zlib.h>
 
 #include "report_xlsx.h"
+#include "settings.h"
+#include "utf8.h"
 #include "util.h"
 
 /* Longest text Excel keeps in a cell, in characters. */
@@ -36,11 +38,12 @@
 enum { GC_ID, GC_NAME, GC_CLASS, GC_TOTAL, GC_USABLE, GC_BF16, GC_FP8, GC_BW, GC_TFLOPS, GC_SOURCE, GC_MAX };
 
 /* Model sheet: fixed front columns, one verdict column per GPU, then the
- * detail columns (offset by n_gpus). */
+ * detail columns (offset by n_gpus): the model, every setting of the
+ * settings table but those shown up front (GS_SF_XLSX_MATRIX: GPUs), and
+ * the estimate's columns (D_PTOTAL on, offset by xl_set_cols()). */
 enum { MC_ID, MC_CONFIG, MC_DEVICE, MC_GPUS, MC_V0 };
 enum {
-	D_MODEL, D_METHOD, D_PREC, D_OPTIM, D_BATCH, D_GRAD_ACCUM, D_SEQ, D_CKPT, D_SHARD, D_TP, D_OFFLOAD,
-	D_LORA_R, D_LORA_TGT, D_LORA_DROP, D_ADAPTER, D_TRAIN_EMB, D_ATTN, D_LOSS, D_KV, D_CUDA_CTX, D_FORMULA, D_TRAIN_FRAC,
+	D_MODEL, /* then one column per setting (xl_set_cols), then: */
 	D_PTOTAL, D_PTRAIN, D_PACTIVE, D_W, D_G, D_O, D_A, D_B, D_BPPW, D_BPPG, D_BPPO, D_RECIPE,
 	D_PHASE, D_STEP, D_ALLOC, D_RESERVED, D_HOST, D_MEAS_GIB, D_MEAS_TEXT, D_COOKBOOK, D_THUMB, D_ZERO1, D_NEED_BF16,
 	D_NEED_FP8, D_NOTE, D_ERROR, D_MAX
@@ -51,27 +54,6 @@ static const struct {
 	double width;
 } detail_cols[D_MAX] = {
 	[D_MODEL] = {"Model", 30},
-	[D_METHOD] = {"Method", 9},
-	[D_PREC] = {"Precision", 12},
-	[D_OPTIM] = {"Optimizer", 16},
-	[D_BATCH] = {"Batch", 7},
-	[D_GRAD_ACCUM] = {"Gradient accumulation", 11},
-	[D_SEQ] = {"Context (tokens)", 10},
-	[D_CKPT] = {"Gradient checkpointing", 13},
-	[D_SHARD] = {"Sharding", 9},
-	[D_TP] = {"Tensor parallel", 9},
-	[D_OFFLOAD] = {"Offload", 10},
-	[D_LORA_R] = {"LoRA r", 7},
-	[D_LORA_TGT] = {"LoRA targets", 12},
-	[D_LORA_DROP] = {"LoRA dropout", 8},
-	[D_ADAPTER] = {"Adapter dtype", 9},
-	[D_TRAIN_EMB] = {"Train embeddings", 10},
-	[D_ATTN] = {"Attention", 9},
-	[D_LOSS] = {"Loss", 9},
-	[D_KV] = {"KV cache dtype (auto: compute dtype)", 9},
-	[D_CUDA_CTX] = {"CUDA context MiB", 9},
-	[D_FORMULA] = {"Formula", 10},
-	[D_TRAIN_FRAC] = {"Trainable fraction (cookbook)", 11},
 	[D_PTOTAL] = {"Params total", 16},
 	[D_PTRAIN] = {"Params trainable", 16},
 	[D_PACTIVE] = {"Params active per token", 16},
@@ -99,6 +81,27 @@ static const struct {
 	[D_NOTE] = {"Note", 40},
 	[D_ERROR] = {"Error", 30},
 };
+
+/* The settings shown among the details, and how many. */
+static bool xl_set_col(const gs_setting *d)
+{
+	return !(d->flags & GS_SF_XLSX_MATRIX);
+}
+
+static lxw_col_t xl_set_cols(void)
+{
+	lxw_col_t n = 0;
+
+	for (size_t i = 0; i < gs_settings_count(); i++)
+		n += xl_set_col(&gs_settings_table()[i]);
+	return n;
+}
+
+/* Detail columns in all: the model, the settings, the estimate's. */
+static size_t xl_detail_cols(void)
+{
+	return (size_t)D_MAX + xl_set_cols();
+}
 
 static uint32_t data_rows_max = GS_XLSX_DATA_ROWS_MAX;
 
@@ -174,39 +177,6 @@ static bool is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* Length of the valid UTF-8 sequence at s allowed in XML, or 0. */
-static size_t utf8_ok(const unsigned char *s, uint32_t *cp_out)
-{
-	uint32_t cp;
-	size_t len;
-
-	if (s[0] < 0x80) {
-		len = 1;
-		cp = s[0];
-	} else if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-		len = 2;
-		cp = s[0] & 0x1F;
-	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		len = 3;
-		cp = s[0] & 0x0F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t k = 1; k < len; k++) {
-		if ((s[k] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[k] & 0x3F);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
-		return 0;
-	*cp_out = cp;
-	return len;
-}
-
 /*
  * Copy s into out (n >= 8 bytes, always NUL-terminated) as text Excel reads
  * back unchanged: bytes that are not valid UTF-8 and control characters
@@ -223,12 +193,14 @@ static void xl_clean(const char *s, char *out, size_t n, size_t max_chars, bool 
 
 	while (*p != '\0' && chars < max_chars) {
 		uint32_t cp = 0;
-		size_t len = utf8_ok(p, &cp);
+		size_t len = gs_utf8_decode((const char *)p, GS_UTF8_NUL, &cp);
 		const char *emit = NULL;
 		size_t elen;
 
+		if (cp == 0xFFFE || cp == 0xFFFF)
+			len = 0; /* not allowed in XML */
 		if (len == 0 || (cp < 0x20 && cp != '\t' && cp != '\n')) {
-			emit = "\xEF\xBF\xBD";
+			emit = GS_UTF8_REPLACEMENT;
 			elen = 3;
 			len = len ? len : 1;
 		} else if (esc && cp == '_' && p[1] == 'x' && is_hex((char)p[2]) && is_hex((char)p[3]) &&
@@ -338,24 +310,6 @@ static double as_stored(double v)
 
 /* ---- verdicts --------------------------------------------------------- */
 
-/* What the row needs of a GPU, asked of gs_row_verdict (the one rule) with
- * a GPU that has room to spare and lacks only bf16 or only fp8. */
-static void row_needs(const gs_row *r, bool *bf16, bool *fp8)
-{
-	gs_gpu probe;
-	gs_row ok = *r;
-
-	ok.err = GS_OK;
-	memset(&probe, 0, sizeof probe);
-	probe.total_bytes = probe.usable_bytes = UINT64_MAX / 2;
-	probe.bf16 = false;
-	probe.fp8 = true;
-	*bf16 = gs_row_verdict(&ok, &probe, NULL) == GS_NOT_RUNNABLE;
-	probe.bf16 = true;
-	probe.fp8 = false;
-	*fp8 = gs_row_verdict(&ok, &probe, NULL) == GS_NOT_RUNNABLE;
-}
-
 /* The verdict formula's value, evaluated as Excel does from the stored
  * cells (see verdict_formula). */
 static gs_verdict cached_verdict(double dev_gib, double usable_gib, double tight, bool nb, bool nf,
@@ -414,22 +368,6 @@ static bool name_taken(const xl_state *st, const char *name)
 	return false;
 }
 
-/* Cut s to at most max_chars UTF-8 characters (s is valid UTF-8). */
-static void utf8_cut(char *s, size_t max_chars)
-{
-	size_t chars = 0;
-
-	for (char *p = s; *p != '\0'; p++) {
-		if (((unsigned char)*p & 0xC0) != 0x80) {
-			if (chars == max_chars) {
-				*p = '\0';
-				return;
-			}
-			chars++;
-		}
-	}
-}
-
 /* A sheet name from outside text that every spreadsheet reads back in a
  * reference: ASCII punctuation other than " ._-()+" (Excel's []:*?/\ and
  * also ' ! and the like, which some readers mis-parse in quoted references)
@@ -450,7 +388,7 @@ static void sheet_base(const char *text, char *out, size_t n)
 	memmove(out, p, strlen(p) + 1);
 	for (q = out + strlen(out); q > out && q[-1] == '\''; q--)
 		q[-1] = '\0';
-	utf8_cut(out, LXW_SHEETNAME_MAX);
+	gs_utf8_cut(out, LXW_SHEETNAME_MAX);
 	for (q = out + strlen(out); q > out && q[-1] == '\''; q--)
 		q[-1] = '\0';
 	if (out[0] == '\0')
@@ -470,7 +408,7 @@ static lxw_worksheet *add_sheet(xl_state *st, const char *base, int start, char 
 			char suffix[16];
 			int sl = snprintf(suffix, sizeof suffix, " (%d)", k);
 			snprintf(name, n, "%s", base);
-			utf8_cut(name, LXW_SHEETNAME_MAX - (size_t)sl);
+			gs_utf8_cut(name, LXW_SHEETNAME_MAX - (size_t)sl);
 			for (size_t len = strlen(name); len > 0 && name[len - 1] == '\''; len--)
 				name[len - 1] = '\0';
 			if (strlen(name) + (size_t)sl + 1 > n)
@@ -690,7 +628,7 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	gs_err rc;
 
 	st->m = m;
-	if ((size_t)MC_V0 + m->n_gpus + D_MAX > LXW_COL_MAX)
+	if ((size_t)MC_V0 + m->n_gpus + xl_detail_cols() > LXW_COL_MAX)
 		return gs_fail(e, GS_EUSAGE, "xlsx: %zu GPU classes do not fit in one sheet's %d columns",
 		               m->n_gpus, LXW_COL_MAX);
 	if (snprintf(st->path, sizeof st->path, "%s/%s", m->out_dir, GS_XLSX_FILE) >=
@@ -767,8 +705,19 @@ static void sheet_header(xl_state *st, lxw_worksheet *ws)
 	worksheet_set_column(ws, MC_GPUS, MC_GPUS, 6, NULL);
 	if (m->n_gpus > 0)
 		worksheet_set_column(ws, MC_V0, (lxw_col_t)(MC_V0 + m->n_gpus - 1), 14, NULL);
-	for (int d = 0; d < D_MAX; d++)
-		worksheet_set_column(ws, (lxw_col_t)(d0 + d), (lxw_col_t)(d0 + d), detail_cols[d].width,
+	lxw_col_t t0 = (lxw_col_t)(d0 + xl_set_cols()); /* the estimate's columns */
+	lxw_col_t c = (lxw_col_t)(d0 + 1);
+
+	worksheet_set_column(ws, d0, d0, detail_cols[D_MODEL].width, NULL);
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		const gs_setting *sd = &gs_settings_table()[i];
+		if (xl_set_col(sd)) {
+			worksheet_set_column(ws, c, c, sd->width, NULL);
+			c++;
+		}
+	}
+	for (int d = D_MODEL + 1; d < D_MAX; d++)
+		worksheet_set_column(ws, (lxw_col_t)(t0 + d), (lxw_col_t)(t0 + d), detail_cols[d].width,
 		                     NULL);
 	put_lit(st, ws, 0, MC_ID, "Row id", st->f_head);
 	put_lit(st, ws, 0, MC_CONFIG, "Configuration", st->f_head);
@@ -776,15 +725,22 @@ static void sheet_header(xl_state *st, lxw_worksheet *ws)
 	put_lit(st, ws, 0, MC_GPUS, "GPUs", st->f_head);
 	for (size_t i = 0; i < m->n_gpus; i++)
 		put_str(st, ws, 0, (lxw_col_t)(MC_V0 + i), st->gpu_head[i], st->f_head);
-	for (int d = 0; d < D_MAX; d++)
-		put_lit(st, ws, 0, (lxw_col_t)(d0 + d), detail_cols[d].head, st->f_head);
+	put_lit(st, ws, 0, d0, detail_cols[D_MODEL].head, st->f_head);
+	c = (lxw_col_t)(d0 + 1);
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		const gs_setting *sd = &gs_settings_table()[i];
+		if (xl_set_col(sd))
+			put_lit(st, ws, 0, c++, sd->title, st->f_head);
+	}
+	for (int d = D_MODEL + 1; d < D_MAX; d++)
+		put_lit(st, ws, 0, (lxw_col_t)(t0 + d), detail_cols[d].head, st->f_head);
 	worksheet_freeze_panes(ws, 1, MC_DEVICE);
 }
 
 /* Filter and colours for the sheet now complete. */
 static void sheet_finish(xl_state *st, lxw_worksheet *ws, uint32_t rows)
 {
-	lxw_col_t last = (lxw_col_t)(MC_V0 + st->m->n_gpus + D_MAX - 1);
+	lxw_col_t last = (lxw_col_t)(MC_V0 + st->m->n_gpus + xl_detail_cols() - 1);
 
 	note_err(st, worksheet_autofilter(ws, 0, 0, rows, last));
 	if (rows > 0 && st->m->n_gpus > 0)
@@ -888,7 +844,7 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 /* Our own verified run of row r, if any: the figure in GiB and the text
  * "measured 11.2 GiB on RTX 4090, predicted 11.5 GiB" (an out-of-memory
  * run has the text only). */
-static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col_t d0, const gs_row *r)
+static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col_t t0, const gs_row *r)
 {
 	const gs_measured *mr = gs_row_measured(st->m, r);
 	uint64_t bytes;
@@ -898,19 +854,45 @@ static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col
 	if (mr == NULL)
 		return;
 	if (gs_measured_figure(mr, GS_MK_DEVICE, &k, &bytes))
-		put_gib(st, ws, row, d0 + D_MEAS_GIB, bytes);
+		put_gib(st, ws, row, t0 + D_MEAS_GIB, bytes);
 	gs_measured_row_text(mr, &r->est, txt, sizeof txt);
-	put_str(st, ws, row, d0 + D_MEAS_TEXT, txt, NULL);
+	put_str(st, ws, row, t0 + D_MEAS_TEXT, txt, NULL);
 }
 
 /* Write row r; offer its fitting GPUs to summary entry b (NULL: no estimate). */
+/* The row's settings from column c on, in table order (those that do not
+ * apply to the row's method left blank; see xl_set_col). */
+static void put_settings(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col_t c,
+                         const gs_settings *s)
+{
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		const gs_setting *d = &gs_settings_table()[i];
+		gs_setting_value v;
+
+		if (!xl_set_col(d))
+			continue;
+		gs_setting_get(d, s, &v);
+		if (!gs_setting_applies(d, s) || (v.unset && !v.named))
+			;
+		else if (v.type == GS_ST_TEXT)
+			put_str(st, ws, row, c, v.text, NULL);
+		else if (v.type == GS_ST_BOOL && !v.named)
+			put_lit(st, ws, row, c, v.b ? "on" : "off", NULL);
+		else if (v.named)
+			put_lit(st, ws, row, c, v.text, NULL);
+		else
+			put_num(st, ws, row, c, v.d, NULL);
+		c++;
+	}
+}
+
 static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r, xl_best *b)
 {
 	const gs_report_meta *m = st->m;
 	const gs_settings *s = &r->settings;
 	const gs_estimate *x = &r->est;
 	lxw_col_t d0 = (lxw_col_t)(MC_V0 + m->n_gpus);
-	bool lora = s->method == GS_LORA || s->method == GS_QLORA;
+	lxw_col_t t0 = (lxw_col_t)(d0 + xl_set_cols());
 	bool ok = r->err == GS_OK;
 	char f[512];
 
@@ -918,44 +900,18 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 	put_str(st, ws, row, MC_CONFIG, r->label, NULL);
 	put_num(st, ws, row, MC_GPUS, (double)s->gpus, NULL);
 	put_str(st, ws, row, d0 + D_MODEL, st->models[st->n_models - 1].id, NULL);
-	put_lit(st, ws, row, d0 + D_METHOD, gs_method_name(s->method), NULL);
-	put_lit(st, ws, row, d0 + D_PREC, gs_prec_name(gs_settings_precision(s)), NULL);
-	if (s->method != GS_INFER)
-		put_lit(st, ws, row, d0 + D_OPTIM, gs_optim_name(s->optimizer), NULL);
-	put_num(st, ws, row, d0 + D_BATCH, (double)s->batch, NULL);
-	if (s->method != GS_INFER)
-		put_num(st, ws, row, d0 + D_GRAD_ACCUM, (double)s->grad_accum, NULL);
-	put_num(st, ws, row, d0 + D_SEQ, (double)s->seq, NULL);
-	put_lit(st, ws, row, d0 + D_CKPT, s->grad_ckpt ? "on" : "off", NULL);
-	put_lit(st, ws, row, d0 + D_SHARD, gs_shard_name(s->sharding), NULL);
-	put_num(st, ws, row, d0 + D_TP, (double)s->tp, NULL);
-	put_lit(st, ws, row, d0 + D_OFFLOAD, gs_offload_name(s->offload), NULL);
-	if (lora) {
-		put_num(st, ws, row, d0 + D_LORA_R, (double)s->lora_r, NULL);
-		put_str(st, ws, row, d0 + D_LORA_TGT, s->lora_targets, NULL);
-		put_num(st, ws, row, d0 + D_LORA_DROP, s->lora_dropout, NULL);
-		put_lit(st, ws, row, d0 + D_ADAPTER, gs_dtype_name(s->adapter_dtype), NULL);
-		put_lit(st, ws, row, d0 + D_TRAIN_EMB, s->train_embeddings ? "on" : "off", NULL);
-	}
-	put_lit(st, ws, row, d0 + D_ATTN, gs_attn_name(s->attn), NULL);
-	put_lit(st, ws, row, d0 + D_LOSS, gs_loss_name(s->loss), NULL);
-	put_lit(st, ws, row, d0 + D_KV, s->kv_dtype_set ? gs_dtype_name(s->kv_dtype) : "auto", NULL);
-	put_num(st, ws, row, d0 + D_CUDA_CTX, (double)s->cuda_context_mib, st->f_int);
-	put_lit(st, ws, row, d0 + D_FORMULA, gs_formula_name(s->formula), NULL);
-	if (s->trainable_fraction >= 0)
-		put_num(st, ws, row, d0 + D_TRAIN_FRAC, s->trainable_fraction, NULL);
-
+	put_settings(st, ws, row, (lxw_col_t)(d0 + 1), s);
 	if (!ok) {
 		for (size_t i = 0; i < m->n_gpus; i++)
 			put_lit(st, ws, row, (lxw_col_t)(MC_V0 + i), "no estimate", NULL);
-		put_str(st, ws, row, d0 + D_ERROR, r->err_msg[0] ? r->err_msg : gs_strerror(r->err), NULL);
+		put_str(st, ws, row, t0 + D_ERROR, r->err_msg[0] ? r->err_msg : gs_strerror(r->err), NULL);
 		return;
 	}
 
-	bool nb, nf;
+	gs_needs need = gs_settings_needs(s);
+	bool nb = need.bf16, nf = need.fp8;
 	double dev = as_stored((double)x->device / GS_GIB);
 
-	row_needs(r, &nb, &nf);
 	put_gib(st, ws, row, MC_DEVICE, x->device);
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		gs_verdict v = cached_verdict(dev, st->usable_gib[i], st->tight, nb, nf, &m->gpus[i]);
@@ -966,34 +922,34 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		                                         gs_verdict_name(v)));
 		best_offer(st, b, r, i, v, h);
 	}
-	put_num(st, ws, row, d0 + D_PTOTAL, (double)x->params_total, st->f_int);
-	put_num(st, ws, row, d0 + D_PTRAIN, (double)x->params_trainable, st->f_int);
-	put_num(st, ws, row, d0 + D_PACTIVE, (double)x->params_active, st->f_int);
-	put_gib(st, ws, row, d0 + D_W, x->W);
-	put_gib(st, ws, row, d0 + D_G, x->G);
-	put_gib(st, ws, row, d0 + D_O, x->O);
-	put_gib(st, ws, row, d0 + D_A, x->A);
-	put_gib(st, ws, row, d0 + D_B, x->B);
-	put_num(st, ws, row, d0 + D_BPPW, x->bpp_W, st->f_gib);
-	put_num(st, ws, row, d0 + D_BPPG, x->bpp_G, st->f_gib);
-	put_num(st, ws, row, d0 + D_BPPO, x->bpp_O, st->f_gib);
-	put_str(st, ws, row, d0 + D_RECIPE, x->recipe, NULL);
-	put_lit(st, ws, row, d0 + D_PHASE, gs_phase_name(x->peak_phase), NULL);
-	put_num(st, ws, row, d0 + D_STEP, (double)x->peak_step, NULL);
-	put_gib(st, ws, row, d0 + D_ALLOC, x->allocated);
-	put_gib(st, ws, row, d0 + D_RESERVED, x->reserved);
-	put_gib(st, ws, row, d0 + D_HOST, x->host);
-	put_measured(st, ws, row, d0, r);
+	put_num(st, ws, row, t0 + D_PTOTAL, (double)x->params_total, st->f_int);
+	put_num(st, ws, row, t0 + D_PTRAIN, (double)x->params_trainable, st->f_int);
+	put_num(st, ws, row, t0 + D_PACTIVE, (double)x->params_active, st->f_int);
+	put_gib(st, ws, row, t0 + D_W, x->W);
+	put_gib(st, ws, row, t0 + D_G, x->G);
+	put_gib(st, ws, row, t0 + D_O, x->O);
+	put_gib(st, ws, row, t0 + D_A, x->A);
+	put_gib(st, ws, row, t0 + D_B, x->B);
+	put_num(st, ws, row, t0 + D_BPPW, x->bpp_W, st->f_gib);
+	put_num(st, ws, row, t0 + D_BPPG, x->bpp_G, st->f_gib);
+	put_num(st, ws, row, t0 + D_BPPO, x->bpp_O, st->f_gib);
+	put_str(st, ws, row, t0 + D_RECIPE, x->recipe, NULL);
+	put_lit(st, ws, row, t0 + D_PHASE, gs_phase_name(x->peak_phase), NULL);
+	put_num(st, ws, row, t0 + D_STEP, (double)x->peak_step, NULL);
+	put_gib(st, ws, row, t0 + D_ALLOC, x->allocated);
+	put_gib(st, ws, row, t0 + D_RESERVED, x->reserved);
+	put_gib(st, ws, row, t0 + D_HOST, x->host);
+	put_measured(st, ws, row, t0, r);
 	/* A seed's slot is filled when its formula field names it. */
 	if (r->seeds[GS_F_COOKBOOK].formula == GS_F_COOKBOOK)
-		put_gib(st, ws, row, d0 + D_COOKBOOK, r->seeds[GS_F_COOKBOOK].device);
+		put_gib(st, ws, row, t0 + D_COOKBOOK, r->seeds[GS_F_COOKBOOK].device);
 	if (r->seeds[GS_F_RULE_OF_THUMB].formula == GS_F_RULE_OF_THUMB)
-		put_gib(st, ws, row, d0 + D_THUMB, r->seeds[GS_F_RULE_OF_THUMB].device);
+		put_gib(st, ws, row, t0 + D_THUMB, r->seeds[GS_F_RULE_OF_THUMB].device);
 	if (r->seeds[GS_F_ZERO1_RULE].formula == GS_F_ZERO1_RULE)
-		put_gib(st, ws, row, d0 + D_ZERO1, r->seeds[GS_F_ZERO1_RULE].device);
-	put_bool(st, ws, row, d0 + D_NEED_BF16, nb);
-	put_bool(st, ws, row, d0 + D_NEED_FP8, nf);
-	put_str(st, ws, row, d0 + D_NOTE, x->note, NULL);
+		put_gib(st, ws, row, t0 + D_ZERO1, r->seeds[GS_F_ZERO1_RULE].device);
+	put_bool(st, ws, row, t0 + D_NEED_BF16, nb);
+	put_bool(st, ws, row, t0 + D_NEED_FP8, nf);
+	put_str(st, ws, row, t0 + D_NOTE, x->note, NULL);
 }
 
 static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
@@ -1048,7 +1004,7 @@ static void add_chart(xl_state *st, const xl_model *xm)
 		{"O optimizer states", D_O, 0xA5A5A5}, {"A activations", D_A, 0xFFC000},
 		{"B other", D_B, 0x5B9BD5},
 	};
-	lxw_col_t d0 = (lxw_col_t)(MC_V0 + st->m->n_gpus);
+	lxw_col_t d0 = (lxw_col_t)(MC_V0 + st->m->n_gpus + xl_set_cols());
 	lxw_row_t last = st->first_rows < GS_XLSX_CHART_ROWS ? st->first_rows : GS_XLSX_CHART_ROWS;
 	lxw_chart *chart;
 	lxw_chart_options opt;

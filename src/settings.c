@@ -2,90 +2,79 @@
 #include "settings.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const method_names[] = {"full", "lora", "qlora", "inference"};
+static const char *const method_names[] = {"full", "lora", "qlora", "inference", NULL};
 static const char *const prec_names[] = {
 	"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16",
 	"fp8-mixed", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4", "nf4-torchao",
-	"nf4-litgpt", "nf4-dq-litgpt",
+	"nf4-litgpt", "nf4-dq-litgpt", NULL,
 };
 static const char *const optim_names[] = {
 	"adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit",
-	"sgd", "sgd-momentum", "lion", "adafactor",
+	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
 };
-static const char *const attn_names[] = {"sdpa", "eager", "flash"};
-static const char *const loss_names[] = {"standard", "chunked"};
-static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline"};
-static const char *const offload_names[] = {"none", "optimizer", "params", "activations"};
-static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8"};
-static const char *const formula_names[] = {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"};
-static const char *const load_names[] = {"sharded", "full"};   /* state-dict-load: index = full_state_dict_load */
-static const char *const logits_names[] = {"last", "all"};     /* logits: index = logits_all */
+static const char *const attn_names[] = {"sdpa", "eager", "flash", NULL};
+static const char *const loss_names[] = {"standard", "chunked", NULL};
+static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline", NULL};
+static const char *const offload_names[] = {"none", "optimizer", "params", "activations", NULL};
+static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", NULL};
+static const char *const adapter_names[] = {"fp32", "bf16", NULL}; /* gs_dtype's first two */
+static const char *const formula_names[] = {"detailed", "cookbook", "rule-of-thumb", "zero1-rule", NULL};
+static const char *const load_names[] = {"sharded", "full", NULL}; /* full_state_dict_load off, on */
+static const char *const logits_names[] = {"last", "all", NULL};   /* logits_all off, on */
 
-#define NAMES(a) (sizeof(a) / sizeof((a)[0]))
+/* Every ENUM setting is stored in an enum field read and written as int. */
+_Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int) &&
+               sizeof(gs_optim) == sizeof(int) && sizeof(gs_attn) == sizeof(int) &&
+               sizeof(gs_loss) == sizeof(int) && sizeof(gs_shard) == sizeof(int) &&
+               sizeof(gs_offload) == sizeof(int) && sizeof(gs_dtype) == sizeof(int) &&
+               sizeof(gs_formula) == sizeof(int), "enum settings are int-sized");
 
-static int lookup(const char *const *names, size_t n, const char *s)
+static size_t count_names(const char *const *names)
 {
-	for (size_t i = 0; i < n; i++)
+	size_t n = 0;
+
+	while (names[n] != NULL)
+		n++;
+	return n;
+}
+
+static int lookup(const char *const *names, const char *s)
+{
+	for (size_t i = 0; names[i] != NULL; i++)
 		if (strcmp(names[i], s) == 0)
 			return (int)i;
 	return -1;
 }
 
-static const char *name_of(const char *const *names, size_t n, int i)
+static const char *name_of(const char *const *names, int i)
 {
-	return i >= 0 && (size_t)i < n ? names[i] : "?";
+	return i >= 0 && (size_t)i < count_names(names) ? names[i] : "?";
 }
 
-const char *gs_method_name(gs_method m) { return name_of(method_names, NAMES(method_names), m); }
-const char *gs_prec_name(gs_prec p) { return name_of(prec_names, NAMES(prec_names), p); }
-const char *gs_optim_name(gs_optim o) { return name_of(optim_names, NAMES(optim_names), o); }
-const char *gs_attn_name(gs_attn a) { return name_of(attn_names, NAMES(attn_names), a); }
-const char *gs_loss_name(gs_loss l) { return name_of(loss_names, NAMES(loss_names), l); }
-const char *gs_shard_name(gs_shard s) { return name_of(shard_names, NAMES(shard_names), s); }
-const char *gs_offload_name(gs_offload o) { return name_of(offload_names, NAMES(offload_names), o); }
-const char *gs_dtype_name(gs_dtype d) { return name_of(dtype_names, NAMES(dtype_names), d); }
-const char *gs_formula_name(gs_formula f) { return name_of(formula_names, NAMES(formula_names), f); }
-const char *gs_state_dict_load_name(const gs_settings *s) { return load_names[s->full_state_dict_load ? 1 : 0]; }
-const char *gs_logits_name(const gs_settings *s) { return logits_names[s->logits_all ? 1 : 0]; }
-int gs_method_parse(const char *s) { return lookup(method_names, NAMES(method_names), s); }
-int gs_prec_parse(const char *s) { return lookup(prec_names, NAMES(prec_names), s); }
-int gs_optim_parse(const char *s) { return lookup(optim_names, NAMES(optim_names), s); }
-int gs_formula_parse(const char *s) { return lookup(formula_names, NAMES(formula_names), s); }
+const char *gs_method_name(gs_method m) { return name_of(method_names, (int)m); }
+const char *gs_prec_name(gs_prec p) { return name_of(prec_names, (int)p); }
+const char *gs_optim_name(gs_optim o) { return name_of(optim_names, (int)o); }
+const char *gs_attn_name(gs_attn a) { return name_of(attn_names, (int)a); }
+const char *gs_loss_name(gs_loss l) { return name_of(loss_names, (int)l); }
+const char *gs_shard_name(gs_shard s) { return name_of(shard_names, (int)s); }
+const char *gs_offload_name(gs_offload o) { return name_of(offload_names, (int)o); }
+const char *gs_dtype_name(gs_dtype d) { return name_of(dtype_names, (int)d); }
+const char *gs_formula_name(gs_formula f) { return name_of(formula_names, (int)f); }
+int gs_method_parse(const char *s) { return lookup(method_names, s); }
+int gs_prec_parse(const char *s) { return lookup(prec_names, s); }
+int gs_optim_parse(const char *s) { return lookup(optim_names, s); }
+int gs_formula_parse(const char *s) { return lookup(formula_names, s); }
 
 bool gs_prec_quantized(gs_prec p)
 {
 	return p >= GS_P_INT8 && p < GS_P_MAX; /* the enum keeps them last */
-}
-
-void gs_settings_default(gs_settings *s)
-{
-	memset(s, 0, sizeof *s);
-	s->method = GS_FULL;
-	s->precision = GS_P_AMP_BF16;
-	s->adapter_dtype = GS_DT_FP32;
-	s->optimizer = GS_O_ADAMW;
-	s->lora_r = 16;
-	snprintf(s->lora_targets, sizeof s->lora_targets, "qv");
-	s->lora_dropout = 0.05;
-	s->batch = 1;
-	s->seq = 2048;
-	s->grad_accum = 1;
-	s->attn = GS_ATTN_SDPA;
-	s->loss = GS_LOSS_STANDARD;
-	s->gpus = 1;
-	s->sharding = GS_SH_DDP;
-	s->tp = 1;
-	s->offload = GS_OFF_NONE;
-	s->kv_dtype = GS_DT_BF16;
-	s->cuda_context_mib = 1343;
-	s->formula = GS_F_DETAILED;
-	s->trainable_fraction = -1.0;
 }
 
 gs_prec gs_settings_precision(const gs_settings *s)
@@ -143,18 +132,18 @@ static gs_err parse_bool(const char *name, const char *v, bool *out, gs_error *e
 	return gs_fail(e, GS_EUSAGE, "--%s: '%s' is not a boolean (true/false)", name, v);
 }
 
-static gs_err parse_enum(const char *name, const char *v, const char *const *names, size_t n, int *out, gs_error *e)
+static gs_err parse_enum(const char *name, const char *v, const char *const *names, int *out, gs_error *e)
 {
 	char list[256] = "";
-	int i = lookup(names, n, v);
+	int i = lookup(names, v);
 
 	if (i >= 0) {
 		*out = i;
 		return GS_OK;
 	}
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; names[k] != NULL; k++) {
 		strncat(list, names[k], sizeof list - strlen(list) - 1);
-		if (k + 1 < n)
+		if (names[k + 1] != NULL)
 			strncat(list, "|", sizeof list - strlen(list) - 1);
 	}
 	return gs_fail(e, GS_EUSAGE, "--%s: unknown value '%s' (one of %s)", name, v, list);
@@ -183,88 +172,243 @@ static gs_err parse_targets(const char *v, char *out, gs_error *e)
 /* Limits: tokens per step up to 2^31, layers etc. are checked by the arch;
  * these keep batch*seq*vocab*bytes far inside 64 bits for vocab < 2^24. */
 #define MAX_BATCH 65536
-#define MAX_SEQ (16LL * 1024 * 1024)
+#define MAX_SEQ (16.0 * 1024 * 1024)
 #define MAX_GPUS 65536
 
-gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error *e)
+#define F(field) offsetof(gs_settings, field)
+
+/*
+ * The settings, in column and key order. Methods: those whose estimate the
+ * setting can change (tests/unit/test_settings.c checks it against the
+ * engine: two rows whose applicable settings agree get one estimate).
+ * Label fragments print in label_at order when `when` holds and the
+ * setting applies to the row's method.
+ */
+static const gs_setting table[] = {
+	{ "method", GS_ST_ENUM, method_names, 0, 0, "full", "M",
+	  "what the row does: train every weight, LoRA or QLoRA adapters, or serve", GS_M_ALL,
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0 },
+	{ "precision", GS_ST_ENUM, prec_names, 0, 0, NULL, "P",
+	  "full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16 fp8-mixed (amp-bf16); "
+	  "lora/qlora/inference base storage: fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao "
+	  "nf4-litgpt nf4-dq-litgpt gptq-int4 gptq-int8 awq-int4, and for lora/inference "
+	  "amp-bf16 amp-fp16 (bf16; qlora nf4)", GS_M_ALL,
+	  GS_SF_SWEPT | GS_SF_HARNESS | GS_SF_OWN_LIST, "Precision", 12, " %s", GS_LW_ALWAYS, 1,
+	  F(precision), F(precision_set) },
+	{ "adapter-dtype", GS_ST_ENUM, adapter_names, 0, 0, "fp32", "D",
+	  "LoRA adapter storage (PEFT keeps fp32)", GS_M_ADAPTER,
+	  GS_SF_HARNESS, "Adapter dtype", 9, NULL, GS_LW_NEVER, 0, F(adapter_dtype), 0 },
+	{ "optimizer", GS_ST_ENUM, optim_names, 0, 0, "adamw", "O", "the optimizer", GS_M_TRAIN,
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Optimizer", 16, " %s", GS_LW_ALWAYS, 2, F(optimizer), 0 },
+	{ "optimizer-in-bwd", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "step each parameter inside backward and free its gradient at once (torchtune "
+	  "optimizer_in_bwd)", GS_M_TRAIN,
+	  GS_SF_NO_HARNESS, "Optimizer in backward", 9, " opt-in-bwd", GS_LW_CHANGED, 11,
+	  F(optimizer_in_bwd), 0 },
+	{ "lora-r", GS_ST_INT, NULL, 1, 65536, "16", "N", "LoRA rank", GS_M_ADAPTER,
+	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA r", 7, " r%s", GS_LW_ALWAYS, 3, F(lora_r), 0 },
+	{ "lora-targets", GS_ST_TEXT, NULL, 0, 0, "qv", "T",
+	  "qv attn all-linear, or module names q_proj,v_proj", GS_M_ADAPTER,
+	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA targets", 12, " %s", GS_LW_ALWAYS, 4, F(lora_targets), 0 },
+	{ "lora-dropout", GS_ST_REAL, NULL, 0, 0.99, "0.05", "F", "LoRA dropout", GS_M_ADAPTER,
+	  GS_SF_HARNESS, "LoRA dropout", 8, NULL, GS_LW_NEVER, 0, F(lora_dropout), 0 },
+	{ "train-embeddings", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "embeddings and head fully trained (modules_to_save)", GS_M_ADAPTER,
+	  GS_SF_HARNESS, "Train embeddings", 10, NULL, GS_LW_NEVER, 0, F(train_embeddings), 0 },
+	{ "batch", GS_ST_INT, NULL, 1, MAX_BATCH, "1", "N", "micro-batch per GPU", GS_M_ALL,
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0 },
+	{ "seq", GS_ST_INT, NULL, 1, MAX_SEQ, "2048", "N", "tokens per sequence", GS_M_ALL,
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Context (tokens)", 10, " s%s", GS_LW_ALWAYS, 6, F(seq), 0 },
+	{ "grad-accum", GS_ST_INT, NULL, 1, 1 << 20, "1", "N", "micro-batches per optimizer step",
+	  GS_M_TRAIN, GS_SF_HARNESS, "Gradient accumulation", 11, " ga%s", GS_LW_CHANGED, 9,
+	  F(grad_accum), 0 },
+	{ "grad-ckpt", GS_ST_BOOL, NULL, 0, 0, "false", NULL, "per-layer activation checkpointing",
+	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_HARNESS, "Gradient checkpointing", 13, " ckpt",
+	  GS_LW_CHANGED, 7, F(grad_ckpt), 0 },
+	{ "compile", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "torch.compile: fused norms and gated activations save less", GS_M_TRAIN,
+	  GS_SF_NO_HARNESS, "torch.compile", 9, " compile", GS_LW_CHANGED, 10, F(compile), 0 },
+	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A", "attention kernel", GS_M_ALL,
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0 },
+	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L", "cross-entropy over the vocabulary",
+	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " chunked-loss", GS_LW_CHANGED, 12, F(loss), 0 },
+	{ "gpus", GS_ST_INT, NULL, 1, MAX_GPUS, "1", "N", "how many GPUs: a count, never a GPU class",
+	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX, "GPUs", 6, " %sx",
+	  GS_LW_MULTI, 13, F(gpus), 0 },
+	{ "sharding", GS_ST_ENUM, shard_names, 0, 0, "ddp", "S", "how the GPUs share the model",
+	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS, "Sharding", 9, "%s", GS_LW_MULTI, 14,
+	  F(sharding), 0 },
+	{ "tp", GS_ST_INT, NULL, 1, 1024, "1", "N", "tensor-parallel degree", GS_M_ALL,
+	  GS_SF_SWEPT | GS_SF_NO_HARNESS, "Tensor parallel", 9, " tp%s", GS_LW_CHANGED, 15, F(tp), 0 },
+	{ "offload", GS_ST_ENUM, offload_names, 0, 0, "none", "O",
+	  "what moves to host memory (reported beside the GPU figure)", GS_M_ALL,
+	  GS_SF_NO_HARNESS, "Offload", 10, " offload-%s", GS_LW_CHANGED, 17, F(offload), 0 },
+	{ "state-dict-load", GS_ST_BOOL, load_names, 0, 0, "sharded", "L",
+	  "what each rank loads under zero3/fsdp/fsdp2 (full: the whole weights, kept beside its "
+	  "shard)",
+	  GS_M_ALL, GS_SF_NO_HARNESS, "State dict load", 9, " full-load", GS_LW_CHANGED, 16,
+	  F(full_state_dict_load), 0 },
+	{ "kv-dtype", GS_ST_ENUM, dtype_names, 0, 0, NULL, "D",
+	  "inference KV cache: fp32 bf16 fp16 fp8 (the compute dtype)", GS_M(GS_INFER),
+	  GS_SF_HARNESS | GS_SF_OWN_LIST, "KV cache dtype (auto: compute dtype)", 9, NULL,
+	  GS_LW_NEVER, 0, F(kv_dtype), F(kv_dtype_set) },
+	{ "logits", GS_ST_BOOL, logits_names, 0, 0, "last", "L",
+	  "inference prefill logits: the last position (generate()) or all (a plain forward)",
+	  GS_M(GS_INFER), GS_SF_HARNESS, "Logits", 7, " all-logits", GS_LW_CHANGED, 18,
+	  F(logits_all), 0 },
+	{ "cuda-context", GS_ST_INT, NULL, 0, 1 << 20, "1343", "MIB",
+	  "CUDA context and library handles outside torch's allocator, MiB", GS_M_ALL, 0,
+	  "CUDA context MiB", 9, NULL, GS_LW_NEVER, 0, F(cuda_context_mib), 0 },
+	{ "formula", GS_ST_ENUM, formula_names, 0, 0, "detailed", "F",
+	  "what computes the estimate (detailed: the engine; the others: the seeds' formulas)", GS_M_ALL, GS_SF_SWEPT, "Formula", 10, NULL,
+	  GS_LW_NEVER, 0, F(formula), 0 },
+	{ "trainable-fraction", GS_ST_REAL, NULL, 0, 1, NULL, "F",
+	  "cookbook formula only (the seed's default: 0.007 LoRA/QLoRA, 1 full)", GS_M_ALL, 0,
+	  "Trainable fraction (cookbook)", 11, NULL, GS_LW_NEVER, 0, F(trainable_fraction), 0 },
+};
+
+#define N_SETTINGS (sizeof table / sizeof table[0])
+
+const gs_setting *gs_settings_table(void) { return table; }
+size_t gs_settings_count(void) { return N_SETTINGS; }
+
+const gs_setting *gs_setting_find(const char *name)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
+
+#define FIELD(s, d, type) ((type *)(void *)((char *)(s) + (d)->off))
+#define CFIELD(s, d, type) ((const type *)(const void *)((const char *)(s) + (d)->off))
+
+static bool given(const gs_setting *d, const gs_settings *s)
+{
+	return d->set_off == 0 || *(const bool *)(const void *)((const char *)s + d->set_off);
+}
+
+/* Parse v into the setting's field; marks it given. */
+static gs_err set_value(const gs_setting *d, gs_settings *s, const char *v, gs_error *e)
 {
 	int i = 0;
+	bool b = false;
+	int64_t x = 0;
 	gs_err rc;
 
-	if (v == NULL)
-		return gs_fail(e, GS_EUSAGE, "--%s: missing value", name);
-	if (!strcmp(name, "method")) {
-		rc = parse_enum(name, v, method_names, NAMES(method_names), &i, e);
-		s->method = (gs_method)i;
-	} else if (!strcmp(name, "precision")) {
-		rc = parse_enum(name, v, prec_names, NAMES(prec_names), &i, e);
-		s->precision = (gs_prec)i;
-		s->precision_set = rc == GS_OK;
-	} else if (!strcmp(name, "adapter-dtype")) {
-		rc = parse_enum(name, v, dtype_names, 2, &i, e);
-		s->adapter_dtype = (gs_dtype)i;
-	} else if (!strcmp(name, "optimizer")) {
-		rc = parse_enum(name, v, optim_names, NAMES(optim_names), &i, e);
-		s->optimizer = (gs_optim)i;
-	} else if (!strcmp(name, "optimizer-in-bwd")) {
-		rc = parse_bool(name, v, &s->optimizer_in_bwd, e);
-	} else if (!strcmp(name, "lora-r")) {
-		rc = parse_int(name, v, 1, 65536, &s->lora_r, e);
-	} else if (!strcmp(name, "lora-targets")) {
-		rc = parse_targets(v, s->lora_targets, e);
-	} else if (!strcmp(name, "lora-dropout")) {
-		rc = parse_double(name, v, 0.0, 0.99, &s->lora_dropout, e);
-	} else if (!strcmp(name, "train-embeddings")) {
-		rc = parse_bool(name, v, &s->train_embeddings, e);
-	} else if (!strcmp(name, "batch")) {
-		rc = parse_int(name, v, 1, MAX_BATCH, &s->batch, e);
-	} else if (!strcmp(name, "seq")) {
-		rc = parse_int(name, v, 1, MAX_SEQ, &s->seq, e);
-	} else if (!strcmp(name, "grad-accum")) {
-		rc = parse_int(name, v, 1, 1 << 20, &s->grad_accum, e);
-	} else if (!strcmp(name, "grad-ckpt")) {
-		rc = parse_bool(name, v, &s->grad_ckpt, e);
-	} else if (!strcmp(name, "compile")) {
-		rc = parse_bool(name, v, &s->compile, e);
-	} else if (!strcmp(name, "attn")) {
-		rc = parse_enum(name, v, attn_names, NAMES(attn_names), &i, e);
-		s->attn = (gs_attn)i;
-	} else if (!strcmp(name, "loss")) {
-		rc = parse_enum(name, v, loss_names, NAMES(loss_names), &i, e);
-		s->loss = (gs_loss)i;
-	} else if (!strcmp(name, "gpus")) {
-		rc = parse_int(name, v, 1, MAX_GPUS, &s->gpus, e);
-	} else if (!strcmp(name, "sharding")) {
-		rc = parse_enum(name, v, shard_names, NAMES(shard_names), &i, e);
-		s->sharding = (gs_shard)i;
-	} else if (!strcmp(name, "tp")) {
-		rc = parse_int(name, v, 1, 1024, &s->tp, e);
-	} else if (!strcmp(name, "offload")) {
-		rc = parse_enum(name, v, offload_names, NAMES(offload_names), &i, e);
-		s->offload = (gs_offload)i;
-	} else if (!strcmp(name, "state-dict-load")) {
-		rc = parse_enum(name, v, load_names, NAMES(load_names), &i, e);
-		s->full_state_dict_load = i == 1;
-	} else if (!strcmp(name, "kv-dtype")) {
-		rc = parse_enum(name, v, dtype_names, NAMES(dtype_names), &i, e);
-		s->kv_dtype = (gs_dtype)i;
-		s->kv_dtype_set = rc == GS_OK;
-	} else if (!strcmp(name, "logits")) {
-		rc = parse_enum(name, v, logits_names, NAMES(logits_names), &i, e);
-		s->logits_all = i == 1;
-	} else if (!strcmp(name, "cuda-context")) {
-		rc = parse_int(name, v, 0, 1 << 20, &s->cuda_context_mib, e);
-	} else if (!strcmp(name, "formula")) {
-		rc = parse_enum(name, v, formula_names, NAMES(formula_names), &i, e);
-		s->formula = (gs_formula)i;
-	} else if (!strcmp(name, "trainable-fraction")) {
-		rc = parse_double(name, v, 0.0, 1.0, &s->trainable_fraction, e);
-	} else {
-		rc = gs_fail(e, GS_EUSAGE, "unknown setting '%s'", name);
+	switch (d->type) {
+	case GS_ST_ENUM:
+		if ((rc = parse_enum(d->name, v, d->values, &i, e)) == GS_OK)
+			memcpy(FIELD(s, d, int), &i, sizeof i);
+		break;
+	case GS_ST_BOOL:
+		if (d->values != NULL) {
+			rc = parse_enum(d->name, v, d->values, &i, e);
+			b = i == 1;
+		} else {
+			rc = parse_bool(d->name, v, &b, e);
+		}
+		if (rc == GS_OK)
+			*FIELD(s, d, bool) = b;
+		break;
+	case GS_ST_INT:
+		if ((rc = parse_int(d->name, v, (int64_t)d->lo, (int64_t)d->hi, &x, e)) == GS_OK)
+			*FIELD(s, d, int64_t) = x;
+		break;
+	case GS_ST_REAL:
+		rc = parse_double(d->name, v, d->lo, d->hi, FIELD(s, d, double), e);
+		break;
+	case GS_ST_TEXT:
+		rc = parse_targets(v, FIELD(s, d, char), e);
+		break;
+	default:
+		rc = gs_fail(e, GS_EINTERNAL, "setting '%s': no type", d->name);
 	}
+	if (rc == GS_OK && d->set_off != 0)
+		*(bool *)(void *)((char *)s + d->set_off) = true;
 	return rc;
 }
 
+gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error *e)
+{
+	const gs_setting *d = gs_setting_find(name);
+
+	if (d == NULL)
+		return gs_fail(e, GS_EUSAGE, "unknown setting '%s'", name);
+	if (v == NULL)
+		return gs_fail(e, GS_EUSAGE, "--%s: missing value", name);
+	return set_value(d, s, v, e);
+}
+
+void gs_settings_default(gs_settings *s)
+{
+	gs_error e = { 0 };
+
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (table[i].def != NULL)
+			(void)set_value(&table[i], s, table[i].def, &e); /* tests check every def parses */
+	/* The derived ones: not given, so they follow another setting. */
+	s->precision = GS_P_AMP_BF16; /* read through gs_settings_precision() */
+	s->kv_dtype = GS_DT_BF16;     /* unused until given: the compute dtype */
+	s->trainable_fraction = -1.0; /* the seed's default for the method */
+}
+
+void gs_setting_get(const gs_setting *d, const gs_settings *s, gs_setting_value *v)
+{
+	int i = 0;
+
+	memset(v, 0, sizeof *v);
+	v->type = d->type;
+	switch (d->type) {
+	case GS_ST_ENUM:
+		v->named = true;
+		memcpy(&i, CFIELD(s, d, int), sizeof i);
+		if (d->off == offsetof(gs_settings, precision)) /* derived by method when not given */
+			i = (int)gs_settings_precision(s);
+		v->i = i;
+		v->unset = !given(d, s) && d->def == NULL && d->off != offsetof(gs_settings, precision);
+		snprintf(v->text, sizeof v->text, "%s", v->unset ? "auto" : name_of(d->values, i));
+		break;
+	case GS_ST_BOOL:
+		v->b = *CFIELD(s, d, bool);
+		v->named = d->values != NULL;
+		snprintf(v->text, sizeof v->text, "%s", v->named ? d->values[v->b ? 1 : 0] : v->b ? "true" : "false");
+		break;
+	case GS_ST_INT:
+		v->i = *CFIELD(s, d, int64_t);
+		v->d = (double)v->i;
+		snprintf(v->text, sizeof v->text, "%lld", (long long)v->i);
+		break;
+	case GS_ST_REAL:
+		v->d = *CFIELD(s, d, double);
+		v->unset = v->d < d->lo; /* below the range: not given (trainable-fraction) */
+		if (v->unset)
+			snprintf(v->text, sizeof v->text, "auto");
+		else
+			snprintf(v->text, sizeof v->text, "%.10g", v->d);
+		break;
+	case GS_ST_TEXT:
+		v->named = true;
+		snprintf(v->text, sizeof v->text, "%s", CFIELD(s, d, char));
+		break;
+	}
+}
+
+bool gs_setting_applies(const gs_setting *d, const gs_settings *s)
+{
+	return (d->methods & GS_M(s->method)) != 0;
+}
+
+bool gs_setting_changed(const gs_setting *d, const gs_settings *s)
+{
+	gs_setting_value v;
+
+	if (d->def == NULL)
+		return d->set_off != 0 ? given(d, s) : (gs_setting_get(d, s, &v), !v.unset);
+	gs_setting_get(d, s, &v);
+	return strcmp(v.text, d->def) != 0;
+}
 static bool full_recipe(gs_prec p)
 {
 	return p <= GS_P_FP8_MIXED;
@@ -307,52 +451,101 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 
 /* Append to buf (n bytes) at *k, printf-style; stops quietly when full. */
 __attribute__((format(printf, 4, 5)))
-static void label_add(char *buf, size_t n, int *k, const char *fmt, ...)
+static void label_add(char *buf, size_t n, size_t *k, const char *fmt, ...)
 {
 	va_list ap;
 	int w;
 
-	if (*k < 0 || (size_t)*k >= n)
+	if (*k >= n)
 		return;
 	va_start(ap, fmt);
-	w = vsnprintf(buf + *k, n - (size_t)*k, fmt, ap);
+	w = vsnprintf(buf + *k, n - *k, fmt, ap);
 	va_end(ap);
-	*k = w < 0 ? -1 : *k + w;
+	*k = w < 0 ? n : *k + (size_t)w;
+}
+
+static bool label_shows(const gs_setting *d, const gs_settings *s)
+{
+	if (!gs_setting_applies(d, s))
+		return false;
+	switch (d->when) {
+	case GS_LW_ALWAYS: return true;
+	case GS_LW_CHANGED: return gs_setting_changed(d, s);
+	case GS_LW_MULTI: return s->gpus > 1 || s->tp > 1;
+	default: return false;
+	}
 }
 
 void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 {
-	int k = 0;
-	gs_prec p = gs_settings_precision(s);
+	size_t k = 0;
+	int at_max = 0;
 
 	if (n > 0)
 		buf[0] = '\0';
-	if (s->method == GS_INFER) {
-		label_add(buf, n, &k, "inference %s b%lld s%lld %s", gs_prec_name(p), (long long)s->batch,
-		          (long long)s->seq, gs_attn_name(s->attn));
-	} else {
-		label_add(buf, n, &k, "%s %s %s", gs_method_name(s->method), gs_prec_name(p), gs_optim_name(s->optimizer));
-		if (s->method == GS_LORA || s->method == GS_QLORA)
-			label_add(buf, n, &k, " r%lld %s", (long long)s->lora_r, s->lora_targets);
-		label_add(buf, n, &k, " b%lld s%lld%s %s", (long long)s->batch, (long long)s->seq,
-		          s->grad_ckpt ? " ckpt" : "", gs_attn_name(s->attn));
-		if (s->grad_accum > 1)
-			label_add(buf, n, &k, " ga%lld", (long long)s->grad_accum);
-		if (s->compile)
-			label_add(buf, n, &k, " compile");
-		if (s->optimizer_in_bwd)
-			label_add(buf, n, &k, " opt-in-bwd");
-		if (s->loss == GS_LOSS_CHUNKED)
-			label_add(buf, n, &k, " chunked-loss");
-	}
-	if (s->gpus > 1 || s->tp > 1)
-		label_add(buf, n, &k, " %lldx%s%s", (long long)s->gpus, gs_shard_name(s->sharding), s->tp > 1 ? " tp" : "");
-	if (s->tp > 1)
-		label_add(buf, n, &k, "%lld", (long long)s->tp);
-	if (s->full_state_dict_load)
-		label_add(buf, n, &k, " full-load");
-	if (s->offload != GS_OFF_NONE)
-		label_add(buf, n, &k, " offload-%s", gs_offload_name(s->offload));
-	if (s->logits_all && s->method == GS_INFER)
-		label_add(buf, n, &k, " all-logits");
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (table[i].when != GS_LW_NEVER && table[i].label_at > at_max)
+			at_max = table[i].label_at;
+	for (int at = 0; at <= at_max; at++)
+		for (size_t i = 0; i < N_SETTINGS; i++) {
+			const gs_setting *d = &table[i];
+			gs_setting_value v;
+
+			if (d->when == GS_LW_NEVER || d->label_at != at || !label_shows(d, s))
+				continue;
+			gs_setting_get(d, s, &v);
+			label_add(buf, n, &k, d->label, v.text);
+		}
 }
+
+size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	if (n > 0)
+		buf[0] = '\0';
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const gs_setting *d = &table[i];
+		gs_setting_value v;
+
+		if (!gs_setting_applies(d, s))
+			continue;
+		gs_setting_get(d, s, &v);
+		label_add(buf, n, &k, "%s%s=%s", k ? ";" : "", d->name, v.text);
+	}
+	return k;
+}
+
+bool gs_settings_equal_except(const gs_settings *a, const gs_settings *b, const char *name)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const gs_setting *d = &table[i];
+		gs_setting_value va, vb;
+
+		if ((!gs_setting_applies(d, a) && !gs_setting_applies(d, b)) ||
+		    (name != NULL && strcmp(d->name, name) == 0))
+			continue;
+		gs_setting_get(d, a, &va);
+		gs_setting_get(d, b, &vb);
+		if (strcmp(va.text, vb.text) != 0)
+			return false;
+	}
+	return true;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		h ^= *p;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+uint64_t gs_key_hash(const char *model, const char *key)
+{
+	return fnv1a(fnv1a(fnv1a(1469598103934665603ULL, model), "\n"), key);
+}
+
+const char *gs_state_dict_load_name(const gs_settings *s) { return load_names[s->full_state_dict_load ? 1 : 0]; }
+const char *gs_logits_name(const gs_settings *s) { return logits_names[s->logits_all ? 1 : 0]; }

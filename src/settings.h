@@ -1,10 +1,11 @@
 /* gpusizer: the settings of one sizing row (method, precision, optimizer,
  * batch, context, ...), their names, defaults and parsing from strings.
- * Shared by `estimate` flags and the sweep spec's axes. Pure. */
+ * Shared by the command line, the sweep spec, the writers and verify. Pure. */
 #ifndef GS_SETTINGS_H
 #define GS_SETTINGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -86,20 +87,99 @@ typedef struct gs_settings {
 	double trainable_fraction; /* cookbook only; < 0 = the seed's default */
 } gs_settings;
 
-/* Defaults: full, precision by method (full amp-bf16, lora bf16, qlora nf4,
- * inference bf16), adamw, r 16, targets qv, dropout 0.05, batch 1, seq 2048,
- * grad-accum 1, no checkpointing, sdpa, standard loss, 1 GPU ddp, tp 1, no offload,
- * adapters fp32, kv cache at compute dtype, last-position logits, CUDA context 1343 MiB (see
- * engine.c, constants), detailed formula. */
+/*
+ * The settings table: one description per setting, in the fixed order of
+ * the row writers' columns (every setting is a column of CSV, JSON and
+ * XLSX) and of the canonical key. The command line and
+ * its --help, the sweep spec's axes and fixed settings, every writer's
+ * columns, the label, the key and verify's harness arguments all read it;
+ * adding a setting means a row here, its field in gs_settings and the
+ * engine's use of it (then the docs: `make docs`).
+ */
+typedef enum gs_setting_type {
+	GS_ST_ENUM = 0, /* one of values[] (stored as its index in an enum field)   */
+	GS_ST_BOOL,     /* bool field; values {off, on} names it, else true/false */
+	GS_ST_INT,      /* int64_t in [lo, hi]                                    */
+	GS_ST_REAL,     /* double in [lo, hi]                                     */
+	GS_ST_TEXT,     /* char[GS_LORA_NAMES_MAX] checked by the setting's rule   */
+} gs_setting_type;
+
+/* When a setting's label fragment is printed. */
+typedef enum gs_label_when {
+	GS_LW_NEVER = 0, /* not in the label                         */
+	GS_LW_ALWAYS,
+	GS_LW_CHANGED,   /* value differs from the default (bool: on) */
+	GS_LW_MULTI,     /* more than one GPU                         */
+} gs_label_when;
+
+#define GS_M(m) (1u << (m))
+#define GS_M_ALL (GS_M(GS_FULL) | GS_M(GS_LORA) | GS_M(GS_QLORA) | GS_M(GS_INFER))
+#define GS_M_TRAIN (GS_M(GS_FULL) | GS_M(GS_LORA) | GS_M(GS_QLORA))
+#define GS_M_ADAPTER (GS_M(GS_LORA) | GS_M(GS_QLORA))
+
+enum { /* gs_setting.flags */
+	GS_SF_SWEPT = 1u << 0,    /* the spec sweeps it (axes, gpu_counts): not under "settings" */
+	GS_SF_HARNESS = 1u << 2,  /* verify passes it to the harness as --NAME VALUE            */
+	GS_SF_NO_HARNESS = 1u << 3, /* the harness cannot build a changed value: verify refuses */
+	GS_SF_XLSX_MATRIX = 1u << 4, /* XLSX shows it beside the verdicts, not in the details   */
+	GS_SF_OWN_LIST = 1u << 5, /* the help text lists the values itself                    */
+};
+
+typedef struct gs_setting {
+	const char *name;     /* flag without "--"; CSV header; JSON key; spec key with '_' */
+	gs_setting_type type;
+	const char *const *values; /* ENUM: names by index; BOOL: {off, on} or NULL; NULL-ended */
+	double lo, hi;        /* INT and REAL: the accepted range */
+	const char *def;      /* default value text; NULL: derived (see the setting's help) */
+	const char *arg;      /* value placeholder in --help ("N"); NULL for a boolean */
+	const char *help;     /* what it is, for --help and the docs (values and default appended) */
+	unsigned methods;     /* GS_M() of the methods whose estimate it can change */
+	unsigned flags;       /* GS_SF_* */
+	const char *title;    /* XLSX column header */
+	int width;            /* XLSX column width (characters) */
+	const char *label;    /* label fragment: printf format, %s = the value text */
+	gs_label_when when;   /* when the fragment is printed */
+	int label_at;         /* order in the label (fragments print in rising order) */
+	size_t off;           /* offsetof(gs_settings, field) */
+	size_t set_off;       /* offsetof the field's "given" flag (precision, kv-dtype); 0: none */
+} gs_setting;
+
+/* The table (gs_settings_count() rows, static). */
+const gs_setting *gs_settings_table(void);
+size_t gs_settings_count(void);
+/* A setting by name, NULL if none. */
+const gs_setting *gs_setting_find(const char *name);
+
+/* A setting's value in a row, typed. text is the canonical text (what
+ * gs_settings_set takes back): the enum or boolean name, "true"/"false",
+ * the integer, the real in %.10g, the text; "auto" for a derived value
+ * that was not given and has no name (kv-dtype). */
+typedef struct gs_setting_value {
+	gs_setting_type type;
+	bool named;       /* ENUM, TEXT or a BOOL with value names: write text as a string */
+	bool unset;       /* derived and not given: text "auto" (a number column: empty) */
+	bool b;
+	int64_t i;
+	double d;
+	char text[GS_LORA_NAMES_MAX];
+} gs_setting_value;
+void gs_setting_get(const gs_setting *d, const gs_settings *s, gs_setting_value *v);
+
+/* Whether a setting can change the estimate of s's method. */
+bool gs_setting_applies(const gs_setting *d, const gs_settings *s);
+/* Whether s holds a value other than the setting's default. */
+bool gs_setting_changed(const gs_setting *d, const gs_settings *s);
+
+/* Defaults (each setting's def): full, precision by method (full amp-bf16,
+ * lora bf16, qlora nf4, inference bf16), adamw, r 16, targets qv, dropout
+ * 0.05, batch 1, seq 2048, grad-accum 1, no checkpointing, sdpa, standard
+ * loss, 1 GPU ddp, tp 1, no offload, adapters fp32, kv cache at compute
+ * dtype, last-position logits, CUDA context 1343 MiB, detailed formula. */
 void gs_settings_default(gs_settings *s);
 
-/* Set one setting by its flag name without dashes ("method", "precision",
- * "adapter-dtype", "optimizer", "optimizer-in-bwd", "lora-r", "lora-targets", "lora-dropout",
- * "train-embeddings", "batch", "seq", "grad-accum", "grad-ckpt", "compile", "attn", "loss", "gpus",
- * "sharding", "tp", "offload", "state-dict-load", "kv-dtype", "logits", "cuda-context", "formula",
- * "trainable-fraction")
- * from its text value (booleans: "true"/"false"/"on"/"off"/"1"/"0").
- * Unknown name or bad value: GS_EUSAGE with a detail naming both. */
+/* Set one setting by its table name from its text value (booleans:
+ * true/false, on/off, 1/0, yes/no). Unknown name or bad value: GS_EUSAGE
+ * with a detail naming both. */
 gs_err gs_settings_set(gs_settings *s, const char *name, const char *value, gs_error *e);
 
 /* Check cross-setting consistency (precision valid for method, tp divides,
@@ -130,9 +210,26 @@ int gs_prec_parse(const char *s);
 int gs_optim_parse(const char *s);
 int gs_formula_parse(const char *s);
 
-/* A short stable text key for a row, e.g.
- * "full amp-bf16 adamw b1 s2048 ckpt sdpa" (for tables and row ids).
- * Writes at most n bytes (NUL-terminated). */
+/* A short display label for a row, e.g. "full amp-bf16 adamw b1 s2048 ckpt
+ * sdpa", from the table's label fragments. Lossy (two rows may share one):
+ * for display only; joins and ids use gs_settings_key. Writes at most n
+ * bytes (NUL-terminated). */
 void gs_settings_label(const gs_settings *s, char *buf, size_t n);
+
+/* The canonical row key: "name=value" for every setting that applies to
+ * the row's method (gs_setting_applies), in table order, joined by ';'.
+ * Rows with equal keys have equal estimates; rows whose applicable
+ * settings differ have different keys. Returns the length it needs (the
+ * key is complete when that is < n). */
+size_t gs_settings_key(const gs_settings *s, char *buf, size_t n);
+#define GS_KEY_MAX 2048
+
+/* Whether a and b agree on every setting that applies to either, but the
+ * one named (NULL: none), e.g. "seq" for rows that differ in context only. */
+bool gs_settings_equal_except(const gs_settings *a, const gs_settings *b, const char *name);
+
+/* A 64-bit FNV-1a hash of a model id and a row key ("model\nkey"), for row
+ * ids and file names. */
+uint64_t gs_key_hash(const char *model, const char *key);
 
 #endif

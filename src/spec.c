@@ -18,34 +18,42 @@
 #define SPEC_FILE_MAX (4 * 1024 * 1024)
 #define LIST_MAX 4096
 
-static const char *const axis_keys[GS_AX_MAX] = {
-	[GS_AX_METHOD] = "method", [GS_AX_OPTIMIZER] = "optimizer", [GS_AX_LORA_R] = "lora_r",
-	[GS_AX_LORA_TARGETS] = "lora_targets", [GS_AX_GRAD_CKPT] = "grad_ckpt", [GS_AX_ATTN] = "attn",
-	[GS_AX_BATCH] = "batch", [GS_AX_SEQ] = "seq",
-};
+/* The axes, in nesting order: each is a setting of the settings table
+ * (settings.h); its spec key is the setting's name with '_' for '-', its
+ * value type the setting's ('i' integer, 'b' boolean, 's' text). */
 static const char *const axis_settings[GS_AX_MAX] = {
 	[GS_AX_METHOD] = "method", [GS_AX_OPTIMIZER] = "optimizer", [GS_AX_LORA_R] = "lora-r",
 	[GS_AX_LORA_TARGETS] = "lora-targets", [GS_AX_GRAD_CKPT] = "grad-ckpt", [GS_AX_ATTN] = "attn",
 	[GS_AX_BATCH] = "batch", [GS_AX_SEQ] = "seq",
 };
-/* Value type of each axis: 's' string, 'i' positive integer, 'b' boolean. */
-static const char axis_type[GS_AX_MAX] = {
-	[GS_AX_METHOD] = 's', [GS_AX_OPTIMIZER] = 's', [GS_AX_LORA_R] = 'i',
-	[GS_AX_LORA_TARGETS] = 's', [GS_AX_GRAD_CKPT] = 'b', [GS_AX_ATTN] = 's',
-	[GS_AX_BATCH] = 'i', [GS_AX_SEQ] = 'i',
-};
+
+static const char *axis_key(int a)
+{
+	static char keys[GS_AX_MAX][32];
+
+	if (keys[a][0] == '\0') {
+		snprintf(keys[a], sizeof keys[a], "%s", axis_settings[a]);
+		for (char *p = keys[a]; *p; p++)
+			if (*p == '-')
+				*p = '_';
+	}
+	return keys[a];
+}
+
+static char axis_type(int a)
+{
+	const gs_setting *d = gs_setting_find(axis_settings[a]);
+
+	if (d == NULL)
+		return 's';
+	return d->type == GS_ST_INT ? 'i' : d->type == GS_ST_BOOL && d->values == NULL ? 'b' : 's';
+}
 
 static const char *const top_keys[] = {
 	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "out",
 	"models_dir", "gpus_dir", NULL,
 };
 static const char *const format_names[] = { "md", "html", "xlsx", "json", "csv", NULL };
-/* Settings the sweep owns: not allowed under "settings". */
-static const char *const swept_settings[] = {
-	"method", "precision", "optimizer", "lora-r", "lora-targets", "grad-ckpt", "attn", "batch",
-	"seq", "gpus", "sharding", "tp", "formula", NULL,
-};
-
 const char *gs_spec_axis_setting(int axis)
 {
 	return axis >= 0 && axis < GS_AX_MAX ? axis_settings[axis] : "";
@@ -53,7 +61,7 @@ const char *gs_spec_axis_setting(int axis)
 
 const char *gs_spec_axis_key(int axis)
 {
-	return axis >= 0 && axis < GS_AX_MAX ? axis_keys[axis] : "";
+	return axis >= 0 && axis < GS_AX_MAX ? axis_key(axis) : "";
 }
 
 static bool in_list(const char *const *l, const char *s)
@@ -73,11 +81,6 @@ typedef struct walker {
 	int n;
 	int index;
 	int depth;
-	bool dups;          /* record the first duplicate key */
-	char dup_key[64];
-	char dup_path[192];
-	int dup_line;
-	char path[192];     /* dotted path of the object being walked */
 } walker;
 
 static void w_ws(walker *w)
@@ -119,9 +122,6 @@ static int w_value1(walker *w, int level)
 	if (++w->depth > 64) /* deeper than any spec: stop looking (w_value undoes ++) */
 		return 0;
 	if (*w->p == '{') {
-		char seen[32][64];
-		int n_seen = 0;
-		size_t plen = strlen(w->path);
 		w->p++;
 		for (;;) {
 			char key[64];
@@ -139,19 +139,6 @@ static int w_value1(walker *w, int level)
 			if (*w->p != ':')
 				return 0;
 			w->p++;
-			if (w->dups && w->dup_line == 0) {
-				for (int i = 0; i < n_seen; i++)
-					if (strcmp(seen[i], key) == 0) {
-						w->dup_line = key_line;
-						snprintf(w->dup_key, sizeof w->dup_key, "%s", key);
-						snprintf(w->dup_path, sizeof w->dup_path, "%s%s%s", w->path,
-						         plen ? "." : "", key);
-					}
-				if (n_seen < 32)
-					snprintf(seen[n_seen++], sizeof seen[0], "%s", key);
-			}
-			if (w->dups && plen + strlen(key) + 2 < sizeof w->path)
-				snprintf(w->path + plen, sizeof w->path - plen, "%s%s", plen ? "." : "", key);
 			if (level < w->n && strcmp(key, w->comp[level]) == 0) {
 				if (level == w->n - 1 && w->index < 0)
 					return key_line;
@@ -180,7 +167,6 @@ static int w_value1(walker *w, int level)
 			} else {
 				w_value(w, INT_MAX);
 			}
-			w->path[plen] = '\0';
 			w_ws(w);
 			if (*w->p == ',')
 				w->p++;
@@ -229,22 +215,6 @@ static int w_value(walker *w, int level)
 
 	w->depth--;
 	return r;
-}
-
-/* First duplicate key in any object of text: its line (0 when none), the
- * key and its dotted path. */
-static int find_duplicate(const char *text, char *path, size_t n)
-{
-	walker w;
-
-	memset(&w, 0, sizeof w);
-	w.p = text;
-	w.line = 1;
-	w.index = -1;
-	w.dups = true;
-	w_value(&w, INT_MAX);
-	snprintf(path, n, "%s", w.dup_path);
-	return w.dup_line;
 }
 
 int gs_spec_line(const char *text, const char *path, int index)
@@ -621,7 +591,7 @@ static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
 		for (const cJSON *it = axes->child; it != NULL; it = it->next) {
 			bool ok = strcmp(it->string, "precision") == 0;
 			for (int a = 0; a < GS_AX_MAX && !ok; a++)
-				ok = strcmp(it->string, axis_keys[a]) == 0;
+				ok = strcmp(it->string, axis_key(a)) == 0;
 			if (!ok) {
 				char key[96];
 				snprintf(key, sizeof key, "axes.%.60s", it->string);
@@ -632,28 +602,19 @@ static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
 		}
 	}
 	for (int a = 0; a < GS_AX_MAX; a++) {
-		const cJSON *v = axes ? cJSON_GetObjectItemCaseSensitive(axes, axis_keys[a]) : NULL;
+		const cJSON *v = axes ? cJSON_GetObjectItemCaseSensitive(axes, axis_key(a)) : NULL;
 		char key[64];
-		snprintf(key, sizeof key, "axes.%s", axis_keys[a]);
+		snprintf(key, sizeof key, "axes.%s", axis_key(a));
 		if (v == NULL) {
 			/* Missing axis: the setting's default, one value. */
 			gs_settings s;
-			char buf[GS_LORA_NAMES_MAX];
+			gs_setting_value dv;
 			gs_settings_default(&s);
-			switch (a) {
-			case GS_AX_METHOD: snprintf(buf, sizeof buf, "%s", gs_method_name(s.method)); break;
-			case GS_AX_OPTIMIZER: snprintf(buf, sizeof buf, "%s", gs_optim_name(s.optimizer)); break;
-			case GS_AX_LORA_R: snprintf(buf, sizeof buf, "%lld", (long long)s.lora_r); break;
-			case GS_AX_LORA_TARGETS: snprintf(buf, sizeof buf, "%s", s.lora_targets); break;
-			case GS_AX_GRAD_CKPT: snprintf(buf, sizeof buf, "%s", s.grad_ckpt ? "true" : "false"); break;
-			case GS_AX_ATTN: snprintf(buf, sizeof buf, "%s", gs_attn_name(s.attn)); break;
-			case GS_AX_BATCH: snprintf(buf, sizeof buf, "%lld", (long long)s.batch); break;
-			default: snprintf(buf, sizeof buf, "%lld", (long long)s.seq); break;
-			}
-			list_add(&sp->axis[a], buf);
+			gs_setting_get(gs_setting_find(axis_settings[a]), &s, &dv);
+			list_add(&sp->axis[a], dv.text);
 			continue;
 		}
-		if ((rc = read_list(sp, v, key, axis_type[a], &sp->axis[a], e)) != GS_OK)
+		if ((rc = read_list(sp, v, key, axis_type(a), &sp->axis[a], e)) != GS_OK)
 			return rc;
 		if ((rc = check_setting_values(sp, key, axis_settings[a], &sp->axis[a], e)) != GS_OK)
 			return rc;
@@ -686,7 +647,8 @@ static gs_err read_settings(gs_spec *sp, const cJSON *v, gs_error *e)
 		gs_settings s;
 		gs_error sub = { 0 };
 		snprintf(key, sizeof key, "settings.%.60s", it->string);
-		if (in_list(swept_settings, it->string))
+		const gs_setting *d = gs_setting_find(it->string);
+		if (d != NULL && (d->flags & GS_SF_SWEPT))
 			return spec_fail(e, sp, key, -1, "swept by the spec: use \"axes\" or \"gpu_counts\"");
 		if (!scalar_text(it, 'a', buf, sizeof buf))
 			return spec_fail(e, sp, key, -1, "expected a string, number or boolean");
@@ -832,12 +794,10 @@ gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *
 		return rc;
 	}
 	{
-		char dpath[192];
-		int line = find_duplicate(sp->text, dpath, sizeof dpath);
-		if (line > 0) {
-			const char *leaf = strrchr(dpath, '.');
-			rc = gs_fail(e, GS_ESPEC, "%s:%d: %s: duplicate key \"%s\" (JSON readers disagree on which one counts)",
-			             path, line, dpath, leaf ? leaf + 1 : dpath);
+		gs_json_dup d;
+		if (gs_json_find_dup(sp->text, strlen(sp->text), &d)) {
+			rc = gs_fail(e, GS_ESPEC, "%s:%zu: %s: duplicate key \"%s\" (JSON readers disagree on which one counts)",
+			             path, d.line, d.path, d.key);
 			cJSON_Delete(root);
 			gs_spec_free(sp);
 			return rc;

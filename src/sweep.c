@@ -13,7 +13,6 @@ typedef struct sweep_ctx {
 	gs_sweep_fn fn;
 	void *ctx;
 	gs_row row;
-	char short_name[64];
 	gs_error *e;
 } sweep_ctx;
 
@@ -72,12 +71,12 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 		return GS_OK;
 	gs_sweep_row(r, c->m, s);
 	r->index = (*c->index)++;
-	snprintf(r->id, sizeof r->id, "%.50s-r%04zu", c->short_name, c->n_rows - 1);
 	return c->fn(c->ctx, r, c->e);
 }
 
 void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s)
 {
+	char short_name[64];
 	gs_error sub = { 0 };
 	gs_err rc;
 
@@ -86,6 +85,10 @@ void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s)
 	r->settings = *s;
 	r->settings.formula = GS_F_DETAILED;
 	gs_settings_label(&r->settings, r->label, sizeof r->label);
+	gs_settings_key(&r->settings, r->key, sizeof r->key);
+	gs_sweep_short_name(m->slug ? m->slug : "", short_name, sizeof short_name);
+	snprintf(r->id, sizeof r->id, "%.50s-%012llx", short_name,
+	         (unsigned long long)(gs_key_hash(m->id ? m->id : "", r->key) >> 16));
 	rc = gs_estimate_run(m->arch, &r->settings, &r->est, &sub);
 	if (rc != GS_OK) {
 		r->err = rc;
@@ -202,7 +205,6 @@ gs_err gs_sweep_model(const gs_spec *sp, const gs_settings *base, const gs_model
 	c.fn = fn;
 	c.ctx = ctx;
 	c.e = e;
-	gs_sweep_short_name(m->slug, c.short_name, sizeof c.short_name);
 	rc = rec(&c, 0, base);
 	if (skipped)
 		*skipped += c.n_skipped;

@@ -31,8 +31,9 @@ gs_err gs_sweep_model(const gs_spec *sp, const gs_settings *base, const gs_model
                       size_t *index, size_t *skipped, gs_sweep_fn fn, void *ctx, gs_error *e);
 
 /* One row of model m at settings s (the formula forced to detailed): the
- * label, the detailed estimate and every seed formula's, or r->err and
- * r->err_msg when the estimate fails. index and id are left 0 and "". */
+ * label, the key and the id (the model's short name and the key's hash),
+ * the detailed estimate and every seed formula's, or r->err and r->err_msg
+ * when the estimate fails. index is left 0. */
 void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s);
 
 /* Short stable name for row ids: "llama-3-1-8b" from a slug. */

@@ -1,90 +1,13 @@
-/* gpusizer: the template engine (values, parser, renderer) and gs_tbuf. */
+/* gpusizer: the template engine (values, parser, renderer). */
 #include "template.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mdesc.h"
 #include "util.h"
-
-/* ---------------------------------------------------------------- tbuf */
-
-void gs_tbuf_init(gs_tbuf *b)
-{
-	memset(b, 0, sizeof *b);
-}
-
-static bool tbuf_reserve(gs_tbuf *b, size_t extra)
-{
-	size_t need;
-
-	if (b->too_big || extra > GS_TBUF_MAX - b->len) {
-		b->too_big = true;
-		return false;
-	}
-	need = b->len + extra + 1;
-	if (need > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < need)
-			cap = cap > GS_TBUF_MAX ? need : cap * 2;
-		b->p = gs_xrealloc(b->p, cap);
-		b->cap = cap;
-	}
-	return true;
-}
-
-void gs_tbuf_add(gs_tbuf *b, const char *s, size_t n)
-{
-	if (!tbuf_reserve(b, n))
-		return;
-	if (n)
-		memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void gs_tbuf_puts(gs_tbuf *b, const char *s)
-{
-	gs_tbuf_add(b, s, strlen(s));
-}
-
-void gs_tbuf_putc(gs_tbuf *b, char c)
-{
-	gs_tbuf_add(b, &c, 1);
-}
-
-void gs_tbuf_printf(gs_tbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !tbuf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-void gs_tbuf_reset(gs_tbuf *b)
-{
-	b->len = 0;
-	b->too_big = false;
-	if (b->p)
-		b->p[0] = '\0';
-}
-
-void gs_tbuf_free(gs_tbuf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof *b);
-}
 
 /* -------------------------------------------------------------- values */
 
@@ -995,7 +918,7 @@ static gs_err render_list(rctx *r, const tmpl *t, const nlist *l, const frame *f
 		const node *nd = l->v[i];
 		if (r->out->too_big)
 			return gs_fail(r->e, GS_ETEMPLATE, "%s: output larger than %zu bytes", t->file,
-			               (size_t)GS_TBUF_MAX);
+			               gs_tbuf_max(r->out));
 		switch (nd->kind) {
 		case N_TEXT:
 			gs_tbuf_add(r->out, nd->text, nd->len);
@@ -1065,6 +988,6 @@ gs_err gs_tmpl_render(gs_tmpl_env *env, const char *name, const gs_tval *data, g
 	err = render_list(&r, t, &t->root, NULL, 0);
 	if (!err && out->too_big)
 		err = gs_fail(e, GS_ETEMPLATE, "%s: output larger than %zu bytes", t->file,
-		              (size_t)GS_TBUF_MAX);
+		              gs_tbuf_max(out));
 	return err;
 }

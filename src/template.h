@@ -1,5 +1,5 @@
-/* gpusizer: a small text template engine for the Markdown reports, and the
- * growable text buffer the report writers share.
+/* gpusizer: a small text template engine for the Markdown reports. It
+ * renders into a gs_tbuf (buf.h, included here for its callers).
  *
  * Data model: a tree of values (string, number, bool, list, map) that the
  * caller builds with gs_tv_*. A container owns what is added to it: adding a
@@ -31,30 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "err.h"
-
-/* ---- growable text buffer ---- */
-
-#define GS_TBUF_MAX ((size_t)1 << 30) /* past this, too_big is set and adds are dropped */
-
-typedef struct gs_tbuf {
-	char *p;      /* NUL-terminated when non-NULL; owned, free with gs_tbuf_free */
-	size_t len;
-	size_t cap;
-	bool too_big; /* an add would have passed GS_TBUF_MAX */
-} gs_tbuf;
-
-/* Start a buffer with { 0 } (or gs_tbuf_init). Allocation failure exits
- * (gs_xrealloc). */
-void gs_tbuf_init(gs_tbuf *b);
-void gs_tbuf_add(gs_tbuf *b, const char *s, size_t n);
-void gs_tbuf_puts(gs_tbuf *b, const char *s);
-void gs_tbuf_putc(gs_tbuf *b, char c);
-/* printf into the buffer. Use it for integers and strings only: doubles go
- * through gs_fmt_fixed (mdesc.h), which does not depend on the locale. */
-void gs_tbuf_printf(gs_tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gs_tbuf_reset(gs_tbuf *b); /* len = 0, keeps the memory */
-void gs_tbuf_free(gs_tbuf *b);  /* frees and zeroes; safe on a zeroed buffer */
 
 /* ---- values ---- */
 

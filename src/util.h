@@ -1,5 +1,6 @@
 /* gpusizer: small shared helpers: checked arithmetic, allocation that exits
- * on failure, atomic file writes. */
+ * on failure. File I/O (whole-file reads, atomic writes, path tests) is in
+ * fileio.h, included here for the callers. */
 #ifndef GS_UTIL_H
 #define GS_UTIL_H
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "fileio.h"
 
 /* The release, in --version, reports and verify records. */
 #define GS_VERSION "0.1.0"
@@ -31,34 +33,6 @@ void *gs_xmalloc(size_t n);
 void *gs_xcalloc(size_t n, size_t size);
 void *gs_xrealloc(void *p, size_t n);
 char *gs_xstrdup(const char *s);
-
-/* Read a whole file (at most max bytes) into a NUL-terminated malloc'd
- * buffer the caller frees. GS_EIO / GS_EINPUT naming the path. */
-gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_error *e);
-
-/*
- * Atomic file write: gs_atomic_open creates "<path>.tmp.<pid>.XXXXXX" in
- * the same directory; gs_atomic_commit flushes, fsyncs and renames it over
- * path; gs_atomic_abort closes and unlinks it. Every temporary is also
- * removed at exit or on SIGINT/SIGTERM/SIGHUP if still open.
- */
-typedef struct gs_atomic {
-	FILE *fp;
-	char path[4096];
-	char tmp[4096];
-} gs_atomic;
-gs_err gs_atomic_open(gs_atomic *w, const char *path, gs_error *e);
-gs_err gs_atomic_commit(gs_atomic *w, gs_error *e);
-void gs_atomic_abort(gs_atomic *w);
-/* Write a whole buffer atomically. */
-gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_error *e);
-
-/* Whether path names a regular file / a directory (following links). */
-bool gs_is_file(const char *path);
-bool gs_is_dir(const char *path);
-
-/* mkdir -p; GS_EIO naming the path. */
-gs_err gs_mkdirs(const char *path, gs_error *e);
 
 /* Write s as a JSON string (quotes, \" \\ \n \r \t, other control
  * characters below 0x20 as \u00XX; bytes >= 0x80 pass through: the callers' text is

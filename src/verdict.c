@@ -40,28 +40,43 @@ static bool row_needs_fp8(const gs_settings *s)
 	       (s->kv_dtype_set && s->kv_dtype == GS_DT_FP8);
 }
 
-gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)
+gs_needs gs_settings_needs(const gs_settings *s)
+{
+	gs_needs n = { row_needs_bf16(s), row_needs_fp8(s) };
+
+	return n;
+}
+
+gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double *headroom)
 {
 	double h;
 	unsigned pct;
 
 	if (headroom != NULL)
 		*headroom = 0;
-	if (r->err != GS_OK || g->usable_bytes == 0)
+	if (g->usable_bytes == 0 || (need.bf16 && !g->bf16) || (need.fp8 && !g->fp8))
 		return GS_NOT_RUNNABLE;
-	if ((row_needs_bf16(&r->settings) && !g->bf16) || (row_needs_fp8(&r->settings) && !g->fp8))
-		return GS_NOT_RUNNABLE;
-	h = 1.0 - (double)r->est.device / (double)g->usable_bytes;
+	h = 1.0 - (double)device / (double)g->usable_bytes;
 	if (headroom != NULL)
 		*headroom = h;
-	if (r->est.device > g->usable_bytes)
+	if (device > g->usable_bytes)
 		return GS_NO_FIT;
 	/* Exact: device <= usable * (1 - headroom), in integers (900 of 1000
 	 * is a fit at 10%, which 1 - 0.9 in doubles would miss). */
 	pct = (unsigned)(GS_TIGHT_HEADROOM * 100.0 + 0.5);
-	return (unsigned __int128)r->est.device * 100u <= (unsigned __int128)g->usable_bytes * (100u - pct)
+	return (unsigned __int128)device * 100u <= (unsigned __int128)g->usable_bytes * (100u - pct)
 		       ? GS_FITS
 		       : GS_TIGHT;
+}
+
+gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)
+{
+	if (r->err != GS_OK) {
+		if (headroom != NULL)
+			*headroom = 0;
+		return GS_NOT_RUNNABLE;
+	}
+	return gs_verdict_of(r->est.device, gs_settings_needs(&r->settings), g, headroom);
 }
 
 const char *gs_verdict_name(gs_verdict v)
@@ -79,7 +94,7 @@ const gs_measured *gs_row_measured(const gs_report_meta *m, const gs_row *r)
 {
 	if (m->measured == NULL || m->measured->n == 0 || r->err != GS_OK)
 		return NULL;
-	return gs_measured_find(m->measured, r->model->id, r->label);
+	return gs_measured_find(m->measured, r->model->id, r->key);
 }
 
 void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf, size_t n)

@@ -2,8 +2,9 @@
 """End to end: `gpusizer report --format md,html` on a small sweep of the
 committed spec. Checks the out/ layout, that every page links to pages and
 charts that exist, real HTML tables with the charts inline and nothing
-external, two runs byte-identical, and that a broken template is exit 3
-naming the template file and line, with the previous reports kept."""
+external, two runs byte-identical, and that a broken template (or a missing
+assumptions template) is exit 3 naming the template file and line, with the
+previous reports kept."""
 import os
 import re
 import shutil
@@ -129,6 +130,17 @@ try:
           in r.stderr, "template error: exit 3 naming the template and line", r.stderr[-300:])
     check(files(a) == fa and sorted(os.listdir(tmp)) == ["a", "b", "elsewhere", "templates"],
           "template error: previous reports kept, no temporary files", repr(os.listdir(tmp)))
+
+    # The assumptions are a template too (partials/assumptions.md.tmpl, also
+    # the XLSX Assumptions sheet): missing, exit 3 naming it, nothing written.
+    shutil.rmtree(tdir)
+    shutil.copytree(os.path.join(TOP, "templates"), tdir)
+    os.remove(os.path.join(tdir, "partials", "assumptions.md.tmpl"))
+    r = gs(SMALL + ["--format", "xlsx", "--out", a], env={"GPUSIZER_TEMPLATES": tdir})
+    check(r.returncode == 3 and "partials/assumptions.md.tmpl" in r.stderr,
+          "assumptions template missing: exit 3 naming it", r.stderr[-300:])
+    check(files(a) == fa and sorted(os.listdir(tmp)) == ["a", "b", "elsewhere", "templates"],
+          "assumptions template missing: previous reports kept, no temporary files", repr(os.listdir(tmp)))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(check.status())

@@ -30,7 +30,8 @@ with tempfile.TemporaryDirectory() as d:
     check("Verified on a real GPU" not in page, "no store: no verified section")
 
     store = os.path.join(d, "verified.jsonl")
-    rec = {"model": "Qwen/Qwen2.5-0.5B", "label": label, "date": "2026-12-01T00:00:00Z",
+    rec = {"model": "Qwen/Qwen2.5-0.5B", "label": label, "settings": row["settings"],
+           "date": "2026-12-01T00:00:00Z",
            "gpu": {"name": "NVIDIA GeForce RTX 4090", "class": "rtx-4090"}, "status": "ok",
            "measured": {"allocated": 5 * 2**30, "reserved": 6 * 2**30, "device": 7 * 2**30},
            "predicted": {"allocated": 1, "reserved": 1, "device": 1}}
@@ -52,8 +53,11 @@ with tempfile.TemporaryDirectory() as d:
     # (which wins over GPUSIZER_MEASUREMENTS). A second record is an out-of-memory
     # run of another row; a third names a label no row has.
     full = next(x for x in rows if x["settings"]["method"] == "full")
-    oom = dict(rec, label=full["label"], status="oom", measured={"allocated": None})
-    other = dict(rec, label="no such row")
+    oom = dict(rec, label=full["label"], settings=full["settings"], status="oom", measured={"allocated": None})
+    # the join is the row key, not the label: the same label with another
+    # setting (one the label does not show) is no row of this report
+    other = dict(rec, settings=dict(row["settings"], **{"lora-dropout": 0.25}),
+                 measured={"allocated": 8 * 2**30, "reserved": 8 * 2**30, "device": 9 * 2**30})
     store2 = os.path.join(d, "verified2.jsonl")
     with open(store2, "w") as f:
         for x in (rec, oom, other):
@@ -72,7 +76,8 @@ with tempfile.TemporaryDirectory() as d:
     check(m is not None and m["status"] == "ok" and m["device"] == 7 * 2**30
           and m["reserved"] == 6 * 2**30 and m["gpu"] == "NVIDIA GeForce RTX 4090"
           and m["gpu_class"] == "rtx-4090" and m["date"] == "2026-12-01T00:00:00Z",
-          "sizing.json: the verified row has its measured figures", m)
+          "sizing.json: the verified row has its measured figures (not those of a later record "
+          "with the same label and other settings)", m)
     mo = by_label[full["label"]]["measured"]
     check(mo is not None and mo["status"] == "oom" and mo["allocated"] is None and mo["device"] is None,
           "sizing.json: an out-of-memory run has status oom and no figures", mo)

@@ -318,7 +318,7 @@ def contents(tmp, a):
         for k, v in st.items():
             if isinstance(v, bool):
                 args.append("--%s=%s" % (k, "true" if v else "false"))
-            elif not (k == "kv-dtype" and v == "auto"):
+            elif v is not None and not (k == "kv-dtype" and v == "auto"):
                 args += ["--" + k, str(v)]
         rc, so, se = run(args)
         try:
@@ -329,11 +329,12 @@ def contents(tmp, a):
         ok(rc == 0 and est is not None, "estimate --json runs for a %s row" % method, "rc=%d %s" % (rc, se))
         if est is None:
             continue
-        # One schema: the whole row, field by field; only its place in a sweep differs.
-        diff = sorted(k for k in set(r) | set(est) if k not in ("index", "id") and r.get(k) != est.get(k))
+        # One schema: the whole row, field by field (the id too: it is the
+        # key's); only its place in a sweep differs.
+        diff = sorted(k for k in set(r) | set(est) if k != "index" and r.get(k) != est.get(k))
         ok(not diff, "%s row %s: estimate --json's row equals the sizing.json row field by field" % (method, r["id"]),
            str({k: (r.get(k), est.get(k)) for k in diff})[:600])
-        ok(est["index"] == 0 and est["id"] is None, "%s: estimate's row has no place in a sweep (index 0, id null)" % method,
+        ok(est["index"] == 0 and est["id"] == r["id"], "%s: estimate's row has no place in a sweep (index 0) and the report row's id" % method,
            str((est["index"], est["id"])))
         ok(doc["models"][0] == next(m for m in js["models"] if m["id"] == r["model"]),
            "%s: estimate --json's model entry equals sizing.json's" % method,

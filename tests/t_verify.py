@@ -257,6 +257,37 @@ try:
         rc, out, err = run(row, {"GPUSIZER_NVML_LIB": "/nonexistent", "GPUSIZER_FAKE_GPU": "x,1,1,1"})
         check(rc == 11, "GPUSIZER_FAKE_GPU is ignored without an explicit harness", "rc=%d" % rc)
 
+        # 13. The page (templates/verify.md.tmpl) escapes what comes from outside:
+        #     the GPU's name, the harness's tag and versions; the command is a code span.
+        weird = ok_result(alloc, resv)
+        weird["harness"] = "stand|in"
+        weird["versions"] = {"torch": "2.5*dev*", "cuda_runtime": "12.4"}
+        out9 = os.path.join(tmp, "out9")
+        env = dict(nv, FAKE_NVML_NAME="NVIDIA Te*st* | GPU <b>", FAKE_NVML_PROC_USED=str(dev),
+                   GPUSIZER_STANDIN_OUTPUT=standin_output("weird.json", weird))
+        rc, out, err = run(row + ["--harness", STANDIN, "--out", out9, "--gpus-dir", os.path.join(tmp, "g`x")], env)
+        try:
+            with open(os.path.join(out9, "verify", rowid + ".md")) as f:
+                md = f.read()
+            with open(os.path.join(out9, "verify", rowid + ".json")) as f:
+                rep = json.load(f)
+            check(rc == 0 and "**NVIDIA Te\\*st\\* \\| GPU &lt;b&gt;**" in md
+                  and "> **Stand-in harness** (stand\\|in)" in md
+                  and "- torch 2.5\\*dev\\*" in md and "- cuda\\_runtime 12.4" in md,
+                  "page: strings from the GPU and the harness are escaped", md[:400])
+            check("Command: ``gpusizer verify " in md and "g`x'``\n" in md,
+                  "page: the command is a code span that holds its backtick", md[-300:])
+            check(rep["gpu"]["name"] == "NVIDIA Te*st* | GPU <b>" and rep["harness_result"]["harness"] == "stand|in",
+                  "record: the same strings as they are (JSON needs no Markdown escaping)", json.dumps(rep["gpu"]))
+        except (OSError, ValueError, KeyError) as ex:
+            check(False, "escaped page written", "%r rc=%d %s" % (ex, rc, err))
+        # A missing page template stops verify before the harness runs.
+        out10 = os.path.join(tmp, "out10")
+        env = dict(nv, GPUSIZER_TEMPLATES=os.path.join(tmp, "no-templates"), GPUSIZER_STANDIN_OUTPUT=okf)
+        rc, out, err = run(row + ["--harness", STANDIN, "--out", out10], env)
+        check(rc == 3 and "verify.md.tmpl" in err and "running the harness" not in err
+              and not os.path.exists(out10), "no page template -> exit 3 before the run", "rc=%d %s" % (rc, err))
+
     # 11. --row ID from a report's sizing.json.
     sizing = os.path.join(tmp, "sizing.json")
     with open(sizing, "w") as f:

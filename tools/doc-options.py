@@ -8,7 +8,12 @@ the markers
     <!-- BEGIN generated options: CMD -->    (README.md)
     <!-- END generated options: CMD -->
 
-so the man page and the README list exactly the options the code parses.
+so the man page and the README list exactly the options the code parses;
+and the README's table of settings from the settings table
+(`gpusizer list settings --json`) between
+
+    <!-- BEGIN generated settings -->
+    <!-- END generated settings -->
 
     python3 tools/doc-options.py [--gpusizer EXE]            rewrite both files
     python3 tools/doc-options.py [--gpusizer EXE] --check    exit 1 and name the
@@ -27,6 +32,39 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def options(exe):
     out = subprocess.run([exe, "help", "--options"], check=True, capture_output=True, text=True).stdout
     return json.loads(out)["commands"]
+
+
+def settings(exe):
+    out = subprocess.run([exe, "list", "settings", "--json"], check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out)["settings"]
+
+
+def settings_block(table):
+    lines = ["| setting | values (default) | applies to | what |", "|---|---|---|---|"]
+    every = ["full", "lora", "qlora", "inference"]
+    for s in table:
+        flag = "`--%s`" % s["name"]
+        if s["type"] == "boolean" and s["values"] is None:
+            flag += " / `--no-%s`" % s["name"]
+        if s["values"] is not None and s["name"] != "precision":
+            vals = " ".join("`%s`" % v for v in s["values"])
+        elif s["type"] in ("integer", "number"):
+            vals = "%s %g to %g" % (s["type"], s["min"], s["max"])
+        elif s["type"] == "boolean":
+            vals = "on/off"
+        elif s["name"] == "precision":
+            vals = "see the text"
+        else:
+            vals = s["type"]
+        if s["default"] is not None:
+            d = s["default"]
+            if s["type"] == "boolean" and s["values"] is None:
+                d = "on" if d == "true" else "off"
+            vals += " (`%s`)" % d
+        methods = "all" if s["methods"] == every else ", ".join(s["methods"])
+        lines.append("| %s | %s | %s | %s |" % (flag, md_escape(vals), methods, md_escape(s["help"])))
+    return "\n".join(lines)
 
 
 def roff_escape(s):
@@ -115,6 +153,9 @@ def main(argv):
         with open(path, encoding="utf-8") as f:
             old = f.read()
         new = rewrite(old, begin, end, {c["name"]: render(c) for c in cmds}, path)
+        if path.endswith("README.md"):
+            new = rewrite(new, "<!-- BEGIN generated %s -->", "<!-- END generated %s -->",
+                          {"settings": settings_block(settings(exe))}, path)
         if new != old:
             if check:
                 stale.append(path)

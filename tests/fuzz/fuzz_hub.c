@@ -1,19 +1,29 @@
 /* libFuzzer target: the Hub's responses as src/hub.c interprets them.
  *
- * The response parsers in hub.c are static (on_header: ETag, X-Linked-Etag,
+ * Through the Hub client's internal interface (src/hub_parse.h; linked
+ * with hub.o like the other targets): hub_on_header (ETag, X-Linked-Etag,
  * X-Repo-Commit, X-Error-*, Content-Type, Retry-After, RateLimit,
- * Content-Range; on_body; on_api: model info JSON; on_config; on_index:
- * model.safetensors.index.json; on_header_done: safetensors range
- * responses; http_error; build_meta), so this file includes hub.c itself
- * and is linked without hub.o (see mk/fuzz.mk). No network: no request is
- * started; requests the handlers queue are freed unstarted.
+ * Content-Range), hub_on_body, hub_on_api (model info JSON),
+ * hub_on_config, hub_on_index (model.safetensors.index.json),
+ * hub_on_header_done (safetensors range responses), hub_http_error and
+ * hub_build_meta. No network: no request is started; requests the
+ * handlers queue are freed unstarted.
  *
  * Input: byte 0 picks the request kind (bits 0-1: model info, config.json,
  * index, safetensors header) and the status when no "HTTP/" line is given
  * (bits 2-3: 200, 206, 304, 404); then header lines ('\n'-separated) up to
  * an empty line; the rest is the body.
  */
-#include "../../src/hub.c"
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "hub_parse.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,9 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	gs_hub_opts o;
 	gs_hub_result res;
-	run R;
-	model m;
-	req *r;
+	hub_run R;
+	hub_model m;
+	hub_req *r;
 	const uint8_t *p, *end = data + size, *body;
 	cJSON *cfg_json, *meta;
 	char *text;
@@ -45,9 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(m.slug, sizeof m.slug, "org--name");
 	snprintf(m.dir, sizeof m.dir, "/nonexistent-gpusizer-fuzz/org--name");
 	m.res = &res;
-	add_shard(&m, "model.safetensors");
+	hub_add_shard(&m, "model.safetensors");
 
-	r = new_req(&m, (rq_kind)(data[0] & 3), "http://127.0.0.1:9/x", NULL);
+	r = hub_new_req(&m, (hub_rq_kind)(data[0] & 3), "http://127.0.0.1:9/x", NULL);
 	if (r->kind == RQ_HEADER)
 		r->want = PROBE_BYTES;
 	r->status = statuses[(data[0] >> 2) & 3];
@@ -68,41 +78,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n = sizeof line - 1;
 		memcpy(line, p, n);
 		line[n] = '\0';
-		(void)on_header(line, 1, n, r);
+		(void)hub_on_header(line, 1, n, r);
 		p = nl ? nl + 1 : end;
 	}
 	if (body < end)
-		(void)on_body((char *)body, 1, (size_t)(end - body), r);
+		(void)hub_on_body((char *)body, 1, (size_t)(end - body), r);
 	if (r->body == NULL) { /* an empty body: handlers expect a buffer */
 		r->body = gs_xcalloc(1, 1);
 		r->cap = 1;
 	}
 
 	if (r->status >= 400 || (r->status < 200 && r->status != 0))
-		http_error(&R, &m, r);
+		hub_http_error(&R, &m, r);
 	else if (r->kind == RQ_API)
-		on_api(&R, &m, r);
+		hub_on_api(&R, &m, r);
 	else if (r->kind == RQ_CONFIG)
-		on_config(&m, r);
+		hub_on_config(&m, r);
 	else if (r->kind == RQ_INDEX)
-		on_index(&R, &m, r);
+		hub_on_index(&R, &m, r);
 	else
-		on_header_done(&R, &m, r);
+		hub_on_header_done(&R, &m, r);
 
 	/* the metadata fetch would write, from what was parsed */
 	cfg_json = cJSON_ParseWithLength((const char *)r->body, r->len);
-	meta = build_meta(&R, &m, cfg_json, (const char *)m.cfg, m.cfg_len);
+	meta = hub_build_meta(&R, &m, cfg_json, (const char *)m.cfg, m.cfg_len);
 	text = cJSON_Print(meta);
 	free(text);
 	cJSON_Delete(meta);
 	cJSON_Delete(cfg_json);
 
-	free_req(r);
+	hub_free_req(r);
 	while (R.queue != NULL) {
-		req *q = R.queue;
+		hub_req *q = R.queue;
 		R.queue = q->next;
-		free_req(q);
+		hub_free_req(q);
 	}
-	free_model(&m);
+	hub_free_model(&m);
 	return 0;
 }

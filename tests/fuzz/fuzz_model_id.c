@@ -1,5 +1,5 @@
 /* libFuzzer target: a model id from the command line or a spec ->
- * gs_model_parse_id and gs_model_slug (src/models.c). An accepted id must
+ * gs_model_parse_id and gs_model_slug (src/modelid.c). An accepted id must
  * give a slug with no '/', no ".." segment and no control character (the
  * slug names a directory in the model cache). */
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models.h"
+#include "modelid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,11 +1,14 @@
-/* Model ids, slugs, resolving ids and paths, and meta.json reading. */
+/* Model ids and slugs (modelid.c), resolving ids and paths and meta.json
+ * reading (models.c), resolve-or-fetch offline (resolve.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "modelid.h"
 #include "models.h"
+#include "resolve.h"
 #include "util.h"
 
 int main(void)
@@ -29,6 +32,10 @@ int main(void)
 	      strcmp(slug, "openai-community--gpt2") == 0, "models: slug drops the revision");
 	CHECK(gs_model_slug("gpt2", slug, sizeof slug, &e) == GS_OK && strcmp(slug, "gpt2") == 0,
 	      "models: namespace-less slug");
+	gs_model_slug_id("openai-community--gpt2", repo, sizeof repo);
+	CHECK(strcmp(repo, "openai-community/gpt2") == 0, "models: slug back to its id");
+	gs_model_slug_id("gpt2", repo, sizeof repo);
+	CHECK(strcmp(repo, "gpt2") == 0, "models: namespace-less slug back to its id");
 
 	/* resolve: the committed cache, a path, a missing model, the HF cache */
 	e = (gs_error){0};
@@ -42,6 +49,22 @@ int main(void)
 	e = (gs_error){0};
 	CHECK(gs_model_ensure("models", "nobody/nothing", true, path, sizeof path, &e) == GS_EOFFLINE &&
 	      strstr(e.msg, "gpusizer fetch"), "models: ensure offline names the fetch command: %s", e.msg);
+	{
+		/* fetch offline: the cache's answer, no request */
+		const char *ids[] = {"openai-community/gpt2", "nobody/nothing", "openai-community/gpt2"};
+		gs_hub_result res[3];
+		gs_hub_opts o = {0};
+		o.models_dir = "models";
+		o.offline = true;
+		e = (gs_error){0};
+		CHECK(gs_models_fetch(&o, ids, 3, res, &e) == GS_EOFFLINE && res[0].err.code == GS_OK &&
+		      res[1].err.code == GS_EOFFLINE && res[2].err.code == GS_OK &&
+		      res[0].requests + res[1].requests == 0 && strstr(e.msg, "nobody/nothing"),
+		      "models: fetch offline answers from the cache: %s", e.msg);
+		e = (gs_error){0};
+		CHECK(gs_hub_fetch(&o, ids, 1, res, &e) == GS_EOFFLINE,
+		      "models: the Hub client alone, offline, has no cache to look in: %s", e.msg);
+	}
 	e = (gs_error){0};
 	CHECK(gs_model_resolve("models", "../../etc", path, sizeof path, &e) == GS_EUSAGE,
 	      "models: traversal rejected: %s", e.msg);

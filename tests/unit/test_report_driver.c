@@ -1,12 +1,19 @@
-/* Unit tests for the report driver's pure parts: verdicts, spec line
- * lookup, spec parsing and overrides, sweep counting. */
+/* Unit tests for the report driver's parts: verdicts, spec line lookup,
+ * spec parsing and overrides, sweep counting, the output-directory
+ * transaction (outdir.c). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "outdir.h"
 #include "report.h"
 #include "spec.h"
 #include "sweep.h"
+#include "util.h"
 
 static gs_gpu gpu(uint64_t usable, bool bf16, bool fp8)
 {
@@ -138,10 +145,104 @@ static void parse(void)
 	gs_spec_free(&sp);
 }
 
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[600], parent[600];
+	gs_error e = { 0 };
+	char *slash;
+
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	snprintf(parent, sizeof parent, "%s", path);
+	slash = strrchr(parent, '/');
+	*slash = '\0';
+	gs_mkdirs(parent, &e);
+	gs_write_file_atomic(path, text, strlen(text), &e);
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char path[600];
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	return stat(path, &st) == 0;
+}
+
+static void found(void *ud, const char *kind, const char *path)
+{
+	char *log = ud;
+	size_t l = strlen(log);
+
+	snprintf(log + l, 1024 - l, "%s %s\n", kind, strrchr(path, '/') + 1);
+}
+
+/* Stage, compare, commit, abort: what reaches out/ and what is left behind. */
+static void outdir(void)
+{
+	char root[] = "/tmp/gs-outdir-XXXXXX", out[300], stale[300], log[1024] = "", tmp[4096];
+	gs_outdir t;
+	gs_error e = { 0 };
+	size_t n = 99;
+
+	if (mkdtemp(root) == NULL) {
+		CHECK(0, "outdir: mkdtemp");
+		return;
+	}
+	snprintf(out, sizeof out, "%s/out", root);
+	put(out, "models/old.md", "old");                /* ours, not produced now: removed */
+	put(out, "models/org--x/config.json", "{}");     /* a model cache file: kept */
+	put(out, "notes.txt", "mine");                   /* top level: kept */
+	put(out, "index.md", "previous");
+	snprintf(stale, sizeof stale, "%s/.out.tmp.999999999.abcdef", root);
+	put(stale, "index.md", "left by a killed run");
+
+	CHECK(gs_outdir_begin(&t, out, false, &e) == GS_OK && strncmp(t.tmp, root, strlen(root)) == 0 &&
+	          strstr(t.tmp, "/.out.tmp.") != NULL && !exists(stale, ""),
+	      "outdir: staging beside out, a dead run's staging removed (%s)", e.msg);
+	put(t.tmp, "index.md", "new");
+	put(t.tmp, "models/a.md", "a");
+	put(t.tmp, "models/a-context.svg", "<svg/>");
+	CHECK(gs_outdir_compare(&t, found, log, &n, &e) == GS_OK && n == 4 && t.n_files == 3 &&
+	          strcmp(log, "stale index.md\nmissing a-context.svg\nmissing a.md\nextra old.md\n") == 0 &&
+	          exists(out, "models/old.md") && !exists(out, "models/a.md"),
+	      "outdir: compare finds stale, missing and extra files, changes nothing (%zu)", n);
+	snprintf(tmp, sizeof tmp, "%s", t.tmp);
+	CHECK(gs_outdir_commit(&t, &e) == GS_OK && t.n_files == 3 && t.removed == 1 &&
+	          strcmp(t.files[0], "index.md") == 0 && exists(out, "models/a.md") &&
+	          !exists(out, "models/old.md") && exists(out, "models/org--x/config.json") &&
+	          exists(out, "notes.txt"),
+	      "outdir: commit moves the files in, removes only stale files of ours (%s)", e.msg);
+	gs_outdir_abort(&t);
+	CHECK(t.tmp[0] == '\0' && t.files == NULL && !exists(tmp, ""), "outdir: abort removes the staging directory");
+	gs_outdir_abort(&t); /* twice is fine */
+
+	/* --check: staged in $TMPDIR, nothing differs after the commit. */
+	setenv("TMPDIR", root, 1);
+	CHECK(gs_outdir_begin(&t, out, true, &e) == GS_OK && strstr(t.tmp, "/gpusizer-check.") != NULL,
+	      "outdir: a check stages in $TMPDIR (%s)", e.msg);
+	put(t.tmp, "index.md", "new");
+	put(t.tmp, "models/a.md", "a");
+	put(t.tmp, "models/a-context.svg", "<svg/>");
+	log[0] = '\0';
+	CHECK(gs_outdir_compare(&t, found, log, &n, &e) == GS_OK && n == 0,
+	      "outdir: current after the commit (%zu findings)", n);
+	snprintf(tmp, sizeof tmp, "%s", t.tmp);
+	gs_outdir_abort(&t);
+	CHECK(!exists(tmp, "") && exists(out, "index.md"), "outdir: abort after a check leaves out as it was");
+	unsetenv("TMPDIR");
+	CHECK(gs_outdir_stopped() == 0, "outdir: no signal caught");
+	{
+		char cmd[400];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+		CHECK(system(cmd) == 0, "outdir: cleanup");
+	}
+}
+
 int main(void)
 {
 	verdicts();
 	lines();
 	parse();
+	outdir();
 	CHECK_DONE();
 }

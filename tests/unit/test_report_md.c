@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "mdesc.h"
+#include "report_html.h"
 #include "report_mdgen.h"
 #include "report.h"
 #include "settings.h"
@@ -302,6 +303,83 @@ static void escape_property(void)
 	CHECK(bad == 0, "escape property: 2000 hostile strings stay in their table cell, no markup");
 }
 
+/* A sink that keeps what it is given (report_mdgen.h): the generator's
+ * pages without any file. */
+static struct {
+	int begins, pages, charts[4];
+	char rel[4][64];
+	char *md[4];
+} cap;
+
+static gs_err cap_begin(const gs_mdsink *s, const char *out_dir, gs_error *e)
+{
+	(void)s;
+	(void)out_dir;
+	(void)e;
+	cap.begins++;
+	return GS_OK;
+}
+
+static gs_err cap_page(const gs_mdsink *s, const char *out_dir, const char *rel, const char *title,
+                       const char *md, size_t len, const gs_mdchart *charts, size_t ncharts,
+                       gs_error *e)
+{
+	(void)s;
+	(void)out_dir;
+	(void)title;
+	(void)charts;
+	if (cap.pages >= 4)
+		return gs_fail(e, GS_EINTERNAL, "more pages than expected");
+	snprintf(cap.rel[cap.pages], sizeof cap.rel[0], "%s", rel);
+	cap.md[cap.pages] = gs_xcalloc(len + 1, 1);
+	memcpy(cap.md[cap.pages], md, len);
+	cap.charts[cap.pages++] = (int)ncharts;
+	return GS_OK;
+}
+
+static const gs_mdsink cap_sink = { "cap", "md", cap_begin, cap_page };
+
+/* The generator over another sink gives the same Markdown as the .md
+ * writer wrote into out (run before), page by page. */
+static void sink_pages(const char *out)
+{
+	gs_writer *w = gs_mdgen_writer(&cap_sink);
+	gs_error e = { 0 };
+	int rc = run(w, "/nonexistent-gpusizer-sink", &e), i;
+	char path[600];
+
+	w->free(w);
+	CHECK(rc == 0 && cap.begins == 1 && cap.pages == 3, "sink: begin once, three pages (%s)", e.msg);
+	CHECK(strcmp(cap.rel[0], "models/acme--Evil-Model") == 0 && strcmp(cap.rel[1], "models/formula") == 0 &&
+	          strcmp(cap.rel[2], "index") == 0 && cap.charts[0] == 2 && cap.charts[1] == 2 && cap.charts[2] == 0,
+	      "sink: model pages with their two charts, then the index without");
+	for (i = 0; i < cap.pages && i < 3; i++) {
+		size_t n;
+		char *md;
+		snprintf(path, sizeof path, "%s/%s.md", out, cap.rel[i]);
+		md = slurp(path, &n);
+		CHECK(md != NULL && strcmp(md, cap.md[i]) == 0, "sink: %s is the Markdown the .md writer wrote", cap.rel[i]);
+		free(md);
+		free(cap.md[i]);
+	}
+}
+
+/* The assumptions come from templates/partials/assumptions.md.tmpl. */
+static void assumptions(void)
+{
+	gs_error e = { 0 };
+	char *text = NULL, *tmpl;
+	size_t n;
+
+	tmpl = slurp("templates/partials/assumptions.md.tmpl", &n);
+	CHECK(gs_report_assumptions(&text, &e) == GS_OK && text != NULL && tmpl != NULL &&
+	          strchr(tmpl, '\n') != NULL && strcmp(text, strchr(tmpl, '\n') + 1) == 0 &&
+	          strncmp(text, "- **device** memory", 19) == 0,
+	      "assumptions: the template's text after its comment line (%s)", e.msg);
+	free(text);
+	free(tmpl);
+}
+
 int main(void)
 {
 	char out1[] = "/tmp/gs-md-1-XXXXXX", out2[] = "/tmp/gs-md-2-XXXXXX";
@@ -334,6 +412,9 @@ int main(void)
 		w->free(w);
 		CHECK(rc == 0, "html writer run %zu: %s", i + 1, e.msg);
 	}
+
+	sink_pages(out1);
+	assumptions();
 
 	/* Golden Markdown and SVG. */
 	for (i = 0; i < 7; i++)

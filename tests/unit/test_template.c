@@ -224,6 +224,20 @@ int main(void)
 		gs_tbuf_free(&deep);
 	}
 
+	{
+		/* A capped output buffer: rendering past its cap is an error naming
+		 * the cap, and the buffer holds no more than the cap. */
+		gs_tbuf small;
+		gs_tbuf_init_max(&small, 16);
+		memset(&e, 0, sizeof e);
+		gs_tmpl_env_add(env, "long", "0123456789{{ name }}0123456789", &e);
+		CHECK(gs_tmpl_render(env, "long", d, &small, &e) == GS_ETEMPLATE &&
+		              err_has(&e, GS_ETEMPLATE, "long: output larger than 16 bytes") && small.too_big &&
+		              small.len <= 16,
+		      "render into a capped buffer: an error naming the buffer's cap");
+		gs_tbuf_free(&small);
+	}
+
 	/* Markdown escaping of names from outside. */
 	md("meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B", "ordinary id unchanged");
 	md("a|b", "a\\|b", "pipe");

@@ -1,0 +1,212 @@
+/* gpusizer: whole-file reads, atomic writes, path tests and joins. */
+#define _POSIX_C_SOURCE 200809L
+#include "fileio.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_error *e)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (fp == NULL)
+		return gs_fail(e, errno == ENOENT ? GS_ENOTFOUND : GS_EIO, "%s: %s", path, strerror(errno));
+	for (;;) {
+		size_t got;
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			buf = gs_xrealloc(buf, cap + 1);
+		}
+		got = fread(buf + n, 1, cap - n, fp);
+		n += got;
+		if (n > max) {
+			fclose(fp);
+			free(buf);
+			return gs_fail(e, GS_EINPUT, "%s: file larger than the %zu-byte limit", path, max);
+		}
+		if (got == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		int err = errno;
+		fclose(fp);
+		free(buf);
+		return gs_fail(e, GS_EIO, "%s: read error: %s", path, strerror(err));
+	}
+	fclose(fp);
+	if (buf == NULL)
+		buf = gs_xmalloc(1);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return GS_OK;
+}
+
+/* Open temporaries, removed by the exit and signal handlers. */
+#define MAX_OPEN_TMP 64
+static char *open_tmp[MAX_OPEN_TMP];
+static int handlers_installed;
+
+static void cleanup_tmp(void)
+{
+	for (int i = 0; i < MAX_OPEN_TMP; i++)
+		if (open_tmp[i] != NULL)
+			unlink(open_tmp[i]);
+}
+
+static void on_signal(int sig)
+{
+	cleanup_tmp();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void track(char *tmp, bool add)
+{
+	if (!handlers_installed) {
+		handlers_installed = 1;
+		atexit(cleanup_tmp);
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+	}
+	for (int i = 0; i < MAX_OPEN_TMP; i++) {
+		if (add && open_tmp[i] == NULL) {
+			open_tmp[i] = tmp;
+			return;
+		}
+		if (!add && open_tmp[i] == tmp) {
+			open_tmp[i] = NULL;
+			return;
+		}
+	}
+}
+
+gs_err gs_atomic_open(gs_atomic *w, const char *path, gs_error *e)
+{
+	int fd;
+
+	memset(w, 0, sizeof *w);
+	if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path ||
+	    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld.XXXXXX", path, (long)getpid()) >= (int)sizeof w->tmp)
+		return gs_fail(e, GS_EIO, "%s: path too long", path);
+	fd = mkstemp(w->tmp);
+	if (fd < 0)
+		return gs_fail(e, GS_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
+	fchmod(fd, 0644);
+	track(w->tmp, true);
+	w->fp = fdopen(fd, "wb");
+	if (w->fp == NULL) {
+		int err = errno;
+		close(fd);
+		unlink(w->tmp);
+		track(w->tmp, false);
+		return gs_fail(e, GS_EIO, "%s: %s", path, strerror(err));
+	}
+	return GS_OK;
+}
+
+gs_err gs_atomic_commit(gs_atomic *w, gs_error *e)
+{
+	int err = 0;
+
+	if (w->fp == NULL)
+		return gs_fail(e, GS_EIO, "%s: not open", w->path);
+	if (fflush(w->fp) != 0 || ferror(w->fp))
+		err = errno ? errno : EIO;
+	if (!err && fsync(fileno(w->fp)) != 0 && errno != EINVAL && errno != EROFS)
+		err = errno;
+	if (fclose(w->fp) != 0 && !err)
+		err = errno;
+	w->fp = NULL;
+	if (!err && rename(w->tmp, w->path) != 0)
+		err = errno;
+	if (err) {
+		unlink(w->tmp);
+		track(w->tmp, false);
+		return gs_fail(e, GS_EIO, "%s: write failed: %s (previous file kept)", w->path, strerror(err));
+	}
+	track(w->tmp, false);
+	return GS_OK;
+}
+
+void gs_atomic_abort(gs_atomic *w)
+{
+	if (w->fp != NULL) {
+		fclose(w->fp);
+		w->fp = NULL;
+	}
+	if (w->tmp[0] != '\0') {
+		unlink(w->tmp);
+		track(w->tmp, false);
+	}
+}
+
+gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_error *e)
+{
+	gs_atomic w;
+	gs_err rc = gs_atomic_open(&w, path, e);
+
+	if (rc != GS_OK)
+		return rc;
+	if (len > 0 && fwrite(buf, 1, len, w.fp) != len) {
+		int err = errno;
+		gs_atomic_abort(&w);
+		return gs_fail(e, GS_EIO, "%s: write failed: %s (previous file kept)", path, strerror(err));
+	}
+	return gs_atomic_commit(&w, e);
+}
+
+bool gs_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool gs_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+gs_err gs_mkdirs(const char *path, gs_error *e)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof buf)
+		return gs_fail(e, GS_EIO, "%s: bad directory path", path);
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char c = buf[i];
+			buf[i] = '\0';
+			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+				return gs_fail(e, GS_EIO, "%s: cannot create directory: %s", buf, strerror(errno));
+			buf[i] = c;
+		}
+	}
+	return GS_OK;
+}
+
+gs_err gs_path_join(char *buf, size_t n, const char *dir, const char *name, const char *suffix,
+                    gs_error *e)
+{
+	int k = snprintf(buf, n, "%s/%s%s", dir, name, suffix ? suffix : "");
+
+	if (k < 0 || (size_t)k >= n)
+		return gs_fail(e, GS_EIO, "%s/%s: path too long", dir, name);
+	return GS_OK;
+}
