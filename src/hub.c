@@ -1004,28 +1004,46 @@ static void cross_check(hub_model *m, const char *cfg, size_t cfg_len, uint64_t 
 	}
 }
 
-cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg, size_t cfg_len)
+/* What the stages of one hub_build_meta call share. */
+typedef struct meta_ctx {
+	hub_run *R;
+	hub_model *m;
+	cJSON *meta;   /* the document being built */
+	cJSON *params; /* its "params" object */
+	cJSON *diffs;  /* "differences", added to meta last */
+	uint64_t header_total, config_total;
+} meta_ctx;
+
+/* The model's identity and provenance: id, revision, commit, endpoint,
+ * source, fetch time, gated and private. */
+static void meta_identity(meta_ctx *c)
 {
-	cJSON *meta = cJSON_CreateObject(), *files, *params, *diffs, *q, *o;
+	hub_model *m = c->m;
 	char ts[32], line[1400];
-	uint64_t header_total = 0, config_total = 0;
-	const char *qmethod = NULL;
-	const cJSON *qc = jget(cfg_json, "quantization_config");
 
 	now_iso(ts, sizeof ts);
-	cJSON_AddStringToObject(meta, "id", m->repo);
+	cJSON_AddStringToObject(c->meta, "id", m->repo);
 	if (m->canonical[0])
-		cJSON_AddStringToObject(meta, "canonical_id", m->canonical);
-	cJSON_AddStringToObject(meta, "revision", m->rev[0] ? m->rev : "main");
-	cJSON_AddStringToObject(meta, "sha", m->sha);
-	cJSON_AddStringToObject(meta, "endpoint", R->endpoint);
+		cJSON_AddStringToObject(c->meta, "canonical_id", m->canonical);
+	cJSON_AddStringToObject(c->meta, "revision", m->rev[0] ? m->rev : "main");
+	cJSON_AddStringToObject(c->meta, "sha", m->sha);
+	cJSON_AddStringToObject(c->meta, "endpoint", c->R->endpoint);
 	snprintf(line, sizeof line, "fetched from %s (model info, config.json%s) at commit %s",
-	         R->endpoint, m->n_shards || m->tally_reused ? ", safetensors headers" : "", m->sha);
-	cJSON_AddStringToObject(meta, "source", line);
-	cJSON_AddStringToObject(meta, "fetched_at", ts);
-	cJSON_AddItemToObject(meta, "gated", m->gated ? cJSON_Duplicate(m->gated, 1) : cJSON_CreateNull());
-	cJSON_AddBoolToObject(meta, "private", m->is_private);
-	files = cJSON_AddObjectToObject(meta, "files");
+	         c->R->endpoint, m->n_shards || m->tally_reused ? ", safetensors headers" : "", m->sha);
+	cJSON_AddStringToObject(c->meta, "source", line);
+	cJSON_AddStringToObject(c->meta, "fetched_at", ts);
+	cJSON_AddItemToObject(c->meta, "gated",
+	                      m->gated ? cJSON_Duplicate(m->gated, 1) : cJSON_CreateNull());
+	cJSON_AddBoolToObject(c->meta, "private", m->is_private);
+}
+
+/* The files fetched with their ETags, the safetensors layout and file list. */
+static void meta_files(meta_ctx *c)
+{
+	hub_model *m = c->m;
+	cJSON *files, *o;
+
+	files = cJSON_AddObjectToObject(c->meta, "files");
 	o = cJSON_AddObjectToObject(files, "api");
 	cJSON_AddStringToObject(o, "etag", m->api_etag);
 	o = cJSON_AddObjectToObject(files, "config.json");
@@ -1036,9 +1054,9 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 		o = cJSON_AddObjectToObject(files, "model.safetensors.index.json");
 		cJSON_AddStringToObject(o, "etag", m->index_etag);
 	}
-	cJSON_AddStringToObject(meta, "safetensors_layout",
+	cJSON_AddStringToObject(c->meta, "safetensors_layout",
 	                        m->st_single ? "single" : m->st_sharded ? "sharded" : "none");
-	o = cJSON_AddArrayToObject(meta, "safetensors_files");
+	o = cJSON_AddArrayToObject(c->meta, "safetensors_files");
 	if (m->tally_reused) {
 		cJSON *it;
 		cJSON_ArrayForEach(it, jget(m->old, "safetensors_files"))
@@ -1047,22 +1065,28 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 		for (int i = 0; i < m->n_shards; i++)
 			cJSON_AddItemToArray(o, cJSON_CreateString(m->shards[i]));
 	}
+}
 
-	params = cJSON_AddObjectToObject(meta, "params");
-	diffs = cJSON_CreateArray();
+/* The stored-tensor counts: the Hub's safetensors field and the header
+ * tally (new or reused); sets c->header_total. */
+static void meta_counts(meta_ctx *c)
+{
+	hub_model *m = c->m;
+	cJSON *o;
+
 	if (m->hub_st != NULL) {
 		o = cJSON_Duplicate(m->hub_st, 1);
 		cJSON_AddStringToObject(o, "source", "Hub model info (GET /api/models/{id}) "
 		                        "safetensors field: stored tensor elements by dtype");
-		cJSON_AddItemToObject(params, "hub_safetensors", o);
+		cJSON_AddItemToObject(c->params, "hub_safetensors", o);
 	}
 	if (m->tally_reused) {
-		cJSON_AddItemToObject(params, "header", cJSON_Duplicate(m->old_header, 1));
-		header_total = gs_json_u64(jget(m->old_header, "total"), 0);
+		cJSON_AddItemToObject(c->params, "header", cJSON_Duplicate(m->old_header, 1));
+		c->header_total = gs_json_u64(jget(m->old_header, "total"), 0);
 	} else if (m->tally.files > 0) {
 		gs_st_tally *t = &m->tally;
-		header_total = t->total;
-		o = cJSON_AddObjectToObject(params, "header");
+		c->header_total = t->total;
+		o = cJSON_AddObjectToObject(c->params, "header");
 		cJSON_AddNumberToObject(o, "total", (double)t->total);
 		cJSON_AddNumberToObject(o, "bytes", (double)t->bytes);
 		cJSON_AddNumberToObject(o, "tensors", (double)t->tensors);
@@ -1076,9 +1100,17 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 		cJSON_AddStringToObject(o, "source", "safetensors headers read with HTTP Range "
 		                        "requests: per-tensor shape products summed");
 	}
+}
 
-	/* quantisation: config first, then what the tensors show */
-	q = cJSON_CreateObject();
+/* "quantization": config.json's quantization_config (qc, may be NULL) first,
+ * then what the tensors and the model info show, or null; a quantized
+ * checkpoint also gets its difference line. */
+static void meta_quantization(meta_ctx *c, const cJSON *qc)
+{
+	hub_model *m = c->m;
+	const char *qmethod = NULL;
+	cJSON *q = cJSON_CreateObject();
+
 	if (cJSON_IsObject(qc)) {
 		qmethod = gs_json_string(jget(qc, "quant_method"));
 		cJSON_AddStringToObject(q, "method", qmethod ? qmethod : "unknown");
@@ -1095,43 +1127,58 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 	if (m->api_quant != NULL)
 		cJSON_AddItemToObject(q, "api_quantization_config", cJSON_Duplicate(m->api_quant, 1));
 	if (cJSON_GetArraySize(q) > 0) {
-		cJSON_AddItemToObject(meta, "quantization", q);
-		add_diff(diffs, "quantized checkpoint (%s%s%s): stored element counts are packed "
+		cJSON_AddItemToObject(c->meta, "quantization", q);
+		add_diff(c->diffs, "quantized checkpoint (%s%s%s): stored element counts are packed "
 		         "storage (e.g. 8 4-bit values per int32) plus scales/zero points, not logical "
 		         "parameters; size it from the config, not from these counts",
 		         qmethod ? qmethod : "", qmethod && m->tally.quant_hint[0] ? "; " : "",
 		         m->tally.quant_hint);
 	} else {
 		cJSON_Delete(q);
-		cJSON_AddNullToObject(meta, "quantization");
+		cJSON_AddNullToObject(c->meta, "quantization");
 	}
+}
 
-	if (m->hub_total && header_total && m->hub_total != header_total)
-		add_diff(diffs, "Hub model info total %llu differs from the header tally %llu by %lld "
-		         "(the Hub figure may be computed at another commit)",
-		         (unsigned long long)m->hub_total, (unsigned long long)header_total,
-		         (long long)(header_total - m->hub_total));
+/* The remaining difference lines (Hub vs header totals, buffers, the
+ * config-derived cross-check, no safetensors, those kept from a reused
+ * tally), then "differences" itself; sets c->config_total. */
+static void meta_differences(meta_ctx *c, const char *cfg, size_t cfg_len)
+{
+	hub_model *m = c->m;
+
+	if (m->hub_total && c->header_total && m->hub_total != c->header_total)
+		add_diff(c->diffs, "Hub model info total %llu differs from the header tally %llu by "
+		         "%lld (the Hub figure may be computed at another commit)",
+		         (unsigned long long)m->hub_total, (unsigned long long)c->header_total,
+		         (long long)(c->header_total - m->hub_total));
 	if (!m->tally_reused && m->tally.buffers)
-		add_diff(diffs, "%llu stored elements are in %llu non-parameter buffers (e.g. %s: "
+		add_diff(c->diffs, "%llu stored elements are in %llu non-parameter buffers (e.g. %s: "
 		         "causal masks / position ids); they count in the safetensors totals but are "
 		         "not parameters", (unsigned long long)m->tally.buffers,
 		         (unsigned long long)m->tally.buffer_tensors, m->tally.buffer_example);
-	cross_check(m, cfg, cfg_len, header_total, params, diffs, &config_total);
+	cross_check(m, cfg, cfg_len, c->header_total, c->params, c->diffs, &c->config_total);
 	if (!m->st_single && !m->st_sharded)
-		add_diff(diffs, "no model.safetensors or model.safetensors.index.json in the "
+		add_diff(c->diffs, "no model.safetensors or model.safetensors.index.json in the "
 		         "repository: no header tally (pickle-only checkpoints are not read)");
 	if (m->tally_reused) {
 		cJSON *it;
 		cJSON_ArrayForEach(it, jget(m->old, "differences"))
 			if (cJSON_IsString(it) && strstr(it->valuestring, "non-parameter buffers"))
-				cJSON_AddItemToArray(diffs, cJSON_Duplicate(it, 1));
+				cJSON_AddItemToArray(c->diffs, cJSON_Duplicate(it, 1));
 	}
-	cJSON_AddItemToObject(meta, "differences", diffs);
+	cJSON_AddItemToObject(c->meta, "differences", c->diffs);
+}
 
-	if (header_total)
+/* "param_source": the one line that says where the counts come from. */
+static void meta_param_source(meta_ctx *c)
+{
+	hub_model *m = c->m;
+	char line[1400];
+
+	if (c->header_total)
 		snprintf(line, sizeof line, "safetensors headers at %.12s: %llu stored elements%s%s",
-		         m->sha, (unsigned long long)header_total,
-		         m->hub_total == header_total ? " (equal to the Hub model info total)"
+		         m->sha, (unsigned long long)c->header_total,
+		         m->hub_total == c->header_total ? " (equal to the Hub model info total)"
 		         : m->hub_total ? " (Hub model info total differs, see differences)" : "",
 		         m->tally_reused ? ", tally reused (same commit)" : "");
 	else if (m->hub_total)
@@ -1139,13 +1186,28 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 		         "elements (headers not read)", m->sha, (unsigned long long)m->hub_total);
 	else
 		snprintf(line, sizeof line, "config.json at %.12s only (no safetensors counts)", m->sha);
-	if (config_total) {
+	if (c->config_total) {
 		size_t l = strlen(line);
-		snprintf(line + l, sizeof line - l, "; config-derived %llu", (unsigned long long)config_total);
+		snprintf(line + l, sizeof line - l, "; config-derived %llu",
+		         (unsigned long long)c->config_total);
 	}
-	cJSON_AddStringToObject(meta, "param_source", line);
-	m->res->params_config = config_total;
-	return meta;
+	cJSON_AddStringToObject(c->meta, "param_source", line);
+}
+
+cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg, size_t cfg_len)
+{
+	meta_ctx c = {.R = R, .m = m, .meta = cJSON_CreateObject()};
+
+	meta_identity(&c);
+	meta_files(&c);
+	c.params = cJSON_AddObjectToObject(c.meta, "params");
+	c.diffs = cJSON_CreateArray();
+	meta_counts(&c);
+	meta_quantization(&c, jget(cfg_json, "quantization_config"));
+	meta_differences(&c, cfg, cfg_len);
+	meta_param_source(&c);
+	m->res->params_config = c.config_total;
+	return c.meta;
 }
 
 /* Write config.json (when changed) then meta.json, each atomically. */
@@ -1383,26 +1445,19 @@ static gs_err offline_run(const gs_hub_opts *o, hub_model *ms, int n)
 	return GS_OK;
 }
 
-gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
-                    gs_error *e)
+/* Validate every id and fill ms[] (id, repo, revision, slug, cache folder,
+ * results slot) before any network use; a later id that shares an earlier
+ * one's cache folder is marked skip. */
+static gs_err init_models(const gs_hub_opts *o, const char *const *ids, int n,
+                          gs_hub_result *res, hub_model *ms, gs_error *e)
 {
-	hub_run R;
-	hub_model *ms;
 	char mdir_buf[4096];
 	const char *mdir = o->models_dir;
-	char token[1024];
-	gs_err worst = GS_OK;
-	static bool curl_ready;
 
-	memset(res, 0, sizeof *res * (size_t)(n > 0 ? n : 0));
-	if (n <= 0)
-		return GS_OK;
 	if (mdir == NULL) {
 		gs_models_dir_default(mdir_buf, sizeof mdir_buf);
 		mdir = mdir_buf;
 	}
-	ms = gs_xcalloc((size_t)n, sizeof *ms);
-	/* validate every id before any network use */
 	for (int i = 0; i < n; i++) {
 		hub_model *m = &ms[i];
 		gs_err rc;
@@ -1411,56 +1466,57 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 		rc = gs_model_parse_id(ids[i], m->repo, sizeof m->repo, m->rev, sizeof m->rev, &res[i].err);
 		if (rc == GS_OK)
 			rc = gs_model_slug(ids[i], m->slug, sizeof m->slug, &res[i].err);
-		if (rc != GS_OK) {
-			gs_fail(e, rc, "%s", res[i].err.msg);
-			free(ms);
-			return rc;
-		}
+		if (rc != GS_OK)
+			return gs_fail(e, rc, "%s", res[i].err.msg);
 		if (!m->rev[0] && o->revision != NULL && o->revision[0] != '\0')
 			snprintf(m->rev, sizeof m->rev, "%s", o->revision);
-		if (snprintf(m->dir, sizeof m->dir, "%s/%s", mdir, m->slug) >= (int)sizeof m->dir) {
-			free(ms);
+		if (snprintf(m->dir, sizeof m->dir, "%s/%s", mdir, m->slug) >= (int)sizeof m->dir)
 			return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", mdir);
-		}
 		for (int j = 0; j < i; j++)
 			if (!ms[j].skip && strcmp(ms[j].slug, m->slug) == 0) {
 				m->skip = true; /* the same cache folder: fetched once */
 				break;
 			}
 	}
+	return GS_OK;
+}
 
-	if (gs_offline(o->offline)) {
-		offline_run(o, ms, n);
-		goto results;
-	}
+/* Set up the run: endpoint, limits from the environment, the token, the
+ * retry jitter's seed, libcurl (once per process) and the multi handle. */
+static gs_err init_run(hub_run *R, const gs_hub_opts *o, int n, gs_error *e)
+{
+	static bool curl_ready;
+	char token[1024];
 
-	memset(&R, 0, sizeof R);
-	R.o = o;
-	R.jobs = o->jobs > 0 ? o->jobs : 16;
-	R.n_models = n;
-	gs_hub_endpoint(R.endpoint, sizeof R.endpoint);
-	R.timeout_s = env_double("GPUSIZER_TIMEOUT", 60, 0.05, 86400);
-	R.max_wait = env_double("GPUSIZER_MAX_RETRY_WAIT", 60, 0, 3600);
-	R.retries = (int)env_double("GPUSIZER_RETRIES", 5, 0, 20);
+	memset(R, 0, sizeof *R);
+	R->o = o;
+	R->jobs = o->jobs > 0 ? o->jobs : 16;
+	R->n_models = n;
+	gs_hub_endpoint(R->endpoint, sizeof R->endpoint);
+	R->timeout_s = env_double("GPUSIZER_TIMEOUT", 60, 0.05, 86400);
+	R->max_wait = env_double("GPUSIZER_MAX_RETRY_WAIT", 60, 0, 3600);
+	R->retries = (int)env_double("GPUSIZER_RETRIES", 5, 0, 20);
 	load_token(token, sizeof token);
 	if (token[0])
-		snprintf(R.auth, sizeof R.auth, "Authorization: Bearer %s", token);
+		snprintf(R->auth, sizeof R->auth, "Authorization: Bearer %s", token);
 	memset(token, 0, sizeof token);
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
 	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			free(ms);
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 			return gs_fail(e, GS_ENET, "libcurl initialisation failed");
-		}
 		curl_ready = true;
 		atexit(curl_global_cleanup);
 	}
-	R.multi = curl_multi_init();
-	if (R.multi == NULL) {
-		free(ms);
+	R->multi = curl_multi_init();
+	if (R->multi == NULL)
 		return gs_fail(e, GS_ENET, "libcurl initialisation failed");
-	}
+	return GS_OK;
+}
 
+/* Read each model's previous meta.json and queue its model-info request
+ * (conditional on the cached ETag). */
+static void queue_model_info(hub_run *R, hub_model *ms, int n)
+{
 	for (int i = 0; i < n; i++) {
 		hub_model *m = &ms[i];
 		char url[2400], rq[300], inm[260];
@@ -1469,81 +1525,130 @@ gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_
 		load_old(m);
 		if (m->rev[0]) {
 			quote_rev(rq, sizeof rq, m->rev);
-			snprintf(url, sizeof url, "%s/api/models/%s/revision/%s", R.endpoint, m->repo, rq);
+			snprintf(url, sizeof url, "%s/api/models/%s/revision/%s", R->endpoint, m->repo, rq);
 		} else {
-			snprintf(url, sizeof url, "%s/api/models/%s", R.endpoint, m->repo);
+			snprintf(url, sizeof url, "%s/api/models/%s", R->endpoint, m->repo);
 		}
 		strncat(url, "?expand=sha&expand=gated&expand=private&expand=safetensors"
 		        "&expand=siblings&expand=config", sizeof url - strlen(url) - 1);
 		quote_etag(inm, sizeof inm, m->old_api_etag);
-		enqueue(&R, hub_new_req(m, RQ_API, url, inm));
+		enqueue(R, hub_new_req(m, RQ_API, url, inm));
 	}
+}
 
-	while (R.queue != NULL || R.active > 0) {
-		double t = now_mono(), next = -1;
-		hub_req **pp = &R.queue;
-		int running, left;
-		CURLMsg *msg;
+/* Start the queued requests that are due, up to R->jobs at once; returns
+ * the earliest start time of those left waiting (-1 when none). */
+static double start_due(hub_run *R)
+{
+	double t = now_mono(), next = -1;
+	hub_req **pp = &R->queue;
 
-		while (*pp != NULL && R.active < R.jobs) {
-			hub_req *r = *pp;
-			if (r->not_before <= t) {
-				*pp = r->next;
-				r->next = NULL;
-				if (!start_req(&R, r)) {
-					hub_model *m = r->m;
-					fail_model(m, GS_ENET, "%s: cannot start the request", short_url(r));
-					m->pending--;
-					hub_free_req(r);
-					if (m->pending == 0)
-						finish_model(&R, m);
-				}
-			} else {
-				if (next < 0 || r->not_before < next)
-					next = r->not_before;
-				pp = &r->next;
+	while (*pp != NULL && R->active < R->jobs) {
+		hub_req *r = *pp;
+		if (r->not_before <= t) {
+			*pp = r->next;
+			r->next = NULL;
+			if (!start_req(R, r)) {
+				hub_model *m = r->m;
+				fail_model(m, GS_ENET, "%s: cannot start the request", short_url(r));
+				m->pending--;
+				hub_free_req(r);
+				if (m->pending == 0)
+					finish_model(R, m);
 			}
+		} else {
+			if (next < 0 || r->not_before < next)
+				next = r->not_before;
+			pp = &r->next;
 		}
-		curl_multi_perform(R.multi, &running);
-		while ((msg = curl_multi_info_read(R.multi, &left)) != NULL) {
-			if (msg->msg == CURLMSG_DONE) {
-				hub_req *r = NULL;
-				CURLcode cc = msg->data.result;
-				CURL *h = msg->easy_handle;
-				curl_easy_getinfo(h, CURLINFO_PRIVATE, (char **)&r);
-				curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
-				req_done(&R, r, cc);
-			}
+	}
+	return next;
+}
+
+/* Hand each transfer libcurl reports finished to req_done. */
+static void collect_done(hub_run *R)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(R->multi, &left)) != NULL) {
+		if (msg->msg == CURLMSG_DONE) {
+			hub_req *r = NULL;
+			CURLcode cc = msg->data.result;
+			CURL *h = msg->easy_handle;
+			curl_easy_getinfo(h, CURLINFO_PRIVATE, (char **)&r);
+			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+			req_done(R, r, cc);
 		}
-		if (R.active == 0 && R.queue == NULL)
+	}
+}
+
+/* Wait for transfer activity or until next (the earliest waiting request's
+ * start time, -1 for none), at most 200 ms; not at all when a queued
+ * request can start now. */
+static void wait_for_work(hub_run *R, double next)
+{
+	int ms_wait = 200;
+
+	/* requests queued while handling completions start at once */
+	for (hub_req *q = R->queue; q != NULL && R->active < R->jobs; q = q->next)
+		if (q->not_before <= now_mono()) {
+			ms_wait = 0;
 			break;
-		{
-			int ms_wait = 200;
-			/* requests queued while handling completions start at once */
-			for (hub_req *q = R.queue; q != NULL && R.active < R.jobs; q = q->next)
-				if (q->not_before <= now_mono()) {
-					ms_wait = 0;
-					break;
-				}
-			if (next >= 0) {
-				double d = (next - now_mono()) * 1000;
-				if (d < ms_wait)
-					ms_wait = d < 0 ? 0 : (int)d + 1;
-			}
-			if (ms_wait == 0) {
-				/* loop: start the ready requests */
-			} else if (R.active > 0) {
-				curl_multi_poll(R.multi, NULL, 0, ms_wait, NULL);
-			} else if (ms_wait > 0) {
-				struct timespec ts = {ms_wait / 1000, (long)(ms_wait % 1000) * 1000000L};
-				nanosleep(&ts, NULL);
-			}
 		}
+	if (next >= 0) {
+		double d = (next - now_mono()) * 1000;
+		if (d < ms_wait)
+			ms_wait = d < 0 ? 0 : (int)d + 1;
 	}
+	if (ms_wait == 0) {
+		/* loop: start the ready requests */
+	} else if (R->active > 0) {
+		curl_multi_poll(R->multi, NULL, 0, ms_wait, NULL);
+	} else if (ms_wait > 0) {
+		struct timespec ts = {ms_wait / 1000, (long)(ms_wait % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Run the transfers until the queue is empty and none is active. */
+static void run_transfers(hub_run *R)
+{
+	while (R->queue != NULL || R->active > 0) {
+		double next = start_due(R);
+		int running;
+
+		curl_multi_perform(R->multi, &running);
+		collect_done(R);
+		if (R->active == 0 && R->queue == NULL)
+			break;
+		wait_for_work(R, next);
+	}
+}
+
+/* Online: fetch every model not skipped, then release the run. */
+static gs_err online_run(const gs_hub_opts *o, hub_model *ms, int n, gs_error *e)
+{
+	hub_run R;
+	gs_err rc;
+
+	rc = init_run(&R, o, n, e);
+	if (rc != GS_OK)
+		return rc;
+	queue_model_info(&R, ms, n);
+	run_transfers(&R);
 	curl_multi_cleanup(R.multi);
 	memset(R.auth, 0, sizeof R.auth);
+	return GS_OK;
+}
 
-results:
+/* Fill the skipped ids' results from the model fetched for their cache
+ * folder (with no traffic of their own), free the models and ms, and return
+ * the worst error; e keeps the first message with the worst code. */
+static gs_err gather_results(hub_model *ms, int n, gs_hub_result *res, gs_error *e)
+{
+	gs_err worst = GS_OK;
+
 	for (int i = 0; i < n; i++) {
 		if (ms[i].skip) {
 			for (int j = 0; j < i; j++)
@@ -1569,4 +1674,28 @@ results:
 		e->code = worst;
 	}
 	return worst;
+}
+
+gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
+                    gs_error *e)
+{
+	hub_model *ms;
+	gs_err rc;
+
+	memset(res, 0, sizeof *res * (size_t)(n > 0 ? n : 0));
+	if (n <= 0)
+		return GS_OK;
+	ms = gs_xcalloc((size_t)n, sizeof *ms);
+	rc = init_models(o, ids, n, res, ms, e);
+	if (rc == GS_OK) {
+		if (gs_offline(o->offline))
+			offline_run(o, ms, n);
+		else
+			rc = online_run(o, ms, n, e);
+	}
+	if (rc != GS_OK) {
+		free(ms);
+		return rc;
+	}
+	return gather_results(ms, n, res, e);
 }
