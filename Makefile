@@ -73,6 +73,7 @@ test_engine_OBJ = $(CORE) config fileio jsoncheck jsonget utf8 util
 test_jsoncheck_OBJ = err jsoncheck utf8 util
 test_jsonget_OBJ = err jsonget
 test_measured_OBJ = err fileio measured nvml settings util
+test_plan_OBJ = $(CORE) fileio measured plan util verdict
 test_models_OBJ = arch config err fileio hub jsoncheck jsonget modelid models paths resolve safetensors utf8 util
 test_report_driver_OBJ = $(CORE) fileio jsoncheck measured outdir paths spec sweep utf8 util verdict
 test_report_md_OBJ = $(CORE) buf fileio mdesc measured paths report_html report_md svg template utf8 util verdict

@@ -140,34 +140,6 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 	}
 }
 
-/* Keep only the classes named in csv (ids, comma-separated), in csv's order. */
-static gs_err filter_gpus(gs_gpu *g, size_t *ng, const char *csv, const char *dir, gs_error *e)
-{
-	gs_gpu *all = gs_xmalloc((*ng ? *ng : 1) * sizeof *all);
-	size_t n = 0, nall = *ng;
-	const char *p = csv;
-
-	memcpy(all, g, nall * sizeof *all);
-	while (*p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const gs_gpu *hit = NULL;
-		for (size_t i = 0; i < nall && hit == NULL; i++)
-			if (strlen(all[i].id) == len && strncmp(all[i].id, p, len) == 0)
-				hit = &all[i];
-		if (hit == NULL) {
-			free(all);
-			return gs_fail(e, GS_EUSAGE, "estimate: --gpu: unknown GPU class \"%.*s\" (no %s/%.*s.json; "
-			               "see gpusizer list gpus)", (int)len, p, dir, (int)len, p);
-		}
-		g[n++] = *hit;
-		p += len + (end != NULL);
-	}
-	free(all);
-	*ng = n;
-	return GS_OK;
-}
-
 int cmd_estimate(int argc, char **argv)
 {
 	gs_cli_row r;
@@ -231,7 +203,7 @@ int cmd_estimate(int argc, char **argv)
 		g = NULL;
 		ng = 0;
 	}
-	if (only != NULL && filter_gpus(g, &ng, only, gpus_dir, &e) != GS_OK)
+	if (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "estimate", &e) != GS_OK)
 		goto fail;
 	if (verbose)
 		fprintf(stderr, "gpusizer: estimate: model %s; GPU classes %s (%zu); model cache %s\n",

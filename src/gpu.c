@@ -211,3 +211,31 @@ const gs_gpu *gs_gpu_find(const gs_gpu *g, size_t n, const char *id_or_name)
 			return &g[i];
 	return NULL;
 }
+
+gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, const char *cmd,
+                      gs_error *e)
+{
+	gs_gpu *all = gs_xmalloc((*ng ? *ng : 1) * sizeof *all);
+	size_t n = 0, nall = *ng;
+	const char *p = csv;
+
+	memcpy(all, g, nall * sizeof *all);
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const gs_gpu *hit = NULL;
+		for (size_t i = 0; i < nall && hit == NULL; i++)
+			if (strlen(all[i].id) == len && strncmp(all[i].id, p, len) == 0)
+				hit = &all[i];
+		if (hit == NULL) {
+			free(all);
+			return gs_fail(e, GS_EUSAGE, "%s: --gpu: unknown GPU class \"%.*s\" (no %s/%.*s.json; "
+			               "see gpusizer list gpus)", cmd, (int)len, p, dir, (int)len, p);
+		}
+		g[n++] = *hit;
+		p += len + (end != NULL);
+	}
+	free(all);
+	*ng = n;
+	return GS_OK;
+}

@@ -28,4 +28,10 @@ gs_err gs_gpus_load(const char *dir, gs_gpu **out, size_t *n, gs_error *e);
 /* Find by id or by name (case-insensitive); NULL if none. */
 const gs_gpu *gs_gpu_find(const gs_gpu *g, size_t n, const char *id_or_name);
 
+/* Keep only the classes csv names (ids, comma-separated), in csv's order,
+ * in place (*ng updated). An unknown id: GS_EUSAGE naming cmd, the id and
+ * the directory. */
+gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, const char *cmd,
+                      gs_error *e);
+
 #endif

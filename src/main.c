@@ -14,6 +14,7 @@ static const struct command {
 	const char *what;
 } commands[] = {
 	{ "estimate", cmd_estimate, &gs_cmd_estimate, "peak GPU memory of one configuration, and where it fits" },
+	{ "plan", cmd_plan, &gs_cmd_plan, "fewest GPUs per class, largest batch and context, the remedy ladder" },
 	{ "report", cmd_report, &gs_cmd_report, "sweep a spec across GPU classes into Markdown/HTML/XLSX/JSON/CSV" },
 	{ "fetch", cmd_fetch, &gs_cmd_fetch, "fetch model configs and exact parameter counts from the Hub" },
 	{ "verify", cmd_verify, &gs_cmd_verify, "measure one configuration on the local NVIDIA GPU" },

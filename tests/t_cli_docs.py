@@ -30,7 +30,7 @@ def run(*args):
 r = run("help", "--options")
 check(r.returncode == 0, "gpusizer help --options exits 0", r.stderr)
 cmds = {c["name"]: c for c in json.loads(r.stdout)["commands"]}
-check(set(cmds) == {"estimate", "report", "fetch", "verify", "list"}, "a table for every command", sorted(cmds))
+check(set(cmds) == {"estimate", "plan", "report", "fetch", "verify", "list"}, "a table for every command", sorted(cmds))
 
 
 def names(c):

@@ -53,6 +53,19 @@ def main():
     ok(len(names) >= 26 and "state-dict-load" in names and "compile" in names,
        "the table lists every setting (%d)" % len(names))
 
+    # gpusizer.1's "Settings in detail" describes every setting of the table
+    # and no other (the prose is by hand; this keeps it whole).
+    import re
+    with open(os.path.join(TOP, "gpusizer.1"), encoding="utf-8") as f:
+        man = f.read()
+    sec = man[man.index(".SS Settings in detail"):]
+    sec = sec[:sec.index('.\\" BEGIN generated')]
+    heads = [ln for prev, ln in zip(sec.splitlines(), sec.splitlines()[1:]) if prev == ".TP"]
+    described = {m.replace("\\-", "-") for h in heads for m in re.findall(r"\\-\\-((?:[a-z0-9]|\\-)+)", h)}
+    described = {d for d in described if not d.startswith("no-")}
+    ok(described == set(names), "gpusizer.1 describes every setting and no other",
+       "missing %s, extra %s" % (sorted(set(names) - described), sorted(described - set(names))))
+
     out = report(tmp, "all", ["full", "lora", "qlora", "inference"], [1, 4], env)
     with open(os.path.join(out, "sizing.csv"), newline="") as f:
         rows = list(csv.reader(f))

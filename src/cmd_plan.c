@@ -1,0 +1,287 @@
+/* gpusizer: `plan`: the buyer's questions answered by search over the
+ * engine (plan.h): the fewest GPUs per class, the largest micro-batch and
+ * the longest context that fit, and the remedy ladder. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "gpu.h"
+#include "opt.h"
+#include "paths.h"
+#include "plan.h"
+#include "util.h"
+
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_MAX_GPUS, OPT_ALL };
+
+static const gs_opt plan_opts[] = {
+	{ "gpu", 0, "ID,...", 0, OPT_GPU, "only these GPU classes (ids as in gpusizer list gpus);\n"
+	  "each gets the remedy ladder when the settings do not fit it" },
+	{ "max-gpus", 0, "N", 0, OPT_MAX_GPUS, "the most GPUs of a class to consider (64)" },
+	{ "all", 0, NULL, 0, OPT_ALL, "the ladder's every step, not only up to the first that fits" },
+	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document (gpusizer(1), PLAN)" },
+	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the installed gpus/)" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+static const gs_opt_group plan_groups[] = {
+	{ "model (as for estimate)", gs_cli_model_opts, NULL },
+	{ "settings: the starting point (as for estimate)", NULL, gs_cli_setting_opts },
+	{ "plan", plan_opts, NULL },
+	{ "common", gs_opt_common, NULL },
+	{ NULL, NULL, NULL },
+};
+
+const gs_opt_cmd gs_cmd_plan = {
+	"plan",
+	"gpusizer plan MODEL [SETTINGS] [--gpu ID,...] [--max-gpus N] [--all] [--json]",
+	"Search instead of the user, from the settings given: for every GPU class the fewest\n"
+	"GPUs that run them (and the sharding), the largest micro-batch and the longest\n"
+	"context that fit on one GPU and at that count, and, for each class named with --gpu\n"
+	"that they do not fit, the remedy ladder of the seed articles: micro-batch 1 with\n"
+	"accumulation, 16-bit weights, gradient checkpointing, an 8-bit optimizer, QLoRA,\n"
+	"sharding over more GPUs, CPU offload, each on top of the ones before. Fits means\n"
+	"the verdict fits or tight. Memory in GiB (2^30 bytes) per GPU.",
+	plan_groups,
+	"Exit status: 0 ok (also when nothing fits: the answer says so), 2 usage, 3 a bad\n"
+	"config.json or GPU file, 10 offline and the model not cached.\n",
+};
+
+/* The answers for one class. */
+typedef struct cls_plan {
+	const gs_gpu *g;
+	gs_plan_fit count;              /* the fewest GPUs */
+	int64_t batch1, seq1;           /* largest at 1 GPU (0: none) */
+	bool seq1_bound, batch1_bound;
+	int64_t batchn, seqn;           /* at the smallest count */
+	bool seqn_bound, batchn_bound;
+	gs_plan_step ladder[GS_RUNG_MAX];
+	size_t n_ladder;                /* 0: no ladder asked for, or it fits as given */
+} cls_plan;
+
+static void plan_class(const gs_arch *a, const gs_settings *s, const gs_gpu *g, int64_t max_gpus,
+                       bool ladder, bool all, cls_plan *c)
+{
+	gs_settings one = *s;
+	gs_plan_fit f;
+
+	memset(c, 0, sizeof *c);
+	c->g = g;
+	one.gpus = 1;
+	one.tp = 1;
+	one.sharding = GS_SH_DDP;
+	gs_plan_count(a, s, g, max_gpus, &c->count);
+	c->batch1 = gs_plan_max(a, &one, g, GS_PLAN_BATCH, &c->batch1_bound, &f);
+	c->seq1 = gs_plan_max(a, &one, g, GS_PLAN_SEQ, &c->seq1_bound, &f);
+	if (c->count.found) {
+		c->batchn = gs_plan_max(a, &c->count.s, g, GS_PLAN_BATCH, &c->batchn_bound, &f);
+		c->seqn = gs_plan_max(a, &c->count.s, g, GS_PLAN_SEQ, &c->seqn_bound, &f);
+	}
+	if (ladder && !gs_plan_try(a, s, g, &f))
+		c->n_ladder = gs_plan_ladder(a, s, g, max_gpus, all, c->ladder);
+}
+
+static double gib(uint64_t b)
+{
+	return (double)b / GS_GIB;
+}
+
+static void layout_text(const gs_settings *s, char *buf, size_t n)
+{
+	if (s->gpus == 1)
+		snprintf(buf, n, "1 GPU");
+	else if (s->tp > 1)
+		snprintf(buf, n, "tensor parallel %" PRId64, s->tp);
+	else
+		snprintf(buf, n, "%s", gs_shard_name(s->sharding));
+}
+
+static void print_text(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,
+                       size_t n, int64_t max_gpus)
+{
+	char label[256], lay[64];
+
+	gs_settings_label(s, label, sizeof label);
+	fprintf(fp, "model      %s\nsettings   %s\n\n", model, label);
+	fprintf(fp, "fewest GPUs per class (up to %" PRId64 "), device GiB per GPU:\n", max_gpus);
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].count.found) {
+			fprintf(fp, "  %-18s none up to %" PRId64 "\n", c[i].g->id, max_gpus);
+			continue;
+		}
+		layout_text(&c[i].count.s, lay, sizeof lay);
+		fprintf(fp, "  %-18s %3" PRId64 " x %-18s %7.2f GiB  headroom %+.1f%%\n", c[i].g->id,
+		        c[i].count.s.gpus, lay, gib(c[i].count.est.device), c[i].count.headroom * 100);
+	}
+	fputs("\nlargest micro-batch and longest context that fit, the other settings held\n"
+	      "(0: not even 1 fits):\n", fp);
+	fprintf(fp, "  %-18s %11s %11s   %11s %11s\n", "", "1 GPU batch", "context", "fewest batch",
+	        "context");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "  %-18s %10" PRId64 "%s %10" PRId64 "%s", c[i].g->id, c[i].batch1,
+		        c[i].batch1_bound ? "*" : " ", c[i].seq1, c[i].seq1_bound ? "*" : " ");
+		if (c[i].count.found)
+			fprintf(fp, "   %10" PRId64 "%s %10" PRId64 "%s\n", c[i].batchn, c[i].batchn_bound ? "*" : " ",
+			        c[i].seqn, c[i].seqn_bound ? "*" : " ");
+		else
+			fprintf(fp, "   %11s %11s\n", "-", "-");
+	}
+	fputs("  (* = the limit: 65536 sequences, or the model's max_position_embeddings)\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].n_ladder == 0)
+			continue;
+		fprintf(fp, "\nremedy ladder on %s (%s, %.1f GiB usable), each step on top of the ones before:\n",
+		        c[i].g->id, c[i].g->name, gib(c[i].g->usable_bytes));
+		for (size_t k = 0; k < c[i].n_ladder; k++) {
+			const gs_plan_step *st = &c[i].ladder[k];
+			gs_settings_label(&st->fit.s, label, sizeof label);
+			fprintf(fp, "  %zu. %-62s %s\n", k, st->what,
+			        st->skipped ? (st->rung == GS_RUNG_SHARD ? "skipped: no count fits"
+			                                                 : "skipped: does not lower the peak")
+			        : st->fit.est.device == 0 ? "no estimate"
+			        : st->fit.v == GS_NOT_RUNNABLE && st->fit.est.device <= c[i].g->usable_bytes
+			            ? "not runnable (the GPU lacks bf16 or fp8)"
+			            : gs_verdict_name(st->fit.v));
+			if (!st->skipped)
+				fprintf(fp, "     %.2f GiB per GPU, %s%s%s\n", gib(st->fit.est.device), label,
+				        st->cost[0] ? "; cost: " : "", st->cost);
+			if (!st->skipped && st->fit.est.host > 0)
+				fprintf(fp, "     host memory %.2f GiB\n", gib(st->fit.est.host));
+		}
+	}
+}
+
+static void json_fit(FILE *fp, const char *key, const gs_plan_fit *f)
+{
+	char label[256];
+
+	fprintf(fp, ",\"%s\":", key);
+	if (!f->found) {
+		fputs("null", fp);
+		return;
+	}
+	gs_settings_label(&f->s, label, sizeof label);
+	fprintf(fp, "{\"gpus\":%" PRId64 ",\"sharding\":", f->s.gpus);
+	gs_json_str(fp, gs_shard_name(f->s.sharding));
+	fprintf(fp, ",\"tp\":%" PRId64 ",\"label\":", f->s.tp);
+	gs_json_str(fp, label);
+	fprintf(fp, ",\"device_bytes\":%" PRIu64 ",\"host_bytes\":%" PRIu64 ",\"headroom\":%.4f,\"verdict\":",
+	        f->est.device, f->est.host, f->headroom);
+	gs_json_str(fp, gs_verdict_name(f->v));
+	fputc('}', fp);
+}
+
+static void print_json(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,
+                       size_t n, int64_t max_gpus)
+{
+	char label[256];
+
+	gs_settings_label(s, label, sizeof label);
+	fputs("{\"command\":\"plan\",\"model\":", fp);
+	gs_json_str(fp, model);
+	fputs(",\"label\":", fp);
+	gs_json_str(fp, label);
+	fprintf(fp, ",\"max_gpus\":%" PRId64 ",\"classes\":[", max_gpus);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n {\"gpu\":" : "\n {\"gpu\":", fp);
+		gs_json_str(fp, c[i].g->id);
+		fprintf(fp, ",\"usable_bytes\":%" PRIu64, c[i].g->usable_bytes);
+		json_fit(fp, "fewest", &c[i].count);
+		fprintf(fp, ",\"one_gpu\":{\"max_batch\":%" PRId64 ",\"batch_at_limit\":%s,\"max_seq\":%" PRId64
+		        ",\"seq_at_limit\":%s}", c[i].batch1, c[i].batch1_bound ? "true" : "false", c[i].seq1,
+		        c[i].seq1_bound ? "true" : "false");
+		if (c[i].count.found)
+			fprintf(fp, ",\"at_fewest\":{\"max_batch\":%" PRId64 ",\"batch_at_limit\":%s,\"max_seq\":%" PRId64
+			        ",\"seq_at_limit\":%s}", c[i].batchn, c[i].batchn_bound ? "true" : "false", c[i].seqn,
+			        c[i].seqn_bound ? "true" : "false");
+		else
+			fputs(",\"at_fewest\":null", fp);
+		fputs(",\"ladder\":[", fp);
+		for (size_t k = 0; k < c[i].n_ladder; k++) {
+			const gs_plan_step *st = &c[i].ladder[k];
+			fputs(k ? ",{\"step\":" : "{\"step\":", fp);
+			gs_json_str(fp, gs_plan_rung_name(st->rung));
+			fputs(",\"what\":", fp);
+			gs_json_str(fp, st->what);
+			fputs(",\"cost\":", fp);
+			gs_json_str(fp, st->cost);
+			fprintf(fp, ",\"applied\":%s", st->applied ? "true" : "false");
+			json_fit(fp, "fits", &st->fit);
+			fprintf(fp, ",\"device_bytes\":%" PRIu64 "}", st->fit.est.device);
+		}
+		fputs("]}", fp);
+	}
+	fputs(n ? "\n]}\n" : "]}\n", fp);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	gs_cli_row r;
+	gs_error e = { 0 };
+	gs_arch a;
+	gs_gpu *g = NULL;
+	cls_plan *c = NULL;
+	size_t ng = 0;
+	bool json = false, all = false;
+	int64_t max_gpus = 64;
+	char gpus_buf[4096];
+	const char *gpus_dir = gpus_buf, *only = NULL, *val;
+	gs_opt_iter it;
+	const gs_opt *o;
+	int k;
+
+	gs_cli_row_init(&r);
+	gs_data_path(GS_DATA_GPUS, gpus_buf, sizeof gpus_buf);
+	gs_opt_begin(&it, argc, argv);
+	while ((k = gs_opt_next(&gs_cmd_plan, &it, &o, &val, &e)) > 0) {
+		int m = gs_cli_row_apply(&r, &gs_cmd_plan, k == 2 ? NULL : o, val, &e);
+		if (m < 0)
+			goto fail;
+		if (m > 0)
+			continue;
+		switch (o->id) {
+		case GS_OPT_HELP: gs_opt_usage(&gs_cmd_plan, stdout); return 0;
+		case GS_OPT_JSON: json = true; break;
+		case OPT_GPU: only = val; break;
+		case OPT_GPUS_DIR: gpus_dir = val; break;
+		case OPT_ALL: all = true; break;
+		case OPT_MAX_GPUS: {
+			char *end = NULL;
+			long long x = strtoll(val, &end, 10);
+			if (*val == '\0' || *end != '\0' || x < 1 || x > 1024) {
+				gs_opt_bad_value(&gs_cmd_plan, o, val, "a count from 1 to 1024", &e);
+				goto fail;
+			}
+			max_gpus = x;
+			break;
+		}
+		}
+	}
+	if (k < 0 || gs_settings_check(&r.s, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
+	    gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK ||
+	    (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "plan", &e) != GS_OK))
+		goto fail;
+	c = gs_xcalloc(ng ? ng : 1, sizeof *c);
+	for (size_t i = 0; i < ng; i++)
+		plan_class(&a, &r.s, &g[i], max_gpus, only != NULL, all, &c[i]);
+	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
+	if (json)
+		print_json(stdout, model, &r.s, c, ng, max_gpus);
+	else
+		print_text(stdout, model, &r.s, c, ng, max_gpus);
+	free(c);
+	free(g);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		gs_fail(&e, GS_EIO, "plan: cannot write the output");
+		gs_report_error(&e);
+		return gs_exit_code(GS_EIO);
+	}
+	return 0;
+fail:
+	free(c);
+	free(g);
+	gs_report_error(&e);
+	return gs_exit_code(e.code);
+}
