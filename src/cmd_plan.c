@@ -79,8 +79,10 @@ static void plan_class(const gs_arch *a, const gs_settings *s, const gs_gpu *g, 
 		c->batchn = gs_plan_max(a, &c->count.s, g, GS_PLAN_BATCH, &c->batchn_bound, &f);
 		c->seqn = gs_plan_max(a, &c->count.s, g, GS_PLAN_SEQ, &c->seqn_bound, &f);
 	}
-	if (ladder && !gs_plan_try(a, s, g, &f))
-		c->n_ladder = gs_plan_ladder(a, s, g, max_gpus, all, c->ladder);
+	if (ladder) { /* none where the settings fit as given (the ladder's first step) */
+		size_t n = gs_plan_ladder(a, s, g, max_gpus, all, c->ladder);
+		c->n_ladder = c->ladder[0].fit.found ? 0 : n;
+	}
 }
 
 static double gib(uint64_t b)

@@ -33,9 +33,9 @@ void gs_argv_free(gs_argv *a);
 
 /*
  * The harness's command line: python, the harness script, --config, then
- * one flag per setting of s the harness reads, then --warmup and --steps.
- * Appended to a. (One function on purpose: it is to become table-driven
- * from the settings table.)
+ * --NAME VALUE for every GS_SF_HARNESS setting of the settings table (a
+ * derived one not given is left out), then --warmup and --steps. Appended
+ * to a.
  */
 void gs_harness_args(const gs_settings *s, const char *python, const char *harness,
                      const char *config, int64_t warmup, int64_t steps, gs_argv *a);
@@ -44,8 +44,9 @@ void gs_harness_args(const gs_settings *s, const char *python, const char *harne
  * The settings the harness does not reproduce, so verify refuses them
  * rather than compare a prediction with a run made another way: the
  * option to name ("--compile", "--precision nf4-torchao", ...), or NULL
- * when the harness runs s. (One function on purpose: it is to become
- * table-driven from the settings table.)
+ * when the harness runs s: a changed GS_SF_NO_HARNESS setting of the
+ * settings table, then the precisions the harness cannot load. The text is
+ * static, valid until the next call.
  */
 const char *gs_harness_refusal(const gs_settings *s);
 

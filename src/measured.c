@@ -319,7 +319,10 @@ gs_err gs_settings_from_json(const cJSON *o, gs_settings *s, gs_error *e)
 		char buf[GS_LORA_NAMES_MAX];
 		gs_err rc;
 
-		if (v == NULL || cJSON_IsNull(v) || (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0))
+		/* "auto" is how a derived setting not given is written
+		 * (gs_setting_value.unset); for any other it is a value. */
+		if (v == NULL || cJSON_IsNull(v) ||
+		    (t[i].def == NULL && cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0))
 			continue;
 		if (cJSON_IsString(v))
 			snprintf(buf, sizeof buf, "%s", v->valuestring);

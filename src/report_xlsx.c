@@ -872,16 +872,16 @@ static void put_settings(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col
 		if (!xl_set_col(d))
 			continue;
 		gs_setting_get(d, s, &v);
-		if (!gs_setting_applies(d, s) || (v.unset && !v.named))
-			;
-		else if (v.type == GS_ST_TEXT)
-			put_str(st, ws, row, c, v.text, NULL);
-		else if (v.type == GS_ST_BOOL && !v.named)
-			put_lit(st, ws, row, c, v.b ? "on" : "off", NULL);
-		else if (v.named)
-			put_lit(st, ws, row, c, v.text, NULL);
-		else
-			put_num(st, ws, row, c, v.d, NULL);
+		if (gs_setting_applies(d, s) && (v.named || !v.unset)) {
+			if (v.type == GS_ST_TEXT)
+				put_str(st, ws, row, c, v.text, NULL);
+			else if (v.type == GS_ST_BOOL && !v.named)
+				put_lit(st, ws, row, c, v.b ? "on" : "off", NULL);
+			else if (v.named)
+				put_lit(st, ws, row, c, v.text, NULL);
+			else
+				put_num(st, ws, row, c, v.d, NULL);
+		}
 		c++;
 	}
 }

@@ -177,6 +177,12 @@ static gs_err parse_targets(const char *v, char *out, gs_error *e)
 
 #define F(field) offsetof(gs_settings, field)
 
+/* The precision when none is given: the method's (gs_settings_precision). */
+static int precision_by_method(const gs_settings *s)
+{
+	return (int)gs_settings_precision(s);
+}
+
 /*
  * The settings, in column and key order. Methods: those whose estimate the
  * setting can change (tests/unit/test_settings.c checks it against the
@@ -187,84 +193,84 @@ static gs_err parse_targets(const char *v, char *out, gs_error *e)
 static const gs_setting table[] = {
 	{ "method", GS_ST_ENUM, method_names, 0, 0, "full", "M",
 	  "what the row does: train every weight, LoRA or QLoRA adapters, or serve", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0 },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0, NULL },
 	{ "precision", GS_ST_ENUM, prec_names, 0, 0, NULL, "P",
 	  "full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16 fp8-mixed (amp-bf16); "
 	  "lora/qlora/inference base storage: fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao "
 	  "nf4-litgpt nf4-dq-litgpt gptq-int4 gptq-int8 awq-int4, and for lora/inference "
 	  "amp-bf16 amp-fp16 (bf16; qlora nf4)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS | GS_SF_OWN_LIST, "Precision", 12, " %s", GS_LW_ALWAYS, 1,
-	  F(precision), F(precision_set) },
+	  F(precision), F(precision_set), precision_by_method },
 	{ "adapter-dtype", GS_ST_ENUM, adapter_names, 0, 0, "fp32", "D",
 	  "LoRA adapter storage (PEFT keeps fp32)", GS_M_ADAPTER,
-	  GS_SF_HARNESS, "Adapter dtype", 9, NULL, GS_LW_NEVER, 0, F(adapter_dtype), 0 },
+	  GS_SF_HARNESS, "Adapter dtype", 9, NULL, GS_LW_NEVER, 0, F(adapter_dtype), 0, NULL },
 	{ "optimizer", GS_ST_ENUM, optim_names, 0, 0, "adamw", "O", "the optimizer", GS_M_TRAIN,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Optimizer", 16, " %s", GS_LW_ALWAYS, 2, F(optimizer), 0 },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Optimizer", 16, " %s", GS_LW_ALWAYS, 2, F(optimizer), 0, NULL },
 	{ "optimizer-in-bwd", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "step each parameter inside backward and free its gradient at once (torchtune "
 	  "optimizer_in_bwd)", GS_M_TRAIN,
 	  GS_SF_NO_HARNESS, "Optimizer in backward", 9, " opt-in-bwd", GS_LW_CHANGED, 11,
-	  F(optimizer_in_bwd), 0 },
+	  F(optimizer_in_bwd), 0, NULL },
 	{ "lora-r", GS_ST_INT, NULL, 1, 65536, "16", "N", "LoRA rank", GS_M_ADAPTER,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA r", 7, " r%s", GS_LW_ALWAYS, 3, F(lora_r), 0 },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA r", 7, " r%s", GS_LW_ALWAYS, 3, F(lora_r), 0, NULL },
 	{ "lora-targets", GS_ST_TEXT, NULL, 0, 0, "qv", "T",
 	  "qv attn all-linear, or module names q_proj,v_proj", GS_M_ADAPTER,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA targets", 12, " %s", GS_LW_ALWAYS, 4, F(lora_targets), 0 },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA targets", 12, " %s", GS_LW_ALWAYS, 4, F(lora_targets), 0, NULL },
 	{ "lora-dropout", GS_ST_REAL, NULL, 0, 0.99, "0.05", "F", "LoRA dropout", GS_M_ADAPTER,
-	  GS_SF_HARNESS, "LoRA dropout", 8, NULL, GS_LW_NEVER, 0, F(lora_dropout), 0 },
+	  GS_SF_HARNESS, "LoRA dropout", 8, NULL, GS_LW_NEVER, 0, F(lora_dropout), 0, NULL },
 	{ "train-embeddings", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "embeddings and head fully trained (modules_to_save)", GS_M_ADAPTER,
-	  GS_SF_HARNESS, "Train embeddings", 10, NULL, GS_LW_NEVER, 0, F(train_embeddings), 0 },
+	  GS_SF_HARNESS, "Train embeddings", 10, NULL, GS_LW_NEVER, 0, F(train_embeddings), 0, NULL },
 	{ "batch", GS_ST_INT, NULL, 1, MAX_BATCH, "1", "N", "micro-batch per GPU", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0 },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0, NULL },
 	{ "seq", GS_ST_INT, NULL, 1, MAX_SEQ, "2048", "N", "tokens per sequence", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Context (tokens)", 10, " s%s", GS_LW_ALWAYS, 6, F(seq), 0 },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Context (tokens)", 10, " s%s", GS_LW_ALWAYS, 6, F(seq), 0, NULL },
 	{ "grad-accum", GS_ST_INT, NULL, 1, 1 << 20, "1", "N", "micro-batches per optimizer step",
 	  GS_M_TRAIN, GS_SF_HARNESS, "Gradient accumulation", 11, " ga%s", GS_LW_CHANGED, 9,
-	  F(grad_accum), 0 },
+	  F(grad_accum), 0, NULL },
 	{ "grad-ckpt", GS_ST_BOOL, NULL, 0, 0, "false", NULL, "per-layer activation checkpointing",
 	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_HARNESS, "Gradient checkpointing", 13, " ckpt",
-	  GS_LW_CHANGED, 7, F(grad_ckpt), 0 },
+	  GS_LW_CHANGED, 7, F(grad_ckpt), 0, NULL },
 	{ "compile", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "torch.compile: fused norms and gated activations save less", GS_M_TRAIN,
-	  GS_SF_NO_HARNESS, "torch.compile", 9, " compile", GS_LW_CHANGED, 10, F(compile), 0 },
+	  GS_SF_NO_HARNESS, "torch.compile", 9, " compile", GS_LW_CHANGED, 10, F(compile), 0, NULL },
 	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A", "attention kernel", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0 },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L", "cross-entropy over the vocabulary",
-	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " chunked-loss", GS_LW_CHANGED, 12, F(loss), 0 },
+	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " chunked-loss", GS_LW_CHANGED, 12, F(loss), 0, NULL },
 	{ "gpus", GS_ST_INT, NULL, 1, MAX_GPUS, "1", "N", "how many GPUs: a count, never a GPU class",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX, "GPUs", 6, " %sx",
-	  GS_LW_MULTI, 13, F(gpus), 0 },
+	  GS_LW_MULTI, 13, F(gpus), 0, NULL },
 	{ "sharding", GS_ST_ENUM, shard_names, 0, 0, "ddp", "S", "how the GPUs share the model",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS, "Sharding", 9, "%s", GS_LW_MULTI, 14,
-	  F(sharding), 0 },
+	  F(sharding), 0, NULL },
 	{ "tp", GS_ST_INT, NULL, 1, 1024, "1", "N", "tensor-parallel degree", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_NO_HARNESS, "Tensor parallel", 9, " tp%s", GS_LW_CHANGED, 15, F(tp), 0 },
+	  GS_SF_SWEPT | GS_SF_NO_HARNESS, "Tensor parallel", 9, " tp%s", GS_LW_CHANGED, 15, F(tp), 0, NULL },
 	{ "offload", GS_ST_ENUM, offload_names, 0, 0, "none", "O",
 	  "what moves to host memory (reported beside the GPU figure)", GS_M_ALL,
-	  GS_SF_NO_HARNESS, "Offload", 10, " offload-%s", GS_LW_CHANGED, 17, F(offload), 0 },
+	  GS_SF_NO_HARNESS, "Offload", 10, " offload-%s", GS_LW_CHANGED, 17, F(offload), 0, NULL },
 	{ "state-dict-load", GS_ST_BOOL, load_names, 0, 0, "sharded", "L",
 	  "what each rank loads under zero3/fsdp/fsdp2 (full: the whole weights, kept beside its "
 	  "shard)",
 	  GS_M_ALL, GS_SF_NO_HARNESS, "State dict load", 9, " full-load", GS_LW_CHANGED, 16,
-	  F(full_state_dict_load), 0 },
+	  F(full_state_dict_load), 0, NULL },
 	{ "kv-dtype", GS_ST_ENUM, dtype_names, 0, 0, NULL, "D",
 	  "inference KV cache: fp32 bf16 fp16 fp8 (the compute dtype)", GS_M(GS_INFER),
 	  GS_SF_HARNESS | GS_SF_OWN_LIST, "KV cache dtype (auto: compute dtype)", 9, NULL,
-	  GS_LW_NEVER, 0, F(kv_dtype), F(kv_dtype_set) },
+	  GS_LW_NEVER, 0, F(kv_dtype), F(kv_dtype_set), NULL },
 	{ "logits", GS_ST_BOOL, logits_names, 0, 0, "last", "L",
 	  "inference prefill logits: the last position (generate()) or all (a plain forward)",
 	  GS_M(GS_INFER), GS_SF_HARNESS, "Logits", 7, " all-logits", GS_LW_CHANGED, 18,
-	  F(logits_all), 0 },
+	  F(logits_all), 0, NULL },
 	{ "cuda-context", GS_ST_INT, NULL, 0, 1 << 20, "1343", "MIB",
 	  "CUDA context and library handles outside torch's allocator, MiB", GS_M_ALL, 0,
-	  "CUDA context MiB", 9, NULL, GS_LW_NEVER, 0, F(cuda_context_mib), 0 },
+	  "CUDA context MiB", 9, NULL, GS_LW_NEVER, 0, F(cuda_context_mib), 0, NULL },
 	{ "formula", GS_ST_ENUM, formula_names, 0, 0, "detailed", "F",
 	  "what computes the estimate (detailed: the engine; the others: the seeds' formulas)", GS_M_ALL, GS_SF_SWEPT, "Formula", 10, NULL,
-	  GS_LW_NEVER, 0, F(formula), 0 },
+	  GS_LW_NEVER, 0, F(formula), 0, NULL },
 	{ "trainable-fraction", GS_ST_REAL, NULL, 0, 1, NULL, "F",
 	  "cookbook formula only (the seed's default: 0.007 LoRA/QLoRA, 1 full)", GS_M_ALL, 0,
-	  "Trainable fraction (cookbook)", 11, NULL, GS_LW_NEVER, 0, F(trainable_fraction), 0 },
+	  "Trainable fraction (cookbook)", 11, NULL, GS_LW_NEVER, 0, F(trainable_fraction), 0, NULL },
 };
 
 #define N_SETTINGS (sizeof table / sizeof table[0])
@@ -283,9 +289,15 @@ const gs_setting *gs_setting_find(const char *name)
 #define FIELD(s, d, type) ((type *)(void *)((char *)(s) + (d)->off))
 #define CFIELD(s, d, type) ((const type *)(const void *)((const char *)(s) + (d)->off))
 
+/* The field's "given" flag (d->set_off != 0). */
+static bool *given_flag(const gs_setting *d, const gs_settings *s)
+{
+	return (bool *)(void *)((char *)(uintptr_t)s + d->set_off);
+}
+
 static bool given(const gs_setting *d, const gs_settings *s)
 {
-	return d->set_off == 0 || *(const bool *)(const void *)((const char *)s + d->set_off);
+	return d->set_off == 0 || *given_flag(d, s);
 }
 
 /* Parse v into the setting's field; marks it given. */
@@ -325,7 +337,7 @@ static gs_err set_value(const gs_setting *d, gs_settings *s, const char *v, gs_e
 		rc = gs_fail(e, GS_EINTERNAL, "setting '%s': no type", d->name);
 	}
 	if (rc == GS_OK && d->set_off != 0)
-		*(bool *)(void *)((char *)s + d->set_off) = true;
+		*given_flag(d, s) = true;
 	return rc;
 }
 
@@ -364,10 +376,10 @@ void gs_setting_get(const gs_setting *d, const gs_settings *s, gs_setting_value 
 	case GS_ST_ENUM:
 		v->named = true;
 		memcpy(&i, CFIELD(s, d, int), sizeof i);
-		if (d->off == offsetof(gs_settings, precision)) /* derived by method when not given */
-			i = (int)gs_settings_precision(s);
+		if (!given(d, s) && d->derive != NULL)
+			i = d->derive(s);
 		v->i = i;
-		v->unset = !given(d, s) && d->def == NULL && d->off != offsetof(gs_settings, precision);
+		v->unset = !given(d, s) && d->def == NULL && d->derive == NULL;
 		snprintf(v->text, sizeof v->text, "%s", v->unset ? "auto" : name_of(d->values, i));
 		break;
 	case GS_ST_BOOL:
@@ -404,11 +416,12 @@ bool gs_setting_changed(const gs_setting *d, const gs_settings *s)
 {
 	gs_setting_value v;
 
-	if (d->def == NULL)
-		return d->set_off != 0 ? given(d, s) : (gs_setting_get(d, s, &v), !v.unset);
+	if (d->def == NULL && d->set_off != 0)
+		return given(d, s);
 	gs_setting_get(d, s, &v);
-	return strcmp(v.text, d->def) != 0;
+	return d->def == NULL ? !v.unset : strcmp(v.text, d->def) != 0;
 }
+
 static bool full_recipe(gs_prec p)
 {
 	return p <= GS_P_FP8_MIXED;

@@ -142,6 +142,8 @@ typedef struct gs_setting {
 	int label_at;         /* order in the label (fragments print in rising order) */
 	size_t off;           /* offsetof(gs_settings, field) */
 	size_t set_off;       /* offsetof the field's "given" flag (precision, kv-dtype); 0: none */
+	int (*derive)(const gs_settings *s); /* ENUM not given: its value (precision: the
+	                                        method's); NULL: "auto" (kv-dtype) */
 } gs_setting;
 
 /* The table (gs_settings_count() rows, static). */

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "config.h"
 #include "engine.h"
+#include "engine_run.h"
 
 #define REF "../shared/models-reference/"
 
@@ -22,19 +23,6 @@ static gs_arch load(const char *file)
 		exit(1);
 	}
 	return a;
-}
-
-static gs_estimate run(const gs_arch *a, const gs_settings *s)
-{
-	gs_estimate x;
-	gs_error e = {0};
-	if (gs_estimate_run(a, s, &x, &e) != GS_OK) {
-		char l[256];
-		gs_settings_label(s, l, sizeof l);
-		printf("FAIL estimate %s: %s\n", l, e.msg);
-		exit(1);
-	}
-	return x;
 }
 
 static gs_settings base(const char *method, const char *prec, const char *opt)

@@ -8,19 +8,7 @@
 #include "arch.h"
 #include "check.h"
 #include "engine.h"
-
-static gs_estimate run(const gs_arch *a, const gs_settings *s)
-{
-	gs_estimate x;
-	gs_error e = {0};
-	if (gs_estimate_run(a, s, &x, &e) != GS_OK) {
-		char l[256];
-		gs_settings_label(s, l, sizeof l);
-		printf("FAIL estimate %s: %s\n", l, e.msg);
-		exit(1);
-	}
-	return x;
-}
+#include "engine_run.h"
 
 static int near(double a, double b, double tol)
 {

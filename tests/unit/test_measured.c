@@ -255,6 +255,13 @@ static void test_round_trip(void)
 	          back.tolerance_pct == 0 && back.harness_result == NULL && !strcmp(back.model, "a"),
 	      "record: wrong types read as absent");
 	gs_measured_clear(&back);
+	/* "auto" stands for a derived setting not given (kv-dtype); for any
+	 * other setting it is a value like another. */
+	CHECK(gs_measured_parse("{\"model\":\"a\",\"label\":\"b\",\"settings\":{\"method\":\"lora\","
+	                        "\"lora-targets\":\"auto\",\"kv-dtype\":\"auto\"}}", &back, &e) == GS_OK &&
+	          back.have_settings && !strcmp(back.settings.lora_targets, "auto") && !back.settings.kv_dtype_set,
+	      "record: \"auto\" is a module name for lora-targets, the compute dtype for kv-dtype");
+	gs_measured_clear(&back);
 	e = (gs_error){0};
 	CHECK(gs_measured_parse("{\"label\":\"b\"}", &back, &e) == GS_EINPUT &&
 	          strstr(e.msg, "missing string \"model\" or \"label\"") != NULL,
