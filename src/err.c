@@ -25,6 +25,7 @@ static const char *const messages[GS_ERR_MAX + 1] = {
 	[GS_EHARNESS] = "verification harness failed",
 	[GS_ENOMEM] = "host memory exhausted (this machine's RAM, not the GPU's)",
 	[GS_EINTERNAL] = "internal error",
+	[GS_EBUSY] = "another gpusizer run holds the lock",
 	[GS_ERR_MAX] = "unknown error",
 };
 
@@ -35,7 +36,8 @@ static const int exit_codes[GS_ERR_MAX + 1] = {
 	[GS_ESTALE] = 5,     [GS_ENET] = 6,       [GS_EGATED] = 7,
 	[GS_EAUTH] = 8,      [GS_ENOTFOUND] = 9,  [GS_EOFFLINE] = 10,
 	[GS_ENOGPU] = 11,    [GS_ETOLERANCE] = 12, [GS_EHARNESS] = 13,
-	[GS_ENOMEM] = 14,    [GS_EINTERNAL] = 70, [GS_ERR_MAX] = 70,
+	[GS_ENOMEM] = 14,    [GS_EINTERNAL] = 70, [GS_EBUSY] = 15,
+	[GS_ERR_MAX] = 70,
 };
 
 const char *gs_strerror(gs_err code)

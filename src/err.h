@@ -33,6 +33,7 @@ typedef enum gs_err {
 	GS_EHARNESS,   /* verify: harness failed or skipped the row    -> 13 */
 	GS_ENOMEM,     /* host memory exhausted (not a GPU verdict)    -> 14 */
 	GS_EINTERNAL,  /* a bug: please report                         -> 70 */
+	GS_EBUSY,      /* another gpusizer run held a lock too long    -> 15 */
 	GS_ERR_MAX
 } gs_err;
 

@@ -1,27 +1,47 @@
 /* gpusizer: whole-file reads, atomic writes, path tests and joins. */
-#define _POSIX_C_SOURCE 200809L
 #include "fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
 
 gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_error *e)
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp;
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
+	struct stat st;
+	int fd;
 
 	*out = NULL;
 	if (len)
 		*len = 0;
-	if (fp == NULL)
+	/* O_NONBLOCK: opening a FIFO with no writer must not block; a regular
+	 * file ignores the flag, and anything else is refused below. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return gs_fail(e, errno == ENOENT ? GS_ENOTFOUND : GS_EIO, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int isdir = S_ISDIR(st.st_mode);
+		close(fd);
+		return gs_fail(e, GS_EINPUT, "%s: not a regular file (%s)", path,
+		               isdir ? "a directory" : "a FIFO, socket or device");
+	}
+	fp = fdopen(fd, "rb");
+	if (fp == NULL) {
+		int err = errno;
+		close(fd);
+		return gs_fail(e, GS_EIO, "%s: %s", path, strerror(err));
+	}
 	for (;;) {
 		size_t got;
 		if (cap - n < 65536) {
@@ -98,10 +118,23 @@ gs_err gs_atomic_open(gs_atomic *w, const char *path, gs_error *e)
 {
 	int fd;
 
+	struct stat st;
+	char *real = NULL;
+
 	memset(w, 0, sizeof *w);
-	if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path ||
-	    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld.XXXXXX", path, (long)getpid()) >= (int)sizeof w->tmp)
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (real == NULL)
+			return gs_fail(e, GS_EIO, "%s: symbolic link to a missing file: %s", path,
+			               strerror(errno));
+	}
+	if (snprintf(w->path, sizeof w->path, "%s", real ? real : path) >= (int)sizeof w->path ||
+	    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld.XXXXXX", w->path, (long)getpid()) >=
+	        (int)sizeof w->tmp) {
+		free(real);
 		return gs_fail(e, GS_EIO, "%s: path too long", path);
+	}
+	free(real);
 	fd = mkstemp(w->tmp);
 	if (fd < 0)
 		return gs_fail(e, GS_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
@@ -209,4 +242,81 @@ gs_err gs_path_join(char *buf, size_t n, const char *dir, const char *name, cons
 	if (k < 0 || (size_t)k >= n)
 		return gs_fail(e, GS_EIO, "%s/%s: path too long", dir, name);
 	return GS_OK;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double gs_lock_wait_default(void)
+{
+	const char *v = getenv("GPUSIZER_LOCK_WAIT");
+	char *end;
+	double d;
+
+	if (v == NULL || *v == '\0')
+		return GS_LOCK_WAIT_DEFAULT;
+	d = strtod(v, &end);
+	if (*end != '\0' || !(d >= 0) || d > 1e7)
+		return GS_LOCK_WAIT_DEFAULT;
+	return d;
+}
+
+gs_err gs_lock_acquire(gs_lock *l, const char *path, double wait_s, gs_error *e)
+{
+	struct stat st;
+	double start = now_s();
+	bool said = false;
+
+	memset(l, 0, sizeof *l);
+	l->fd = -1;
+	if (snprintf(l->path, sizeof l->path, "%s", path) >= (int)sizeof l->path)
+		return gs_fail(e, GS_EIO, "%s: path too long", path);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		l->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else
+		l->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (l->fd < 0)
+		return gs_fail(e, GS_EIO, "%s: cannot open lock: %s", path, strerror(errno));
+	for (;;) {
+		double waited;
+		if (flock(l->fd, LOCK_EX | LOCK_NB) == 0) {
+			l->held = 1;
+			return GS_OK;
+		}
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int err = errno;
+			close(l->fd);
+			l->fd = -1;
+			return gs_fail(e, GS_EIO, "%s: cannot lock: %s", path, strerror(err));
+		}
+		waited = now_s() - start;
+		if (waited >= wait_s) {
+			close(l->fd);
+			l->fd = -1;
+			return gs_fail(e, GS_EBUSY,
+			               "%s: locked by another gpusizer run; gave up after %.0f s "
+			               "(GPUSIZER_LOCK_WAIT sets the wait)",
+			               path, waited);
+		}
+		if (!said && waited >= 1.0) {
+			fprintf(stderr, "gpusizer: waiting for %s (locked by another gpusizer run)\n", path);
+			said = true;
+		}
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+void gs_lock_release(gs_lock *l)
+{
+	if (l->held && l->fd >= 0) {
+		flock(l->fd, LOCK_UN);
+		close(l->fd);
+	}
+	l->fd = -1;
+	l->held = 0;
 }

@@ -12,15 +12,22 @@
 
 /* Read a whole file (at most max bytes) into a NUL-terminated malloc'd
  * buffer the caller frees (*out; *len its length when len is non-NULL).
- * Errors name the path: GS_ENOTFOUND when it does not exist, GS_EINPUT
- * when it is larger than max, GS_EIO otherwise. */
+ * Regular files only (after following links): a FIFO, device or directory
+ * is GS_EINPUT "not a regular file" and is never opened for a blocking
+ * read. Errors name the path: GS_ENOTFOUND when it does not exist,
+ * GS_EINPUT when it is larger than max or not a regular file, GS_EIO
+ * otherwise. */
 gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_error *e);
 
 /*
  * Atomic file write: gs_atomic_open creates "<path>.tmp.<pid>.XXXXXX" in
  * the same directory; gs_atomic_commit flushes, fsyncs and renames it over
  * path; gs_atomic_abort closes and unlinks it. Every temporary is also
- * removed at exit or on SIGINT/SIGTERM/SIGHUP if still open.
+ * removed at exit or on SIGINT/SIGTERM/SIGHUP if still open. When path is
+ * a symbolic link to an existing file, the link's target is the file
+ * replaced (w->path is the resolved target; the temporary sits beside it,
+ * on its file system) and the link is kept: a linked file is one the user
+ * chose to share.
  */
 typedef struct gs_atomic {
 	FILE *fp;
@@ -32,6 +39,28 @@ gs_err gs_atomic_commit(gs_atomic *w, gs_error *e);
 void gs_atomic_abort(gs_atomic *w);
 /* Write a whole buffer atomically. */
 gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_error *e);
+
+/*
+ * Advisory locks between gpusizer runs (flock(2); released by the kernel
+ * when the process dies, so a killed run never leaves a lock behind).
+ * path is an existing directory (locked itself) or a lock file, created
+ * (0644) when missing and never removed. gs_lock_acquire waits up to wait_s
+ * seconds (0: try once), printing one "waiting for" line to stderr after
+ * the first second; past the wait it fails GS_EBUSY naming the path.
+ * gs_lock_wait_default() is $GPUSIZER_LOCK_WAIT seconds when set to a
+ * number >= 0, else GS_LOCK_WAIT_DEFAULT. The lock is held until
+ * gs_lock_release (safe on a released or zeroed lock). The descriptor is
+ * close-on-exec, so children (the harness) never inherit it.
+ */
+#define GS_LOCK_WAIT_DEFAULT 600.0
+typedef struct gs_lock {
+	int fd; /* -1 (or 0 in a zeroed struct, never a lock) when not held */
+	int held;
+	char path[4096];
+} gs_lock;
+gs_err gs_lock_acquire(gs_lock *l, const char *path, double wait_s, gs_error *e);
+void gs_lock_release(gs_lock *l);
+double gs_lock_wait_default(void);
 
 /* Whether path names a regular file / a directory (following links). */
 bool gs_is_file(const char *path);
