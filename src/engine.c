@@ -775,6 +775,9 @@ static void plan_opt_tmp(plan *P)
 	default:
 		break;
 	}
+	/* The step runs on each rank's own states: sharded, they are 1/n_dp. */
+	if (c->s->sharding != GS_SH_DDP && c->s->sharding != GS_SH_PIPELINE)
+		P->opt_tmp /= P->n_dp;
 	if (c->r.master > 0)
 		P->opt_tmp += 4 * P->params_trainable / P->n_dp; /* fp32 gradient partition */
 }

@@ -564,6 +564,73 @@ static void monotonic(void)
 	CHECK(bad_compile == 0, "engine: --compile never raises the peak (%d violated)", bad_compile);
 }
 
+/* Under ZeRO-3 and FSDP every term a rank holds of the weights, gradients,
+ * optimizer states and the step's temporaries is a shard: per-GPU memory
+ * never rises with the GPU count, and for full fine-tuning it falls from 2
+ * to 64 GPUs (the step's foreach temporaries were once sized from the
+ * unsharded trainable count: 64 GiB per GPU for an 8B model at any count). */
+static void sharded_counts(void)
+{
+	const char *models[] = {"meta-llama--Llama-3.1-8B.config.json", "Qwen--Qwen2.5-0.5B.config.json",
+	                        "Qwen--Qwen3-30B-A3B.config.json"};
+	const char *recipes_[][2] = {{"amp-bf16", "adamw"}, {"bf16", "adamw"}, {"mixed-bf16", "adamw"},
+	                             {"bf16", "lion"}, {"amp-bf16", "sgd"}};
+	const char *shard[] = {"zero3", "fsdp", "fsdp2"};
+	const char *counts[] = {"2", "4", "8", "16", "32", "64"};
+	int rises = 0, flat = 0, n = 0;
+
+	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+		gs_arch a = load(models[m]);
+		for (size_t r = 0; r < sizeof recipes_ / sizeof *recipes_; r++)
+			for (size_t h = 0; h < 3; h++) {
+				gs_settings s = base("full", recipes_[r][0], recipes_[r][1]);
+				uint64_t prev = 0, first = 0;
+				set(&s, "seq=2048 grad-ckpt=true");
+				gs_error e = {0};
+				gs_settings_set(&s, "sharding", shard[h], &e);
+				for (size_t c = 0; c < 6; c++) {
+					uint64_t d = dev(&a, s, "gpus", counts[c]);
+					n++;
+					rises += prev && d > prev;
+					if (c == 0)
+						first = d;
+					prev = d;
+				}
+				flat += prev >= first;
+			}
+	}
+	CHECK(rises == 0 && flat == 0,
+	      "engine: under zero3/fsdp/fsdp2 per-GPU memory never rises with the GPU count and falls "
+	      "from 2 to 64 GPUs (%d points; %d rises, %d flat)", n, rises, flat);
+
+	/* Fewer bytes per parameter never need more per GPU at the same count:
+	 * pure bf16 (2 + 2 + 4 bytes with AdamW) against mixed-bf16 and
+	 * amp-bf16 (fp32 states and master weights or weights: 16 and more). */
+	int worse = 0, pairs = 0;
+	for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+		gs_arch a = load(models[m]);
+		for (size_t h = 0; h < 3; h++)
+			for (size_t c = 0; c < 6; c++) {
+				gs_settings p16 = base("full", "bf16", "adamw");
+				set(&p16, "seq=2048 grad-ckpt=true");
+				gs_error e = {0};
+				gs_settings_set(&p16, "sharding", shard[h], &e);
+				gs_settings_set(&p16, "gpus", counts[c], &e);
+				uint64_t d16 = run(&a, &p16).device;
+				const char *more[] = {"mixed-bf16", "amp-bf16"};
+				for (int k = 0; k < 2; k++) {
+					gs_settings q = p16;
+					gs_settings_set(&q, "precision", more[k], &e);
+					pairs++;
+					worse += d16 > run(&a, &q).device;
+				}
+			}
+	}
+	CHECK(worse == 0 && pairs > 0,
+	      "engine: pure bf16 never needs more per GPU than mixed-bf16 or amp-bf16 at the same "
+	      "count under zero3/fsdp/fsdp2 (%d pairs, %d violated)", pairs, worse);
+}
+
 int main(void)
 {
 	recipes();
@@ -576,5 +643,6 @@ int main(void)
 	pipeline();
 	prefill_logits();
 	monotonic();
+	sharded_counts();
 	CHECK_DONE();
 }
