@@ -61,25 +61,26 @@ safetensors_PKGS = libcjson
 spec_PKGS = libcjson
 
 # The sizing core (check-core): pure arithmetic, no cJSON, curl or FILE*.
-CORE := arch engine settings err
-test_arch_OBJ = arch err
+CORE := arch engine settings err redact
+test_arch_OBJ = arch err redact
 test_engine_core_OBJ = $(CORE)
-test_err_OBJ = err
+test_err_OBJ = err redact
+test_redact_OBJ = redact
 test_settings_OBJ = $(CORE)
 # The rest (`make unit-deps` prints what each test's link needs).
-test_buf_OBJ = buf err util
-test_config_OBJ = arch config err fileio jsoncheck jsonget utf8 util
+test_buf_OBJ = buf err util redact
+test_config_OBJ = arch config err fileio jsoncheck jsonget utf8 util redact
 test_engine_OBJ = $(CORE) config fileio jsoncheck jsonget utf8 util
-test_jsoncheck_OBJ = err jsoncheck utf8 util
-test_jsonget_OBJ = err jsonget
-test_measured_OBJ = err fileio measured nvml settings util
-test_plan_OBJ = $(CORE) fileio measured plan util verdict
-test_models_OBJ = arch config err fileio hub jsoncheck jsonget modelid models paths resolve safetensors utf8 util
-test_report_driver_OBJ = $(CORE) fileio jsoncheck measured outdir paths spec sweep utf8 util verdict
-test_report_md_OBJ = $(CORE) buf fileio mdesc measured paths report_html report_md svg template utf8 util verdict
-test_report_xlsx_OBJ = $(CORE) fileio measured report_xlsx utf8 util verdict
-test_safetensors_OBJ = err safetensors
-test_template_OBJ = buf err fileio mdesc template utf8 util
+test_jsoncheck_OBJ = err jsoncheck utf8 util redact
+test_jsonget_OBJ = err jsonget redact
+test_measured_OBJ = err fileio measured nvml settings util redact
+test_plan_OBJ = $(CORE) fileio measured plan plan_view util verdict
+test_models_OBJ = arch config err fileio hub jsoncheck jsonget modelid models paths redact resolve safetensors utf8 util
+test_report_driver_OBJ = $(CORE) fileio jsoncheck measured outdir paths plan plan_view spec sweep utf8 util verdict
+test_report_md_OBJ = $(CORE) buf fileio mdesc measured paths plan plan_view report_html report_md svg template utf8 util verdict
+test_report_xlsx_OBJ = $(CORE) fileio measured plan plan_view report_xlsx utf8 util verdict
+test_safetensors_OBJ = err safetensors redact
+test_template_OBJ = buf err fileio mdesc template utf8 util redact
 test_utf8_OBJ = utf8
 test_verify_OBJ = verify
 
@@ -134,8 +135,8 @@ unit-deps: $(LIBOBJ)
 # stdio stream outside comments (err.c is exempt: gs_report_error() prints
 # to stderr). Prints the FAIL lines and one summary line; GS_WRAP prefixes
 # each run (as in tests/run.sh).
-CORE_HDRS := arch.h engine.h settings.h err.h constants.h
-CORE_TESTS := test_arch test_err test_engine_core \
+CORE_HDRS := arch.h engine.h settings.h err.h redact.h constants.h
+CORE_TESTS := test_arch test_err test_engine_core test_redact \
   $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_settings*.c))
 CORE_DIR = $(BUILD)/core
 # C source without its comments, each line prefixed "LINE:" (strings that

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "config.h"
 #include "engine.h"
 #include "gpu.h"
 #include "opt.h"
@@ -16,7 +17,7 @@
 #include "sweep.h"
 #include "util.h"
 
-enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR };
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_LONG_CONTEXT };
 
 static const gs_opt estimate_opts[] = {
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document, the schema of out/sizing.json\n"
@@ -24,6 +25,9 @@ static const gs_opt estimate_opts[] = {
 	{ "gpu", 0, "ID,...", 0, OPT_GPU, "only these GPU classes in the fits list (ids as in\n"
 	  "gpusizer list gpus)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the installed gpus/)" },
+	{ "allow-long-context", 0, NULL, 0, OPT_LONG_CONTEXT, "size a --seq past the model's\n"
+	  "max_position_embeddings (a RoPE-scaled context), with a warning;\n"
+	  "without it such a --seq is exit 2" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
@@ -94,6 +98,16 @@ static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const g
 	gs_json_doc_end(fp, 1);
 }
 
+/* "headroom -57%"; past -999% the ratio reads better: "headroom -12345%"
+ * would be "needs 124x the usable memory". */
+static void print_headroom(FILE *fp, double head)
+{
+	if (head >= -9.99)
+		fprintf(fp, " headroom %+.0f%%", head * 100);
+	else
+		fprintf(fp, " needs %.0fx the usable memory", 1 - head);
+}
+
 static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
                        const gs_gpu *g, size_t ng)
 {
@@ -135,7 +149,7 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 		fprintf(fp, "  %-24s %-7s usable %6.1f GiB  %-13s", g[i].name, g[i].klass, gib(g[i].usable_bytes),
 		        gs_verdict_name(v));
 		if (v == GS_FITS || v == GS_TIGHT || v == GS_NO_FIT)
-			fprintf(fp, " headroom %+.0f%%", head * 100);
+			print_headroom(fp, head);
 		fputc('\n', fp);
 	}
 }
@@ -148,7 +162,8 @@ int cmd_estimate(int argc, char **argv)
 	gs_estimate x;
 	gs_gpu *g = NULL;
 	size_t ng = 0;
-	bool json = false, verbose = false;
+	bool json = false, verbose = false, quiet = false, long_ctx = false, seq_given = false;
+	char warn[512];
 	char gpus_buf[4096];
 	const char *gpus_dir = gpus_buf, *only = NULL;
 	bool gpus_dir_given = false;
@@ -164,6 +179,8 @@ int cmd_estimate(int argc, char **argv)
 		int m = gs_cli_row_apply(&r, &gs_cmd_estimate, k == 2 ? NULL : o, val, &e);
 		if (m < 0)
 			goto fail;
+		if (m > 0 && k != 2 && strcmp(o->name, "seq") == 0)
+			seq_given = true;
 		if (m > 0)
 			continue;
 		switch (o->id) {
@@ -175,6 +192,10 @@ int cmd_estimate(int argc, char **argv)
 			break;
 		case GS_OPT_QUIET:
 			verbose = false;
+			quiet = true;
+			break;
+		case OPT_LONG_CONTEXT:
+			long_ctx = true;
 			break;
 		case GS_OPT_VERBOSE:
 			verbose = true;
@@ -194,6 +215,10 @@ int cmd_estimate(int argc, char **argv)
 		goto fail;
 	if (gs_cli_row_arch(&r, &a, &e) != GS_OK)
 		goto fail;
+	if (gs_config_check_seq(&a, &r.s.seq, !seq_given, long_ctx, warn, sizeof warn, &e) != GS_OK)
+		goto fail;
+	if (warn[0] && !quiet)
+		fprintf(stderr, "gpusizer: warning: %s\n", warn);
 	if (gs_estimate_run(&a, &r.s, &x, &e) != GS_OK)
 		goto fail;
 	if (gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK) {

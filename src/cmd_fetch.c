@@ -17,7 +17,7 @@
 #include "resolve.h"
 #include "util.h"
 
-enum { OPT_MODELS_DIR = GS_OPT_OWN, OPT_REVISION, OPT_OFFLINE, OPT_JOBS };
+enum { OPT_MODELS_DIR = GS_OPT_OWN, OPT_REVISION, OPT_OFFLINE, OPT_JOBS, OPT_DEADLINE };
 
 static const gs_opt fetch_opts[] = {
 	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "the model cache (default: the checkout's models/,\n"
@@ -26,6 +26,9 @@ static const gs_opt fetch_opts[] = {
 	{ "offline", 0, NULL, 0, OPT_OFFLINE, "never use the network (also HF_HUB_OFFLINE=1,\n"
 	  "GPUSIZER_OFFLINE=1): report what is cached; not cached: exit 10" },
 	{ "jobs", 0, "N", 0, OPT_JOBS, "requests in flight at once, 1-256 (16)" },
+	{ "deadline", 0, "SECONDS", 0, OPT_DEADLINE, "stop the whole fetch after SECONDS (600;\n"
+	  "0: no limit): models not done by then fail, exit 6,\n"
+	  "their cache entries unchanged" },
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document: every model's status and exit reason" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
@@ -40,15 +43,19 @@ const gs_opt_cmd gs_cmd_fetch = {
 	"fetch",
 	"gpusizer fetch [OPTIONS] ID[@REV]...",
 	"Store config.json and meta.json (commit sha, ETags, parameter counts and where each\n"
-	"came from) under DIR/<org>--<name>/. A refresh that brings nothing new leaves both\n"
-	"files as they were.",
+	"came from) under DIR/<org>--<name>/, or DIR/<org>--<name>@REV/ for a revision other\n"
+	"than main. A refresh that brings nothing new leaves both files as they were.",
 	fetch_groups,
 	"Environment: HF_TOKEN (or HF_TOKEN_PATH, HF_HOME/token), HF_ENDPOINT (mirror),\n"
 	"GPUSIZER_TIMEOUT (s per request, default 60), GPUSIZER_RETRIES (default 5; a host\n"
 	"that cannot be resolved or connected to: at most 1),\n"
-	"GPUSIZER_MAX_RETRY_WAIT (s, default 60). Exit status: the worst model's: 0 ok,\n"
-	"2 usage, 4 write failed, 6 network, 7 gated, 8 private or token refused,\n"
-	"9 not found, 10 offline and not cached.\n",
+	"GPUSIZER_MAX_RETRY_WAIT (s, default 60), GPUSIZER_LOCK_WAIT (s to wait for a cache\n"
+	"entry another run is updating, default 600). A config.json gpusizer cannot size is\n"
+	"not stored. Tokens and HF_ENDPOINT credentials are never printed or stored.\n"
+	"Exit status: the worst model's: 0 ok, 2 usage, 3 config.json cannot be sized,\n"
+	"4 write failed, 6 network (also a broken response, the deadline), 7 gated,\n"
+	"8 private or token refused, 9 not found, 10 offline and not cached, 15 cache entry\n"
+	"locked by another run.\n",
 };
 
 static double since(const struct timespec *t0)
@@ -145,6 +152,19 @@ int cmd_fetch(int argc, char **argv)
 		case OPT_OFFLINE: o.offline = true; break;
 		case OPT_MODELS_DIR: o.models_dir = val; break;
 		case OPT_REVISION: o.revision = val; break;
+		case OPT_DEADLINE: {
+			char *end;
+			double d;
+			errno = 0;
+			d = strtod(val, &end);
+			if (errno || end == val || *end || !(d >= 0 && d <= 1e7)) {
+				gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number of seconds from 0 (no limit) "
+				                 "to 10000000", &e);
+				k = -1;
+			}
+			o.deadline_s = d > 0 ? d : -1;
+			break;
+		}
 		case OPT_JOBS: {
 			char *end;
 			long j;

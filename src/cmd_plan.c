@@ -8,13 +8,14 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "config.h"
 #include "gpu.h"
 #include "opt.h"
 #include "paths.h"
 #include "plan.h"
 #include "util.h"
 
-enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_MAX_GPUS, OPT_ALL };
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_MAX_GPUS, OPT_ALL, OPT_LONG_CONTEXT };
 
 static const gs_opt plan_opts[] = {
 	{ "gpu", 0, "ID,...", 0, OPT_GPU, "only these GPU classes (ids as in gpusizer list gpus);\n"
@@ -23,6 +24,9 @@ static const gs_opt plan_opts[] = {
 	{ "all", 0, NULL, 0, OPT_ALL, "the ladder's every step, not only up to the first that fits" },
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document (gpusizer(1), PLAN)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the installed gpus/)" },
+	{ "allow-long-context", 0, NULL, 0, OPT_LONG_CONTEXT, "start from a --seq past the model's\n"
+	  "max_position_embeddings (a RoPE-scaled context), with a warning;\n"
+	  "without it such a --seq is exit 2" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
@@ -226,7 +230,8 @@ int cmd_plan(int argc, char **argv)
 	gs_gpu *g = NULL;
 	cls_plan *c = NULL;
 	size_t ng = 0;
-	bool json = false, all = false;
+	bool json = false, all = false, quiet = false, long_ctx = false, seq_given = false;
+	char warn[512];
 	int64_t max_gpus = 64;
 	char gpus_buf[4096];
 	const char *gpus_dir = gpus_buf, *only = NULL, *val;
@@ -241,6 +246,8 @@ int cmd_plan(int argc, char **argv)
 		int m = gs_cli_row_apply(&r, &gs_cmd_plan, k == 2 ? NULL : o, val, &e);
 		if (m < 0)
 			goto fail;
+		if (m > 0 && k != 2 && strcmp(o->name, "seq") == 0)
+			seq_given = true;
 		if (m > 0)
 			continue;
 		switch (o->id) {
@@ -249,6 +256,8 @@ int cmd_plan(int argc, char **argv)
 		case OPT_GPU: only = val; break;
 		case OPT_GPUS_DIR: gpus_dir = val; break;
 		case OPT_ALL: all = true; break;
+		case GS_OPT_QUIET: quiet = true; break;
+		case OPT_LONG_CONTEXT: long_ctx = true; break;
 		case OPT_MAX_GPUS: {
 			char *end = NULL;
 			long long x = strtoll(val, &end, 10);
@@ -262,9 +271,12 @@ int cmd_plan(int argc, char **argv)
 		}
 	}
 	if (k < 0 || gs_settings_check(&r.s, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
+	    gs_config_check_seq(&a, &r.s.seq, !seq_given, long_ctx, warn, sizeof warn, &e) != GS_OK ||
 	    gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK ||
 	    (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "plan", &e) != GS_OK))
 		goto fail;
+	if (warn[0] && !quiet)
+		fprintf(stderr, "gpusizer: warning: %s\n", warn);
 	c = gs_xcalloc(ng ? ng : 1, sizeof *c);
 	for (size_t i = 0; i < ng; i++)
 		plan_class(&a, &r.s, &g[i], max_gpus, only != NULL, all, &c[i]);

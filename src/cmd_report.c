@@ -18,23 +18,25 @@
 #include "gpu.h"
 #include "models.h"
 #include "outdir.h"
+#include "plan_view.h"
 #include "report.h"
 #include "resolve.h"
 #include "spec.h"
 #include "sweep.h"
+#include "template.h"
 #include "util.h"
 
 enum {
 	OPT_SPEC = GS_OPT_OWN, OPT_OUT, OPT_CHECK, OPT_FORMAT, OPT_MODELS_DIR, OPT_GPUS_DIR,
-	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE,
+	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE, OPT_MAX_ROWS,
 };
 
 static const gs_opt report_opts[] = {
 	{ "spec", 0, "FILE", 0, OPT_SPEC, "the sweep spec (default sizing.json; docs/spec.md);\n"
 	  "paths inside it are relative to its directory" },
 	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (default: the spec's \"out\")" },
-	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate into a temporary directory and compare with\n"
-	  "DIR: exit 0 when current, 5 and the stale files when not" },
+	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate into a staging directory in $TMPDIR and\n"
+	  "compare with DIR: exit 0 when current, 5 and the stale files when not" },
 	{ "format", 0, "LIST", 0, OPT_FORMAT, "comma list of md, html, xlsx, json, csv (default: spec)" },
 	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "model cache (default: the spec's, else the default cache)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the spec's, else the installed gpus/)" },
@@ -43,6 +45,9 @@ static const gs_opt report_opts[] = {
 	{ "measurements", 0, "FILE", 0, OPT_MEASUREMENTS, "gpusizer verify's store, shown beside the rows it\n"
 	  "measured (default $GPUSIZER_MEASUREMENTS, else\n"
 	  "measurements/verified.jsonl; a missing file is empty)" },
+	{ "max-rows", 0, "N", 0, OPT_MAX_ROWS, "refuse a sweep of more than N rows (models x every\n"
+	  "axis, counted before anything is fetched or written;\n"
+	  "default 1000000)" },
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "the outcome as JSON on stdout (with --check: every\n"
 	  "stale, missing or extra file)" },
 	{ NULL, 0, NULL, 0, 0, NULL },
@@ -79,13 +84,16 @@ const gs_opt_cmd gs_cmd_report = {
 	"gpusizer report [--spec FILE] [--out DIR] [--check] [OPTIONS] [AXIS OVERRIDES]",
 	"Sweep the spec across GPU classes and write the sizing reports (Markdown, HTML,\n"
 	"XLSX, JSON, CSV) into the output directory. Identical inputs give byte-identical\n"
-	"files. Files are generated in a temporary directory beside it and renamed into\n"
-	"place; a failure leaves the previous reports.",
+	"files. Files are generated in DIR/.gpusizer and installed as one transaction, one\n"
+	"run at a time (a lock on DIR): a failure or a kill leaves the previous reports.\n"
+	"DIR/.gpusizer-manifest lists the files written; a later run removes only those.",
 	report_groups,
 	"Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
 	"\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec, config, GPU file, template\n"
-	"or measurements store, 4 write failed (previous reports kept), 5 stale\n"
-	"(--check), 6-9 model fetch, 10 offline and a model not cached.\n",
+	"or measurements store, a sweep of no rows or over --max-rows, 4 write failed\n"
+	"(previous reports kept) or stdout failed, 5 stale (--check), 6-9 model fetch,\n"
+	"10 offline and a model not cached, 15 another run held DIR past\n"
+	"GPUSIZER_LOCK_WAIT seconds.\n",
 };
 
 /* ---- the run ---- */
@@ -105,9 +113,12 @@ typedef struct run {
 	gs_outdir od;               /* the writers write into od.tmp */
 	bool check, offline, quiet, verbose, json, progress, shown;
 	const char *out;
+	uint64_t max_rows;          /* --max-rows */
 	int64_t epoch;
 	size_t rows, skipped;
 	gs_measured_store measured; /* our verified runs, shown beside their rows */
+	size_t *plan_classes;       /* the plan view's classes: indexes into gpus */
+	gs_plan_opts plan;
 } run;
 
 /* A signal came (outdir.h): stop, keeping the previous reports. */
@@ -294,6 +305,37 @@ static gs_err load_gpus(run *R, gs_error *e)
 	return GS_OK;
 }
 
+/* The spec's "plan" over the report's classes: an id that names no GPU
+ * file is an error; one the --gpu override left out is left out of the
+ * view too (all of them: the view shows every class of the report). */
+static gs_err plan_classes(run *R, gs_error *e)
+{
+	R->plan_classes = gs_xcalloc(R->sp.plan_gpus.n ? R->sp.plan_gpus.n : 1, sizeof *R->plan_classes);
+	for (size_t i = 0; i < R->sp.plan_gpus.n; i++) {
+		const char *id = R->sp.plan_gpus.v[i];
+		const gs_gpu *g = gs_gpu_find(R->all_gpus, R->n_all_gpus, id);
+		size_t k;
+
+		if (g == NULL)
+			return gs_fail(e, GS_ESPEC, "%s:%d: plan.gpus[%zu]: unknown GPU \"%s\" (no %s/%s.json)",
+			               R->sp.path, gs_spec_line(R->sp.text, "plan.gpus", (int)i), i, id,
+			               R->sp.gpus_dir, id);
+		for (k = 0; k < R->n_gpus && strcmp(R->gpus[k].id, g->id) != 0; k++)
+			;
+		if (k == R->n_gpus)
+			continue;
+		for (size_t j = 0; j < R->plan.n_classes; j++)
+			if (R->plan_classes[j] == k)
+				return gs_fail(e, GS_ESPEC, "%s:%d: plan.gpus[%zu]: \"%s\" listed twice",
+				               R->sp.path, gs_spec_line(R->sp.text, "plan.gpus", (int)i), i, id);
+		R->plan_classes[R->plan.n_classes++] = k;
+	}
+	R->plan.classes = R->plan_classes;
+	R->plan.rank = (gs_plan_rank)R->sp.plan_rank;
+	R->plan.max_gpus = R->sp.plan_max_gpus;
+	return GS_OK;
+}
+
 static gs_err make_writers(run *R, gs_error *e)
 {
 	static const char *const order[] = { "md", "html", "xlsx", "json", "csv" };
@@ -333,6 +375,7 @@ static gs_err generate(run *R, gs_error *e)
 	meta.tool_version = GS_VERSION;
 	meta.assumptions = R->assumptions;
 	meta.measured = &R->measured;
+	meta.plan = &R->plan;
 	for (int i = 0; i < R->n_w; i++)
 		if ((rc = R->w[i]->begin(R->w[i], &meta, e)) != GS_OK)
 			return rc;
@@ -408,12 +451,12 @@ static gs_err compare(run *R, gs_error *e)
 		return rc;
 	if (R->json)
 		printf("%s],\"generated\":%zu,\"not_current\":%zu,\"current\":%s}\n", bad ? "\n" : "",
-		       R->od.n_files, bad, bad ? "false" : "true");
+		       R->od.n_files + 1, bad, bad ? "false" : "true");
 	if (bad)
 		return gs_fail(e, GS_ESTALE, "report --check: %zu of the files in %s are stale, missing or extra (run gpusizer report to regenerate)",
 		               bad, R->out);
 	if (!R->json)
-		printf("%s: %zu files current\n", R->out, R->od.n_files);
+		printf("%s: %zu files current\n", R->out, R->od.n_files + 1);
 	return GS_OK;
 }
 
@@ -426,18 +469,19 @@ static gs_err commit(run *R, gs_error *e)
 	if (rc != GS_OK)
 		return rc;
 	if (R->verbose)
-		for (size_t i = 0; i < od->n_files; i++)
-			fprintf(stderr, "gpusizer: report: wrote %s/%s\n", R->out, od->files[i]);
+		for (size_t i = 0; i <= od->n_files; i++)
+			fprintf(stderr, "gpusizer: report: wrote %s/%s\n", R->out,
+			        i < od->n_files ? od->files[i] : GS_OUTDIR_MANIFEST);
 	if (R->json) {
 		fputs("{\"command\":\"report\",\"check\":false,\"out\":", stdout);
 		gs_json_str(stdout, R->out);
 		printf(",\"files\":%zu,\"models\":%zu,\"rows\":%zu,\"gpu_classes\":%zu,"
-		       "\"skipped\":%zu,\"removed\":%zu}\n", od->n_files, R->n_models, R->rows, R->n_gpus,
+		       "\"skipped\":%zu,\"removed\":%zu}\n", od->n_files + 1, R->n_models, R->rows, R->n_gpus,
 		       R->skipped, od->removed);
 		return GS_OK;
 	}
 	printf("%s: %zu files (%zu models, %zu rows x %zu GPU classes",
-	       R->out, od->n_files, R->n_models, R->rows, R->n_gpus);
+	       R->out, od->n_files + 1, R->n_models, R->rows, R->n_gpus);
 	if (R->skipped)
 		printf("; %zu combinations skipped", R->skipped);
 	if (od->removed)
@@ -455,6 +499,8 @@ static void run_free(run *R)
 	gs_outdir_abort(&R->od);
 	free(R->assumptions);
 	R->assumptions = NULL;
+	free(R->plan_classes);
+	R->plan_classes = NULL;
 	for (size_t i = 0; i < R->n_models; i++) {
 		free((char *)R->models[i].slug);
 		free((char *)R->models[i].param_source);
@@ -487,6 +533,7 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 	a->spec_path = "sizing.json";
 	a->measurements = getenv("GPUSIZER_MEASUREMENTS");
 	R->offline = gs_offline(false);
+	R->max_rows = GS_SWEEP_MAX_ROWS_DEFAULT;
 	gs_opt_begin(&it, argc, argv);
 	while ((k = gs_opt_next(&gs_cmd_report, &it, &o, &val, e)) > 0) {
 		if (k == 2) {
@@ -509,6 +556,17 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 		case OPT_GPUS_DIR: a->gpus_dir = val; break;
 		case OPT_MEASUREMENTS: a->measurements = val; break;
 		case OPT_FORMAT: a->format = val; break;
+		case OPT_MAX_ROWS: {
+			char *end;
+			errno = 0;
+			R->max_rows = strtoull(val, &end, 10);
+			if (errno || end == val || *end != '\0' || val[0] == '-' || R->max_rows == 0) {
+				gs_fail(e, GS_EUSAGE, "--max-rows: \"%s\": expected a whole number of rows, 1 or more",
+				        val);
+				return -1;
+			}
+			break;
+		}
 		case OPT_OVERRIDE:
 			if (a->n_ov >= 32) {
 				gs_fail(e, GS_EUSAGE, "report: more than 32 axis overrides");
@@ -572,18 +630,68 @@ static gs_err load_spec(run *R, const args *a, gs_error *e)
 	return source_date(R, e);
 }
 
+/* The sweep's size from the spec alone, before any model is fetched or
+ * anything written: over R->max_rows rows is GS_ESPEC naming the spec. */
+static gs_err check_size(run *R, gs_error *e)
+{
+	gs_settings base;
+	uint64_t per_model, rows;
+	gs_err rc;
+
+	if ((rc = gs_sweep_base(&R->sp, &base, e)) != GS_OK)
+		return rc;
+	per_model = gs_sweep_combinations(&R->sp, &base);
+	if (!gs_mul_u64(per_model, (uint64_t)R->sp.models.n, &rows))
+		rows = UINT64_MAX;
+	if (rows <= R->max_rows)
+		return GS_OK;
+	return gs_fail(e, GS_ESPEC, "%s: the sweep has %s%" PRIu64 " rows (%zu model%s x %" PRIu64
+	               " combinations of the axes and GPU counts), over the limit of %" PRIu64
+	               " (--max-rows N raises it); nothing was written", R->sp.path,
+	               rows == UINT64_MAX ? "over " : "", rows, R->sp.models.n,
+	               R->sp.models.n == 1 ? "" : "s", per_model, R->max_rows);
+}
+
+/* Every model's rows counted before anything is written: a sweep of no
+ * rows at all is GS_ESPEC naming the spec. */
+static gs_err check_rows(run *R, gs_error *e)
+{
+	gs_settings base;
+	size_t rows = 0, skipped = 0;
+	gs_err rc;
+
+	if ((rc = gs_sweep_base(&R->sp, &base, e)) != GS_OK)
+		return rc;
+	for (size_t m = 0; m < R->n_models; m++) {
+		size_t sk = 0;
+		rows += gs_sweep_count_model(&R->sp, &base, &R->models[m], &sk);
+		skipped += sk;
+	}
+	if (rows > 0)
+		return GS_OK;
+	return gs_fail(e, GS_ESPEC, "%s: the sweep has no rows: all %zu combinations are skipped "
+	               "(settings a method rejects, or contexts beyond each model's "
+	               "max_position_embeddings); nothing was written", R->sp.path, skipped);
+}
+
 /* The GPU classes, the models, the measurements, the writers and the
  * assumptions they show. */
 static gs_err load_inputs(run *R, const char *measurements, gs_error *e)
 {
 	gs_err rc;
 
-	if ((rc = load_gpus(R, e)) != GS_OK || (rc = load_models(R, e)) != GS_OK ||
+	if ((rc = load_gpus(R, e)) != GS_OK || (rc = plan_classes(R, e)) != GS_OK ||
+	    (rc = load_models(R, e)) != GS_OK ||
 	    (rc = gs_measured_load(measurements, &R->measured, e)) != GS_OK ||
 	    (rc = make_writers(R, e)) != GS_OK)
 		return rc;
 	if (R->n_w == 0)
 		return gs_fail(e, GS_EUSAGE, "report: no output format available");
+	/* What the store's load skipped (a cut-off last line): said once. */
+	if (R->measured.warning[0] != '\0' && !R->quiet)
+		fprintf(stderr, "gpusizer: report: warning: %s\n", R->measured.warning);
+	if ((rc = check_rows(R, e)) != GS_OK)
+		return rc;
 	return gs_report_assumptions(&R->assumptions, e);
 }
 
@@ -597,13 +705,51 @@ static gs_err write_reports(run *R, gs_error *e)
 	if (R->verbose)
 		fprintf(stderr, "gpusizer: report: spec %s; models %s; GPU classes %s; output %s%s\n",
 		        R->sp.path, R->sp.models_dir, R->sp.gpus_dir, R->out, R->check ? " (--check)" : "");
-	if ((rc = gs_outdir_begin(&R->od, R->out, R->check, e)) != GS_OK ||
-	    (rc = generate(R, e)) != GS_OK)
+	if ((rc = gs_outdir_begin(&R->od, R->out, R->check, e)) != GS_OK)
+		return rc;
+	/* A signal stops a page being rendered too (a template of many includes). */
+	gs_tmpl_set_stop(gs_outdir_stopped);
+	rc = generate(R, e);
+	gs_tmpl_set_stop(NULL);
+	if (rc != GS_OK)
 		return rc;
 	for (int i = 0; i < R->n_w; i++)
 		R->w[i]->free(R->w[i]);
 	R->n_w = 0;
 	return R->check ? compare(R, e) : commit(R, e);
+}
+
+/* A message naming a file in the staging directory names it in out/. */
+static void name_out(const run *R, gs_error *e)
+{
+	const char *tmp = R->od.tmp, *at;
+	char msg[sizeof e->msg];
+	size_t tl = strlen(tmp);
+
+	if (tl == 0 || R->out == NULL || (at = strstr(e->msg, tmp)) == NULL)
+		return;
+	snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - e->msg), e->msg, R->out, at + tl);
+	snprintf(e->msg, sizeof e->msg, "%s", msg);
+}
+
+/* Standard output flushed; when that fails the message says what is true:
+ * the reports are written (or checked), only stdout failed (exit 4). */
+static int stdout_done(const run *R)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err = errno ? errno : EIO;
+	if (err == 0)
+		return 0;
+	if (R->check)
+		fprintf(stderr, "gpusizer: report --check: %s was compared, but standard output failed: %s\n",
+		        R->out, strerror(err));
+	else
+		fprintf(stderr, "gpusizer: report: the reports were written to %s, but standard output "
+		        "failed: %s\n", R->out, strerror(err));
+	return gs_exit_code(GS_EIO);
 }
 
 int cmd_report(int argc, char **argv)
@@ -620,9 +766,13 @@ int cmd_report(int argc, char **argv)
 		return k < 0 ? gs_cmd_usage_error(&e) : 0;
 	rc = load_spec(&R, &a, &e);
 	if (rc == GS_OK)
+		rc = check_size(&R, &e);
+	if (rc == GS_OK)
 		rc = load_inputs(&R, a.measurements, &e);
 	if (rc == GS_OK)
 		rc = write_reports(&R, &e);
+	if (rc != GS_OK)
+		name_out(&R, &e);
 	run_free(&R);
 	gs_outdir_reraise();
 	if (rc != GS_OK) {
@@ -631,7 +781,5 @@ int cmd_report(int argc, char **argv)
 		gs_report_error(&e);
 		return gs_exit_code(rc);
 	}
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return gs_exit_code(GS_EIO);
-	return 0;
+	return stdout_done(&R);
 }

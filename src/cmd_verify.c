@@ -7,6 +7,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +68,14 @@ static const gs_opt verify_opts[] = {
 	{ "gpu-index", 0, "N", 0, OPT_GPU_INDEX, "NVML/PCI-order GPU index (0; sets CUDA_VISIBLE_DEVICES)" },
 	{ "python", 0, "PATH", 0, OPT_PYTHON, "Python interpreter for the harness (python3)" },
 	{ "harness", 0, "FILE", 0, OPT_HARNESS, "harness script (default: the installed harness.py,\n"
-	  "tools/harness.py in a checkout; env GPUSIZER_HARNESS)" },
+	  "tools/harness.py of the checkout the binary is in, never\n"
+	  "the current directory's; env GPUSIZER_HARNESS)" },
 	{ "timeout", 0, "SEC", 0, OPT_TIMEOUT, "stop the harness after SEC seconds (3600)" },
 	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (out)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files, to name the local GPU's class\n"
 	  "(default: the installed gpus/)" },
-	{ "store", 0, "FILE", 0, OPT_STORE, "measurements store (measurements/verified.jsonl)" },
+	{ "store", 0, "FILE", 0, OPT_STORE, "measurements store (measurements/verified.jsonl; locked\n"
+	  "through FILE.lock beside it while appending)" },
 	{ "no-store", 0, NULL, 0, OPT_NO_STORE, "do not append the result to the store" },
 	{ "store-standin", 0, NULL, 0, OPT_STORE_STANDIN, "tests only: store a stand-in harness's result\n"
 	  "(needs --store)" },
@@ -102,7 +105,10 @@ const gs_opt_cmd gs_cmd_verify = {
 	verify_groups,
 	"Exit status: 0 within the tolerance (or an out-of-memory the prediction agrees\n"
 	"with), 11 no NVIDIA driver or GPU, 12 outside the tolerance, 13 the harness failed\n"
-	"or skipped the row (reason printed), 2 usage, 3 bad input, 4 I/O.\n"
+	"or skipped the row (reason printed), 2 usage, 3 bad input, 4 I/O, 15 the store\n"
+	"stayed locked past GPUSIZER_LOCK_WAIT. The store is checked before the run; if\n"
+	"the append still fails, the record is printed on stderr. SIGINT, SIGTERM or SIGHUP\n"
+	"stops the harness's whole process group (SIGKILL 5 s later) and then verify.\n"
 	"\n"
 	"Test hooks: GPUSIZER_NVML_LIB=FILE loads another NVML library; with --harness (or\n"
 	"GPUSIZER_HARNESS), GPUSIZER_FAKE_GPU=\"name,total_bytes,driver,cuda\" skips NVML and\n"
@@ -805,38 +811,65 @@ out:
 
 /* ------------------------------------------------------------ the store */
 
+/* Whether this run's record goes to the store: not with --no-store, nor
+ * for a stand-in harness's or a fake GPU's result without --store-standin
+ * (real: the harness said it is the real one and the GPU is NVML's). */
+static bool will_store(const vopts *o, bool real)
+{
+	return !o->no_store && (real || o->store_standin);
+}
+
+/* Before the run: the store can take the record (gs_measured_check), so
+ * that a measurement is not made only to be refused. Skipped when it will
+ * not be stored (as far as known before the run: a fake GPU's result is
+ * not, a stand-in's is known only from its result). */
+static gs_err store_precheck(const vopts *o, const vgpu *g, gs_error *e)
+{
+	if (!will_store(o, !g->fake))
+		return GS_OK;
+	return gs_measured_check(o->store, e);
+}
+
 /* Append the record (a real run, or a stand-in with --store-standin) and
  * read it back as reports will: the text they show beside the row, in
- * text ("" when not stored). */
+ * text ("" when not stored). When the append fails, the record is printed
+ * on stderr as the store line, so that the measurement is not lost. */
 static gs_err store_record(const vopts *o, const gs_measured *m, bool real, char *text, size_t n,
                            gs_error *e)
 {
+	const char *store = o->store ? o->store : GS_MEASURED_STORE_DEFAULT;
 	gs_measured_store st = {0};
+	gs_error le = {0};
 	const gs_measured *back;
 	char *line, shown[256];
 	gs_err rc;
 
 	text[0] = '\0';
-	if (o->no_store) {
+	if (!will_store(o, real)) {
 		if (!o->quiet)
-			fprintf(stderr, "gpusizer: verify: not stored (--no-store)\n");
-		return GS_OK;
-	}
-	if (!real && !o->store_standin) {
-		if (!o->quiet)
-			fprintf(stderr, "gpusizer: verify: stand-in harness or fake GPU: result not stored\n");
+			fprintf(stderr, "gpusizer: verify: %s\n", o->no_store ? "not stored (--no-store)"
+			        : "stand-in harness or fake GPU: result not stored");
 		return GS_OK;
 	}
 	line = gs_measured_format(m, false);
-	rc = gs_measured_append(o->store, line, e);
+	rc = gs_measured_append(store, line, e);
+	if (rc != GS_OK) {
+		fprintf(stderr, "gpusizer: verify: the record was NOT appended to %s (the reason "
+		        "follows); it is in %s/verify/%s.json, and this is its store line:\n%s\n",
+		        store, o->out_dir, m->row, line);
+		free(line);
+		return rc;
+	}
 	free(line);
-	if (rc != GS_OK)
-		return rc;
 	if (!o->quiet)
-		fprintf(stderr, "gpusizer: verify: appended to %s\n",
-		        o->store ? o->store : GS_MEASURED_STORE_DEFAULT);
-	if ((rc = gs_measured_load(o->store, &st, e)) != GS_OK)
-		return rc;
+		fprintf(stderr, "gpusizer: verify: appended to %s\n", store);
+	/* Read back as reports read it; the record is stored whatever this says. */
+	if (gs_measured_load(store, &st, &le) != GS_OK) {
+		fprintf(stderr, "gpusizer: verify: warning: %s\n", le.msg);
+		return GS_OK;
+	}
+	if (st.warning[0] && !o->quiet)
+		fprintf(stderr, "gpusizer: verify: warning: %s\n", st.warning);
 	back = gs_measured_find(&st, m->model, m->key);
 	if (back != NULL) {
 		gs_measured_text(back, GS_MK_DEVICE, NULL, shown, sizeof shown);
@@ -1007,7 +1040,7 @@ int cmd_verify(int argc, char **argv)
 		print_dry_run(&p, &hv);
 		goto out;
 	}
-	if ((rc = page_env(&env, &e)) != GS_OK)
+	if ((rc = page_env(&env, &e)) != GS_OK || (rc = store_precheck(&o, &g, &e)) != GS_OK)
 		goto out;
 
 	if (!o.quiet)
@@ -1021,16 +1054,15 @@ int cmd_verify(int argc, char **argv)
 	if ((rc = write_reports(o.out_dir, &rec, &v, &h, env, &e)) != GS_OK)
 		goto out;
 	real = h.tag != NULL && !strcmp(h.tag, GS_HARNESS_TAG) && !g.fake;
-	if ((rc = store_record(&o, &rec, real, store_text, sizeof store_text, &e)) != GS_OK)
-		goto out;
-
+	/* A store that fails now still gets the comparison printed; its error
+	 * (the record was not kept) decides the exit status. */
+	rc = store_record(&o, &rec, real, store_text, sizeof store_text, &e);
 	if (o.json)
 		print_json_summary(&rec, &v, o.out_dir, store_text);
 	else
 		print_summary(p.row, &v, o.out_dir, store_text);
-	rc = v.within ? GS_OK : GS_ETOLERANCE;
-	if (!v.within)
-		gs_fail(&e, GS_ETOLERANCE, "verify: %s: %s", p.row, v.text);
+	if (rc == GS_OK && !v.within)
+		rc = gs_fail(&e, GS_ETOLERANCE, "verify: %s: %s", p.row, v.text);
 
 out:
 	if (rc != GS_OK) {
@@ -1044,5 +1076,12 @@ out:
 	gs_argv_free(&hv);
 	gs_nvml_close(nv);
 	free(o.owned_model);
+	if (gs_harness_signal() != 0) {
+		/* Stopped by a signal while the harness ran: end by it, as if the
+		 * harness had not been there (the shell sees 128 + the signal). */
+		fflush(NULL);
+		signal(gs_harness_signal(), SIG_DFL);
+		raise(gs_harness_signal());
+	}
 	return gs_exit_code(rc);
 }

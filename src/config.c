@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "util.h"
 
 /* Integers above 2^53 are not exact in JSON doubles: refused as fields. */
@@ -31,6 +32,9 @@ typedef struct cfg {
 	gs_arch *a;
 	gs_error *e;
 	gs_err rc;
+	/* The first field over its plausibility bound (config.h), if any. */
+	const char *big_key, *big_pfx;
+	int64_t big_v, big_max;
 } cfg;
 
 /* ---- messages ---- */
@@ -85,14 +89,75 @@ static bool has(cfg *c, const char *key)
 	return gs_jget_item(c->obj, key) != NULL;
 }
 
-/* Integer field >= min. Absent or null: def, or an error when required. */
+/* The plausibility bound of a shape field (config.h), else CFG_INT_MAX. */
+static int64_t bound_of(const char *key)
+{
+	static const struct {
+		const char *key;
+		int64_t max;
+	} bounds[] = {
+		{ "hidden_size", GS_CFG_MAX_HIDDEN },
+		{ "n_embd", GS_CFG_MAX_HIDDEN },
+		{ "n_embed", GS_CFG_MAX_HIDDEN },
+		{ "dim", GS_CFG_MAX_HIDDEN },
+		{ "num_hidden_layers", GS_CFG_MAX_LAYERS },
+		{ "n_layer", GS_CFG_MAX_LAYERS },
+		{ "n_layers", GS_CFG_MAX_LAYERS },
+		{ "num_attention_heads", GS_CFG_MAX_HEADS },
+		{ "n_head", GS_CFG_MAX_HEADS },
+		{ "n_heads", GS_CFG_MAX_HEADS },
+		{ "num_key_value_heads", GS_CFG_MAX_HEADS },
+		{ "intermediate_size", GS_CFG_MAX_INTERMEDIATE },
+		{ "n_inner", GS_CFG_MAX_INTERMEDIATE },
+		{ "ffn_hidden_size", GS_CFG_MAX_INTERMEDIATE },
+		{ "hidden_dim", GS_CFG_MAX_INTERMEDIATE },
+		{ "moe_intermediate_size", GS_CFG_MAX_INTERMEDIATE },
+		{ "shared_expert_intermediate_size", GS_CFG_MAX_INTERMEDIATE },
+		{ "vocab_size", GS_CFG_MAX_VOCAB },
+		{ "num_experts", GS_CFG_MAX_EXPERTS },
+		{ "num_local_experts", GS_CFG_MAX_EXPERTS },
+		{ "n_routed_experts", GS_CFG_MAX_EXPERTS },
+		{ "n_shared_experts", GS_CFG_MAX_EXPERTS },
+		{ "num_experts_per_tok", GS_CFG_MAX_EXPERTS },
+	};
+
+	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++)
+		if (strcmp(bounds[i].key, key) == 0)
+			return bounds[i].max;
+	return CFG_INT_MAX;
+}
+
+/* Integer field >= min, at most its plausibility bound. Absent or null:
+ * def, or an error when required. */
 static int64_t get_int(cfg *c, const char *key, int64_t min, int64_t def, bool required)
 {
 	gs_jget g = reader(c);
 	int64_t v = gs_jget_int(&g, c->obj, key, min, CFG_INT_MAX, def, required);
+	int64_t max = bound_of(key);
 
 	c->rc = g.rc;
+	if (c->rc == GS_OK && v > max && c->big_key == NULL) {
+		/* Reported after the build and the tally (implausible_field),
+		 * so that sizes which overflow are named as such first. */
+		c->big_key = key;
+		c->big_pfx = c->pfx;
+		c->big_v = v;
+		c->big_max = max;
+	}
 	return v;
+}
+
+/* The first field above its plausibility bound, if the build and the
+ * tally found nothing worse. */
+static void implausible_field(cfg *c)
+{
+	if (c->rc != GS_OK || c->big_key == NULL)
+		return;
+	c->pfx = c->big_pfx;
+	field_fail(c, GS_ECONFIG, c->big_key,
+	           "too large: %" PRId64 " is implausible (at most %" PRId64
+	           ", far above any released model)",
+	           c->big_v, c->big_max);
 }
 
 /* First present key of a NULL-terminated alias list (GPT-2 n_embd /
@@ -1425,6 +1490,10 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 		if (rc != GS_OK)
 			goto out;
 	}
+	if (root == NULL && len > 0 && gs_json_depth_check(json, len, c.path, GS_ECONFIG, e) != GS_OK) {
+		rc = GS_ECONFIG;
+		goto out;
+	}
 	if (root == NULL) {
 		size_t off = (end != NULL && end >= json) ? (size_t)(end - json) : 0, line, col;
 
@@ -1470,6 +1539,10 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 			             c.path, d);
 		}
 	}
+	if (rc == GS_OK) {
+		implausible_field(&c);
+		rc = c.rc;
+	}
 	if (rc == GS_OK)
 		*out = *a;
 out:
@@ -1487,11 +1560,50 @@ gs_err gs_config_load(const char *path, gs_arch *out, gs_error *e)
 
 	memset(out, 0, sizeof *out);
 	rc = gs_read_file(path, GS_CONFIG_MAX_BYTES, &buf, &len, &re);
-	if (rc == GS_EINPUT) /* gs_read_file's size-limit error */
+	if (rc == GS_EINPUT && gs_is_file(path)) /* gs_read_file's size-limit error */
 		return gs_fail(e, GS_ECONFIG, "%s: file too large (over %u bytes)", path, GS_CONFIG_MAX_BYTES);
+	if (rc == GS_EINPUT) /* a FIFO, device or directory: never read */
+		return gs_fail(e, GS_ECONFIG, "%s", re.msg);
 	if (rc != GS_OK)
 		return gs_fail(e, rc, "%s", re.msg);
 	rc = gs_config_parse(buf, len, path, out, e);
 	free(buf);
 	return rc;
+}
+
+gs_err gs_config_check_seq(const gs_arch *a, int64_t *seqp, bool is_default, bool allow, char *warn,
+                           size_t n, gs_error *e)
+{
+	const char *src = a->source[0] ? a->source : "model";
+	const char *dflt = is_default ? " (the default)" : "";
+	int64_t seq = *seqp;
+
+	if (n > 0)
+		warn[0] = '\0';
+	if (a->max_pos <= 0 || seq <= a->max_pos)
+		return GS_OK;
+	if (is_default && !allow) {
+		/* Nobody asked for this context: size the longest the model has. */
+		*seqp = a->max_pos;
+		if (n > 0)
+			snprintf(warn, n,
+			         "no --seq given: sized at the model's max_position_embeddings, %" PRId64
+			         " (%s), not the default %" PRId64, a->max_pos, src, seq);
+		return GS_OK;
+	}
+	if (!allow)
+		return gs_fail(e, GS_EUSAGE,
+		               "--seq %" PRId64 "%s is past the model's max_position_embeddings (%" PRId64
+		               ", %s): give --seq %" PRId64 " or less, or --allow-long-context to size it "
+		               "anyway (%s)",
+		               seq, dflt, a->max_pos, src, a->max_pos,
+		               a->rotary ? "a RoPE-scaled context" : "its position embeddings stop there");
+	if (n > 0)
+		snprintf(warn, n,
+		         "--seq %" PRId64 "%s is past the model's max_position_embeddings (%" PRId64
+		         ", %s): sized as asked (--allow-long-context); %s",
+		         seq, dflt, a->max_pos, src,
+		         a->rotary ? "the model needs RoPE scaling there"
+		                   : "its learned position embeddings do not reach that far");
+	return GS_OK;
 }

@@ -46,10 +46,33 @@
 #ifndef GS_CONFIG_H
 #define GS_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arch.h"
 #include "err.h"
+
+/* Plausibility bounds on a config's shape fields, far above any released
+ * model (largest known: hidden 25600, 126 layers, 128 heads, intermediate
+ * 73728, vocab 262144, 512 experts). A larger value is refused as
+ * GS_ECONFIG naming the file and the field ("PATH: field \"num_experts\":
+ * too large: 1000000000 is implausible (at most 65536, ...)"), never
+ * sized; sizes that overflow 64 bits are reported as GS_EOVERFLOW first.
+ *   hidden_size n_embd n_embed dim                        GS_CFG_MAX_HIDDEN
+ *   num_hidden_layers n_layer n_layers                    GS_CFG_MAX_LAYERS
+ *   num_attention_heads n_head n_heads num_key_value_heads GS_CFG_MAX_HEADS
+ *   intermediate_size n_inner ffn_hidden_size hidden_dim
+ *   moe_intermediate_size shared_expert_intermediate_size GS_CFG_MAX_INTERMEDIATE
+ *   vocab_size                                            GS_CFG_MAX_VOCAB
+ *   num_experts num_local_experts n_routed_experts
+ *   n_shared_experts num_experts_per_tok                  GS_CFG_MAX_EXPERTS */
+#define GS_CFG_MAX_HIDDEN ((int64_t)1 << 20)
+#define GS_CFG_MAX_LAYERS ((int64_t)1 << 16)
+#define GS_CFG_MAX_HEADS ((int64_t)1 << 16)
+#define GS_CFG_MAX_INTERMEDIATE ((int64_t)1 << 24)
+#define GS_CFG_MAX_VOCAB ((int64_t)1 << 24)
+#define GS_CFG_MAX_EXPERTS ((int64_t)1 << 16)
 
 /* Largest config.json gs_config_load reads. */
 #define GS_CONFIG_MAX_BYTES (16u * 1024u * 1024u)
@@ -64,5 +87,15 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
  * too large"; missing: GS_ENOTFOUND; unreadable: GS_EIO), then as
  * gs_config_parse. */
 gs_err gs_config_load(const char *path, gs_arch *out, gs_error *e);
+
+/* Whether a context of *seq tokens is within the model's positions
+ * (a->max_pos; 0, unknown, always is). Past them: GS_EUSAGE "--seq N is
+ * past the model's max_position_embeddings (M, SOURCE) ...; pass
+ * --allow-long-context ..." unless allow, when it is GS_OK with a warning
+ * for the command to print in warn[n]; a default context (is_default, no
+ * --seq given) past them is lowered to M, with a warning saying so. warn
+ * is "" otherwise. Borrows everything. */
+gs_err gs_config_check_seq(const gs_arch *a, int64_t *seq, bool is_default, bool allow, char *warn,
+                           size_t n, gs_error *e);
 
 #endif

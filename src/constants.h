@@ -38,4 +38,11 @@
  * ../shared/measurements/calibration.jsonl hf-docs-bertlarge-*). Newer
  * drivers with lazy module loading use less; verify measures it. */
 
+/* Plausibility bound on a prediction (not a measurement): no GPU has ever
+ * held 1 PiB (2^50 bytes); the largest committed report row is under 20 TB.
+ * An estimate per GPU (device, allocated or host memory) above this is
+ * refused as implausible (GS_EOVERFLOW, exit 3, naming the model source)
+ * rather than printed: it means a mistyped shape or a runaway setting. */
+#define GS_ESTIMATE_MAX_BYTES (1125899906842624.0) /* 2^50 */
+
 #endif

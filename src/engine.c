@@ -557,9 +557,42 @@ static gs_err too_big(gs_error *e, const gs_arch *a)
 	               a->source[0] ? a->source : "model");
 }
 
+/* Bytes as an integer, saturating: negative is 0; NaN, infinity and
+ * anything past 2^63 are UINT64_MAX (llround is undefined there), which the
+ * plausibility bound in gs_estimate_run then refuses. */
 static uint64_t u64(double x)
 {
-	return x <= 0 ? 0 : (uint64_t)llround(x);
+	if (x <= 0)
+		return 0;
+	if (!(x < 9.2e18))
+		return UINT64_MAX;
+	return (uint64_t)llround(x);
+}
+
+/* The bound on what one GPU (or the host) is predicted to hold:
+ * GS_ESTIMATE_MAX_BYTES; past it the estimate is refused, not printed. */
+static gs_err implausible(const gs_arch *a, const gs_settings *s, const gs_estimate *x, gs_error *e)
+{
+	static const char *const what[] = { "device", "allocated", "host" };
+	const uint64_t v[] = { x->device, x->allocated, x->host };
+	char amount[64];
+
+	for (int i = 0; i < 3; i++) {
+		if ((double)v[i] <= GS_ESTIMATE_MAX_BYTES)
+			continue;
+		if (v[i] == UINT64_MAX)
+			snprintf(amount, sizeof amount, "past 2^63 bytes (overflow)");
+		else
+			snprintf(amount, sizeof amount, "%.3g bytes (%.0f PiB)", (double)v[i],
+			         (double)v[i] / GS_ESTIMATE_MAX_BYTES);
+		return gs_fail(e, GS_EOVERFLOW,
+		               "%s: the %s estimate of %s memory per GPU is %s, above the plausibility "
+		               "bound of 1 PiB (2^50 bytes): check the model shape and the settings "
+		               "(--batch %lld, --seq %lld, --gpus %lld)",
+		               a->source[0] ? a->source : "model", gs_formula_name(x->formula), what[i],
+		               amount, (long long)s->batch, (long long)s->seq, (long long)s->gpus);
+	}
+	return GS_OK;
 }
 
 /* Allocator rounding and caching on top of the allocated peak. */
@@ -1307,6 +1340,14 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	case GS_F_ZERO1_RULE: rc = zero1_rule(a, s, out); break;
 	default:
 		rc = detailed(a, s, out, e);
+	}
+	if (rc != GS_OK)
+		return rc;
+	rc = implausible(a, s, out, e);
+	if (rc != GS_OK) {
+		gs_formula f = out->formula;
+		memset(out, 0, sizeof *out); /* nothing absurd left for a caller to print */
+		out->formula = f;
 	}
 	return rc;
 }

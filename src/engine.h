@@ -43,7 +43,10 @@ typedef struct gs_estimate {
 } gs_estimate;
 
 /* Run the estimator that s->formula names. The arch must be tallied.
- * GS_EUSAGE for inconsistent settings, GS_EOVERFLOW past the limits. */
+ * GS_EUSAGE for inconsistent settings, GS_EOVERFLOW past the limits: an
+ * estimate whose device, allocated or host bytes pass GS_ESTIMATE_MAX_BYTES
+ * (constants.h, 1 PiB) is refused as implausible, *out zeroed but for its
+ * formula, the message naming a->source. */
 gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e);
 
 const char *gs_phase_name(gs_phase p);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "redact.h"
+
 static const char *const messages[GS_ERR_MAX + 1] = {
 	[GS_OK] = "success",
 	[GS_EUSAGE] = "invalid command line",
@@ -69,8 +71,11 @@ gs_err gs_fail(gs_error *e, gs_err code, const char *fmt, ...)
 
 void gs_report_error(const gs_error *e)
 {
-	if (e->msg[0] != '\0')
-		fprintf(stderr, "gpusizer: %s\n", e->msg);
-	else
-		fprintf(stderr, "gpusizer: %s\n", gs_strerror(e->code));
+	/* the one redaction rule (redact.h) over every error printed; room
+	 * for "a@" growing to "***@" */
+	char msg[sizeof e->msg * 2 + 16];
+
+	snprintf(msg, sizeof msg, "%s", e->msg[0] != '\0' ? e->msg : gs_strerror(e->code));
+	gs_redact(msg, sizeof msg);
+	fprintf(stderr, "gpusizer: %s\n", msg);
 }

@@ -52,7 +52,8 @@ int gs_exit_code(gs_err code);
  * e may be NULL. */
 gs_err gs_fail(gs_error *e, gs_err code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Print "gpusizer: <detail or generic message>" to stderr. */
+/* Print "gpusizer: <detail or generic message>" to stderr, redacted
+ * (redact.h). */
 void gs_report_error(const gs_error *e);
 
 #endif

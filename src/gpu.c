@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jsoncheck.h"
 #include "jsonget.h"
 #include "util.h"
 
@@ -61,10 +62,18 @@ static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error 
 		return rc == GS_EINPUT ? GS_EGPUFILE : rc;
 	}
 	root = cJSON_Parse(text);
+	if (root == NULL && gs_json_depth_check(text, strlen(text), path, GS_EGPUFILE, e) != GS_OK) {
+		rc = GS_EGPUFILE;
+		goto out;
+	}
 	if (root == NULL || !cJSON_IsObject(root)) {
 		rc = gs_fail(e, GS_EGPUFILE, "%s: not a JSON object", path);
 		goto out;
 	}
+	/* UTF-8 and no key twice, as configs and specs (cJSON keeps the first). */
+	rc = gs_json_check(text, strlen(text), path, GS_EGPUFILE, e);
+	if (rc != GS_OK)
+		goto out;
 	if (strlen(stem) >= sizeof g->id || !valid_id(stem)) {
 		rc = gs_fail(e, GS_EGPUFILE, "%s: file name: use letters, digits, '-', '_', '.' (at most %zu)",
 		             path, sizeof g->id - 1);

@@ -10,20 +10,21 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
 #include "paths.h"
 #include "util.h"
-
-extern char **environ;
 
 /* ------------------------------------------------------------ arguments */
 
@@ -117,12 +118,20 @@ const char *gs_harness_refusal(const gs_settings *s)
 
 gs_err gs_harness_find(const char *given, char *path, size_t n, gs_error *e)
 {
+	char root[4096];
+
 	if (given) {
 		if (!gs_is_file(given))
 			return gs_fail(e, GS_EUSAGE, "--harness %s: no such file", given);
 		snprintf(path, n, "%s", given);
 		return GS_OK;
 	}
+	/* Without a data root, gs_data_path names tools/harness.py under the
+	 * current directory: a script planted there is never run. */
+	if (gs_data_root(root, sizeof root) == GS_ROOT_NONE)
+		return gs_fail(e, GS_EHARNESS, "cannot find the harness: no gpusizer data directory "
+		               "beside the executable (the current directory is not searched): install "
+		               "gpusizer, set GPUSIZER_DATA, or give --harness FILE");
 	gs_data_path(GS_DATA_HARNESS, path, n);
 	if (gs_is_file(path))
 		return GS_OK;
@@ -137,6 +146,7 @@ typedef struct hrun {
 	pid_t pid;
 	int status;             /* waitpid status */
 	bool timed_out;
+	int stopped_by;         /* the stop signal caught, 0 none */
 	char *out;              /* harness stdout, NUL-terminated */
 	size_t out_len, out_cap;
 	char err[GS_HARNESS_ERR_KEEP + 1]; /* stderr tail */
@@ -227,98 +237,236 @@ static void got_stderr(hrun *r, const char *buf, size_t got, bool verbose)
 	keep_err(r, buf, got, verbose);
 }
 
-/* Start argv with stdout and stderr on pipes (fd[0], fd[1] read ends). */
+/* ------------------------------------------------------------ signals */
+
+/* SIGINT, SIGTERM and SIGHUP while the harness runs: the first is kept in
+ * caught (the run stops the harness's process group, then verify ends by
+ * it); a second one makes the stop a SIGKILL at once. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP (sizeof stop_signals / sizeof stop_signals[0])
+static volatile sig_atomic_t caught, caught_again;
+
+static void on_stop_signal(int sig)
+{
+	if (caught == 0)
+		caught = sig;
+	else
+		caught_again = 1;
+}
+
+/* Install the handler for each stop signal not ignored (a run under nohup
+ * keeps ignoring SIGHUP, and so does its harness); old[] keeps what was. */
+static void catch_stops(struct sigaction old[N_STOP])
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART: poll() returns at once */
+	caught = caught_again = 0;
+	for (size_t i = 0; i < N_STOP; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+static void restore_stops(const struct sigaction old[N_STOP])
+{
+	for (size_t i = 0; i < N_STOP; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
+int gs_harness_signal(void)
+{
+	return (int)caught;
+}
+
+/* ------------------------------------------------------------ spawning */
+
+/* Start argv with stdout and stderr on pipes (fd[0], fd[1] read ends), in
+ * a process group of its own (its id is r->pid) and, on Linux, killed
+ * when verify dies (PR_SET_PDEATHSIG). */
 static gs_err spawn(char **argv, unsigned gpu_index, hrun *r, int fd[2], gs_error *e)
 {
-	int op[2] = {-1, -1}, ep[2] = {-1, -1};
-	posix_spawn_file_actions_t fa;
+	int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, null_fd;
+	sigset_t stops, prev;
 	char cuda_dev[16];
-	int rc;
+	pid_t parent = getpid();
+	int child_errno = 0;
+	ssize_t got;
 
-	if (pipe(op) != 0 || pipe(ep) != 0) {
-		if (op[0] >= 0)
-			close(op[0]), close(op[1]);
-		return gs_fail(e, GS_EHARNESS, "cannot create pipes: %s", strerror(errno));
+	if (pipe(op) != 0 || pipe(ep) != 0 || pipe(xp) != 0) {
+		int err = errno;
+		for (int i = 0; i < 2; i++) {
+			if (op[i] >= 0)
+				close(op[i]);
+			if (ep[i] >= 0)
+				close(ep[i]);
+		}
+		return gs_fail(e, GS_EHARNESS, "cannot create pipes: %s", strerror(err));
 	}
 	for (int i = 0; i < 2; i++) {
 		fcntl(op[i], F_SETFD, FD_CLOEXEC);
 		fcntl(ep[i], F_SETFD, FD_CLOEXEC);
+		fcntl(xp[i], F_SETFD, FD_CLOEXEC);
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, op[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
 	snprintf(cuda_dev, sizeof cuda_dev, "%u", gpu_index);
 	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1); /* NVML's order */
 	setenv("CUDA_VISIBLE_DEVICES", cuda_dev, 1);
-	rc = posix_spawnp(&r->pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	/* stdin: nothing (in a group of its own, a read of the terminal
+	 * would stop it) */
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* The stop signals wait (blocked) until the child has its default
+	 * actions back: one sent to its group before the exec is not lost in
+	 * the handler it inherited. */
+	sigemptyset(&stops);
+	for (size_t i = 0; i < N_STOP; i++)
+		sigaddset(&stops, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &stops, &prev);
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid == 0) {
+		/* The child: async-signal-safe calls only, up to the exec. */
+		sigset_t none;
+		setpgid(0, 0);
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+		if (getppid() != parent)
+			_exit(127); /* verify already died */
+		for (size_t i = 0; i < N_STOP; i++) {
+			struct sigaction cur;
+			if (sigaction(stop_signals[i], NULL, &cur) == 0 && cur.sa_handler == on_stop_signal)
+				signal(stop_signals[i], SIG_DFL);
+		}
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if ((null_fd < 0 || dup2(null_fd, 0) >= 0) && dup2(op[1], 1) >= 0 && dup2(ep[1], 2) >= 0)
+			execvp(argv[0], argv);
+		child_errno = errno;
+		(void)!write(xp[1], &child_errno, sizeof child_errno);
+		_exit(127);
+	}
+	sigprocmask(SIG_SETMASK, &prev, NULL);
 	close(op[1]);
 	close(ep[1]);
-	if (rc != 0) {
+	close(xp[1]);
+	if (null_fd >= 0)
+		close(null_fd);
+	if (r->pid < 0) {
+		int err = errno;
 		close(op[0]);
 		close(ep[0]);
+		close(xp[0]);
+		return gs_fail(e, GS_EHARNESS, "cannot start the harness: %s", strerror(err));
+	}
+	setpgid(r->pid, r->pid); /* also here: the group exists before any kill */
+	do
+		got = read(xp[0], &child_errno, sizeof child_errno);
+	while (got < 0 && errno == EINTR);
+	close(xp[0]);
+	if (got == (ssize_t)sizeof child_errno) {
+		close(op[0]);
+		close(ep[0]);
+		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+			;
 		return gs_fail(e, GS_EHARNESS, "cannot run %s: %s (give --python PATH)", argv[0],
-		               strerror(rc));
+		               strerror(child_errno));
 	}
 	fd[0] = op[0];
 	fd[1] = ep[0];
 	return GS_OK;
 }
 
+/* Whether the harness (the group's leader) has exited, without reaping it:
+ * while it is a zombie its process group id stays reserved for kill(). */
+static bool leader_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* Read the harness's pipes, once. */
+static void read_pipes(const gs_harness_opts *o, hrun *r, int fd[2], bool open_[2])
+{
+	struct pollfd pf[2];
+	int nf = 0, t;
+
+	for (int i = 0; i < 2; i++)
+		if (open_[i])
+			pf[nf++] = (struct pollfd){.fd = fd[i], .events = POLLIN};
+	t = poll(pf, (nfds_t)nf, GS_HARNESS_SAMPLE_MS);
+	if (t < 0 && errno != EINTR) {
+		open_[0] = open_[1] = false; /* unreadable: wait for the exit alone */
+		return;
+	}
+	for (int i = 0; t > 0 && i < nf; i++) {
+		char buf[65536];
+		ssize_t got;
+		bool is_out = pf[i].fd == fd[0];
+		if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		got = read(pf[i].fd, buf, sizeof buf);
+		if (got <= 0) {
+			if (got < 0 && errno == EINTR)
+				continue;
+			open_[is_out ? 0 : 1] = false;
+		} else if (is_out) {
+			got_stdout(r, buf, (size_t)got);
+		} else {
+			got_stderr(r, buf, (size_t)got, o->verbose);
+		}
+	}
+}
+
 /* Run the harness; stdout collected, stderr tail kept, NVML sampled every
- * GS_HARNESS_SAMPLE_MS. GS_EHARNESS if it cannot be started. */
+ * GS_HARNESS_SAMPLE_MS. Past the timeout or on a stop signal its process
+ * group gets SIGTERM, then SIGKILL GS_HARNESS_GRACE_MS later (at once on a
+ * second signal); once it has exited, whatever is left of its group is
+ * killed before it is reaped, so nothing it started outlives verify.
+ * GS_EHARNESS if it cannot be started. */
 static gs_err run_collect(char **argv, const gs_harness_opts *o, hrun *r, gs_error *e)
 {
 	int fd[2] = {-1, -1};
-	bool open_[2] = {true, true}, killed = false;
+	bool open_[2] = {true, true}, stopping = false, exited = false;
 	int64_t start = now_ms(), last = 0, kill_at = 0;
+	struct sigaction old[N_STOP];
 	gs_err rc;
 
 	memset(r, 0, sizeof *r);
-	if ((rc = spawn(argv, o->gpu_index, r, fd, e)) != GS_OK)
+	catch_stops(old);
+	if ((rc = spawn(argv, o->gpu_index, r, fd, e)) != GS_OK) {
+		restore_stops(old);
 		return rc;
+	}
 	r->out_cap = 65536;
 	r->out = gs_xmalloc(r->out_cap + 1);
-	while (open_[0] || open_[1]) {
-		struct pollfd pf[2];
-		int nf = 0, t;
+	while (open_[0] || open_[1] || !exited) {
 		int64_t now;
 
-		for (int i = 0; i < 2; i++)
-			if (open_[i])
-				pf[nf++] = (struct pollfd){.fd = fd[i], .events = POLLIN};
-		t = poll(pf, (nfds_t)nf, GS_HARNESS_SAMPLE_MS);
-		if (t < 0 && errno != EINTR)
-			break;
-		for (int i = 0; t > 0 && i < nf; i++) {
-			char buf[65536];
-			ssize_t got;
-			bool is_out = pf[i].fd == fd[0];
-			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			got = read(pf[i].fd, buf, sizeof buf);
-			if (got <= 0) {
-				if (got < 0 && errno == EINTR)
-					continue;
-				open_[is_out ? 0 : 1] = false;
-			} else if (is_out) {
-				got_stdout(r, buf, (size_t)got);
-			} else {
-				got_stderr(r, buf, (size_t)got, o->verbose);
-			}
+		read_pipes(o, r, fd, open_); /* with both closed, a 20 ms sleep */
+		if (!exited && leader_exited(r->pid)) {
+			exited = true;
+			kill(-r->pid, SIGKILL); /* what it left in its group: then the pipes close */
 		}
 		now = now_ms();
-		if (now - last >= GS_HARNESS_SAMPLE_MS) {
+		if (now - last >= GS_HARNESS_SAMPLE_MS && !exited) {
 			sample(o, r);
 			last = now;
 		}
-		if (!killed && now - start > o->timeout_s * 1000) {
-			kill(r->pid, SIGTERM);
-			killed = true;
-			r->timed_out = true;
-			kill_at = now + 5000;
-		} else if (killed && kill_at && now > kill_at) {
-			kill(r->pid, SIGKILL);
+		if (!stopping && (caught || now - start > o->timeout_s * 1000)) {
+			r->timed_out = !caught;
+			r->stopped_by = (int)caught;
+			kill(-r->pid, SIGTERM);
+			stopping = true;
+			kill_at = now + GS_HARNESS_GRACE_MS;
+		}
+		if (stopping && kill_at && (now > kill_at || caught_again)) {
+			kill(-r->pid, SIGKILL);
 			kill_at = 0;
 		}
 	}
@@ -326,6 +474,7 @@ static gs_err run_collect(char **argv, const gs_harness_opts *o, hrun *r, gs_err
 	close(fd[1]);
 	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 		;
+	restore_stops(old);
 	r->out[r->out_len] = '\0';
 	return GS_OK;
 }
@@ -379,6 +528,10 @@ static gs_err check_result(char **argv, const gs_harness_opts *o, const hrun *r,
 	const char *status = cJSON_IsString(st) ? st->valuestring : "";
 	const cJSON *peak = cJSON_GetObjectItemCaseSensitive(res, "peak");
 
+	if (r->stopped_by)
+		return gs_fail(e, GS_EHARNESS, "stopped by %s: the harness and its processes were "
+		               "stopped too; nothing measured", r->stopped_by == SIGINT ? "SIGINT"
+		               : r->stopped_by == SIGHUP ? "SIGHUP" : "SIGTERM");
 	if (r->timed_out)
 		return gs_fail(e, GS_EHARNESS, "harness stopped after --timeout %" PRId64 " s", o->timeout_s);
 	if (res == NULL && r->out_len == 0 && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 127)

@@ -19,6 +19,7 @@
 #define GS_HARNESS_OUT_MAX (16u << 20)      /* stdout of the harness kept */
 #define GS_HARNESS_ERR_KEEP 8192            /* stderr tail kept for messages */
 #define GS_HARNESS_SAMPLE_MS 20             /* NVML sampling period */
+#define GS_HARNESS_GRACE_MS 5000            /* SIGTERM to SIGKILL when stopping it */
 
 /* A NULL-terminated argument vector that owns its strings. Start with
  * { 0 }; gs_argv_free frees it (and accepts a zeroed one). Allocation
@@ -51,8 +52,11 @@ void gs_harness_args(const gs_settings *s, const char *python, const char *harne
 const char *gs_harness_refusal(const gs_settings *s);
 
 /* The harness script: given (--harness or GPUSIZER_HARNESS; NULL for the
- * default) must be a file (GS_EUSAGE); the default is the installed or
- * checkout harness.py (GS_EHARNESS when missing). Writes the path to path. */
+ * default) must be a file (GS_EUSAGE); the default is harness.py of the
+ * data root (paths.h: $GPUSIZER_DATA, the installed share/gpusizer, or the
+ * checkout beside the executable), never one found through the current
+ * directory (GS_EHARNESS when there is no data root, or no harness in it).
+ * Writes the path to path. */
 gs_err gs_harness_find(const char *given, char *path, size_t n, gs_error *e);
 
 /* How to run it. */
@@ -60,7 +64,7 @@ typedef struct gs_harness_opts {
 	gs_nvml *nv;             /* NULL: no sampling (GPUSIZER_FAKE_GPU) */
 	unsigned gpu_index;      /* sampled; CUDA_VISIBLE_DEVICES (PCI order) */
 	uint64_t used_at_start;  /* device memory in use before the run */
-	int64_t timeout_s;       /* SIGTERM after this, SIGKILL 5 s later */
+	int64_t timeout_s;       /* SIGTERM after this, SIGKILL GS_HARNESS_GRACE_MS later */
 	bool verbose;            /* pass the harness's stderr through */
 } gs_harness_opts;
 
@@ -102,13 +106,23 @@ typedef struct gs_harness_result {
 
 /*
  * Run argv (argv[0] the interpreter, argv[1] the harness) and read its
- * result into *r. GS_EHARNESS, with what happened, when it cannot be
- * started, times out, prints no JSON object (whole stdout or its last
- * line), skips the row (its reason), has a status other than ok or oom,
- * exits non-zero after a result, or says "ok" without "peak"."allocated".
- * *r is freed again on failure.
+ * result into *r. The harness runs in a process group of its own, dies
+ * with verify (PR_SET_PDEATHSIG on Linux), and nothing of its group is
+ * left when this returns: past o->timeout_s, or when SIGINT, SIGTERM or
+ * SIGHUP reaches verify meanwhile (those not ignored are caught for the
+ * run, their old handlers restored after), the group gets SIGTERM, then
+ * SIGKILL GS_HARNESS_GRACE_MS later or at a second signal.
+ * GS_EHARNESS, with what happened, when it cannot be started, is stopped
+ * (gs_harness_signal() then names the signal), times out, prints no JSON
+ * object (whole stdout or its last line), skips the row (its reason), has
+ * a status other than ok or oom, exits non-zero after a result, or says
+ * "ok" without "peak"."allocated". *r is freed again on failure.
  */
 gs_err gs_harness_run(char **argv, const gs_harness_opts *o, gs_harness_result *r, gs_error *e);
+
+/* The stop signal the last gs_harness_run caught (SIGINT, SIGTERM or
+ * SIGHUP), 0 when none: the caller cleans up, then ends by it. */
+int gs_harness_signal(void);
 
 void gs_harness_result_free(gs_harness_result *r); /* accepts a zeroed one */
 

@@ -9,8 +9,10 @@
 #include "jsonget.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 #include "modelid.h"
 #include "safetensors.h"
 #include "paths.h"
+#include "redact.h"
 #include "util.h"
 
 #define HUB_DEFAULT "https://huggingface.co"
@@ -286,6 +289,7 @@ hub_req *hub_new_req(hub_model *m, hub_rq_kind kind, const char *url, const char
 static bool start_req(hub_run *R, hub_req *r)
 {
 	char line[600];
+	double timeout = R->timeout_s;
 
 	r->attempt++;
 	r->m->res->requests++;
@@ -297,6 +301,11 @@ static bool start_req(hub_run *R, hub_req *r)
 	r->retry_after = -1;
 	r->has_rl = false;
 	r->crange_total = 0;
+	r->deadline_capped = false;
+	if (R->deadline > 0 && R->deadline - now_mono() < timeout) {
+		timeout = fmax(R->deadline - now_mono(), 0.001);
+		r->deadline_capped = true;
+	}
 	curl_slist_free_all(r->hdrs);
 	r->hdrs = NULL;
 	if (r->h == NULL)
@@ -324,9 +333,8 @@ static bool start_req(hub_run *R, hub_req *r)
 	curl_easy_setopt(r->h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(r->h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(r->h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(r->h, CURLOPT_TIMEOUT_MS, (long)(R->timeout_s * 1000));
-	curl_easy_setopt(r->h, CURLOPT_CONNECTTIMEOUT_MS,
-	                 (long)(fmin(R->timeout_s, 10.0) * 1000));
+	curl_easy_setopt(r->h, CURLOPT_TIMEOUT_MS, (long)ceil(timeout * 1000));
+	curl_easy_setopt(r->h, CURLOPT_CONNECTTIMEOUT_MS, (long)ceil(fmin(timeout, 10.0) * 1000));
 	curl_easy_setopt(r->h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body);
 	curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, hub_on_body);
 	curl_easy_setopt(r->h, CURLOPT_WRITEDATA, r);
@@ -421,6 +429,7 @@ static void fail_model(hub_model *m, gs_err code, const char *fmt, ...)
 	for (char *c = msg; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
+	gs_redact(msg, sizeof msg); /* servers may echo the token or the endpoint's password */
 	gs_fail(&m->res->err, code, "%s: %s", m->id, msg);
 }
 
@@ -704,6 +713,14 @@ void hub_on_index(hub_run *R, hub_model *m, hub_req *r)
 		queue_header(R, m, i, PROBE_BYTES);
 }
 
+/* A safetensors header the Hub served is broken: the remote's fault, not
+ * a local input's, so GS_ENET (exit 6) naming the repository (fail_model's
+ * prefix) and the file (e's message). */
+static void bad_remote_header(hub_model *m, const gs_error *e)
+{
+	fail_model(m, GS_ENET, "the Hub served a bad safetensors header: %s; %s", e->msg, kept(m));
+}
+
 void hub_on_header_done(hub_run *R, hub_model *m, hub_req *r)
 {
 	uint64_t hlen;
@@ -717,7 +734,7 @@ void hub_on_header_done(hub_run *R, hub_model *m, hub_req *r)
 		return;
 	}
 	if (gs_st_header_len(where, r->body, r->len, &hlen, &e) != GS_OK) {
-		fail_model(m, e.code, "%s; %s", e.msg, kept(m));
+		bad_remote_header(m, &e);
 		return;
 	}
 	if (r->crange_total != 0)
@@ -729,7 +746,7 @@ void hub_on_header_done(hub_run *R, hub_model *m, hub_req *r)
 		return;
 	}
 	if (gs_st_parse(where, r->body, r->len, m->shard_size[r->shard], &m->tally, &e) != GS_OK)
-		fail_model(m, e.code, "%s; %s", e.msg, kept(m));
+		bad_remote_header(m, &e);
 }
 
 /* Map an HTTP error response to an error code and message. */
@@ -757,7 +774,7 @@ void hub_http_error(hub_run *R, hub_model *m, hub_req *r)
 	} else if (r->status == 404 && strcasecmp(r->err_code, "RevisionNotFound") == 0) {
 		fail_model(m, GS_ENOTFOUND, "revision \"%s\" not found", m->rev[0] ? m->rev : "main");
 	} else if (r->status == 404) {
-		fail_model(m, GS_ENOTFOUND, "repository not found on %s (HTTP 404%s%s)%s", R->endpoint,
+		fail_model(m, GS_ENOTFOUND, "repository not found on %s (HTTP 404%s%s)%s", R->endpoint_shown,
 		           r->err_code[0] ? ", " : "", r->err_code,
 		           token ? "; if it is private, the token has no access to it" : "");
 	} else if (r->status == 401 && strstr(r->err_msg, "Invalid credentials") != NULL) {
@@ -775,6 +792,34 @@ void hub_http_error(hub_run *R, hub_model *m, hub_req *r)
 		fail_model(m, GS_ENET, "%s: HTTP %ld%s%s", short_url(r), r->status, r->err_msg[0] ? ": " : "",
 		           r->err_msg);
 	}
+}
+
+static bool past_deadline(const hub_run *R)
+{
+	return R->deadline > 0 && now_mono() >= R->deadline;
+}
+
+/* The run's deadline came before r was done: m fails, its entry kept. */
+static void fail_deadline(hub_run *R, hub_model *m, const hub_req *r)
+{
+	fail_model(m, GS_ENET, "the fetch stopped at its deadline of %g s (--deadline) before the %s "
+	           "(%s) was fetched; %s", R->deadline_s, kind_name[r->kind], short_url(r),
+	           kept_net(m));
+}
+
+/* The host part of a URL, for messages (n bytes; "?" when there is none). */
+static void url_host(const char *url, char *host, size_t n)
+{
+	const char *a = url != NULL ? strstr(url, "://") : NULL;
+	size_t l;
+
+	if (a == NULL) {
+		snprintf(host, n, "?");
+		return;
+	}
+	a += 3;
+	l = strcspn(a, "/?#");
+	snprintf(host, n, "%.*s", (int)l, a);
 }
 
 static bool retryable(CURLcode cc, long status)
@@ -826,6 +871,8 @@ static void req_done(hub_run *R, hub_req *r, CURLcode cc)
 		if (r->attempt > limit)
 			R->unreachable = true;
 	}
+	if (!m->failed && cc == CURLE_OPERATION_TIMEDOUT && r->deadline_capped)
+		fail_deadline(R, m, r);
 	if (!m->failed && retryable(cc, r->status) && r->attempt <= limit) {
 		double wait, cap = R->max_wait;
 		const char *basis;
@@ -844,20 +891,35 @@ static void req_done(hub_run *R, hub_req *r, CURLcode cc)
 		}
 		if (wait > cap)
 			wait = cap;
-		if (cc == CURLE_OK)
-			snprintf(why, sizeof why, "HTTP %ld", r->status);
-		else
-			snprintf(why, sizeof why, "%s", curl_easy_strerror(cc));
-		fprintf(stderr, "gpusizer: %s: %s: %s; retry %d/%d in %.2f s (%s%s)\n", m->id,
-		        kind_name[r->kind], why, r->attempt, limit, wait, basis,
-		        wait == cap ? ", capped by GPUSIZER_MAX_RETRY_WAIT" : "");
-		r->not_before = now_mono() + wait;
-		enqueue(R, r);
-		return;
+		if (R->deadline > 0 && now_mono() + wait >= R->deadline) {
+			fail_deadline(R, m, r); /* the retry would start past the deadline */
+		} else {
+			if (cc == CURLE_OK)
+				snprintf(why, sizeof why, "HTTP %ld", r->status);
+			else
+				snprintf(why, sizeof why, "%s", curl_easy_strerror(cc));
+			fprintf(stderr, "gpusizer: %s: %s: %s; retry %d/%d in %.2f s (%s%s)\n", m->id,
+			        kind_name[r->kind], why, r->attempt, limit, wait, basis,
+			        wait == cap ? ", capped by GPUSIZER_MAX_RETRY_WAIT" : "");
+			r->not_before = now_mono() + wait;
+			enqueue(R, r);
+			return;
+		}
 	}
 	if (!m->failed) {
 		if (cc != CURLE_OK) {
-			if (r->too_big || cc == CURLE_FILESIZE_EXCEEDED)
+			char host[300];
+			const char *eff = NULL;
+			curl_easy_getinfo(r->h, CURLINFO_EFFECTIVE_URL, &eff);
+			url_host(eff != NULL ? eff : r->url, host, sizeof host);
+			if (cc == CURLE_OUT_OF_MEMORY)
+				/* what libcurl 7.x returns for a header line over
+				 * CURL_MAX_HTTP_HEADER (newer ones: CURLE_TOO_LARGE) */
+				fail_model(m, GS_ENET, "%s: the response from %s has a header over libcurl's "
+				           "limit (100 KB for one header line, 300 KB for all; or host memory "
+				           "ran out): a broken server or proxy; %s", short_url(r), host,
+				           kept_net(m));
+			else if (r->too_big || cc == CURLE_FILESIZE_EXCEEDED)
 				fail_model(m, GS_ENET, "%s: response larger than the %zu-byte limit; %s",
 				           short_url(r), r->max_body, kept_net(m));
 			else if (cc == CURLE_TOO_MANY_REDIRECTS)
@@ -1012,6 +1074,8 @@ typedef struct meta_ctx {
 	cJSON *params; /* its "params" object */
 	cJSON *diffs;  /* "differences", added to meta last */
 	uint64_t header_total, config_total;
+	const char *cfg; /* config.json's bytes (borrowed) */
+	size_t cfg_len;
 } meta_ctx;
 
 /* The model's identity and provenance: id, revision, commit, endpoint,
@@ -1027,9 +1091,9 @@ static void meta_identity(meta_ctx *c)
 		cJSON_AddStringToObject(c->meta, "canonical_id", m->canonical);
 	cJSON_AddStringToObject(c->meta, "revision", m->rev[0] ? m->rev : "main");
 	cJSON_AddStringToObject(c->meta, "sha", m->sha);
-	cJSON_AddStringToObject(c->meta, "endpoint", c->R->endpoint);
+	cJSON_AddStringToObject(c->meta, "endpoint", c->R->endpoint_shown);
 	snprintf(line, sizeof line, "fetched from %s (model info, config.json%s) at commit %s",
-	         c->R->endpoint, m->n_shards || m->tally_reused ? ", safetensors headers" : "", m->sha);
+	         c->R->endpoint_shown, m->n_shards || m->tally_reused ? ", safetensors headers" : "", m->sha);
 	cJSON_AddStringToObject(c->meta, "source", line);
 	cJSON_AddStringToObject(c->meta, "fetched_at", ts);
 	cJSON_AddItemToObject(c->meta, "gated",
@@ -1050,6 +1114,12 @@ static void meta_files(meta_ctx *c)
 	cJSON_AddStringToObject(o, "etag", m->cfg_etag);
 	if (m->cfg_blob[0])
 		cJSON_AddStringToObject(o, "blob", m->cfg_blob);
+	if (c->cfg != NULL) {
+		char digest[17];
+		gs_model_config_digest(c->cfg, c->cfg_len, digest);
+		cJSON_AddNumberToObject(o, "bytes", (double)c->cfg_len);
+		cJSON_AddStringToObject(o, "fnv1a64", digest);
+	}
 	if (m->st_sharded) {
 		o = cJSON_AddObjectToObject(files, "model.safetensors.index.json");
 		cJSON_AddStringToObject(o, "etag", m->index_etag);
@@ -1196,7 +1266,7 @@ static void meta_param_source(meta_ctx *c)
 
 cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg, size_t cfg_len)
 {
-	meta_ctx c = {.R = R, .m = m, .meta = cJSON_CreateObject()};
+	meta_ctx c = {.R = R, .m = m, .meta = cJSON_CreateObject(), .cfg = cfg, .cfg_len = cfg_len};
 
 	meta_identity(&c);
 	meta_files(&c);
@@ -1210,6 +1280,16 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 	return c.meta;
 }
 
+/* GPUSIZER_TEST_STOP_AT=point: a test hook that kills the process (SIGKILL,
+ * no clean-up) at that point of a cache update. */
+static void test_stop_at(const char *point)
+{
+	const char *v = getenv("GPUSIZER_TEST_STOP_AT");
+
+	if (v != NULL && strcmp(v, point) == 0)
+		raise(SIGKILL);
+}
+
 /* Write config.json (when changed) then meta.json, each atomically. */
 static void write_model(hub_run *R, hub_model *m)
 {
@@ -1218,10 +1298,6 @@ static void write_model(hub_run *R, hub_model *m)
 	cJSON *cfg_json, *meta;
 	gs_error e = {0};
 
-	if (gs_mkdirs(m->dir, &e) != GS_OK) {
-		fail_model(m, e.code, "%s", e.msg);
-		return;
-	}
 	snprintf(path, sizeof path, "%s/config.json", m->dir);
 	if (m->cfg_304) {
 		size_t len;
@@ -1239,6 +1315,13 @@ static void write_model(hub_run *R, hub_model *m)
 	free(cfgbuf);
 	text = cJSON_Print(meta);
 	cJSON_Delete(meta);
+	{
+		/* what servers sent is stored too: the one redaction rule over all
+		 * of it (room for "a@" growing to "***@") */
+		size_t room = strlen(text) * 2 + 16;
+		text = gs_xrealloc(text, room);
+		gs_redact(text, room);
+	}
 	{
 		/* Both files are written and flushed to temporaries first; only
 		 * then renamed (config.json, then meta.json), so a full disk or an
@@ -1285,6 +1368,10 @@ static void write_model(hub_run *R, hub_model *m)
 			fail_model(m, e.code, "%s", e.msg);
 			return;
 		}
+		/* Killed here, the entry holds the new config.json and the old
+		 * meta.json, whose check value no longer matches: readers and the
+		 * next fetch see it (entry_consistent in models.c, load_old). */
+		test_stop_at("fetch-config-renamed");
 		if (gs_atomic_commit(&wm, &e) != GS_OK)
 			fail_model(m, e.code, "%s", e.msg);
 	}
@@ -1349,12 +1436,39 @@ static bool same_as_cached(const hub_model *m, uint64_t header_total, uint64_t *
 	return same;
 }
 
+/* A new config.json is stored only when gpusizer can size it, parsed as
+ * estimate parses it: else the model fails GS_ECONFIG, its entry kept. */
+static void check_sizable(hub_model *m)
+{
+	static gs_arch a;
+	char name[600];
+	gs_error e = {0};
+
+	if (m->failed || m->cfg_304 || m->cfg == NULL)
+		return;
+	snprintf(name, sizeof name, "%s config.json at %.12s", m->repo, m->sha[0] ? m->sha : "?");
+	if (gs_config_parse((const char *)m->cfg, m->cfg_len, name, &a, &e) != GS_OK)
+		fail_model(m, GS_ECONFIG, "the Hub's config.json cannot be sized by gpusizer, so it "
+		           "was not stored: %s; %s", e.msg, kept(m));
+}
+
+/* Let go of m's entry: its folder removed again when this run made it and
+ * nothing was stored in it, then the lock released. */
+static void release_entry(hub_model *m)
+{
+	if (m->made_dir && m->lock.held)
+		rmdir(m->dir); /* fails, as it should, unless empty */
+	m->made_dir = false;
+	gs_lock_release(&m->lock);
+}
+
 static void finish_model(hub_run *R, hub_model *m)
 {
 	gs_hub_result *res = m->res;
 	uint64_t header_total = m->tally_reused ? gs_json_u64(jget(m->old_header, "total"), 0) : m->tally.total;
 	uint64_t config_total = 0;
 
+	check_sizable(m);
 	if (!m->failed) {
 		/* all 304 (ETags from a previous fetch): the cache is current */
 		res->unchanged = m->api_304 && m->cfg_304 && (m->tally_reused || (!m->st_single && !m->st_sharded));
@@ -1370,6 +1484,7 @@ static void finish_model(hub_run *R, hub_model *m)
 	res->params_header = header_total;
 	if (res->unchanged)
 		res->params_config = config_total;
+	release_entry(m);
 	R->done_models++;
 	if (R->o->progress)
 		fprintf(stderr, "gpusizer: fetch [%d/%d] %s: %s\n", R->done_models, R->n_models, m->id,
@@ -1377,6 +1492,78 @@ static void finish_model(hub_run *R, hub_model *m)
 }
 
 /* ---- the run ----------------------------------------------------------- */
+
+/* Whether m->cached (meta.json) belongs with the config.json beside it:
+ * true when it records no check value (a copied reference) or the one of
+ * that file. */
+static bool pair_consistent(const hub_model *m)
+{
+	const char *want = gs_json_string(jget(jget(jget(m->cached, "files"), "config.json"), "fnv1a64"));
+	char path[4200];
+	char *buf = NULL;
+	size_t len = 0;
+	bool ok;
+
+	if (want == NULL)
+		return true;
+	snprintf(path, sizeof path, "%s/config.json", m->dir);
+	ok = gs_read_file(path, BODY_MAX_SMALL, &buf, &len, NULL) == GS_OK &&
+	     gs_model_config_matches(want, buf, len);
+	free(buf);
+	return ok;
+}
+
+/* Remove the temporaries (gs_atomic's "<file>.tmp.<pid>.XXXXXX") a killed
+ * run left in m's entry; called with the entry locked, so no live run is
+ * writing them. */
+static void remove_orphans(const hub_model *m)
+{
+	DIR *d = opendir(m->dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char path[4400];
+		if (strncmp(de->d_name, "config.json.tmp.", 16) != 0 &&
+		    strncmp(de->d_name, "meta.json.tmp.", 14) != 0)
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", m->dir, de->d_name) < (int)sizeof path)
+			unlink(path);
+	}
+	closedir(d);
+}
+
+/* Lock m's entry folder (created when missing, noted in m->made_dir): the
+ * lock is on the folder itself, so after the wait it checks that the
+ * folder it holds is still the one at m->dir (a run that made it may have
+ * removed it again), else locks the new one. Then removes orphans. */
+static gs_err lock_entry(const char *models_dir, hub_model *m, gs_error *e)
+{
+	gs_err rc = gs_mkdirs(models_dir, e);
+
+	for (int tries = 0; rc == GS_OK && tries < 8; tries++) {
+		struct stat held, now;
+		if (mkdir(m->dir, 0777) == 0)
+			m->made_dir = true;
+		else if (errno != EEXIST)
+			return gs_fail(e, GS_EIO, "%s: cannot create the cache entry: %s", m->dir,
+			               strerror(errno));
+		rc = gs_lock_acquire(&m->lock, m->dir, gs_lock_wait_default(), e);
+		if (rc != GS_OK)
+			return rc;
+		if (fstat(m->lock.fd, &held) == 0 && stat(m->dir, &now) == 0 &&
+		    held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+			remove_orphans(m);
+			return GS_OK;
+		}
+		gs_lock_release(&m->lock);
+	}
+	if (rc != GS_OK)
+		return rc;
+	return gs_fail(e, GS_EBUSY, "%s: the cache entry kept being replaced while waiting for its "
+	               "lock", m->dir);
+}
 
 static void load_old(hub_model *m)
 {
@@ -1391,7 +1578,9 @@ static void load_old(hub_model *m)
 		return;
 	m->cached = cJSON_Parse(buf);
 	free(buf);
-	if (!cJSON_IsObject(m->cached)) {
+	if (!cJSON_IsObject(m->cached) || !pair_consistent(m)) {
+		/* no usable meta.json, or one left from an update that was killed
+		 * before it renamed meta.json: fetched afresh, no ETags reused */
 		cJSON_Delete(m->cached);
 		m->cached = NULL;
 		return;
@@ -1417,6 +1606,7 @@ static void load_old(hub_model *m)
 
 void hub_free_model(hub_model *m)
 {
+	gs_lock_release(&m->lock);
 	cJSON_Delete(m->cached); /* m->old is the same tree or NULL */
 	cJSON_Delete(m->gated);
 	cJSON_Delete(m->hub_st);
@@ -1445,9 +1635,10 @@ static gs_err offline_run(const gs_hub_opts *o, hub_model *ms, int n)
 	return GS_OK;
 }
 
-/* Validate every id and fill ms[] (id, repo, revision, slug, cache folder,
- * results slot) before any network use; a later id that shares an earlier
- * one's cache folder is marked skip. */
+/* Validate every id and fill ms[] (id, repo, revision, slug, cache entry
+ * and its folder, results slot) before any network use; a later id that
+ * names an earlier one's entry (the same repository at the same revision)
+ * is marked skip. */
 static gs_err init_models(const gs_hub_opts *o, const char *const *ids, int n,
                           gs_hub_result *res, hub_model *ms, gs_error *e)
 {
@@ -1466,19 +1657,48 @@ static gs_err init_models(const gs_hub_opts *o, const char *const *ids, int n,
 		rc = gs_model_parse_id(ids[i], m->repo, sizeof m->repo, m->rev, sizeof m->rev, &res[i].err);
 		if (rc == GS_OK)
 			rc = gs_model_slug(ids[i], m->slug, sizeof m->slug, &res[i].err);
+		if (rc == GS_OK)
+			rc = gs_model_entry(ids[i], o->revision, m->entry, sizeof m->entry, &res[i].err);
 		if (rc != GS_OK)
 			return gs_fail(e, rc, "%s", res[i].err.msg);
 		if (!m->rev[0] && o->revision != NULL && o->revision[0] != '\0')
 			snprintf(m->rev, sizeof m->rev, "%s", o->revision);
-		if (snprintf(m->dir, sizeof m->dir, "%s/%s", mdir, m->slug) >= (int)sizeof m->dir)
+		if (snprintf(m->dir, sizeof m->dir, "%s/%s", mdir, m->entry) >= (int)sizeof m->dir)
 			return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", mdir);
+		m->lock.fd = -1;
 		for (int j = 0; j < i; j++)
-			if (!ms[j].skip && strcmp(ms[j].slug, m->slug) == 0) {
-				m->skip = true; /* the same cache folder: fetched once */
+			if (!ms[j].skip && strcmp(ms[j].entry, m->entry) == 0) {
+				m->skip = true; /* the same cache entry: fetched once */
 				break;
 			}
 	}
 	return GS_OK;
+}
+
+/* Credentials in the endpoint ("http://user:pass@host"): libcurl sends them
+ * (as HTTP Basic auth), and they are secrets like the token: the password
+ * and "user:pass" are registered for redaction. */
+static void endpoint_secrets(const char *ep)
+{
+	const char *a = strstr(ep, "://"), *end, *at = NULL, *colon;
+	char ui[1024];
+
+	if (a == NULL)
+		return;
+	a += 3;
+	end = a + strcspn(a, "/?#");
+	for (const char *p = a; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (at == NULL || (size_t)(at - a) >= sizeof ui)
+		return;
+	memcpy(ui, a, (size_t)(at - a));
+	ui[at - a] = '\0';
+	gs_redact_secret(ui);
+	colon = strchr(ui, ':');
+	if (colon != NULL)
+		gs_redact_secret(colon + 1);
+	memset(ui, 0, sizeof ui);
 }
 
 /* Set up the run: endpoint, limits from the environment, the token, the
@@ -1493,10 +1713,15 @@ static gs_err init_run(hub_run *R, const gs_hub_opts *o, int n, gs_error *e)
 	R->jobs = o->jobs > 0 ? o->jobs : 16;
 	R->n_models = n;
 	gs_hub_endpoint(R->endpoint, sizeof R->endpoint);
+	endpoint_secrets(R->endpoint);
+	snprintf(R->endpoint_shown, sizeof R->endpoint_shown, "%s", R->endpoint);
+	gs_redact(R->endpoint_shown, sizeof R->endpoint_shown);
+	R->deadline_s = o->deadline_s == 0 ? GS_HUB_DEADLINE_DEFAULT : o->deadline_s;
 	R->timeout_s = env_double("GPUSIZER_TIMEOUT", 60, 0.05, 86400);
 	R->max_wait = env_double("GPUSIZER_MAX_RETRY_WAIT", 60, 0, 3600);
 	R->retries = (int)env_double("GPUSIZER_RETRIES", 5, 0, 20);
 	load_token(token, sizeof token);
+	gs_redact_secret(token); /* kept (in redact.c) until exit: messages are redacted late too */
 	if (token[0])
 		snprintf(R->auth, sizeof R->auth, "Authorization: Bearer %s", token);
 	memset(token, 0, sizeof token);
@@ -1514,7 +1739,42 @@ static gs_err init_run(hub_run *R, const gs_hub_opts *o, int n, gs_error *e)
 }
 
 /* Read each model's previous meta.json and queue its model-info request
- * (conditional on the cached ETag). */
+ * (conditional on the cached ETag); a model whose entry could not be
+ * locked is done at once. */
+static int cmp_dir(const void *a, const void *b)
+{
+	return strcmp((*(hub_model *const *)a)->dir, (*(hub_model *const *)b)->dir);
+}
+
+/* Lock every entry to fetch, in the order of their folder names (so two
+ * runs that share entries never wait on each other in a circle); a model
+ * whose entry cannot be locked fails (GS_EBUSY, GS_EIO) and is done. */
+static void lock_entries(hub_model *ms, int n)
+{
+	hub_model **order = gs_xcalloc((size_t)n, sizeof *order);
+	char parent[4096];
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!ms[i].skip)
+			order[k++] = &ms[i];
+	qsort(order, (size_t)k, sizeof *order, cmp_dir);
+	for (int i = 0; i < k; i++) {
+		hub_model *m = order[i];
+		gs_error e = {0};
+		char *slash;
+		snprintf(parent, sizeof parent, "%s", m->dir);
+		slash = strrchr(parent, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		if (lock_entry(slash != NULL ? parent : ".", m, &e) != GS_OK) {
+			fail_model(m, e.code, "%s", e.msg);
+			release_entry(m);
+		}
+	}
+	free(order);
+}
+
 static void queue_model_info(hub_run *R, hub_model *ms, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -1522,6 +1782,10 @@ static void queue_model_info(hub_run *R, hub_model *ms, int n)
 		char url[2400], rq[300], inm[260];
 		if (m->skip)
 			continue;
+		if (m->failed) {
+			finish_model(R, m); /* its entry could not be locked */
+			continue;
+		}
 		load_old(m);
 		if (m->rev[0]) {
 			quote_rev(rq, sizeof rq, m->rev);
@@ -1545,7 +1809,16 @@ static double start_due(hub_run *R)
 
 	while (*pp != NULL && R->active < R->jobs) {
 		hub_req *r = *pp;
-		if (r->not_before <= t) {
+		if (past_deadline(R)) {
+			hub_model *m = r->m;
+			*pp = r->next;
+			r->next = NULL;
+			fail_deadline(R, m, r);
+			m->pending--;
+			hub_free_req(r);
+			if (m->pending == 0)
+				finish_model(R, m);
+		} else if (r->not_before <= t) {
 			*pp = r->next;
 			r->next = NULL;
 			if (!start_req(R, r)) {
@@ -1562,6 +1835,8 @@ static double start_due(hub_run *R)
 			pp = &r->next;
 		}
 	}
+	if (next > 0 && R->deadline > 0 && R->deadline < next)
+		next = R->deadline; /* wake up to fail them at the deadline */
 	return next;
 }
 
@@ -1635,6 +1910,9 @@ static gs_err online_run(const gs_hub_opts *o, hub_model *ms, int n, gs_error *e
 	rc = init_run(&R, o, n, e);
 	if (rc != GS_OK)
 		return rc;
+	lock_entries(ms, n);
+	if (R.deadline_s > 0) /* from here: waiting for a lock has its own limit */
+		R.deadline = now_mono() + R.deadline_s;
 	queue_model_info(&R, ms, n);
 	run_transfers(&R);
 	curl_multi_cleanup(R.multi);
@@ -1652,7 +1930,7 @@ static gs_err gather_results(hub_model *ms, int n, gs_hub_result *res, gs_error 
 	for (int i = 0; i < n; i++) {
 		if (ms[i].skip) {
 			for (int j = 0; j < i; j++)
-				if (!ms[j].skip && strcmp(ms[j].slug, ms[i].slug) == 0) {
+				if (!ms[j].skip && strcmp(ms[j].entry, ms[i].entry) == 0) {
 					res[i] = res[j];
 					res[i].requests = 0;
 					res[i].body_bytes = 0;

@@ -13,11 +13,15 @@
 
 #include "err.h"
 
+#define GS_HUB_DEADLINE_DEFAULT 600.0
+
 /* Options for one fetch run. Strings are borrowed. */
 typedef struct gs_hub_opts {
 	const char *models_dir; /* NULL = gs_models_dir_default() */
 	const char *revision;   /* for ids without "@rev"; NULL = "main" */
 	int jobs;               /* requests in flight at once; <= 0 = 16 */
+	double deadline_s;      /* the whole fetch's limit, seconds: 0 = GS_HUB_DEADLINE_DEFAULT,
+	                         * < 0 = none */
 	bool offline;           /* never touch the network (also HF_HUB_OFFLINE) */
 	bool progress;          /* progress lines on stderr */
 	FILE *out;              /* one result line per model; NULL = none */
@@ -43,21 +47,32 @@ typedef struct gs_hub_result {
 } gs_hub_result;
 
 /*
- * Fetch every id (validated first; "org/name[@rev]") into the model cache.
- * res must hold n entries (zeroed by the callee). Each model is written
- * atomically (files to temporaries, meta.json last); a failing model keeps
- * its previous cached copy and does not stop the others. A model whose
- * fetch brings nothing new (config.json byte-identical to the cached one,
- * at the revision meta.json records, no parameter count contradicting the
- * ones it records) is not rewritten at all: its sha, ETags and fetched_at
- * stay those of the fetch that last brought a change (or stay absent in a
- * copied reference), and it is reported unchanged. HTTP errors and timeouts
- * are retried (GPUSIZER_RETRIES, backoff); a host that cannot be resolved
- * or connected to gets one short retry, and none after the first request
- * that used it up. Offline (o->offline or HF_HUB_OFFLINE), no request is
- * made: each model is GS_EOFFLINE unless o->cached finds it. Returns the
- * worst per-model error (by exit code), with e holding the first failure's
- * detail.
+ * Fetch every id (validated first; "org/name[@rev]") into the model cache,
+ * each revision into its own entry (gs_model_entry, modelid.h): ids that
+ * name the same entry are fetched once. Each entry is locked (gs_lock on
+ * its folder: a concurrent run waits, GS_EBUSY past the lock wait) from
+ * before its meta.json is read until it is written, and temporaries a
+ * killed run left in it are removed. It is written atomically: files to
+ * temporaries, config.json renamed first, then meta.json, which records
+ * config.json's check value (gs_model_config_digest), so that a reader can
+ * tell a half-written pair. A config.json gpusizer cannot size (parsed as
+ * estimate parses it) is not stored: GS_ECONFIG, the previous copy kept. A
+ * failing model keeps its previous cached copy and does not stop the
+ * others. A model whose fetch brings nothing new (config.json
+ * byte-identical to the cached one, at the revision meta.json records, no
+ * parameter count contradicting the ones it records) is not rewritten at
+ * all: its sha, ETags and fetched_at stay those of the fetch that last
+ * brought a change (or stay absent in a copied reference), and it is
+ * reported unchanged. HTTP errors and timeouts are retried
+ * (GPUSIZER_RETRIES, backoff); a host that cannot be resolved or connected
+ * to gets one short retry, and none after the first request that used it
+ * up. Past o->deadline_s (counted once the entries are locked) the run
+ * stops: every model not done fails GS_ENET naming the deadline, its cached
+ * copy unchanged. Every message and meta.json are redacted (redact.h: the
+ * token in use, HF_ENDPOINT's credentials). Offline (o->offline or
+ * HF_HUB_OFFLINE), no request is made: each model is GS_EOFFLINE unless
+ * o->cached finds it. Returns the worst per-model error (by exit code),
+ * with e holding the first failure's detail.
  */
 gs_err gs_hub_fetch(const gs_hub_opts *o, const char *const *ids, int n, gs_hub_result *res,
                     gs_error *e);

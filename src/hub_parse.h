@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "fileio.h"
 #include "hub.h"
 #include "safetensors.h"
 
@@ -36,6 +37,7 @@ typedef struct hub_req {
 	size_t max_body;
 	int attempt;        /* attempts made so far */
 	double not_before;  /* monotonic time before which it must not start */
+	bool deadline_capped; /* its timeout was cut to what was left of the run's deadline */
 	CURL *h;
 	struct curl_slist *hdrs;
 	/* body */
@@ -55,10 +57,12 @@ typedef struct hub_req {
 } hub_req;
 
 struct hub_model {
-	char id[300], repo[256], rev[256], slug[256], dir[4096];
+	char id[300], repo[256], rev[256], slug[256], entry[300], dir[4096];
 	gs_hub_result *res;
 	int pending;
 	bool failed, skip;
+	gs_lock lock;       /* on dir, held from before its meta.json is read until written */
+	bool made_dir;      /* dir was created by this run (removed again if left empty) */
 	/* previous meta.json: cached = as parsed (any JSON object, also a copied
 	 * reference), old = the same when written by fetch (for ETags and reuse) */
 	cJSON *cached;
@@ -97,8 +101,11 @@ typedef struct hub_run {
 	hub_req *queue;          /* not started, FIFO */
 	int active, jobs;
 	char endpoint[1024];
+	char endpoint_shown[1024]; /* endpoint with any user:password@ redacted (messages, meta.json) */
 	char auth[1200];     /* "Authorization: Bearer ..." or "" (never printed) */
 	double timeout_s, max_wait;
+	double deadline_s;   /* the whole run's limit in seconds, <= 0 none */
+	double deadline;     /* monotonic time it ends, 0 none */
 	int retries;
 	bool unreachable;    /* a connection-level failure used up its retries */
 	int done_models, n_models;

@@ -117,7 +117,7 @@ gs_err gs_utf8_check(const char *text, size_t len, const char *path, gs_err code
 	               path, line, (unsigned char)text[bad], bad);
 }
 
-#define MAX_DEPTH 1000
+#define MAX_DEPTH GS_JSON_MAX_DEPTH
 
 /* One open container: its object id (NONE for an array), the key whose
  * value it is (NONE at the top), and its latest key (objects). */
@@ -125,8 +125,10 @@ typedef struct frame {
 	size_t obj, hold, last;
 } frame;
 
-/* Fills sc with every key of text, in text order, and each object's holder. */
-static void collect(scan *sc, const char *text, size_t len)
+/* Fills sc with every key of text, in text order, and each object's
+ * holder. Returns the offset of the bracket that opens level MAX_DEPTH + 1
+ * (the scan stops there), else NONE. */
+static size_t collect(scan *sc, const char *text, size_t len)
 {
 	frame stack[MAX_DEPTH];
 	size_t line = 1;
@@ -141,7 +143,7 @@ static void collect(scan *sc, const char *text, size_t len)
 		} else if (c == '{' || c == '[') {
 			frame *f;
 			if (depth >= MAX_DEPTH)
-				break; /* the parser reports the nesting */
+				return i;
 			f = &stack[depth];
 			f->hold = NONE; /* in an object: its latest key; in an array: the array's */
 			if (depth > 0)
@@ -188,6 +190,7 @@ static void collect(scan *sc, const char *text, size_t len)
 			i++;
 		}
 	}
+	return NONE;
 }
 
 /* Append s[0..len) at dst + *at, cut so dst[0..n) stays NUL-terminated. */
@@ -224,7 +227,7 @@ bool gs_json_find_dup(const char *text, size_t len, gs_json_dup *d)
 	memset(d, 0, sizeof *d);
 	sc.acap = 64;
 	sc.arena = gs_xmalloc(sc.acap); /* never NULL: empty keys compare at arena + 0 */
-	collect(&sc, text, len);
+	collect(&sc, text, len); /* past the nesting limit: the keys before it */
 	if (sc.n > 1) {
 		order = gs_xmalloc(sc.n * sizeof *order);
 		for (size_t i = 0; i < sc.n; i++)
@@ -259,6 +262,32 @@ bool gs_json_find_dup(const char *text, size_t len, gs_json_dup *d)
 	free(sc.holder);
 	free(sc.arena);
 	return best != NONE;
+}
+
+static gs_err too_deep(const char *text, size_t at, const char *path, gs_err code, gs_error *e)
+{
+	size_t line = 1, col = 1;
+
+	for (size_t i = 0; i < at; i++) {
+		col++;
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		}
+	}
+	return gs_fail(e, code, "%s: invalid JSON: nesting deeper than %d levels at line %zu, column %zu",
+	               path, MAX_DEPTH, line, col);
+}
+
+gs_err gs_json_depth_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e)
+{
+	scan sc = {0};
+	size_t at = collect(&sc, text, len);
+
+	free(sc.keys);
+	free(sc.holder);
+	free(sc.arena);
+	return at == NONE ? GS_OK : too_deep(text, at, path, code, e);
 }
 
 gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e)

@@ -11,12 +11,22 @@
 
 #include "err.h"
 
+/* The deepest nesting of arrays and objects accepted: cJSON's own limit
+ * (CJSON_NESTING_LIMIT), so the two agree. */
+#define GS_JSON_MAX_DEPTH 1000
+
 /* Check text[0..len). On failure returns `code` with a message
  * "<path>:<line>: invalid UTF-8 ..." or "<path>:<line>: duplicate key
  * \"k\" (first on line N) ..." for the first duplicate (gs_json_find_dup).
  * Syntax errors are left to the JSON parser: the scan stops
  * quietly at anything it does not understand. */
 gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e);
+
+/* Only the nesting part, for a text the JSON parser refused: `code` with
+ * "<path>: invalid JSON: nesting deeper than 1000 levels at line L,
+ * column C" (the bracket that opens level 1001; C counts bytes from 1)
+ * when it nests too deep (strings are skipped), else GS_OK. */
+gs_err gs_json_depth_check(const char *text, size_t len, const char *path, gs_err code, gs_error *e);
 
 /* Only the UTF-8 part: "<path>:<line>: not valid UTF-8 (byte 0xNN at
  * offset N)" (overlong forms, surrogates, past U+10FFFF, truncated). */

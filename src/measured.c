@@ -1,15 +1,19 @@
 /* gpusizer: the measurement record (one field list, written and read by
  * the same walk) and the store of them, measurements/verified.jsonl: load,
- * look up by (model, row key), format, append atomically. */
+ * look up by (model, row key), format, check before a run, append
+ * atomically under the store's lock. */
 #define _POSIX_C_SOURCE 200809L
 #include "measured.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "util.h"
@@ -466,26 +470,31 @@ void gs_measured_clear(gs_measured *m)
 
 /* ------------------------------------------------------------ the store */
 
-gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e)
-{
-	char *buf = NULL, *p, *nl;
-	size_t len = 0, cap = 0, lineno = 0;
-	gs_error rerr = {0};
-	gs_err rc;
+/* Where a line of the store goes wrong, for the messages. */
+#define INCOMPLETE_TAIL "incomplete last line (no final newline: a copy or a write was cut off)"
 
-	st->rec = NULL;
-	st->n = 0;
-	if (path == NULL)
-		path = GS_MEASURED_STORE_DEFAULT;
-	rc = gs_read_file(path, GS_MEASURED_MAX_BYTES, &buf, &len, &rerr);
-	if (rc == GS_ENOTFOUND)
-		return GS_OK; /* no store yet: nothing verified */
-	if (rc != GS_OK)
-		return gs_fail(e, rc, "%s", rerr.msg);
+/*
+ * The lines of a store's text buf[len] (modified: lines are cut at their
+ * newlines) into st (NULL: only checked). An incomplete last line (no
+ * final newline, not a record) is skipped with a warning into warn[wn]
+ * when tail_ok, else an error; any other bad line is GS_EINPUT path:line.
+ */
+static gs_err read_lines(const char *path, char *buf, size_t len, gs_measured_store *st,
+                         bool tail_ok, char *warn, size_t wn, gs_error *e)
+{
+	size_t cap = 0, lineno = 0;
+	gs_measured one;
+	gs_error rerr = {0};
+	char *p, *nl;
+
 	for (p = buf; p < buf + len; p = nl + 1) {
+		gs_measured *m = &one;
+		bool last;
 		char *q;
+
 		nl = memchr(p, '\n', (size_t)(buf + len - p));
-		if (nl == NULL)
+		last = nl == NULL;
+		if (last)
 			nl = buf + len;
 		*nl = '\0';
 		lineno++;
@@ -493,21 +502,56 @@ gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e)
 			;
 		if (*q == '\0')
 			continue;
-		if (st->n == cap) {
+		if (st != NULL && st->n == cap) {
 			cap = cap ? cap * 2 : 16;
 			st->rec = gs_xrealloc(st->rec, cap * sizeof *st->rec);
 		}
-		rc = gs_measured_parse(q, &st->rec[st->n], &rerr);
-		if (rc != GS_OK) {
-			gs_measured_clear(&st->rec[st->n]);
-			free(buf);
-			gs_measured_free(st);
-			return gs_fail(e, rc, "%s:%zu: %s", path, lineno, rerr.msg);
+		if (st != NULL)
+			m = &st->rec[st->n];
+		rerr = (gs_error){0};
+		if (gs_measured_parse(q, m, &rerr) == GS_OK) {
+			if (st != NULL)
+				st->n++;
+			else
+				gs_measured_clear(m);
+			continue;
 		}
-		st->n++;
+		gs_measured_clear(m);
+		if (last && tail_ok) {
+			snprintf(warn, wn, "%s:%zu: %s skipped; complete or delete it", path, lineno,
+			         INCOMPLETE_TAIL);
+			break;
+		}
+		if (last)
+			return gs_fail(e, GS_EINPUT, "%s:%zu: %s; complete or delete it (the store is not "
+			               "changed)", path, lineno, INCOMPLETE_TAIL);
+		return gs_fail(e, GS_EINPUT, "%s:%zu: %s", path, lineno, rerr.msg);
 	}
-	free(buf);
 	return GS_OK;
+}
+
+gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	gs_error rerr = {0};
+	gs_err rc;
+
+	st->rec = NULL;
+	st->n = 0;
+	st->warning[0] = '\0';
+	if (path == NULL)
+		path = GS_MEASURED_STORE_DEFAULT;
+	rc = gs_read_file(path, GS_MEASURED_MAX_BYTES, &buf, &len, &rerr);
+	if (rc == GS_ENOTFOUND)
+		return GS_OK; /* no store yet: nothing verified */
+	if (rc != GS_OK)
+		return gs_fail(e, rc, "%s", rerr.msg);
+	rc = read_lines(path, buf, len, st, true, st->warning, sizeof st->warning, e);
+	free(buf);
+	if (rc != GS_OK)
+		gs_measured_free(st);
+	return rc;
 }
 
 void gs_measured_free(gs_measured_store *st)
@@ -609,11 +653,149 @@ void gs_measured_text(const gs_measured *m, gs_measured_kind kind, const uint64_
 	         (double)pred[k] / GS_GIB);
 }
 
+/* ------------------------------------------------------------ appending */
+
+/* The file the store path names: a symbolic link's target (the link is
+ * kept), else path itself; its directory into dir, created when missing if
+ * create, else (a check) its nearest existing ancestor. */
+static gs_err store_target(const char *path, bool create, char *target, size_t n, char *dir,
+                           size_t dn, gs_error *e)
+{
+	struct stat sb;
+	char *real = NULL, *slash;
+
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		real = realpath(path, NULL);
+		if (real == NULL)
+			return gs_fail(e, GS_EIO, "%s: symbolic link to a missing file: %s", path,
+			               strerror(errno));
+	}
+	if ((size_t)snprintf(target, n, "%s", real ? real : path) >= n ||
+	    strlen(target) + strlen(GS_MEASURED_LOCK_SUFFIX) >= n) {
+		free(real);
+		return gs_fail(e, GS_EIO, "%s: path too long", path);
+	}
+	free(real);
+	snprintf(dir, dn, "%s", target);
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (slash == NULL) {
+			snprintf(dir, dn, ".");
+			return GS_OK;
+		}
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (create)
+			return gs_mkdirs(dir, e);
+		if (gs_is_dir(dir) || slash == dir)
+			return GS_OK;
+	}
+}
+
+/* The store's lock file, "<target>.lock", into buf. */
+#define LOCK_PATH_MAX 4200
+static void lock_path(const char *target, char buf[LOCK_PATH_MAX])
+{
+	snprintf(buf, LOCK_PATH_MAX, "%s%s", target, GS_MEASURED_LOCK_SUFFIX);
+}
+
+/* Take the store's lock. */
+static gs_err store_lock(gs_lock *l, const char *target, gs_error *e)
+{
+	char lpath[LOCK_PATH_MAX];
+
+	lock_path(target, lpath);
+	return gs_lock_acquire(l, lpath, gs_lock_wait_default(), e);
+}
+
+/* The store's text at target (NULL, 0 when missing); room bytes must fit
+ * below GS_MEASURED_MAX_BYTES after it. */
+static gs_err store_read(const char *path, const char *target, size_t room, char **old,
+                         size_t *old_len, gs_error *e)
+{
+	gs_error rerr = {0};
+	gs_err rc;
+
+	*old = NULL;
+	*old_len = 0;
+	rc = gs_read_file(target, GS_MEASURED_MAX_BYTES, old, old_len, &rerr);
+	if (rc == GS_ENOTFOUND) {
+		*old = NULL;
+		*old_len = 0;
+		return GS_OK;
+	}
+	if (rc != GS_OK)
+		return gs_fail(e, rc, "%s (store not changed)", rerr.msg);
+	if (*old_len + room > GS_MEASURED_MAX_BYTES) {
+		free(*old);
+		*old = NULL;
+		return gs_fail(e, GS_EINPUT, "%s: %zu bytes; one more record would pass the store's "
+		               "%u-byte limit: start another store (verify --store FILE, report "
+		               "--measurements FILE)", path, *old_len, GS_MEASURED_MAX_BYTES);
+	}
+	return GS_OK;
+}
+
+gs_err gs_measured_check(const char *path, gs_error *e)
+{
+	char target[4096], dir[4096], lpath[LOCK_PATH_MAX], *old = NULL;
+	size_t old_len = 0;
+	gs_lock lock;
+	gs_err rc;
+
+	if (path == NULL)
+		path = GS_MEASURED_STORE_DEFAULT;
+	if ((rc = store_target(path, false, target, sizeof target, dir, sizeof dir, e)) != GS_OK)
+		return rc;
+	if (access(dir, W_OK) != 0)
+		return gs_fail(e, GS_EIO, "%s: cannot write in its directory %s: %s", path, dir,
+		               strerror(errno));
+	if ((rc = store_read(path, target, GS_MEASURED_ROOM, &old, &old_len, e)) != GS_OK)
+		return rc;
+	if (old != NULL)
+		rc = read_lines(path, old, old_len, NULL, false, NULL, 0, e);
+	free(old);
+	if (rc != GS_OK)
+		return rc;
+	/* An existing lock must be had; a missing one is created by the append
+	 * (the directory is writable), not by this check. */
+	lock_path(target, lpath);
+	if (!gs_is_file(lpath))
+		return GS_OK;
+	if ((rc = store_lock(&lock, target, e)) != GS_OK)
+		return rc;
+	gs_lock_release(&lock);
+	return GS_OK;
+}
+
+/* The line the NUL-terminated store text buf[len] ends with when it has no
+ * final newline (NULL when it ends with one, or is empty), and its number;
+ * *blank when it holds only blanks. */
+static const char *unterminated_tail(const char *buf, size_t len, size_t *lineno, bool *blank)
+{
+	const char *p = buf;
+
+	*lineno = 1;
+	if (len == 0 || buf[len - 1] == '\n')
+		return NULL;
+	for (const char *q = buf; q < buf + len; q++)
+		if (*q == '\n') {
+			p = q + 1;
+			++*lineno;
+		}
+	*blank = p[strspn(p, " \t\r")] == '\0';
+	return p;
+}
+
 gs_err gs_measured_append(const char *path, const char *json_line, gs_error *e)
 {
-	char *old = NULL, *buf, dir[4096], *slash;
-	size_t old_len = 0, add = strlen(json_line), total;
-	gs_error rerr = {0};
+	char target[4096], dir[4096], *old = NULL, *buf;
+	size_t old_len = 0, add = strlen(json_line), lineno;
+	const char *tail;
+	bool blank = false;
+	gs_lock lock;
 	cJSON *check;
 	gs_err rc;
 
@@ -627,31 +809,33 @@ gs_err gs_measured_append(const char *path, const char *json_line, gs_error *e)
 		return gs_fail(e, GS_EINTERNAL, "%s: record is not a JSON object", path);
 	}
 	cJSON_Delete(check);
-	snprintf(dir, sizeof dir, "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash != NULL && slash != dir) {
-		*slash = '\0';
-		rc = gs_mkdirs(dir, e);
-		if (rc != GS_OK)
-			return rc;
+	if ((rc = store_target(path, true, target, sizeof target, dir, sizeof dir, e)) != GS_OK ||
+	    (rc = store_lock(&lock, target, e)) != GS_OK)
+		return rc;
+	rc = store_read(path, target, add + 2, &old, &old_len, e);
+	tail = rc == GS_OK && old != NULL ? unterminated_tail(old, old_len, &lineno, &blank) : NULL;
+	if (tail != NULL && !blank) {
+		/* A previous writer's record without its final newline is kept
+		 * and ended; a cut-off line is not buried under this one. */
+		gs_measured m;
+		gs_error perr = {0};
+		if (gs_measured_parse(tail, &m, &perr) != GS_OK) /* tail ends at old's NUL */
+			rc = gs_fail(e, GS_EINPUT, "%s:%zu: %s; complete or delete it (the store is not "
+			             "changed)", path, lineno, INCOMPLETE_TAIL);
+		gs_measured_clear(&m);
 	}
-	rc = gs_read_file(path, GS_MEASURED_MAX_BYTES, &old, &old_len, &rerr);
-	if (rc == GS_ENOTFOUND) {
-		old = NULL;
-		old_len = 0;
-	} else if (rc != GS_OK) {
-		return gs_fail(e, rc, "%s (store not changed)", rerr.msg);
+	if (rc == GS_OK) {
+		buf = gs_xmalloc(old_len + add + 2);
+		if (old_len)
+			memcpy(buf, old, old_len);
+		if (tail != NULL)
+			buf[old_len++] = '\n';
+		memcpy(buf + old_len, json_line, add);
+		buf[old_len + add] = '\n';
+		rc = gs_write_file_atomic(target, buf, old_len + add + 1, e);
+		free(buf);
 	}
-	total = old_len + add + 2;
-	buf = gs_xmalloc(total);
-	if (old_len)
-		memcpy(buf, old, old_len);
-	if (old_len && buf[old_len - 1] != '\n')
-		buf[old_len++] = '\n'; /* a previous writer's missing final newline */
-	memcpy(buf + old_len, json_line, add);
-	buf[old_len + add] = '\n';
-	rc = gs_write_file_atomic(path, buf, old_len + add + 1, e);
+	gs_lock_release(&lock);
 	free(old);
-	free(buf);
 	return rc;
 }

@@ -20,6 +20,8 @@ struct cJSON;
 
 #define GS_MEASURED_STORE_DEFAULT "measurements/verified.jsonl"
 #define GS_MEASURED_MAX_BYTES (64u << 20) /* refuse larger store files */
+#define GS_MEASURED_ROOM (1u << 20)       /* room verify wants in the store before a run */
+#define GS_MEASURED_LOCK_SUFFIX ".lock"  /* the store's lock file: "<store>.lock" */
 #define GS_MEASURED_SCHEMA 1
 
 /* One compared figure ("comparison"."allocated" etc.). */
@@ -101,6 +103,7 @@ typedef struct gs_measured {
 typedef struct gs_measured_store {
 	gs_measured *rec; /* owned; freed by gs_measured_free */
 	size_t n;
+	char warning[700]; /* "" or what the load skipped (see gs_measured_load), for the caller to print */
 } gs_measured_store;
 
 /* Which figure a report shows. */
@@ -140,9 +143,12 @@ void gs_measured_clear(gs_measured *m);
 
 /*
  * Read the store at path (NULL = GS_MEASURED_STORE_DEFAULT). A missing file
- * is an empty store (GS_OK). A line that is not a JSON object with "model"
- * and "label": GS_EINPUT naming path:line. The caller frees with
- * gs_measured_free.
+ * is an empty store (GS_OK). Blank lines are skipped. A last line without
+ * a final newline that is not a record is an incomplete write (a copy or
+ * a writer cut off): it is skipped and st->warning names path:line. Any
+ * other line that is not a JSON object with "model" and "label" is
+ * GS_EINPUT naming path:line (a damaged store is never read in part). The
+ * caller frees with gs_measured_free.
  */
 gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e);
 
@@ -187,11 +193,31 @@ void gs_measured_text(const gs_measured *m, gs_measured_kind kind, const uint64_
 void gs_measured_short_gpu(const char *name, char *buf, size_t n);
 
 /*
+ * Whether the store at path (NULL = GS_MEASURED_STORE_DEFAULT) can take
+ * one more record, asked before verify spends the GPU's time: its
+ * directory (or, when missing, the nearest existing parent, in which
+ * the append will create it) is writable, the store (when present) is a
+ * regular file that reads as a whole (gs_measured_load's rules, except
+ * that an incomplete last line is an error here: an append would bury it
+ * in the middle), it leaves GS_MEASURED_ROOM below GS_MEASURED_MAX_BYTES,
+ * and its lock, when the lock file exists, is had within
+ * gs_lock_wait_default() (and released again). A symbolic link is
+ * followed to its target. Changes nothing. Errors name the path (GS_EIO,
+ * GS_EINPUT, GS_EBUSY).
+ */
+gs_err gs_measured_check(const char *path, gs_error *e);
+
+/*
  * Append one record atomically: json_line must be a single JSON object
- * (no newline inside; GS_EINTERNAL otherwise). Reads the old store, writes
- * old + line + "\n" to a temporary and renames it over path
- * (gs_write_file_atomic), creating the directory if needed. GS_EIO naming
- * the path on failure; the old file is then untouched.
+ * (no newline inside; GS_EINTERNAL otherwise). Under the store's lock
+ * (gs_lock on "<store>.lock", beside the file it names: when path is a
+ * symbolic link, beside its target, whose link is kept), reads the old
+ * store, writes old + line + "\n" to a temporary and renames it over the
+ * store (gs_write_file_atomic), creating the directory if needed; so
+ * concurrent appends all land. GS_EINPUT when the store ends in an
+ * incomplete line or would pass GS_MEASURED_MAX_BYTES, GS_EBUSY when the
+ * lock is not had within gs_lock_wait_default(), GS_EIO naming the path on
+ * other failures; the old file is then untouched.
  */
 gs_err gs_measured_append(const char *path, const char *json_line, gs_error *e);
 

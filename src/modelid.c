@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,4 +125,60 @@ void gs_model_slug_id(const char *slug, char *id, size_t n)
 		snprintf(id, n, "%.*s/%s", (int)(sep - slug), slug, sep + 2);
 	else
 		snprintf(id, n, "%s", slug);
+}
+
+gs_err gs_model_entry(const char *id, const char *default_rev, char *entry, size_t n,
+                      gs_error *e)
+{
+	char repo[256], rev[256];
+	const char *r;
+	size_t o;
+	gs_err rc = gs_model_parse_id(id, repo, sizeof repo, rev, sizeof rev, e);
+
+	if (rc == GS_OK)
+		rc = gs_model_slug(id, entry, n, e);
+	if (rc != GS_OK)
+		return rc;
+	r = rev[0] ? rev : default_rev != NULL ? default_rev : "";
+	if (r[0] == '\0' || strcmp(r, "main") == 0)
+		return GS_OK;
+	o = strlen(entry);
+	if (o + 1 < n)
+		entry[o++] = '@';
+	for (; *r && o + 1 < n; r++) {
+		if (*r == '/') {
+			if (o + 3 >= n)
+				break;
+			memcpy(entry + o, "%2F", 3);
+			o += 3;
+		} else {
+			entry[o++] = *r;
+		}
+	}
+	if (*r != '\0' || o + 1 > n)
+		return gs_fail(e, GS_EUSAGE, "model id \"%s\": too long", id);
+	entry[o] = '\0';
+	return GS_OK;
+}
+
+void gs_model_config_digest(const void *buf, size_t len, char out[17])
+{
+	const unsigned char *p = buf;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+bool gs_model_config_matches(const char *recorded, const void *buf, size_t len)
+{
+	char got[17];
+
+	if (recorded == NULL)
+		return true;
+	gs_model_config_digest(buf, len, got);
+	return strcmp(got, recorded) == 0;
 }

@@ -116,16 +116,55 @@ static void meta_rev(const char *meta_path, char *sha, size_t ns, char *revision
 	cJSON_Delete(root);
 }
 
+/* Whether the meta.json of entry dir/name belongs with the config.json
+ * beside it: true when it records no check value ("files"."config.json".
+ * "fnv1a64": a copied reference, an older fetch) or that of the file;
+ * false when it records another (an update was killed between renaming
+ * config.json and meta.json). No meta.json, or one that is not JSON, is
+ * not a contradiction: true. */
+static bool entry_consistent(const char *dir, const char *name)
+{
+	char path[4096];
+	char *buf = NULL;
+	size_t len = 0;
+	cJSON *root;
+	const cJSON *v;
+	bool ok;
+
+	if (snprintf(path, sizeof path, "%s/%s/meta.json", dir, name) >= (int)sizeof path ||
+	    gs_read_file(path, 1 << 24, &buf, NULL, NULL) != GS_OK)
+		return true;
+	root = cJSON_Parse(buf);
+	free(buf);
+	buf = NULL;
+	v = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "files"),
+		                                 "config.json"), "fnv1a64");
+	if (!cJSON_IsString(v)) {
+		cJSON_Delete(root);
+		return true;
+	}
+	ok = snprintf(path, sizeof path, "%s/%s/config.json", dir, name) < (int)sizeof path &&
+	     gs_read_file(path, 1 << 24, &buf, &len, NULL) == GS_OK &&
+	     gs_model_config_matches(v->valuestring, buf, len);
+	free(buf);
+	cJSON_Delete(root);
+	return ok;
+}
+
 /* Whether a cached entry's meta.json matches the revision asked for: any
  * entry when none is asked for; "main" (the default revision) also when the
  * entry records "main" or no revision (fetched without one, or the committed
- * reference configs); else the recorded revision or a sha prefix (>= 7). */
+ * reference configs); else the recorded revision or a sha prefix (>= 7).
+ * A meta.json that does not belong with its config.json matches nothing. */
 static bool rev_matches(const char *dir, const char *slug, const char *rev)
 {
 	char mpath[4096], sha[128], revision[256];
 
 	if (rev[0] == '\0')
 		return true;
+	if (!entry_consistent(dir, slug))
+		return false;
 	if (snprintf(mpath, sizeof mpath, "%s/%s/meta.json", dir, slug) >= (int)sizeof mpath)
 		return false;
 	meta_rev(mpath, sha, sizeof sha, revision, sizeof revision);
@@ -185,11 +224,37 @@ static bool did_you_mean(const char *models_dir, const char *slug, char *out, si
 	return hf_cache_dir(dir, sizeof dir) && case_match(dir, slug, true, out, n);
 }
 
+/* The cache entry of slug for rev in dir, if there is one: the revision's
+ * own entry (gs_model_entry: "org--name@rev") when rev is neither "" nor
+ * "main", else (or when that has none) the folder named slug if its
+ * meta.json matches rev (rev_matches: how `fetch` stored pinned revisions
+ * before they had entries of their own). The entry's folder name goes to
+ * name (n bytes). */
+static bool find_entry(const char *dir, const char *id, const char *slug, const char *rev,
+                       char *name, size_t n)
+{
+	char entry[300], path[4096];
+
+	if (rev[0] != '\0' && strcmp(rev, "main") != 0 &&
+	    gs_model_entry(id, NULL, entry, sizeof entry, NULL) == GS_OK &&
+	    snprintf(path, sizeof path, "%s/%s/config.json", dir, entry) < (int)sizeof path &&
+	    gs_is_file(path) && rev_matches(dir, entry, rev)) {
+		snprintf(name, n, "%s", entry);
+		return true;
+	}
+	if (snprintf(path, sizeof path, "%s/%s/config.json", dir, slug) < (int)sizeof path &&
+	    gs_is_file(path) && rev_matches(dir, slug, rev)) {
+		snprintf(name, n, "%s", slug);
+		return true;
+	}
+	return false;
+}
+
 gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_path, size_t n,
                         gs_error *e)
 {
 	char repo[256], rev[256], slug[256], path[4096], dflt[4096], shipped[4096], hint[700] = "";
-	char other[300];
+	char other[300], name[300];
 	gs_err rc;
 	size_t il;
 
@@ -217,12 +282,13 @@ gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_pat
 		return rc;
 	if (snprintf(path, sizeof path, "%s/%s/config.json", models_dir, slug) >= (int)sizeof path)
 		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);
-	if (gs_is_file(path) && rev_matches(models_dir, slug, rev))
+	if (find_entry(models_dir, id, slug, rev, name, sizeof name) &&
+	    snprintf(path, sizeof path, "%s/%s/config.json", models_dir, name) < (int)sizeof path)
 		return put_path(config_path, n, path, e);
 	/* The read-only reference configs installed with gpusizer. */
 	if (shipped_other_than(models_dir, shipped, sizeof shipped) &&
-	    snprintf(path, sizeof path, "%s/%s/config.json", shipped, slug) < (int)sizeof path &&
-	    gs_is_file(path) && rev_matches(shipped, slug, rev))
+	    find_entry(shipped, id, slug, rev, name, sizeof name) &&
+	    snprintf(path, sizeof path, "%s/%s/config.json", shipped, name) < (int)sizeof path)
 		return put_path(config_path, n, path, e);
 	if (hf_cache_lookup(slug, rev, path, sizeof path))
 		return put_path(config_path, n, path, e);
@@ -247,7 +313,7 @@ static uint64_t json_u64(const cJSON *o)
 
 gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta *m, gs_error *e)
 {
-	char slug[256], path[4096], dflt[4096], shipped[4096], repo[256], rev[256];
+	char slug[256], path[4096], dflt[4096], shipped[4096], repo[256], rev[256], name[300];
 	char *buf = NULL;
 	cJSON *root;
 	const cJSON *params, *v;
@@ -265,14 +331,18 @@ gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta 
 		return rc;
 	/* The meta.json beside the config.json that resolve picks: the cache's,
 	 * else that of the reference configs installed with gpusizer. */
-	if (!(snprintf(path, sizeof path, "%s/%s/config.json", models_dir, slug) < (int)sizeof path &&
-	      gs_is_file(path) && rev_matches(models_dir, slug, rev)) &&
-	    shipped_other_than(models_dir, shipped, sizeof shipped) &&
-	    snprintf(path, sizeof path, "%s/%s/config.json", shipped, slug) < (int)sizeof path &&
-	    gs_is_file(path) && rev_matches(shipped, slug, rev))
-		models_dir = shipped;
-	if (snprintf(path, sizeof path, "%s/%s/meta.json", models_dir, slug) >= (int)sizeof path)
+	if (!find_entry(models_dir, id, slug, rev, name, sizeof name)) {
+		if (shipped_other_than(models_dir, shipped, sizeof shipped) &&
+		    find_entry(shipped, id, slug, rev, name, sizeof name))
+			models_dir = shipped;
+		else
+			snprintf(name, sizeof name, "%s", slug);
+	}
+	if (snprintf(path, sizeof path, "%s/%s/meta.json", models_dir, name) >= (int)sizeof path)
 		return gs_fail(e, GS_EUSAGE, "%s: models dir path too long", models_dir);
+	if (!entry_consistent(models_dir, name))
+		return gs_fail(e, GS_ENOTFOUND, "%s: does not belong with the config.json beside it (an "
+		               "update was interrupted); run `gpusizer fetch %s`", path, id);
 	rc = gs_read_file(path, 1 << 24, &buf, NULL, e);
 	if (rc != GS_OK)
 		return rc;

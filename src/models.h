@@ -22,9 +22,13 @@
  * Looks in models_dir (NULL = gs_models_dir_default()), then in the
  * reference configs that come with gpusizer (gs_models_dir_shipped()), then
  * in the huggingface_hub cache (HF_HUB_CACHE, HF_HOME/hub,
- * ~/.cache/huggingface/hub). With "@rev", a cached entry counts when its
- * meta.json records that revision or a sha it prefixes (7+ characters);
- * "@main" also takes an entry that records no revision. Not cached:
+ * ~/.cache/huggingface/hub). With "@rev" other than "@main", the
+ * revision's own entry (gs_model_entry: "<slug>@rev") is looked for first;
+ * then, as with "@main", the entry <slug> counts when its meta.json
+ * records that revision or a sha it prefixes (7+ characters); "@main"
+ * also takes an entry that records no revision. A meta.json whose
+ * config.json check value is not that of the config.json beside it (an
+ * update killed half-way) matches no revision. Not cached:
  * GS_ENOTFOUND naming the model, and where a cached id differs only in case,
  * "did you mean ORG/Name?". config_path is written (n bytes) on success.
  */
@@ -44,8 +48,9 @@ typedef struct gs_model_meta {
 /* Read the meta.json beside the config.json gs_model_resolve picks among
  * models_dir (NULL = the default) and the reference configs:
  * models_dir/<slug>/meta.json unless only the reference configs hold the
- * model. No meta.json: GS_ENOTFOUND (m zeroed); bad JSON: GS_EINPUT naming
- * the file. */
+ * model. No meta.json, or one that does not belong with its config.json
+ * (an update killed half-way): GS_ENOTFOUND (m zeroed); bad JSON:
+ * GS_EINPUT naming the file. */
 gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta *m, gs_error *e);
 
 #endif

@@ -65,6 +65,8 @@ gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom);
 const char *gs_verdict_name(gs_verdict v); /* "fits", "tight", "does not fit", "not runnable" */
 
+struct gs_plan_opts; /* plan_view.h */
+
 /* What every writer gets at the start. */
 typedef struct gs_report_meta {
 	const char *spec_path;
@@ -77,6 +79,7 @@ typedef struct gs_report_meta {
 	const char *tool_version;
 	const char *assumptions;   /* Markdown text: the named assumptions */
 	const gs_measured_store *measured; /* our own verified runs (never NULL; may be empty) */
+	const struct gs_plan_opts *plan;   /* the spec's plan view; NULL: every class, least memory */
 } gs_report_meta;
 
 /* The text for gs_report_meta.assumptions: templates/partials/assumptions.md.tmpl

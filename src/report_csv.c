@@ -1,7 +1,10 @@
 /* gpusizer: CSV writer: out/sizing.csv, RFC 4180 (CRLF lines; text fields
- * always double-quoted, quotes doubled; numbers bare). Values are written
- * raw: no apostrophe is added before '=', '+', '-' or '@' (see
- * docs/spec.md: import as text if a spreadsheet would evaluate them). */
+ * always double-quoted, quotes doubled; numbers bare). A text field that
+ * starts with '=', '+', '-', '@', a tab or a carriage return gets a leading
+ * apostrophe, so a spreadsheet opening the file shows it as text instead of
+ * evaluating a formula (CSV injection). Numbers are written by this file
+ * alone, bare, and are never prefixed. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +18,15 @@ typedef struct csv_state {
 	const gs_report_meta *meta;
 } csv_state;
 
+/* A text field: quoted, and neutralised when a spreadsheet would read
+ * it as a formula. */
 static void cstr(FILE *fp, const char *s)
 {
+	s = s ? s : "";
 	fputc('"', fp);
-	for (const char *p = s ? s : ""; *p; p++) {
+	if (*s != '\0' && strchr("=+-@\t\r", *s) != NULL)
+		fputc('\'', fp);
+	for (const char *p = s; *p; p++) {
 		if (*p == '"')
 			fputc('"', fp);
 		fputc(*p, fp);
@@ -183,7 +191,7 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	}
 	fputs("\r\n", fp);
 	if (ferror(fp))
-		return gs_fail(e, GS_EIO, "%s: write failed", st->out.path);
+		return gs_fail(e, GS_EIO, "%s: write failed: %s", st->out.path, strerror(errno ? errno : EIO));
 	return GS_OK;
 }
 

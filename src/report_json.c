@@ -1,5 +1,6 @@
 /* gpusizer: JSON writer: out/sizing.json, every row with all its inputs and
  * outputs, one row per line, streamed. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -243,7 +244,7 @@ static gs_err json_row(gs_writer *w, const gs_row *r, gs_error *e)
 	gs_json_row(st->out.fp, st->meta, r, st->rows == 0);
 	st->rows++;
 	if (ferror(st->out.fp))
-		return gs_fail(e, GS_EIO, "%s: write failed", st->out.path);
+		return gs_fail(e, GS_EIO, "%s: write failed: %s", st->out.path, strerror(errno ? errno : EIO));
 	return GS_OK;
 }
 

@@ -491,6 +491,11 @@ static bool label_shows(const gs_setting *d, const gs_settings *s)
 
 void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 {
+	gs_settings_label_without(s, NULL, buf, n);
+}
+
+void gs_settings_label_without(const gs_settings *s, const char *name, char *buf, size_t n)
+{
 	size_t k = 0;
 	int at_max = 0;
 
@@ -504,7 +509,8 @@ void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 			const gs_setting *d = &table[i];
 			gs_setting_value v;
 
-			if (d->when == GS_LW_NEVER || d->label_at != at || !label_shows(d, s))
+			if (d->when == GS_LW_NEVER || d->label_at != at || !label_shows(d, s) ||
+			    (name != NULL && strcmp(d->name, name) == 0))
 				continue;
 			gs_setting_get(d, s, &v);
 			label_add(buf, n, &k, d->label, v.text);

@@ -217,6 +217,9 @@ int gs_formula_parse(const char *s);
  * for display only; joins and ids use gs_settings_key. Writes at most n
  * bytes (NUL-terminated). */
 void gs_settings_label(const gs_settings *s, char *buf, size_t n);
+/* The same label without the fragment of the setting named (NULL: none),
+ * e.g. "seq" for a label that stands for every context. */
+void gs_settings_label_without(const gs_settings *s, const char *name, char *buf, size_t n);
 
 /* The canonical row key: "name=value" for every setting that applies to
  * the row's method (gs_setting_applies), in table order, joined by ';'.

@@ -1,5 +1,5 @@
 /* gpusizer: the sweep spec parser and validator (cJSON). Every error names
- * the file, the line and the key. Owned by the report driver area. */
+ * the file, the line and the key. */
 #define _POSIX_C_SOURCE 200809L
 #include "spec.h"
 #include "jsoncheck.h"
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "paths.h"
+#include "plan_view.h"
 #include "util.h"
 
 #define SPEC_FILE_MAX (4 * 1024 * 1024)
@@ -50,8 +51,8 @@ static char axis_type(int a)
 }
 
 static const char *const top_keys[] = {
-	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "out",
-	"models_dir", "gpus_dir", NULL,
+	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "rank",
+	"plan", "out", "models_dir", "gpus_dir", NULL,
 };
 static const char *const format_names[] = { "md", "html", "xlsx", "json", "csv", NULL };
 const char *gs_spec_axis_setting(int axis)
@@ -677,10 +678,51 @@ void gs_spec_free(gs_spec *sp)
 	list_free(&sp->set_names);
 	list_free(&sp->set_values);
 	list_free(&sp->formats);
+	list_free(&sp->plan_gpus);
 	free(sp->out);
 	free(sp->models_dir);
 	free(sp->gpus_dir);
 	memset(sp, 0, sizeof *sp);
+}
+
+/* "rank": the rule naming the smallest GPU; "plan": {"gpus": [ids],
+ * "max_gpus": N}, every key optional. */
+static gs_err read_plan(gs_spec *sp, const cJSON *root, gs_error *e)
+{
+	static const char *const keys[] = { "gpus", "max_gpus", NULL };
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "rank"), *it;
+	gs_err rc;
+
+	sp->plan_rank = GS_RANK_DEFAULT;
+	sp->plan_max_gpus = GS_PLAN_VIEW_MAX_GPUS;
+	if (v != NULL) {
+		gs_plan_rank r = cJSON_IsString(v) ? gs_plan_rank_parse(v->valuestring) : GS_RANK_MAX;
+		if (r == GS_RANK_MAX)
+			return spec_fail(e, sp, "rank", -1, "expected \"%s\" or \"%s\"",
+			                 gs_plan_rank_name(GS_RANK_FEWEST_GPUS),
+			                 gs_plan_rank_name(GS_RANK_LEAST_MEMORY));
+		sp->plan_rank = (int)r;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "plan");
+	if (v == NULL)
+		return GS_OK;
+	if (!cJSON_IsObject(v))
+		return spec_fail(e, sp, "plan", -1, "expected an object {gpus, max_gpus}");
+	for (it = v->child; it != NULL; it = it->next)
+		if (!in_list(keys, it->string))
+			return spec_fail(e, sp, "plan", -1, "unknown key \"%.60s\" (known: gpus, max_gpus)",
+			                 it->string);
+	it = cJSON_GetObjectItemCaseSensitive(v, "gpus");
+	if (it != NULL && (rc = read_list(sp, it, "plan.gpus", 's', &sp->plan_gpus, e)) != GS_OK)
+		return rc;
+	it = cJSON_GetObjectItemCaseSensitive(v, "max_gpus");
+	if (it != NULL) {
+		if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int64_t)it->valuedouble ||
+		    it->valuedouble < 1 || it->valuedouble > 4096)
+			return spec_fail(e, sp, "plan.max_gpus", -1, "expected an integer 1-4096");
+		sp->plan_max_gpus = (int64_t)it->valuedouble;
+	}
+	return GS_OK;
 }
 
 static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
@@ -696,7 +738,7 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 			snprintf(key, sizeof key, "%.60s", v->string);
 			return spec_fail(e, sp, key, -1,
 			                 "unknown key (known: version, date, models, gpus, gpu_counts, axes, "
-			                 "settings, formats, out, models_dir, gpus_dir)");
+			                 "settings, formats, rank, plan, out, models_dir, gpus_dir)");
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "version");
@@ -730,6 +772,8 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 	if ((rc = read_axes(sp, cJSON_GetObjectItemCaseSensitive(root, "axes"), e)) != GS_OK)
 		return rc;
 	if ((rc = read_settings(sp, cJSON_GetObjectItemCaseSensitive(root, "settings"), e)) != GS_OK)
+		return rc;
+	if ((rc = read_plan(sp, root, e)) != GS_OK)
 		return rc;
 	v = cJSON_GetObjectItemCaseSensitive(root, "formats");
 	if (v != NULL) {
@@ -782,14 +826,22 @@ gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *
 		return rc;
 	}
 	root = cJSON_ParseWithOpts(sp->text, &end, 1);
+	if (root == NULL && gs_json_depth_check(sp->text, strlen(sp->text), path, GS_ESPEC, e) != GS_OK) {
+		gs_spec_free(sp);
+		return GS_ESPEC;
+	}
 	if (root == NULL) {
 		const char *err = cJSON_GetErrorPtr();
-		int line = 1;
+		int line = 1, col = 1;
 		if (err == NULL || err < sp->text || err > sp->text + strlen(sp->text))
 			err = sp->text;
-		for (const char *p = sp->text; p < err; p++)
+		for (const char *p = sp->text; p < err; p++) {
+			col = *p == '\n' ? 1 : col + 1;
 			line += *p == '\n';
-		rc = gs_fail(e, GS_ESPEC, "%s:%d: not valid JSON (near \"%.20s\")", path, line, err);
+		}
+		/* The file's text is never quoted: a spec path may name any file. */
+		rc = gs_fail(e, GS_ESPEC, "%s:%d:%d: not valid JSON (a sweep spec is a JSON object; "
+		             "docs/spec.md)", path, line, col);
 		gs_spec_free(sp);
 		return rc;
 	}

@@ -1,7 +1,7 @@
 /* gpusizer: the sweep spec (sizing.json): models, axes, GPU classes and
  * counts, formats, output directory. Parsed with cJSON and validated
- * (every error names the file, the line and the key: GS_ESPEC). Owned by
- * the report driver area; the format is documented in docs/spec.md. */
+ * (every error names the file, the line and the key: GS_ESPEC). The
+ * format is documented in docs/spec.md. */
 #ifndef GS_SPEC_H
 #define GS_SPEC_H
 
@@ -49,6 +49,14 @@ typedef struct gs_spec {
 	gs_spec_list prec[GS_METHOD_MAX]; /* precisions per method */
 	gs_spec_list set_names, set_values; /* "settings": fixed for every row */
 	gs_spec_list formats;
+	/* "rank": plan_rank, a gs_plan_rank (default GS_RANK_DEFAULT): how the
+	 * index, the Summary and the plan view name the smallest GPU. "plan":
+	 * the plan view (plan_view.h): plan_gpus, GPU ids (n == 0: every class
+	 * of the report), and plan_max_gpus, searched up to (default
+	 * GS_PLAN_VIEW_MAX_GPUS). */
+	gs_spec_list plan_gpus;
+	int plan_rank;
+	int64_t plan_max_gpus;
 	/* Paths: relative ones in the spec are resolved against the spec
 	 * file's directory (kept as written when that is the current
 	 * directory: a spec path without '/', or "./"). Absent keys: */

@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
+
 typedef struct sweep_ctx {
 	const gs_spec *sp;
-	const gs_model *m;       /* NULL when only counting */
+	const gs_model *m;       /* NULL when counting for no model */
+	bool count_only;         /* count rows, call nothing */
 	size_t *index;
 	size_t n_rows, n_skipped;
 	gs_sweep_fn fn;
@@ -67,7 +70,7 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 		return GS_OK;
 	}
 	c->n_rows++;
-	if (c->m == NULL)
+	if (c->count_only)
 		return GS_OK;
 	gs_sweep_row(r, c->m, s);
 	r->index = (*c->index)++;
@@ -168,7 +171,7 @@ static gs_err rec(sweep_ctx *c, int level, const gs_settings *in)
 		if (!ok) {
 			/* Counts what this level would have produced, as skipped. */
 			sweep_ctx sub = *c;
-			sub.m = NULL;
+			sub.count_only = true;
 			sub.n_rows = sub.n_skipped = 0;
 			rec(&sub, level + 1, in);
 			c->n_skipped += sub.n_rows + sub.n_skipped;
@@ -186,10 +189,66 @@ size_t gs_sweep_count(const gs_spec *sp, const gs_settings *base, size_t *skippe
 
 	memset(&c, 0, sizeof c);
 	c.sp = sp;
+	c.count_only = true;
 	rec(&c, 0, base);
 	if (skipped)
 		*skipped = c.n_skipped;
 	return c.n_rows;
+}
+
+size_t gs_sweep_count_model(const gs_spec *sp, const gs_settings *base, const gs_model *m,
+                            size_t *skipped)
+{
+	static sweep_ctx c; /* large (holds a row) */
+
+	memset(&c, 0, sizeof c);
+	c.sp = sp;
+	c.m = m;
+	c.count_only = true;
+	rec(&c, 0, base);
+	if (skipped)
+		*skipped = c.n_skipped;
+	return c.n_rows;
+}
+
+/* A list's factor in the product: its length, 1 when empty (the level
+ * passes the settings through). */
+static uint64_t factor(const gs_spec_list *l)
+{
+	return l->n > 0 ? (uint64_t)l->n : 1;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return gs_mul_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+uint64_t gs_sweep_combinations(const gs_spec *sp, const gs_settings *base)
+{
+	const gs_spec_list *ml = &sp->axis[GS_AX_METHOD];
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < (ml->n > 0 ? ml->n : 1); i++) {
+		int m = ml->n > 0 ? gs_method_parse(ml->v[i]) : -1;
+		gs_method meth = m >= 0 ? (gs_method)m : base->method;
+		bool lora = meth == GS_LORA || meth == GS_QLORA, infer = meth == GS_INFER;
+		uint64_t k = factor(&sp->prec[meth]);
+		if (!infer)
+			k = mul_sat(mul_sat(k, factor(&sp->axis[GS_AX_OPTIMIZER])),
+			            factor(&sp->axis[GS_AX_GRAD_CKPT]));
+		if (lora)
+			k = mul_sat(mul_sat(k, factor(&sp->axis[GS_AX_LORA_R])),
+			            factor(&sp->axis[GS_AX_LORA_TARGETS]));
+		k = mul_sat(k, factor(&sp->axis[GS_AX_ATTN]));
+		k = mul_sat(k, factor(&sp->axis[GS_AX_BATCH]));
+		k = mul_sat(k, factor(&sp->axis[GS_AX_SEQ]));
+		k = mul_sat(k, (uint64_t)sp->n_counts);
+		uint64_t sum;
+		total = gs_add_u64(total, k, &sum) ? sum : UINT64_MAX;
+	}
+	return total;
 }
 
 gs_err gs_sweep_model(const gs_spec *sp, const gs_settings *base, const gs_model *m,

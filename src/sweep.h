@@ -8,6 +8,7 @@
 #define GS_SWEEP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 #include "report.h"
@@ -23,6 +24,21 @@ gs_err gs_sweep_base(const gs_spec *sp, gs_settings *base, gs_error *e);
 /* Rows per model and combinations skipped per model (settings only: the
  * same for every model). */
 size_t gs_sweep_count(const gs_spec *sp, const gs_settings *base, size_t *skipped);
+
+/* Rows of model m (contexts beyond its max positions skipped, as
+ * gs_sweep_model skips them) and, in *skipped, the combinations skipped;
+ * counted without estimating. */
+size_t gs_sweep_count_model(const gs_spec *sp, const gs_settings *base, const gs_model *m,
+                            size_t *skipped);
+
+/* Combinations of the spec's axes for one model: rows plus skipped ones,
+ * from the lengths of the lists alone (nothing enumerated, so a huge spec
+ * is counted at once); UINT64_MAX when the product does not fit. */
+uint64_t gs_sweep_combinations(const gs_spec *sp, const gs_settings *base);
+
+/* The default limit on a report's rows (models x combinations):
+ * report --max-rows raises it. */
+#define GS_SWEEP_MAX_ROWS_DEFAULT 1000000
 
 /* Sweep one model: calls fn for each row in a stable order. *index is the
  * global row counter (incremented per row). *skipped counts skipped

@@ -803,12 +803,71 @@ typedef struct frame {
 	const struct frame *up;
 } frame;
 
+/* The include tags being rendered, outermost first (for messages). */
+typedef struct incl {
+	const tmpl *from;
+	int line;
+} incl;
+
 typedef struct rctx {
 	gs_tmpl_env *env;
 	const gs_tval *root;
 	gs_tbuf *out;
 	gs_error *e;
+	size_t start;     /* out->len when the render began */
+	size_t includes;  /* include tags rendered so far */
+	unsigned ticks;   /* nodes rendered, for the stop hook's polling */
+	incl chain[GS_TMPL_MAX_DEPTH + 1];
+	int nchain;
 } rctx;
+
+static int (*g_stopped)(void);
+
+void gs_tmpl_set_stop(int (*stopped)(void))
+{
+	g_stopped = stopped;
+}
+
+/* " (included from A:3 < B:5)": the open include tags, innermost first,
+ * by template name (relative to the environment's directory). */
+static void chain_text(const rctx *r, char *buf, size_t n)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = r->nchain - 1; i >= 0 && at + 1 < n; i--) {
+		int k = snprintf(buf + at, n - at, "%s%s:%d", i == r->nchain - 1 ? " (included from " : " < ",
+		                 r->chain[i].from->name, r->chain[i].line);
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
+	if (r->nchain > 0 && at + 1 < n)
+		snprintf(buf + at, n - at, ")");
+}
+
+/* A limit or the stop hook, checked before node nd of t is rendered. */
+static gs_err render_limits(rctx *r, const tmpl *t, const node *nd)
+{
+	char via[480];
+
+	if ((++r->ticks & 255u) == 0 || nd->kind == N_INCLUDE) {
+		if (g_stopped != NULL && g_stopped())
+			return gs_fail(r->e, GS_ETEMPLATE, "%s:%d: rendering stopped", t->file, nd->line);
+	}
+	if (r->out->len - r->start > GS_TMPL_MAX_OUTPUT) {
+		chain_text(r, via, sizeof via);
+		return gs_fail(r->e, GS_ETEMPLATE, "%s:%d: output larger than %zu bytes%s", t->file,
+		               nd->line, GS_TMPL_MAX_OUTPUT, via);
+	}
+	if (nd->kind == N_INCLUDE && ++r->includes > GS_TMPL_MAX_INCLUDES) {
+		chain_text(r, via, sizeof via);
+		return gs_fail(r->e, GS_ETEMPLATE,
+		               "%s:%d: include \"%s\": more than %d includes in one page%s",
+		               t->file, nd->line, nd->path, GS_TMPL_MAX_INCLUDES, via);
+	}
+	return GS_OK;
+}
 
 static const gs_tval *lookup(const rctx *r, const frame *f, const char *path)
 {
@@ -919,6 +978,9 @@ static gs_err render_list(rctx *r, const tmpl *t, const nlist *l, const frame *f
 		if (r->out->too_big)
 			return gs_fail(r->e, GS_ETEMPLATE, "%s: output larger than %zu bytes", t->file,
 			               gs_tbuf_max(r->out));
+		err = render_limits(r, t, nd);
+		if (err)
+			return err;
 		switch (nd->kind) {
 		case N_TEXT:
 			gs_tbuf_add(r->out, nd->text, nd->len);
@@ -951,15 +1013,22 @@ static gs_err render_list(rctx *r, const tmpl *t, const nlist *l, const frame *f
 			break;
 		case N_INCLUDE: {
 			tmpl *inc;
-			if (depth + 1 > GS_TMPL_MAX_DEPTH)
+			if (depth + 1 > GS_TMPL_MAX_DEPTH) {
+				char via[480];
+				chain_text(r, via, sizeof via);
 				return gs_fail(r->e, GS_ETEMPLATE,
 				               "%s:%d: include \"%s\": includes nested deeper than %d "
-				               "(recursive include?)",
-				               t->file, nd->line, nd->path, GS_TMPL_MAX_DEPTH);
+				               "(recursive include?)%s",
+				               t->file, nd->line, nd->path, GS_TMPL_MAX_DEPTH, via);
+			}
 			err = env_get(r->env, nd->path, t, nd->line, &inc, r->e);
 			if (err)
 				return err;
+			r->chain[r->nchain].from = t;
+			r->chain[r->nchain].line = nd->line;
+			r->nchain++;
 			err = render_list(r, inc, &inc->root, f, depth + 1);
+			r->nchain--;
 			if (err)
 				return err;
 			break;
@@ -981,11 +1050,16 @@ gs_err gs_tmpl_render(gs_tmpl_env *env, const char *name, const gs_tval *data, g
 	err = env_get(env, name, NULL, 0, &t, e);
 	if (err)
 		return err;
+	memset(&r, 0, sizeof r);
 	r.env = env;
 	r.root = data;
 	r.out = out;
 	r.e = e;
+	r.start = out->len;
 	err = render_list(&r, t, &t->root, NULL, 0);
+	if (!err && out->len - r.start > GS_TMPL_MAX_OUTPUT)
+		err = gs_fail(e, GS_ETEMPLATE, "%s: output larger than %zu bytes", t->file,
+		              GS_TMPL_MAX_OUTPUT);
 	if (!err && out->too_big)
 		err = gs_fail(e, GS_ETEMPLATE, "%s: output larger than %zu bytes", t->file,
 		              gs_tbuf_max(out));

@@ -13,7 +13,8 @@
  *   {% for x in a.list %} ... {% endfor %}   x, loop.index (1-based),
  *                    loop.first, loop.last, loop.length inside
  *   {% if [not] a.b %} ... {% elif [not] c %} ... {% else %} ... {% endif %}
- *   {% include "partials/legend.md.tmpl" %}   (depth limit GS_TMPL_MAX_DEPTH)
+ *   {% include "partials/legend.md.tmpl" %}   (limits GS_TMPL_MAX_DEPTH deep,
+ *                    GS_TMPL_MAX_INCLUDES in all)
  *   {# comment #}
  * A {% %} or {# #} tag alone on its line takes the whole line with it (its
  * leading blanks and its newline), so block tags do not leave blank lines.
@@ -73,6 +74,13 @@ void gs_tv_free(gs_tval *v); /* the value and all it holds; NULL is fine */
 #define GS_TMPL_MAX_DEPTH 16        /* nested includes */
 #define GS_TMPL_MAX_NEST 64         /* nested for/if blocks in one template */
 #define GS_TMPL_MAX_SIZE (1u << 20) /* bytes of one template file */
+/* Per gs_tmpl_render call: include tags rendered in all (a shipped page
+ * renders 3; a tree of 6 includes 14 deep would render 6^14), and bytes of
+ * output (the largest shipped page is under 1 MiB). Past either the render
+ * fails GS_ETEMPLATE naming the template, the line and the include chain
+ * ("... (included from a:3 < page:5)"). */
+#define GS_TMPL_MAX_INCLUDES 4096
+#define GS_TMPL_MAX_OUTPUT ((size_t)256 << 20)
 
 /* Appends the escaped form of s to out. */
 typedef void (*gs_tmpl_escape_fn)(gs_tbuf *out, const char *s);
@@ -94,5 +102,12 @@ gs_err gs_tmpl_render(gs_tmpl_env *env, const char *name, const gs_tval *data, g
                       gs_error *e);
 
 void gs_tmpl_env_free(gs_tmpl_env *env); /* NULL is fine */
+
+/* A stop hook for every render in the process (NULL: none, the default):
+ * a render calls stopped() before each include and every 256 nodes, and
+ * when it returns non-zero fails GS_ETEMPLATE "DIR/NAME:LINE: rendering
+ * stopped", so a SIGTERM is honoured in a long render. stopped must be
+ * async-signal-safe to read (e.g. a volatile sig_atomic_t flag). */
+void gs_tmpl_set_stop(int (*stopped)(void));
 
 #endif

@@ -15,8 +15,15 @@ Faults are queued per (repo, file) ("api" for model info): "429", "429ra"
 (Retry-After), "500", "slow:SECONDS", "truncate" (Content-Length promised,
 half sent, connection closed), "malformed" (half the JSON, consistent
 Content-Length), "html" (an HTML error page with 200), "loop" (redirect to
-itself), "huge" (17 MiB body). An action ending in "*" stays; others are
-used once.
+itself), "huge" (17 MiB body), "echo403" (a 403 whose X-Error-Message and
+body repeat every request header, Authorization included, as some proxies
+do), "say403:TEXT" (a 403 with TEXT as its X-Error-Message), "bigheader"
+(a 200 with one 120 KB header line). An action ending in
+"*" stays; others are used once.
+
+A repository can hold other revisions (Repo.add_revision(name, repo)):
+model info for /revision/NAME and files resolved at that revision's sha
+come from that Repo, with its own sha, config and weights.
 
 repo_from_config() makes a repository from config.json bytes with the
 safetensors checkpoint that config implies (GPT-2, BERT, Llama-like decoders
@@ -245,6 +252,24 @@ class Repo:
             self.files[k] = v
         self.params = hub_params if hub_params is not None else params
         self.approved = set()
+        self.revs = {}
+
+    def add_revision(self, name, repo):
+        """Serve repo (its sha, files and weights) as revision name of this
+        repository; returns repo."""
+        repo.id = self.id
+        self.revs[name] = repo
+        return repo
+
+    def at(self, rev):
+        """The Repo serving revision rev (a name, a sha or a 7+ digit sha
+        prefix), or None when there is no such revision."""
+        if rev in self.revs:
+            return self.revs[rev]
+        for r in [self] + list(self.revs.values()):
+            if rev == r.sha or (len(rev) >= 7 and r.sha.startswith(rev)):
+                return r
+        return self if rev == "main" else None
 
 
 class MockHub:
@@ -462,6 +487,14 @@ class _HubHandler(_Base):
         if a == "huge":
             self.send(200, b"{" + b" " * (17 << 20) + b"}", headers, ctype)
             return 200
+        if a == "echo403":
+            sent = "; ".join("%s: %s" % (k, v) for k, v in self.headers.items())
+            return self.err(403, None, "you sent " + sent)
+        if a.startswith("say403:"):
+            return self.err(403, None, a[7:])
+        if a == "bigheader":
+            self.send(200, body, dict(headers, **{"X-Padding": "a" * 120000}), ctype)
+            return 200
         raise ValueError(a)
 
     def route(self):
@@ -484,8 +517,9 @@ class _HubHandler(_Base):
             if denied:
                 return denied
             rev = rest[1] if len(rest) >= 2 and rest[0] == "revision" else "main"
-            if not self.rev_ok(repo, rev):
+            if repo.at(rev) is None:
                 return self.err(404, "RevisionNotFound", "Invalid rev id: " + rev)
+            repo = repo.at(rev)
             info = {"_id": "x" + repo.sha[:23], "id": repo.id, "sha": repo.sha,
                     "gated": repo.gated, "private": repo.private,
                     "siblings": [{"rfilename": f} for f in sorted(list(repo.files) + list(repo.lfs))],
@@ -515,8 +549,9 @@ class _HubHandler(_Base):
             denied = self.access(repo, True)
             if denied:
                 return denied
-            if not self.rev_ok(repo, rev):
+            if repo.at(rev) is None:
                 return self.err(404, "RevisionNotFound", "Invalid rev id: " + rev)
+            repo = repo.at(rev)
             meta = {"X-Repo-Commit": repo.sha}
             if fname in repo.lfs:
                 vf = repo.lfs[fname]
@@ -543,10 +578,6 @@ class _HubHandler(_Base):
             return 200
         return self.err(404, None, "no such route")
 
-    @staticmethod
-    def rev_ok(repo, rev):
-        return rev == "main" or rev == repo.sha or (len(rev) >= 7 and repo.sha.startswith(rev))
-
 
 class _CdnHandler(_Base):
     def do_GET(self):
@@ -556,9 +587,10 @@ class _CdnHandler(_Base):
         vf = None
         if len(parts) >= 3 and parts[0] == "cdn":
             sha, fname = parts[1], "/".join(parts[2:])
-            for r in hub.repos.values():
-                if r.sha == sha and fname in r.lfs:
-                    vf = r.lfs[fname]
+            for top in hub.repos.values():
+                for r in [top] + list(top.revs.values()):
+                    if r.sha == sha and fname in r.lfs:
+                        vf = r.lfs[fname]
         if vf is None:
             self.send(404, b"not found", {}, "text/plain")
         else:

@@ -45,7 +45,14 @@ def tree(d):
 
 
 def leftovers(parent):
-    return [n for n in os.listdir(parent) if ".tmp." in n]
+    """Temporaries beside an output directory in parent, or in its
+    .gpusizer working directory (where a run stages its files)."""
+    left = [n for n in os.listdir(parent) if ".tmp." in n]
+    for n in os.listdir(parent):
+        own = os.path.join(parent, n, ".gpusizer")
+        if os.path.isdir(own) and not os.path.islink(own):
+            left += [os.path.join(n, ".gpusizer", r) for r in os.listdir(own) if ".tmp." in r]
+    return left
 
 
 def spec_errors(tmp):
@@ -164,18 +171,26 @@ def extras(tmp):
     if rc != 0 or not os.path.isdir(os.path.join(out, "models")):
         ok(False, "md+json report for the extras test", "rc=%d %s" % (rc, se))
         return
+    # a model dropped from the spec: its page is a report file no longer produced
+    rc, so, se = report(tmp, out, "--format", "md,json", "--models",
+                        "Qwen/Qwen2.5-0.5B,meta-llama/Llama-3.2-1B,TinyLlama/TinyLlama-1.1B-Chat-v1.0")
+    dropped = os.path.join(out, "models", "TinyLlama--TinyLlama-1.1B-Chat-v1.0.md")
+    ok(rc == 0 and os.path.exists(dropped), "md+json report with a third model", se)
     cache = os.path.join(out, "models", "org--m", "config.json")
     os.makedirs(os.path.dirname(cache))
-    for p in (cache, os.path.join(out, "models", "dropped-model.md"), os.path.join(out, "notes.txt")):
+    # the user's own files, never gpusizer's to remove (issue 16, item 3)
+    for p in (cache, os.path.join(out, "models", "my-notes.md"), os.path.join(out, "notes.txt")):
         with open(p, "w") as f:
             f.write("x\n")
     rc, so, se = report(tmp, out, "--format", "md,json", "--check")
-    ok(rc == 5 and "extra: " in so and "dropped-model.md" in so and "config.json" not in so
-       and "notes.txt" not in so, "--check lists a report file no longer produced as extra", so)
+    ok(rc == 5 and "extra: " in so and "TinyLlama" in so and "config.json" not in so
+       and "notes.txt" not in so and "my-notes.md" not in so,
+       "--check lists a report file no longer produced as extra", so)
     rc, so, se = report(tmp, out, "--format", "md,json")
-    ok(rc == 0 and not os.path.exists(os.path.join(out, "models", "dropped-model.md"))
-       and os.path.exists(cache) and os.path.exists(os.path.join(out, "notes.txt")),
-       "regeneration removes old report files only (not a config.json, not top-level files)", so + se)
+    ok(rc == 0 and not os.path.exists(dropped) and os.path.exists(cache)
+       and os.path.exists(os.path.join(out, "notes.txt"))
+       and os.path.exists(os.path.join(out, "models", "my-notes.md")),
+       "regeneration removes old report files only (not a config.json, not the user's files)", so + se)
     rc, so, se = report(tmp, out, "--format", "md,json", "--check")
     ok(rc == 0, "--check passes after regeneration", so)
 

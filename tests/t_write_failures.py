@@ -5,15 +5,17 @@ byte for byte, and no temporary files left behind, for:
   - --out /dev/full (a device where a directory is expected)
   - a full disk, simulated with RLIMIT_FSIZE (SIGXFSZ ignored, so writes past
     16 KiB fail with EFBIG as they would with ENOSPC)
-  - a read-only parent directory: chmod 0555; root ignores that mode, so as
-    root the directory is made immutable (chattr +i) instead, and if that is
-    not possible a path under a regular file is used (ENOTDIR)
+  - a read-only output directory: chmod 0555 on it and its subdirectories;
+    root ignores that mode, so as root they are made immutable (chattr +i)
+    instead, and if that is not possible a path under a regular file is used
+    (ENOTDIR). A read-only parent no longer matters: a run stages inside the
+    output directory (out/.gpusizer), on its file system
   - a path under /proc and a path below a regular file
   - SIGTERM and SIGKILL while the workbook is being written (the repository's
     sizing.json sweep, 17 models; the kill comes once the temporary .xlsx
     exists and at least 0.3 s have passed). SIGTERM: nothing left behind.
-    SIGKILL cannot be caught: its temporary directory remains and the next
-    run must remove it.
+    SIGKILL cannot be caught: its staging directory (out/.gpusizer/run.tmp.*)
+    remains and the next run must remove it.
 """
 import hashlib
 import json
@@ -41,8 +43,12 @@ def env():
 
 
 def snapshot(d):
+    """Every directory and file under d, gpusizer's working directory
+    d/.gpusizer left out (own_left says what a run left there)."""
     snap = {}
     for root, dirs, files in os.walk(d):
+        if root == d and ".gpusizer" in dirs:
+            dirs.remove(".gpusizer")
         for n in dirs:
             snap[os.path.relpath(os.path.join(root, n), d) + "/"] = "dir"
         for n in files:
@@ -50,6 +56,12 @@ def snapshot(d):
             with open(p, "rb") as f:
                 snap[os.path.relpath(p, d)] = hashlib.sha256(f.read()).hexdigest()
     return snap
+
+
+def own_left(out):
+    """What is in out/.gpusizer besides its .gitignore."""
+    p = os.path.join(out, ".gpusizer")
+    return sorted(n for n in os.listdir(p) if n != ".gitignore") if os.path.isdir(p) else []
 
 
 def gs(args, **kw):
@@ -134,14 +146,16 @@ def t_readonly(tmp, spec):
     parent = os.path.join(tmp, "ro")
     os.mkdir(parent)
     out, snap = previous(tmp, spec, parent)
-    os.chmod(parent, 0o555)
+    dirs = [r for r, _, _ in os.walk(out)]
+    for d in dirs:
+        os.chmod(d, 0o555)
     how = "chmod 0555"
     immutable = False
     try:
         bypass = False
         try:
-            os.mkdir(os.path.join(parent, "probe"))
-            os.rmdir(os.path.join(parent, "probe"))
+            os.mkdir(os.path.join(out, "probe"))
+            os.rmdir(os.path.join(out, "probe"))
             bypass = True
         except OSError:
             pass
@@ -149,7 +163,7 @@ def t_readonly(tmp, spec):
             # root (CAP_DAC_OVERRIDE) writes into a 0555 directory
             report(True, "write.readonly_dir.root_bypasses_0555",
                    "running as uid %d: mode 0555 does not stop it; using chattr +i" % os.geteuid())
-            r = subprocess.run(["chattr", "+i", parent], capture_output=True)
+            r = subprocess.run(["chattr", "+i"] + dirs, capture_output=True)
             if r.returncode != 0:
                 report(True, "write.readonly_dir.skipped",
                        "chattr +i not possible (%s): covered by write.out_below_file" %
@@ -160,6 +174,21 @@ def t_readonly(tmp, spec):
         p = gs(["report", "--spec", spec, "--quiet", "--out", out])
         expect_fail("write.readonly_dir", p, out, snap, parent, keep=("out",))
         print("  (read-only by %s)" % how)
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i"] + dirs)
+        for d in dirs:
+            os.chmod(d, 0o755)
+    # a read-only parent with a writable out/: the run stages inside out/
+    os.chmod(parent, 0o555)
+    immutable = False
+    try:
+        if os.geteuid() == 0:
+            immutable = subprocess.run(["chattr", "+i", parent], capture_output=True).returncode == 0
+        p = gs(["report", "--spec", spec, "--quiet", "--out", out, "--batches", "1,2"])
+        left = leftovers(parent, ("out",)) + own_left(out)
+        report(p.returncode == 0 and not left, "write.readonly_parent_writable_out_ok",
+               "exit %d, left %s: %s" % (p.returncode, left, p.stderr.decode("utf-8", "replace")[-200:]))
     finally:
         if immutable:
             subprocess.run(["chattr", "-i", parent])
@@ -188,13 +217,12 @@ def t_kill(tmp, spec, sig):
     while time.monotonic() - t0 < TIMEOUT:
         if p.poll() is not None:
             break
-        for n in os.listdir(parent):
-            if n.startswith(".out.tmp."):
-                try:
-                    if any(f.startswith("gpusizer.xlsx") for f in os.listdir(os.path.join(parent, n))):
-                        seen = seen or time.monotonic()
-                except OSError:
-                    pass
+        for n in own_left(out):
+            try:
+                if any(f.startswith("gpusizer.xlsx") for f in os.listdir(os.path.join(out, ".gpusizer", n, "new"))):
+                    seen = seen or time.monotonic()
+            except OSError:
+                pass
         if seen and time.monotonic() - t0 >= 0.3:
             break
         time.sleep(0.01)
@@ -212,11 +240,11 @@ def t_kill(tmp, spec, sig):
         why.append("exit %d, expected death by signal %d" % (p.returncode, sig))
     if snapshot(out) != snap:
         why.append("previous out/ changed")
-    extra = leftovers(parent, ("out",))
+    extra = leftovers(parent, ("out",)) + own_left(out)
     if sig == signal.SIGKILL:
-        # cannot be caught: the temporary directory may remain; the next run removes it
+        # cannot be caught: the staging directory may remain; the next run removes it
         q = gs(["report", "--spec", spec, "--quiet", "--out", out])
-        extra2 = leftovers(parent, ("out",))
+        extra2 = leftovers(parent, ("out",)) + own_left(out)
         if q.returncode != 0:
             why.append("next run exit %d" % q.returncode)
         if extra2:

@@ -883,6 +883,70 @@ static void test_generic_and_files(void)
 	}
 }
 
+/* Issue 16: plausibility bounds on shape fields, the context check, the
+ * nesting message. */
+#define QWEN3_MOE                                                                                \
+	"\"model_type\":\"qwen3_moe\",\"hidden_size\":2048,\"num_hidden_layers\":48,"           \
+	"\"num_attention_heads\":32,\"num_key_value_heads\":4,\"head_dim\":128,"                   \
+	"\"intermediate_size\":6144,\"moe_intermediate_size\":768,\"num_experts_per_tok\":8,"     \
+	"\"vocab_size\":151936,\"max_position_embeddings\":40960"
+static void test_limits(void)
+{
+	gs_arch a;
+	gs_error e = { 0 };
+	char warn[512];
+	const char *ok = "{" QWEN3_MOE ",\"num_experts\":128}";
+
+	expect_err("limits.config_experts_1e9", "{" QWEN3_MOE ",\"num_experts\":1000000000}", GS_ECONFIG,
+	           "field \"num_experts\": too large: 1000000000 is implausible", "at most 65536");
+	expect_err("limits.config_hidden_bound", "{" LLAMA_OK ",\"hidden_size\":2097152}", GS_ECONFIG,
+	           "field \"hidden_size\": too large: 2097152 is implausible", "at most 1048576");
+	expect_err("limits.config_vocab_bound", "{\"model_type\":\"llama\",\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	           "\"intermediate_size\":512,\"hidden_size\":256,\"vocab_size\":33554432}", GS_ECONFIG,
+	           "field \"vocab_size\"", "implausible");
+	CHECK(gs_config_parse(ok, strlen(ok), "q.json", &a, &e) == GS_OK && a.params_total > 0,
+	      "limits.config_bound_real_moe_ok: 128 experts size (%s)", e.msg);
+	{
+		char *deep = malloc(4096);
+		size_t n = 0;
+		n += (size_t)snprintf(deep, 64, "{\"model_type\":\"llama\",\n\"x\":");
+		for (int i = 0; i < 1200; i++)
+			deep[n++] = '[';
+		deep[n] = '\0';
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_parse(deep, n, "models/x/config.json", &a, &e) == GS_ECONFIG &&
+		              strstr(e.msg, "models/x/config.json: invalid JSON: nesting deeper than 1000 levels "
+		                            "at line 2, column 1004"),
+		      "limits.json_nesting_named: %s", e.msg);
+		free(deep);
+	}
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(ok, strlen(ok), "q.json", &a, &e) == GS_OK, "parse for the context checks");
+	int64_t q = 40960;
+	CHECK(gs_config_check_seq(&a, &q, false, false, warn, sizeof warn, &e) == GS_OK && warn[0] == '\0' &&
+	              q == 40960,
+	      "limits.seq_at_max_pos_ok");
+	q = 40961;
+	CHECK(gs_config_check_seq(&a, &q, false, false, warn, sizeof warn, &e) == GS_EUSAGE &&
+	              strstr(e.msg, "--seq 40961 is past the model's max_position_embeddings (40960, q.json)") &&
+	              strstr(e.msg, "--allow-long-context") && strstr(e.msg, "RoPE"),
+	      "limits.seq_past_max_pos_refused: %s", e.msg);
+	memset(&e, 0, sizeof e);
+	q = 2048 * 64;
+	CHECK(gs_config_check_seq(&a, &q, true, true, warn, sizeof warn, &e) == GS_OK &&
+	              strstr(warn, "(the default) is past") && strstr(warn, "RoPE scaling") && e.msg[0] == '\0' &&
+	              q == 2048 * 64,
+	      "limits.seq_past_max_pos_allowed_warns: %s", warn);
+	q = 2048 * 64;
+	CHECK(gs_config_check_seq(&a, &q, true, false, warn, sizeof warn, &e) == GS_OK && q == 40960 &&
+	              strstr(warn, "no --seq given") && e.msg[0] == '\0',
+	      "limits.seq_default_lowered_to_max_pos: %s", warn);
+	a.max_pos = 0;
+	q = 1 << 24;
+	CHECK(gs_config_check_seq(&a, &q, false, false, warn, sizeof warn, &e) == GS_OK,
+	      "limits.seq_unknown_max_pos_ok");
+}
+
 int main(void)
 {
 	const char *t = getenv("GS_TOP");
@@ -901,5 +965,6 @@ int main(void)
 	test_quant();
 	test_errors();
 	test_generic_and_files();
+	test_limits();
 	CHECK_DONE();
 }

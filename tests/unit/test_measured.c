@@ -388,6 +388,8 @@ int main(void)
 		}
 		gs_measured_free(&st);
 		unlink(p2);
+		snprintf(p2, sizeof p2, "%s/reserved.jsonl%s", dir, GS_MEASURED_LOCK_SUFFIX);
+		unlink(p2);
 	}
 
 	/* A bad line names file and line. */
@@ -417,6 +419,8 @@ int main(void)
 	      "nvml: missing library -> GS_ENOGPU (%s)", e.msg);
 	gs_nvml_close(NULL);
 
+	unlink(path);
+	snprintf(path, sizeof path, "%s/sub/verified.jsonl%s", dir, GS_MEASURED_LOCK_SUFFIX);
 	unlink(path);
 	snprintf(path, sizeof path, "%s/sub", dir);
 	rmdir(path);

@@ -47,6 +47,17 @@ static void md(const char *in, const char *want, const char *name)
 	gs_tbuf_free(&b);
 }
 
+static int always_stopped(void)
+{
+	return 1;
+}
+
+static int stop_calls;
+static int stop_after_calls(void)
+{
+	return ++stop_calls >= 100;
+}
+
 int main(void)
 {
 	gs_tmpl_env *env = gs_tmpl_env_new("tmpl-dir", NULL);
@@ -214,6 +225,66 @@ int main(void)
 	CHECK(gs_tmpl_render(env, "c0", d, &out, &e) == GS_OK &&
 	              eq(out.p, "0123456789101112131415end"),
 	      "a chain of exactly %d includes renders", GS_TMPL_MAX_DEPTH);
+	{
+		/* Issue 16 item 12: a tree of 6 includes per template, 14 deep
+		 * (6^14 renders, ran for minutes): refused at the include budget,
+		 * the message naming the template, the line and the chain. */
+		for (i = 0; i < 14; i++) {
+			char name[32], text[256];
+			snprintf(name, sizeof name, "fan%d", i);
+			snprintf(text, sizeof text, "%s", "");
+			for (int k = 0; k < 6; k++)
+				snprintf(text + strlen(text), sizeof text - strlen(text),
+				         "{%% include \"fan%d\" %%}\n", i + 1);
+			gs_tmpl_env_add(env, name, text, &e);
+		}
+		gs_tmpl_env_add(env, "fan14", "leaf", &e);
+		gs_tbuf_reset(&out);
+		memset(&e, 0, sizeof e);
+		CHECK(gs_tmpl_render(env, "fan0", d, &out, &e) == GS_ETEMPLATE &&
+		              err_has(&e, GS_ETEMPLATE, "more than 4096 includes in one page") &&
+		              err_has(&e, GS_ETEMPLATE, "(included from fan") &&
+		              err_has(&e, GS_ETEMPLATE, "< fan0:"),
+		      "limits.template_fanout: 6 includes x 14 deep refused at %d includes: %s",
+		      GS_TMPL_MAX_INCLUDES, e.msg);
+		/* The chain in the depth message too. */
+		gs_tbuf_reset(&out);
+		memset(&e, 0, sizeof e);
+		CHECK(gs_tmpl_render(env, "loop.tmpl", d, &out, &e) == GS_ETEMPLATE &&
+		              err_has(&e, GS_ETEMPLATE, "(included from loop.tmpl:1 < "),
+		      "limits.template_depth_chain: the depth error names the include chain: %.120s", e.msg);
+		/* Exactly the budget renders: 4096 includes of a leaf. */
+		gs_tbuf many = { 0 };
+		for (i = 0; i < GS_TMPL_MAX_INCLUDES; i++)
+			gs_tbuf_puts(&many, "{% include \"fan14\" %}");
+		gs_tmpl_env_add(env, "many", many.p, &e);
+		gs_tbuf_reset(&out);
+		memset(&e, 0, sizeof e);
+		CHECK(gs_tmpl_render(env, "many", d, &out, &e) == GS_OK && out.len == 4 * GS_TMPL_MAX_INCLUDES,
+		      "limits.template_budget_exact: %d includes render (%s)", GS_TMPL_MAX_INCLUDES, e.msg);
+		gs_tbuf_free(&many);
+	}
+	{
+		/* The stop hook: a render polls it and fails "rendering stopped". */
+		gs_tmpl_set_stop(always_stopped);
+		gs_tbuf_reset(&out);
+		memset(&e, 0, sizeof e);
+		CHECK(gs_tmpl_render(env, "fan0", d, &out, &e) == GS_ETEMPLATE &&
+		              err_has(&e, GS_ETEMPLATE, "tmpl-dir/fan0:1: rendering stopped"),
+		      "limits.template_stop_hook: a stopped render fails at once: %s", e.msg);
+		gs_tmpl_set_stop(stop_after_calls);
+		stop_calls = 0;
+		memset(&e, 0, sizeof e);
+		gs_tbuf_reset(&out);
+		CHECK(gs_tmpl_render(env, "many", d, &out, &e) == GS_ETEMPLATE && stop_calls == 100 &&
+		              err_has(&e, GS_ETEMPLATE, "rendering stopped"),
+		      "limits.template_stop_polled: a signal mid-render stops it (%d polls): %s", stop_calls,
+		      e.msg);
+		gs_tmpl_set_stop(NULL);
+		memset(&e, 0, sizeof e);
+		gs_tbuf_reset(&out);
+		CHECK(gs_tmpl_render(env, "c0", d, &out, &e) == GS_OK, "no stop hook: renders again");
+	}
 	{
 		/* Nested blocks past the nesting limit: an error, not a stack overflow. */
 		gs_tbuf deep = { 0 };

@@ -1,0 +1,234 @@
+/* gpusizer: the plan view of a report (see plan_view.h). */
+#include "plan_view.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const struct {
+	const char *name, *text;
+} ranks[GS_RANK_MAX] = {
+	[GS_RANK_LEAST_MEMORY] = { "least-memory",
+	                           "least total usable memory (GPUs x usable memory per GPU), then "
+	                           "fewer GPUs" },
+	[GS_RANK_FEWEST_GPUS] = { "fewest-gpus",
+	                          "fewest GPUs, then least total usable memory (GPUs x usable memory "
+	                          "per GPU)" },
+};
+
+const char *gs_plan_rank_name(gs_plan_rank r)
+{
+	return (unsigned)r < GS_RANK_MAX ? ranks[r].name : "?";
+}
+
+const char *gs_plan_rank_text(gs_plan_rank r)
+{
+	return (unsigned)r < GS_RANK_MAX ? ranks[r].text : "?";
+}
+
+gs_plan_rank gs_plan_rank_parse(const char *s)
+{
+	for (int r = 0; r < GS_RANK_MAX; r++)
+		if (s != NULL && strcmp(s, ranks[r].name) == 0)
+			return (gs_plan_rank)r;
+	return GS_RANK_MAX;
+}
+
+void gs_plan_view_init(gs_plan_view *v, const gs_gpu *gpus, size_t n_gpus, const gs_plan_opts *o)
+{
+	memset(v, 0, sizeof *v);
+	v->gpus = gpus;
+	v->rank = o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
+	v->max_gpus = o != NULL && o->max_gpus > 0 ? o->max_gpus : GS_PLAN_VIEW_MAX_GPUS;
+	v->classes = gs_xcalloc(n_gpus ? n_gpus : 1, sizeof *v->classes);
+	if (o != NULL && o->n_classes > 0) {
+		for (size_t i = 0; i < o->n_classes; i++)
+			if (o->classes[i] < n_gpus)
+				v->classes[v->n_classes++] = o->classes[i];
+	} else if (n_gpus <= GS_PLAN_VIEW_CLASSES) {
+		for (size_t i = 0; i < n_gpus; i++)
+			v->classes[v->n_classes++] = i;
+	} else {
+		/* spread over the classes (sorted by usable memory): the smallest,
+		 * the largest and evenly between */
+		for (size_t i = 0; i < GS_PLAN_VIEW_CLASSES; i++)
+			v->classes[v->n_classes++] =
+			        (i * (n_gpus - 1) + (GS_PLAN_VIEW_CLASSES - 1) / 2) / (GS_PLAN_VIEW_CLASSES - 1);
+	}
+}
+
+void gs_plan_view_row(gs_plan_view *v, const gs_row *r)
+{
+	gs_plan_method *pm;
+	size_t k;
+
+	if ((unsigned)r->settings.method >= GS_METHOD_MAX)
+		return;
+	pm = &v->m[r->settings.method];
+	if (!pm->present && r->err == GS_OK) {
+		pm->present = true;
+		pm->base = r->settings;
+		pm->base.gpus = 1;
+		pm->base.tp = 1;
+		pm->base.sharding = GS_SH_DDP;
+	}
+	for (k = 0; k < pm->nseq && pm->seqs[k] < r->settings.seq; k++)
+		;
+	if (k < pm->nseq && pm->seqs[k] == r->settings.seq)
+		return;
+	pm->seqs = gs_xrealloc(pm->seqs, (pm->nseq + 1) * sizeof *pm->seqs);
+	memmove(pm->seqs + k + 1, pm->seqs + k, (pm->nseq - k) * sizeof *pm->seqs);
+	pm->seqs[k] = r->settings.seq;
+	pm->nseq++;
+}
+
+bool gs_rank_before(gs_plan_rank r, bool tight_a, int64_t count_a, uint64_t usable_a, bool tight_b,
+                    int64_t count_b, uint64_t usable_b)
+{
+	uint64_t ta, tb;
+
+	if (tight_a != tight_b)
+		return tight_b;
+	if (!gs_mul_u64(usable_a, (uint64_t)count_a, &ta))
+		ta = UINT64_MAX;
+	if (!gs_mul_u64(usable_b, (uint64_t)count_b, &tb))
+		tb = UINT64_MAX;
+	if (r == GS_RANK_FEWEST_GPUS && count_a != count_b)
+		return count_a < count_b;
+	if (ta != tb)
+		return ta < tb;
+	return count_a < count_b;
+}
+
+/* Whether cell a (class ga) ranks before cell b (class gb) under rule r. */
+static bool better(gs_plan_rank r, const gs_plan_cell *a, const gs_gpu *ga, const gs_plan_cell *b,
+                   const gs_gpu *gb)
+{
+	if (a->state != GS_PC_FOUND)
+		return false;
+	if (b->state != GS_PC_FOUND)
+		return true;
+	return gs_rank_before(r, a->v == GS_TIGHT, a->count, ga->usable_bytes, b->v == GS_TIGHT, b->count,
+	                      gb->usable_bytes);
+}
+
+void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a)
+{
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		gs_plan_method *pm = &v->m[m];
+		size_t nc = v->n_classes;
+
+		if (!pm->present)
+			continue;
+		gs_settings_label_without(&pm->base, "seq", pm->label, sizeof pm->label);
+		pm->cells = gs_xcalloc((nc ? nc : 1) * (pm->nseq ? pm->nseq : 1), sizeof *pm->cells);
+		pm->longest = gs_xcalloc(nc ? nc : 1, sizeof *pm->longest);
+		pm->bounded = gs_xcalloc(nc ? nc : 1, sizeof *pm->bounded);
+		pm->best = gs_xcalloc(pm->nseq ? pm->nseq : 1, sizeof *pm->best);
+		for (size_t c = 0; c < nc; c++) {
+			const gs_gpu *g = &v->gpus[v->classes[c]];
+			gs_needs need = gs_settings_needs(&pm->base);
+			gs_plan_fit f;
+
+			gs_plan_state why = GS_PC_FOUND;
+
+			if (a == NULL)
+				why = GS_PC_NO_ESTIMATE; /* a model without a shape */
+			else if (need.bf16 && !g->bf16)
+				why = GS_PC_NEEDS_BF16;
+			else if (need.fp8 && !g->fp8)
+				why = GS_PC_NEEDS_FP8;
+			for (size_t k = 0; k < pm->nseq; k++) {
+				gs_settings s = pm->base;
+				gs_plan_cell *cell = &pm->cells[c * pm->nseq + k];
+
+				s.seq = pm->seqs[k];
+				cell->state = why;
+				if (why != GS_PC_FOUND)
+					continue;
+				/* One GPU first: it tells an engine refusal from a no-fit. */
+				if (!gs_plan_try(a, &s, g, &f) && f.est.device == 0) {
+					cell->state = GS_PC_NO_ESTIMATE;
+					continue;
+				}
+				if (!f.found)
+					gs_plan_count(a, &s, g, v->max_gpus, &f);
+				if (!f.found) {
+					cell->state = GS_PC_NONE;
+					continue;
+				}
+				cell->count = f.s.gpus > 0 ? f.s.gpus : 1;
+				cell->sharding = f.s.sharding;
+				cell->tp = f.s.tp > 0 ? f.s.tp : 1;
+				cell->device = f.est.device;
+				cell->headroom = f.headroom;
+				cell->v = f.v;
+			}
+			if (why != GS_PC_FOUND)
+				continue;
+			pm->longest[c] = gs_plan_max(a, &pm->base, g, GS_PLAN_SEQ, &pm->bounded[c], &f);
+		}
+		for (size_t k = 0; k < pm->nseq; k++) {
+			pm->best[k] = SIZE_MAX;
+			for (size_t c = 0; c < nc; c++) {
+				const gs_plan_cell *x = &pm->cells[c * pm->nseq + k];
+				size_t b = pm->best[k];
+				if (x->state == GS_PC_FOUND &&
+				    (b == SIZE_MAX ||
+				     better(v->rank, x, &v->gpus[v->classes[c]], &pm->cells[b * pm->nseq + k],
+				            &v->gpus[v->classes[b]])))
+					pm->best[k] = c;
+			}
+		}
+	}
+}
+
+void gs_plan_cell_text(const gs_plan_view *v, const gs_plan_cell *c, char *buf, size_t n)
+{
+	char lay[48] = "";
+
+	switch (c->state) {
+	case GS_PC_FOUND:
+		break;
+	case GS_PC_NONE:
+		snprintf(buf, n, "none up to %" PRId64, v->max_gpus);
+		return;
+	case GS_PC_NEEDS_BF16:
+		snprintf(buf, n, "needs bf16");
+		return;
+	case GS_PC_NEEDS_FP8:
+		snprintf(buf, n, "needs fp8");
+		return;
+	default:
+		snprintf(buf, n, "no estimate");
+		return;
+	}
+	if (c->count > 1) {
+		if (c->tp > 1)
+			snprintf(lay, sizeof lay, "tp %" PRId64, c->tp);
+		else
+			snprintf(lay, sizeof lay, "%s", gs_shard_name(c->sharding));
+	}
+	if (lay[0] && c->v == GS_TIGHT)
+		snprintf(buf, n, "%" PRId64 " (%s, tight)", c->count, lay);
+	else if (lay[0])
+		snprintf(buf, n, "%" PRId64 " (%s)", c->count, lay);
+	else
+		snprintf(buf, n, "%" PRId64 "%s", c->count, c->v == GS_TIGHT ? " (tight)" : "");
+}
+
+void gs_plan_view_free(gs_plan_view *v)
+{
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		free(v->m[m].seqs);
+		free(v->m[m].cells);
+		free(v->m[m].longest);
+		free(v->m[m].bounded);
+		free(v->m[m].best);
+	}
+	free(v->classes);
+	memset(v, 0, sizeof *v);
+}
