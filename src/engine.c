@@ -1242,7 +1242,7 @@ static gs_err cookbook(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	out->B = u64(B);
 	out->device = out->reserved = out->allocated = u64(W + G + O + A + B);
 	out->params_trainable = u64(n * tf);
-	out->recipe = "cookbook (seeds/000 estimate_budget): W=n*bpp, G=n*f*2, O=n*f*opt_mult, A=b*s*L*h*2*10 (/sqrt(L)*2.5 with checkpointing), B=3 GiB";
+	out->recipe = "cookbook (the article \"The Anatomy of GPU Memory Budgeting: W + G + O + A + B\", estimate_budget): W=n*bpp, G=n*f*2, O=n*f*opt_mult, A=b*s*L*h*2*10 (/sqrt(L)*2.5 with checkpointing), B=3 GiB";
 	out->bpp_W = bpp;
 	out->bpp_G = tf > 0 ? 2 : 0;
 	out->bpp_O = tf > 0 ? opt_mult : 0;
@@ -1275,7 +1275,7 @@ static gs_err rule_of_thumb(const gs_arch *a, const gs_settings *s, gs_estimate 
 	out->B = u64((model_gb + act_gb) * 0.2 * 1e9);
 	out->device = out->reserved = out->allocated = u64(total_gb * 1e9);
 	out->params_trainable = u64(n);
-	out->recipe = "rule-of-thumb (seeds/003 step 3): GB = params*4/1e9*(1+m) + b*s*h*L*bpe*4/1e9, plus a 20% buffer";
+	out->recipe = "rule-of-thumb (the article \"AI Modeli için GPU RAM Hesaplama\", step 3): GB = params*4/1e9*(1+m) + b*s*h*L*bpe*4/1e9, plus a 20% buffer";
 	out->bpp_W = 4;
 	out->bpp_O = 4 * m;
 	return GS_OK;
@@ -1289,7 +1289,7 @@ static gs_err zero1_rule(const gs_arch *a, const gs_settings *s, gs_estimate *ou
 	out->A = u64(gb * 1e9 - n * 2 * 18);
 	out->device = out->reserved = out->allocated = u64(gb * 1e9);
 	out->params_trainable = u64(n);
-	out->recipe = "zero1-rule (seeds/003 calc_vram): GB = params*2/1e9*18 + b*s*h*L*2*4/1e9 (model states in W)";
+	out->recipe = "zero1-rule (the article \"AI Modeli için GPU RAM Hesaplama\", calc_vram): GB = params*2/1e9*18 + b*s*h*L*2*4/1e9 (model states in W)";
 	out->bpp_W = 36;
 	return GS_OK;
 }

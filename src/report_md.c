@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "report_mdgen.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "mdesc.h"
 #include "measured.h"
 #include "paths.h"
+#include "plan_view.h"
 #include "svg.h"
 #include "template.h"
 #include "util.h"
@@ -48,6 +50,7 @@ typedef struct ibest {
 	size_t gpu;
 	int64_t count;
 	gs_verdict v;
+	size_t row;   /* the configuration (w->rows, the model's page only) */
 } ibest;
 
 /* What the index keeps of each model (all strings owned). */
@@ -58,6 +61,7 @@ typedef struct imodel {
 	size_t nseq;
 	bool method_present[GS_METHOD_MAX];
 	ibest *best; /* [method][seq] = best[m * nseq + k] */
+	gs_plan_view plan; /* computed at the model's end */
 } imodel;
 
 typedef struct mdw {
@@ -70,6 +74,7 @@ typedef struct mdw {
 	size_t nrows, cap;
 	imodel *models;
 	size_t nmodels, mcap;
+	gs_plan_view plan; /* the current model's, until it moves to its imodel */
 } mdw;
 
 /* ------------------------------------------------------------ helpers */
@@ -204,6 +209,8 @@ static gs_err w_model_begin(gs_writer *wr, const gs_model *model, gs_error *e)
 	(void)e;
 	rows_clear(w);
 	w->model = model;
+	gs_plan_view_free(&w->plan);
+	gs_plan_view_init(&w->plan, w->meta.gpus, w->meta.n_gpus, w->meta.plan);
 	return GS_OK;
 }
 
@@ -243,6 +250,7 @@ static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 		c->headroom[g] = h;
 	}
 	c->measured = gs_row_measured(&w->meta, r);
+	gs_plan_view_row(&w->plan, r);
 	return GS_OK;
 }
 
@@ -350,23 +358,6 @@ static size_t class_caps(const gs_report_meta *m, gs_svg_cap *caps)
 	return n;
 }
 
-/* The label without its " s<seq>" token. */
-static void label_without_seq(char *buf, size_t n, const crow *c)
-{
-	char tok[40];
-	const char *p;
-	size_t tl;
-
-	snprintf(tok, sizeof tok, " s%lld", (long long)c->s.seq);
-	tl = strlen(tok);
-	p = strstr(c->label, tok);
-	if (p && (p[tl] == ' ' || p[tl] == '\0')) {
-		snprintf(buf, n, "%.*s%s", (int)(p - c->label), c->label, p + tl);
-	} else {
-		snprintf(buf, n, "%s", c->label);
-	}
-}
-
 typedef struct charts {
 	gs_tbuf comp, ctx;
 	char comp_file[512], ctx_file[512];
@@ -435,7 +426,7 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 			ys[ns][j] = o->est.device;
 			np++;
 		}
-		label_without_seq(slabels[ns], sizeof slabels[ns], c);
+		gs_settings_label_without(&c->s, "seq", slabels[ns], sizeof slabels[ns]);
 		ser[ns].label = gs_method_name((gs_method)m);
 		ser[ns].n = np;
 		ser[ns].x = xs[ns];
@@ -449,7 +440,13 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 	snprintf(title, sizeof title, "%.300s: memory per GPU by component", id);
 	gs_svg_stacked(&ch->comp, title, bars, nb, caps, ncaps);
 	snprintf(title, sizeof title, "%.300s: device memory against context length", id);
-	gs_svg_lines(&ch->ctx, title, "context length (tokens, log scale)", ser, ns, caps, ncaps);
+	{
+		const char *cfg[GS_METHOD_MAX];
+		for (i = 0; i < ns; i++)
+			cfg[i] = slabels[i];
+		gs_svg_lines_ex(&ch->ctx, title, "context length (tokens, log scale)", ser, cfg, ns, caps,
+		                ncaps);
+	}
 	for (i = 0; i < ns; i++) {
 		free(xs[i]);
 		free(ys[i]);
@@ -457,20 +454,23 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 	free(caps);
 }
 
-/* A matrix cell: the verdict with the headroom, 1 - device/usable, in
- * percent when it fits, or the GiB it is over when it does not. */
-static const char *cell_text(char *buf, size_t n, gs_verdict v, double h, uint64_t device,
-                             uint64_t usable)
+/* A short matrix cell (the model page; the legend says it once): "✓ 22%"
+ * fits with 22% of the usable memory left, "≈ 8%" tight, "✗ 39.6" the GiB
+ * over, "—" not runnable. */
+static const char *short_cell(char *buf, size_t n, gs_verdict v, double h, uint64_t device,
+                              uint64_t usable)
 {
 	char num[48];
 
 	if (v == GS_FITS || v == GS_TIGHT)
-		snprintf(buf, n, "%s %s%%", gs_verdict_name(v), gs_fmt_fixed(num, sizeof num, h * 100, 0));
+		snprintf(buf, n, "%s %s%%", v == GS_FITS ? "✓" : "≈",
+		         gs_fmt_fixed(num, sizeof num, h * 100, 0));
 	else if (v == GS_NO_FIT && device > usable)
-		snprintf(buf, n, "%s (%s GiB over)", gs_verdict_name(v),
-		         gs_fmt_fixed(num, sizeof num, (double)(device - usable) / GS_GIB, 1));
+		snprintf(buf, n, "✗ %s", gs_fmt_fixed(num, sizeof num, (double)(device - usable) / GS_GIB, 1));
+	else if (v == GS_NO_FIT)
+		snprintf(buf, n, "✗");
 	else
-		snprintf(buf, n, "%s", gs_verdict_name(v));
+		snprintf(buf, n, "—");
 	return buf;
 }
 
@@ -495,7 +495,7 @@ static void set_gib(gs_tval *x, const char *key, uint64_t bytes, bool ok)
 	gs_tv_set_str(x, key, ok ? b : "n/a");
 }
 
-static gs_tval *row_data(const mdw *w, const crow *c)
+static gs_tval *row_data(const mdw *w, const crow *c, const gs_plan_view *v)
 {
 	bool ok = c->err == GS_OK;
 	gs_tval *x = gs_tv_map(), *cells;
@@ -540,11 +540,30 @@ static gs_tval *row_data(const mdw *w, const crow *c)
 		gs_tv_set_str(x, key[f], b);
 	}
 	cells = gs_tv_set(x, "cells", gs_tv_list());
-	for (g = 0; g < w->meta.n_gpus; g++)
-		gs_tv_push(cells, gs_tv_str(cell_text(b, sizeof b, (gs_verdict)c->verdict[g],
-		                                      c->headroom[g], c->est.device,
-		                                      w->meta.gpus[g].usable_bytes)));
+	for (size_t k = 0; k < v->n_classes; k++) {
+		g = v->classes[k];
+		gs_tv_push(cells, gs_tv_str(short_cell(b, sizeof b, (gs_verdict)c->verdict[g], c->headroom[g],
+		                                       c->est.device, w->meta.gpus[g].usable_bytes)));
+	}
 	return x;
+}
+
+/* A GPU's name without the vendor's brand words ("RTX 4090", "H100 80GB
+ * HBM3 (SXM)"), for narrow column headings. */
+static void short_gpu_name(char *buf, size_t n, const char *name)
+{
+	static const char *const drop[] = { "NVIDIA ", "GeForce ", "AMD Instinct ", "Tesla " };
+	const char *p = name;
+
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+			if (strncmp(p, drop[i], strlen(drop[i])) == 0 && p[strlen(drop[i])] != '\0') {
+				p += strlen(drop[i]);
+				again = true;
+			}
+	}
+	snprintf(buf, n, "%s", p);
 }
 
 /* Push s onto list unless an equal string is there already. */
@@ -558,12 +577,19 @@ static void push_distinct(gs_tval *list, const char *s)
 	gs_tv_push(list, gs_tv_str(s));
 }
 
-/* Smallest fitting GPU per (method, context), ranked as the XLSX Summary
- * does: a comfortable fit before a tight one, then least total usable
- * memory (count x usable), then fewer GPUs, then GPU order, then sweep
+/* The spec's ranking rule (plan_view.h). */
+static gs_plan_rank md_rank(const mdw *w)
+{
+	const gs_plan_opts *o = w->meta.plan;
+	return o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
+}
+
+/* Smallest fitting GPU per (method, context), ranked by the spec's rule as
+ * the XLSX Summary does (gs_rank_before), then GPU order, then sweep
  * order. */
 static void index_entry(mdw *w, imodel *im)
 {
+	gs_plan_rank rank = md_rank(w);
 	size_t i, k, g;
 	int m;
 
@@ -596,27 +622,63 @@ static void index_entry(mdw *w, imodel *im)
 		for (g = 0; g < w->meta.n_gpus; g++) {
 			const gs_gpu *gp = &w->meta.gpus[g];
 			gs_verdict v = (gs_verdict)c->verdict[g];
-			uint64_t tot, btot;
 			if (v != GS_FITS && v != GS_TIGHT)
 				continue;
-			if (!gs_mul_u64(gp->usable_bytes, (uint64_t)cnt, &tot))
-				tot = UINT64_MAX;
 			if (b->found) {
+				uint64_t bu = w->meta.gpus[b->gpu].usable_bytes;
 				bool tight = v == GS_TIGHT, btight = b->v == GS_TIGHT;
-				if (!gs_mul_u64(w->meta.gpus[b->gpu].usable_bytes, (uint64_t)b->count, &btot))
-					btot = UINT64_MAX;
-				if (tight != btight) {
-					if (tight)
-						continue;
-				} else if (tot > btot || (tot == btot && cnt > b->count) ||
-				           (tot == btot && cnt == b->count && g >= b->gpu)) {
+				/* Not before the best so far; an equal rank keeps the
+				 * first in GPU order. */
+				if (!gs_rank_before(rank, tight, cnt, gp->usable_bytes, btight, b->count, bu) &&
+				    !(g < b->gpu && !gs_rank_before(rank, btight, b->count, bu, tight, cnt,
+				                                    gp->usable_bytes)))
 					continue;
-				}
 			}
 			b->found = true;
 			b->gpu = g;
 			b->count = cnt;
 			b->v = v;
+			b->row = i;
+		}
+	}
+}
+
+/* The page's answer first: per method and context, the smallest GPU class
+ * and count that fits (the index's cell, by the spec's rule) and the
+ * configuration that does it. */
+static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
+{
+	gs_tval *list = gs_tv_set(d, "answers", gs_tv_list());
+	char b[256];
+
+	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(md_rank(w)));
+	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(md_rank(w)));
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		if (!im->method_present[m])
+			continue;
+		for (size_t k = 0; k < im->nseq; k++) {
+			const ibest *bb = &im->best[(size_t)m * im->nseq + k];
+			gs_tval *x;
+
+			if (!bb->present)
+				continue;
+			x = gs_tv_push(list, gs_tv_map());
+			gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+			gs_tv_set_num(x, "context", (double)bb->seq);
+			if (!bb->found) {
+				gs_tv_set_str(x, "gpus", "none fits");
+				gs_tv_set_str(x, "label", "");
+				gs_tv_set_str(x, "device", "");
+				continue;
+			}
+			const gs_gpu *g = &w->meta.gpus[bb->gpu];
+			const crow *c = &w->rows[bb->row];
+			snprintf(b, sizeof b, "%lld x %s (%s)%s", (long long)bb->count, g->klass, g->name,
+			         bb->v == GS_TIGHT ? ", tight" : "");
+			gs_tv_set_str(x, "gpus", b);
+			gs_tv_set_str(x, "label", c->label);
+			gib(b, sizeof b, c->est.device);
+			gs_tv_set_str(x, "device", b);
 		}
 	}
 }
@@ -650,6 +712,9 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	im->param_source = gs_xstrdup(model->param_source ? model->param_source : "");
 	im->nrows = w->nrows;
 	index_entry(w, im);
+	gs_plan_view_compute(&w->plan, model->arch);
+	im->plan = w->plan;
+	memset(&w->plan, 0, sizeof w->plan);
 
 	/* The page's data. */
 	d = common_data(w, "../");
@@ -671,14 +736,23 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	gs_tv_set(d, "reps", ch.reps);
 	gs_tv_set(d, "series", ch.series);
 
+	page_answers(w, im, d);
 	methods = gs_tv_set(d, "methods", gs_tv_list());
+	size_t shown = 0;
 	for (m = 0; m < GS_METHOD_MAX; m++) {
 		gs_tval *me, *rows, *errs;
+		int64_t batch = INT64_MAX;
 
 		if (!im->method_present[m])
 			continue;
+		/* On the page: the method's rows on one GPU at its smallest swept
+		 * micro-batch (every row is in the CSV, JSON and workbook). */
+		for (i = 0; i < w->nrows; i++)
+			if ((int)w->rows[i].s.method == m && w->rows[i].s.batch < batch)
+				batch = w->rows[i].s.batch;
 		me = gs_tv_push(methods, gs_tv_map());
 		gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
+		gs_tv_set_num(me, "batch", (double)batch);
 		rows = gs_tv_set(me, "rows", gs_tv_list());
 		errs = gs_tv_set(me, "errors", gs_tv_list());
 		notes = gs_tv_set(me, "notes", gs_tv_list());
@@ -686,9 +760,10 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 		gs_tval *meas = gs_tv_set(me, "measured", gs_tv_list());
 		for (i = 0; i < w->nrows; i++) {
 			const crow *c = &w->rows[i];
-			if ((int)c->s.method != m)
+			if ((int)c->s.method != m || c->s.gpus > 1 || c->s.batch != batch)
 				continue;
-			gs_tv_push(rows, row_data(w, c));
+			shown++;
+			gs_tv_push(rows, row_data(w, c, &im->plan));
 			if (c->measured != NULL) {
 				char txt[256];
 				gs_tval *x = gs_tv_push(meas, gs_tv_map());
@@ -706,6 +781,19 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 				push_distinct(notes, c->est.note);
 			if (c->err == GS_OK && c->est.recipe)
 				push_distinct(recipes, c->est.recipe);
+		}
+	}
+
+	gs_tv_set_num(d, "shown", (double)shown);
+	{
+		gs_tval *cl = gs_tv_set(d, "classes", gs_tv_list());
+		for (k = 0; k < im->plan.n_classes; k++) {
+			const gs_gpu *g = &w->meta.gpus[im->plan.classes[k]];
+			gs_tval *x = gs_tv_push(cl, gs_tv_map());
+			char nm[96];
+			short_gpu_name(nm, sizeof nm, g->name);
+			gs_tv_set_str(x, "klass", g->klass);
+			gs_tv_set_str(x, "name", nm);
 		}
 	}
 
@@ -744,6 +832,61 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 
 /* --------------------------------------------------------------- index */
 
+/* The plan view of one model as the index shows it: one row per method and
+ * eligible class, one cell per context of the model (the best class at a
+ * context in bold), and the longest context on one GPU. */
+static void plan_data(const mdw *w, const imodel *im, gs_tval *rows, gs_tval *bases)
+{
+	const gs_plan_view *v = &im->plan;
+	char b[160];
+
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		const gs_plan_method *pm = &v->m[m];
+		gs_tval *x;
+
+		if (!pm->present)
+			continue;
+		x = gs_tv_push(bases, gs_tv_map());
+		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+		gs_tv_set_str(x, "label", pm->label);
+		for (size_t c = 0; c < v->n_classes; c++) {
+			const gs_gpu *g = &w->meta.gpus[v->classes[c]];
+			gs_tval *row = gs_tv_push(rows, gs_tv_map()), *cells;
+
+			gs_tv_set_str(row, "method", c == 0 ? gs_method_name((gs_method)m) : "");
+			snprintf(b, sizeof b, "%s (%s)", g->klass, g->name);
+			gs_tv_set_str(row, "klass", b);
+			cells = gs_tv_set(row, "cells", gs_tv_list());
+			for (size_t k = 0; k < im->nseq; k++) {
+				size_t j;
+				for (j = 0; j < pm->nseq && pm->seqs[j] != im->seqs[k]; j++)
+					;
+				if (j == pm->nseq) {
+					gs_tv_push(cells, gs_tv_str("—"));
+					continue;
+				}
+				gs_plan_cell_text(v, &pm->cells[c * pm->nseq + j], b, sizeof b);
+				if (pm->best[j] == c) {
+					char t[180];
+					snprintf(t, sizeof t, "**%s**", b);
+					gs_tv_push(cells, gs_tv_str(t));
+				} else {
+					gs_tv_push(cells, gs_tv_str(b));
+				}
+			}
+			if (pm->nseq > 0 && pm->cells[c * pm->nseq].state != GS_PC_FOUND &&
+			    pm->cells[c * pm->nseq].state != GS_PC_NONE)
+				gs_plan_cell_text(v, &pm->cells[c * pm->nseq], b, sizeof b);
+			else if (pm->longest[c] == 0)
+				snprintf(b, sizeof b, "none");
+			else
+				snprintf(b, sizeof b, "%" PRId64 "%s", pm->longest[c],
+				         pm->bounded[c] ? " (the model's limit)" : "");
+			gs_tv_set_str(row, "longest", b);
+		}
+	}
+}
+
 static gs_err w_end(gs_writer *wr, gs_error *e)
 {
 	mdw *w = wr->state;
@@ -770,6 +913,7 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 		ctx = gs_tv_set(x, "contexts", gs_tv_list());
 		for (k = 0; k < im->nseq; k++)
 			gs_tv_push(ctx, gs_tv_num((double)im->seqs[k]));
+		plan_data(w, im, gs_tv_set(x, "plan", gs_tv_list()), gs_tv_set(x, "plan_bases", gs_tv_list()));
 		methods = gs_tv_set(x, "methods", gs_tv_list());
 		for (m = 0; m < GS_METHOD_MAX; m++) {
 			gs_tval *me, *cells;
@@ -792,6 +936,10 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 			}
 		}
 	}
+	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(md_rank(w)));
+	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(md_rank(w)));
+	gs_tv_set_num(d, "plan_max_gpus", (double)(w->models ? w->models[0].plan.max_gpus
+	                                                      : GS_PLAN_VIEW_MAX_GPUS));
 	err = render(w, "index.md.tmpl", d, &md, e);
 	if (!err)
 		err = w->sink->page(w->sink, w->meta.out_dir, "index", "GPU sizing report", md.p, md.len,
@@ -820,7 +968,9 @@ static void w_free(gs_writer *wr)
 			free(im->param_source);
 			free(im->seqs);
 			free(im->best);
+			gs_plan_view_free(&im->plan);
 		}
+		gs_plan_view_free(&w->plan);
 		free(w->models);
 		gs_tmpl_env_free(w->env);
 		free(w);

@@ -20,6 +20,8 @@
 #include <xlsxwriter.h>
 #include <zlib.h>
 
+#include "palette.h"
+#include "plan_view.h"
 #include "report_xlsx.h"
 #include "settings.h"
 #include "utf8.h"
@@ -30,6 +32,8 @@
 /* Charts on the Charts sheet (one per model, the first ones). */
 #define XL_CHARTS_MAX 100
 #define XL_CHART_ROWS_APART 24
+/* Charts sheet: the first column of each chart's table, right of the chart. */
+#define CH_T0 13
 
 /* GPUs sheet layout (0-based rows; formulas use Excel's 1-based rows). */
 #define GPU_ROW_TIGHT 1 /* B2: the tight headroom */
@@ -128,11 +132,22 @@ typedef struct xl_best {
 	char row_id[64];
 } xl_best;
 
+/* The configuration a model's chart shows for one method: the sweep's
+ * first of that method with an estimate (as the plan view's). */
+typedef struct xl_pick {
+	bool set;
+	char sheet[LXW_MAX_SHEETNAME_LENGTH + 16];
+	lxw_row_t row;       /* 0-based row on that sheet */
+	char label[160];
+	uint64_t part[GS_PALETTE_PARTS]; /* W, G, O, A, B bytes */
+} xl_pick;
+
 typedef struct xl_model {
 	char *id;      /* cleaned */
 	char *source;  /* cleaned param_source, or NULL */
 	char *sheet;   /* first sheet's name */
 	size_t rows;
+	xl_pick pick[GS_METHOD_MAX];
 } xl_model;
 
 typedef struct xl_state {
@@ -141,7 +156,9 @@ typedef struct xl_state {
 	gs_atomic out;
 	bool out_open;
 	lxw_workbook *wb;
-	lxw_worksheet *summary, *charts;
+	lxw_worksheet *summary, *charts, *plan;
+	lxw_row_t plan_row;   /* next row of the Plan sheet */
+	gs_plan_view view;    /* the model being written */
 	lxw_error lerr; /* first libxlsxwriter failure */
 	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_pct, *f_wrap, *f_verdict[GS_VERDICT_MAX];
 
@@ -159,9 +176,9 @@ typedef struct xl_state {
 	size_t n_models, cap_models;
 	bool in_model;
 	lxw_worksheet *ws, *first_ws;
+	char ws_name[LXW_MAX_SHEETNAME_LENGTH + 16]; /* ws's name */
 	int part;
 	uint32_t part_rows;  /* data rows on ws */
-	uint32_t first_rows; /* data rows on first_ws */
 	size_t best0;        /* this model's first summary entry */
 	size_t last_best;    /* the entry the previous row used */
 	xl_best *best;
@@ -357,7 +374,7 @@ static void verdict_formula(char *buf, size_t n, lxw_row_t row, size_t gi, bool 
 
 static bool name_taken(const xl_state *st, const char *name)
 {
-	static const char *const reserved[] = {"Summary", "GPUs", "Assumptions", "Charts", "History"};
+	static const char *const reserved[] = {"Summary", "Plan", "GPUs", "Assumptions", "Charts", "History"};
 
 	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
 		if (strcasecmp(reserved[i], name) == 0)
@@ -470,6 +487,10 @@ static lxw_format *verdict_format(lxw_workbook *wb, lxw_color_t bg, lxw_color_t 
 
 	format_set_bg_color(f, bg);
 	format_set_font_color(f, fg);
+	/* a Summary answer ("1 x 24 GB (NVIDIA GeForce RTX 4090)") wraps in
+	 * its column rather than running under the next */
+	format_set_text_wrap(f);
+	format_set_align(f, LXW_ALIGN_VERTICAL_TOP);
 	return f;
 }
 
@@ -521,6 +542,52 @@ static void colour_verdicts(xl_state *st, lxw_worksheet *ws, lxw_row_t r0, lxw_c
 	}
 }
 
+/* Print set-up of every sheet: A4 landscape, one page wide (as many tall
+ * as it takes), header rows head0..head1 repeated on every page (none when
+ * head1 < head0), the report's date and page numbers in the footer. */
+static void print_setup(xl_state *st, lxw_worksheet *ws, int head0, int head1)
+{
+	char footer[160], date[16] = "";
+	time_t t = (time_t)(st->m->epoch > 0 ? st->m->epoch : 0);
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) != NULL)
+		strftime(date, sizeof date, "%Y-%m-%d", &tm);
+	worksheet_set_landscape(ws);
+	worksheet_set_paper(ws, 9); /* A4 */
+	worksheet_set_margins(ws, 0.4, 0.4, 0.5, 0.6);
+	worksheet_fit_to_pages(ws, 1, 0);
+	if (head1 >= head0 && head0 >= 0)
+		note_err(st, worksheet_repeat_rows(ws, (lxw_row_t)head0, (lxw_row_t)head1));
+	snprintf(footer, sizeof footer, "&Lgpusizer %s, %s&C&A&RPage &P of &N",
+	         st->m->tool_version ? st->m->tool_version : "", date);
+	note_err(st, worksheet_set_footer(ws, footer));
+}
+
+/* Input validation on a block of GPU cells: a decimal in [lo, hi], or
+ * (bool) TRUE/FALSE, with the message Excel and LibreOffice show. */
+static void validate_cells(xl_state *st, lxw_worksheet *ws, lxw_row_t r0, lxw_col_t c, lxw_row_t r1,
+                           bool is_bool, double lo, double hi, const char *msg)
+{
+	lxw_data_validation v;
+	char *list[] = { "TRUE", "FALSE", NULL };
+	char title[] = "gpusizer";
+
+	memset(&v, 0, sizeof v);
+	if (is_bool) {
+		v.validate = LXW_VALIDATION_TYPE_LIST;
+		v.value_list = list;
+	} else {
+		v.validate = LXW_VALIDATION_TYPE_DECIMAL;
+		v.criteria = LXW_VALIDATION_CRITERIA_BETWEEN;
+		v.minimum_number = lo;
+		v.maximum_number = hi;
+	}
+	v.error_title = title;
+	v.error_message = (char *)msg;
+	note_err(st, worksheet_data_validation_range(ws, r0, c, r1, c, &v));
+}
+
 static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 {
 	static const char *const heads[GC_MAX] = {
@@ -543,6 +610,7 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 	        "memory left; under it, tight)", NULL);
 	put_lit(st, ws, 2, 0, "Memory in GiB (2^30 bytes). Usable: what one process can allocate. "
 	        "bf16/fp8: TRUE or FALSE.", NULL);
+	worksheet_set_row(ws, GPU_ROW_HEAD, 32, NULL);
 	for (int c = 0; c < GC_MAX; c++)
 		put_lit(st, ws, GPU_ROW_HEAD, (lxw_col_t)c, heads[c], st->f_head);
 	for (size_t i = 0; i < m->n_gpus; i++) {
@@ -563,6 +631,19 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 	worksheet_freeze_panes(ws, GPU_ROW0, 2);
 	note_err(st, worksheet_autofilter(ws, GPU_ROW_HEAD, 0, m->n_gpus ? last : GPU_ROW_HEAD,
 	                                  GC_MAX - 1));
+	/* What an edit may hold: text such as "10 GB" would turn every verdict
+	 * of the GPU into #VALUE!. */
+	validate_cells(st, ws, GPU_ROW_TIGHT, 1, GPU_ROW_TIGHT, false, 0, 1,
+	               "The tight headroom is a fraction from 0 to 1 (0.1 is 10%).");
+	if (m->n_gpus > 0) {
+		validate_cells(st, ws, GPU_ROW0, GC_TOTAL, last, false, 0, 1e6,
+		               "Total memory in GiB: a number, 0 or more (no unit).");
+		validate_cells(st, ws, GPU_ROW0, GC_USABLE, last, false, 0, 1e6,
+		               "Usable memory in GiB: a number, 0 or more (no unit).");
+		validate_cells(st, ws, GPU_ROW0, GC_BF16, last, true, 0, 0, "bf16: TRUE or FALSE.");
+		validate_cells(st, ws, GPU_ROW0, GC_FP8, last, true, 0, 0, "fp8: TRUE or FALSE.");
+	}
+	print_setup(st, ws, GPU_ROW_HEAD, GPU_ROW_HEAD);
 }
 
 static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
@@ -613,6 +694,126 @@ static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
 	r++;
 	for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
 		put_lit(st, ws, r++, 0, legend[i], i == 0 || i == 7 ? st->f_head : NULL);
+	print_setup(st, ws, 0, -1);
+}
+
+/* The spec's ranking rule (plan_view.h). */
+static gs_plan_rank xl_rank(const xl_state *st)
+{
+	const gs_plan_opts *o = st->m->plan;
+	return o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
+}
+
+/* ---- the Plan sheet ---------------------------------------------------- */
+
+/* Plan sheet columns; the device figure is in C, as on the model sheets,
+ * so the live verdict is verdict_formula's. */
+enum { PC_MODEL, PC_METHOD, PC_DEVICE, PC_CTX, PC_CLASS, PC_GPU, PC_COUNT, PC_LAYOUT, PC_HEAD,
+       PC_VERDICT, PC_BEST, PC_LONGEST, PC_START, PC_MAX };
+#define PLAN_ROW_HEAD 5
+
+static void plan_header(xl_state *st)
+{
+	static const struct {
+		const char *head;
+		double width;
+	} cols[PC_MAX] = {
+		[PC_MODEL] = {"Model", 30}, [PC_METHOD] = {"Method", 9},
+		[PC_DEVICE] = {"Device GiB per GPU at the answer", 11},
+		[PC_CTX] = {"Context (tokens)", 9}, [PC_CLASS] = {"GPU class", 9},
+		[PC_GPU] = {"GPU", 30}, [PC_COUNT] = {"Fewest GPUs", 8},
+		[PC_LAYOUT] = {"Layout", 10}, [PC_HEAD] = {"Headroom", 9},
+		[PC_VERDICT] = {"Verdict now (live)", 12},
+		[PC_BEST] = {"Best class at this context", 10},
+		[PC_LONGEST] = {"Longest context on 1 GPU (at most the model's limit)", 12},
+		[PC_START] = {"Starting point", 44},
+	};
+	lxw_worksheet *ws = st->plan;
+	const gs_plan_opts *o = st->m->plan;
+	gs_plan_rank rank = xl_rank(st);
+	int64_t max = o != NULL && o->max_gpus > 0 ? o->max_gpus : GS_PLAN_VIEW_MAX_GPUS;
+	char buf[640];
+
+	for (int c = 0; c < PC_MAX; c++)
+		worksheet_set_column(ws, (lxw_col_t)c, (lxw_col_t)c, cols[c].width, NULL);
+	put_lit(st, ws, 0, 0, "Plan: the fewest GPUs of each class", st->f_title);
+	put_lit(st, ws, 1, 0, "For each model and method the starting point is the first configuration "
+	        "the sweep has of that method; for each GPU class, the fewest GPUs that run it at each "
+	        "context, with the layout that achieves it (ddp, ZeRO or FSDP sharding; for inference "
+	        "tensor parallel or a layer split), and the longest context that runs on one GPU.", NULL);
+	snprintf(buf, sizeof buf, "Searched up to %" PRId64 " GPUs. Best class at a context, by the rule "
+	         "\"%s\": %s; a comfortable fit before a tight one.", max, gs_plan_rank_name(rank),
+	         gs_plan_rank_text(rank));
+	put_lit(st, ws, 2, 0, buf, NULL);
+	put_lit(st, ws, 3, 0, "The counts are the search's answers when the workbook was written. The "
+	        "verdict column is live (it follows the GPUs sheet): after an edit there, a row that "
+	        "reads \"does not fit\" needs more GPUs; run gpusizer report (or gpusizer plan) again "
+	        "for the new count.", NULL);
+	worksheet_set_row(ws, PLAN_ROW_HEAD, 45, NULL);
+	for (int c = 0; c < PC_MAX; c++)
+		put_lit(st, ws, PLAN_ROW_HEAD, (lxw_col_t)c, cols[c].head, st->f_head);
+	worksheet_freeze_panes(ws, PLAN_ROW_HEAD + 1, 2);
+	print_setup(st, ws, PLAN_ROW_HEAD, PLAN_ROW_HEAD);
+	st->plan_row = PLAN_ROW_HEAD + 1;
+}
+
+/* The Plan sheet's rows of one model: per method, class and context. */
+static void plan_rows(xl_state *st, const xl_model *xm)
+{
+	const gs_plan_view *v = &st->view;
+	lxw_worksheet *ws = st->plan;
+	char buf[160];
+	char f[512];
+
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		const gs_plan_method *pm = &v->m[m];
+		gs_needs need;
+
+		if (!pm->present)
+			continue;
+		need = gs_settings_needs(&pm->base);
+		for (size_t c = 0; c < v->n_classes; c++) {
+			size_t gi = v->classes[c];
+			const gs_gpu *g = &st->m->gpus[gi];
+
+			for (size_t k = 0; k < pm->nseq; k++) {
+				const gs_plan_cell *x = &pm->cells[c * pm->nseq + k];
+				lxw_row_t r = st->plan_row++;
+
+				put_str(st, ws, r, PC_MODEL, xm->id, NULL);
+				put_lit(st, ws, r, PC_METHOD, gs_method_name((gs_method)m), NULL);
+				put_num(st, ws, r, PC_CTX, (double)pm->seqs[k], st->f_int);
+				put_str(st, ws, r, PC_CLASS, g->klass, NULL);
+				put_str(st, ws, r, PC_GPU, g->name, NULL);
+				if (x->state == GS_PC_FOUND) {
+					double dev = as_stored((double)x->device / GS_GIB);
+					gs_verdict now = cached_verdict(dev, st->usable_gib[gi], st->tight, need.bf16,
+					                                need.fp8, g);
+					put_gib(st, ws, r, PC_DEVICE, x->device);
+					put_num(st, ws, r, PC_COUNT, (double)x->count, NULL);
+					if (x->count > 1 && x->tp > 1)
+						snprintf(buf, sizeof buf, "tp %" PRId64, x->tp);
+					else
+						snprintf(buf, sizeof buf, "%s", gs_shard_name(x->count > 1 ? x->sharding
+						                                                          : GS_SH_DDP));
+					put_lit(st, ws, r, PC_LAYOUT, buf, NULL);
+					put_num(st, ws, r, PC_HEAD, x->headroom, st->f_pct);
+					verdict_formula(f, sizeof f, r, gi, need.bf16, need.fp8);
+					note_err(st, worksheet_write_formula_str(ws, r, PC_VERDICT, f, NULL,
+					                                         gs_verdict_name(now)));
+				} else {
+					gs_plan_cell_text(v, x, buf, sizeof buf);
+					put_lit(st, ws, r, PC_COUNT, buf,
+					        st->f_verdict[x->state == GS_PC_NONE ? GS_NO_FIT : GS_NOT_RUNNABLE]);
+				}
+				if (pm->best[k] == c)
+					put_lit(st, ws, r, PC_BEST, "best", st->f_verdict[GS_FITS]);
+				if (pm->longest[c] > 0)
+					put_num(st, ws, r, PC_LONGEST, (double)pm->longest[c], st->f_int);
+				put_str(st, ws, r, PC_START, pm->label, NULL);
+			}
+		}
+	}
 }
 
 static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
@@ -676,18 +877,32 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	/* Sheet order: Summary (filled at the end), GPUs, Assumptions, Charts,
 	 * then the models. */
 	st->summary = workbook_add_worksheet(st->wb, "Summary");
+	st->plan = workbook_add_worksheet(st->wb, "Plan");
 	gpus = workbook_add_worksheet(st->wb, "GPUs");
 	assum = workbook_add_worksheet(st->wb, "Assumptions");
 	st->charts = workbook_add_worksheet(st->wb, "Charts");
-	if (st->summary == NULL || gpus == NULL || assum == NULL || st->charts == NULL)
+	if (st->summary == NULL || st->plan == NULL || gpus == NULL || assum == NULL ||
+	    st->charts == NULL)
 		return gs_fail(e, GS_EIO, "%s: cannot add the worksheets (temporary files in %s?)",
 		               st->path, m->out_dir);
 	write_gpus_sheet(st, gpus);
 	write_assumptions_sheet(st, assum);
+	plan_header(st);
 	worksheet_set_column(st->charts, 0, 0, 12, NULL);
+	print_setup(st, st->charts, 0, -1);
+	worksheet_set_column(st->charts, CH_T0, CH_T0, 9, NULL);
+	worksheet_set_column(st->charts, CH_T0 + 1, CH_T0 + 1, 44, NULL);
+	worksheet_set_column(st->charts, CH_T0 + 2, CH_T0 + 1 + GS_PALETTE_PARTS, 10, NULL);
+	if (m->n_models > XL_CHARTS_MAX) {
+		char note[160];
+		/* rows go in order (constant memory): said now, for what comes */
+		snprintf(note, sizeof note, "Charts for the first %d models with configurations only; "
+		         "the model sheets hold every model's data.", XL_CHARTS_MAX);
+		put_lit(st, st->charts, 1, 0, note, NULL);
+	}
 	put_lit(st, st->charts, 0, 0, "Memory per GPU at the peak, GiB, stacked W/G/O/A/B, for the "
-	        "first configurations of each model sheet (its rows 2 onward; the number is in each "
-	        "chart's title).", NULL);
+	        "first configuration of each method of each model (the table beside each chart names "
+	        "it, its sheet and row).", NULL);
 	return check(st, e);
 }
 
@@ -743,6 +958,12 @@ static void sheet_finish(xl_state *st, lxw_worksheet *ws, uint32_t rows)
 	lxw_col_t last = (lxw_col_t)(MC_V0 + st->m->n_gpus + xl_detail_cols() - 1);
 
 	note_err(st, worksheet_autofilter(ws, 0, 0, rows, last));
+	/* On paper: the configuration, its memory and the verdicts (the
+	 * detail columns are for the screen: one page wide they would not
+	 * be legible). */
+	print_setup(st, ws, 0, 0);
+	note_err(st, worksheet_print_area(ws, 0, 0, rows, (lxw_col_t)(MC_V0 + st->m->n_gpus - 1 +
+	                                                               (st->m->n_gpus == 0))));
 	if (rows > 0 && st->m->n_gpus > 0)
 		colour_verdicts(st, ws, 1, MC_V0, rows, (lxw_col_t)(MC_V0 + st->m->n_gpus - 1));
 }
@@ -771,12 +992,16 @@ static gs_err xl_model_begin(gs_writer *w, const gs_model *model, gs_error *e)
 	                                 : NULL;
 	xm->sheet = gs_xstrdup(name);
 	xm->rows = 0;
+	memset(xm->pick, 0, sizeof xm->pick);
+	snprintf(st->ws_name, sizeof st->ws_name, "%s", name);
 	st->in_model = true;
 	st->first_ws = st->ws;
 	st->part = 1;
-	st->part_rows = st->first_rows = 0;
+	st->part_rows = 0;
 	st->best0 = st->n_best;
 	sheet_header(st, st->ws);
+	gs_plan_view_free(&st->view);
+	gs_plan_view_init(&st->view, st->m->gpus, st->m->n_gpus, st->m->plan);
 	return check(st, e);
 }
 
@@ -818,18 +1043,13 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 		return;
 	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
 		cost = UINT64_MAX;
-	/* Rank: a comfortable fit before a tight one, then least total usable
-	 * memory, then fewer GPUs, then the GPUs' order. */
-	if (b->found) {
-		bool tight = v == GS_TIGHT;
-		if (tight != b->tight) {
-			if (tight)
-				return;
-		} else if (cost > b->cost || (cost == b->cost && count > b->count) ||
-		           (cost == b->cost && count == b->count && gi >= b->gpu)) {
-			return;
-		}
-	}
+	/* The spec's rule (gs_rank_before); ties keep the first in GPU order. */
+	if (b->found && !gs_rank_before(xl_rank(st), v == GS_TIGHT, count, g->usable_bytes, b->tight,
+	                                b->count, st->m->gpus[b->gpu].usable_bytes) &&
+	    !(gi < b->gpu && !gs_rank_before(xl_rank(st), b->tight, b->count,
+	                                     st->m->gpus[b->gpu].usable_bytes, v == GS_TIGHT, count,
+	                                     g->usable_bytes)))
+		return;
 	b->found = true;
 	b->tight = v == GS_TIGHT;
 	b->gpu = gi;
@@ -975,6 +1195,7 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 		        "a sheet holds; continued on sheet \"%s\"\n",
 		        xm->id, data_rows_max * (uint32_t)st->part, name);
 		st->ws = next;
+		snprintf(st->ws_name, sizeof st->ws_name, "%s", name);
 		st->part++;
 		st->part_rows = 0;
 		sheet_header(st, next);
@@ -986,38 +1207,74 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 			b->min_device = r->est.device;
 	}
 	write_row(st, st->ws, st->part_rows + 1, r, b);
+	gs_plan_view_row(&st->view, r);
+	if (r->err == GS_OK && (unsigned)r->settings.method < GS_METHOD_MAX &&
+	    !xm->pick[r->settings.method].set) {
+		xl_pick *p = &xm->pick[r->settings.method];
+		p->set = true;
+		snprintf(p->sheet, sizeof p->sheet, "%s", st->ws_name);
+		p->row = st->part_rows + 1;
+		snprintf(p->label, sizeof p->label, "%s", r->label);
+		p->part[0] = r->est.W;
+		p->part[1] = r->est.G;
+		p->part[2] = r->est.O;
+		p->part[3] = r->est.A;
+		p->part[4] = r->est.B;
+	}
 	st->part_rows++;
-	if (st->part == 1)
-		st->first_rows = st->part_rows;
 	xm->rows++;
 	return check(st, e);
 }
 
+/* Charts sheet: per model, a small table (one row per method: the chosen
+ * configuration, where it is, and its W/G/O/A/B in GiB, as on the model
+ * sheet) beside a stacked column chart of it, so the labels stay short. */
 static void add_chart(xl_state *st, const xl_model *xm)
 {
 	static const struct {
 		const char *name;
-		int col;
 		lxw_color_t colour;
-	} parts[] = {
-		{"W weights", D_W, 0x4472C4}, {"G gradients", D_G, 0xED7D31},
-		{"O optimizer states", D_O, 0xA5A5A5}, {"A activations", D_A, 0xFFC000},
-		{"B other", D_B, 0x5B9BD5},
+	} parts[GS_PALETTE_PARTS] = {
+		{"W weights", GS_PALETTE_W}, {"G gradients", GS_PALETTE_G},
+		{"O optimizer states", GS_PALETTE_O}, {"A activations", GS_PALETTE_A},
+		{"B other", GS_PALETTE_B},
 	};
-	lxw_col_t d0 = (lxw_col_t)(MC_V0 + st->m->n_gpus + xl_set_cols());
-	lxw_row_t last = st->first_rows < GS_XLSX_CHART_ROWS ? st->first_rows : GS_XLSX_CHART_ROWS;
+	lxw_row_t top = (lxw_row_t)(2 + st->n_charts * XL_CHART_ROWS_APART), r = top + 1;
 	lxw_chart *chart;
 	lxw_chart_options opt;
 	char title[640], clean_title[1024];
+	int n = 0;
 
-	if (st->first_rows == 0 || st->n_charts >= XL_CHARTS_MAX)
+	for (int m = 0; m < GS_METHOD_MAX; m++)
+		n += xm->pick[m].set;
+	if (n == 0 || st->n_charts >= XL_CHARTS_MAX)
 		return;
+	worksheet_set_row(st->charts, top, 45, NULL);
+	put_lit(st, st->charts, top, CH_T0, "Method", st->f_head);
+	put_lit(st, st->charts, top, CH_T0 + 1, "Configuration (row)", st->f_head);
+	for (int i = 0; i < GS_PALETTE_PARTS; i++) {
+		snprintf(title, sizeof title, "%s GiB", parts[i].name);
+		put_lit(st, st->charts, top, (lxw_col_t)(CH_T0 + 2 + i), title, st->f_head);
+	}
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		const xl_pick *p = &xm->pick[m];
+
+		if (!p->set)
+			continue;
+		put_lit(st, st->charts, r, CH_T0, gs_method_name((gs_method)m), NULL);
+		snprintf(title, sizeof title, "%s (sheet %s, row %u)", p->label, p->sheet,
+		         (unsigned)p->row + 1);
+		put_str(st, st->charts, r, CH_T0 + 1, title, NULL);
+		for (int i = 0; i < GS_PALETTE_PARTS; i++)
+			put_gib(st, st->charts, r, (lxw_col_t)(CH_T0 + 2 + i), p->part[i]);
+		r++;
+	}
 	chart = workbook_add_chart(st->wb, LXW_CHART_COLUMN_STACKED);
 	if (chart == NULL) {
 		note_err(st, LXW_ERROR_MEMORY_MALLOC_FAILED);
 		return;
 	}
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+	for (int i = 0; i < GS_PALETTE_PARTS; i++) {
 		lxw_chart_series *s = chart_add_series(chart, NULL, NULL);
 		lxw_chart_fill fill;
 
@@ -1025,9 +1282,9 @@ static void add_chart(xl_state *st, const xl_model *xm)
 			note_err(st, LXW_ERROR_MEMORY_MALLOC_FAILED);
 			return;
 		}
-		chart_series_set_categories(s, xm->sheet, 1, MC_CONFIG, last, MC_CONFIG);
-		chart_series_set_values(s, xm->sheet, 1, (lxw_col_t)(d0 + parts[i].col), last,
-		                        (lxw_col_t)(d0 + parts[i].col));
+		chart_series_set_categories(s, "Charts", top + 1, CH_T0, r - 1, CH_T0);
+		chart_series_set_values(s, "Charts", top + 1, (lxw_col_t)(CH_T0 + 2 + i), r - 1,
+		                        (lxw_col_t)(CH_T0 + 2 + i));
 		chart_series_set_name(s, parts[i].name);
 		memset(&fill, 0, sizeof fill);
 		fill.color = parts[i].colour;
@@ -1035,19 +1292,17 @@ static void add_chart(xl_state *st, const xl_model *xm)
 	}
 	/* The title starts with text we chose, so an id beginning with "=" can
 	 * never read as a formula reference. */
-	snprintf(title, sizeof title, "GiB per GPU at the peak: %.200s, configurations 1-%u of %zu "
-	         "(sheet %.40s, rows 2-%u)", xm->id, (unsigned)last, xm->rows, xm->sheet,
-	         (unsigned)last + 1);
+	snprintf(title, sizeof title, "GiB per GPU at the peak: %.200s, the first configuration of "
+	         "each method (table at the right)", xm->id);
 	xl_clean(title, clean_title, sizeof clean_title, 255, false);
 	chart_title_set_name(chart, clean_title);
-	chart_axis_set_name(chart->y_axis, "GiB");
-	chart_legend_set_position(chart, LXW_CHART_LEGEND_BOTTOM);
+	chart_axis_set_name(chart->y_axis, "GiB per GPU");
+	chart_axis_set_name(chart->x_axis, "method");
+	chart_legend_set_position(chart, LXW_CHART_LEGEND_RIGHT);
 	memset(&opt, 0, sizeof opt);
-	opt.x_scale = 3.0;
+	opt.x_scale = 1.6;
 	opt.y_scale = 1.5;
-	note_err(st, worksheet_insert_chart_opt(st->charts,
-	                                        (lxw_row_t)(2 + st->n_charts * XL_CHART_ROWS_APART), 0,
-	                                        chart, &opt));
+	note_err(st, worksheet_insert_chart_opt(st->charts, top, 0, chart, &opt));
 	st->n_charts++;
 }
 
@@ -1055,11 +1310,13 @@ static gs_err xl_model_end(gs_writer *w, const gs_model *model, gs_error *e)
 {
 	xl_state *st = w->state;
 
-	(void)model;
 	if (!st->in_model)
 		return gs_fail(e, GS_EINTERNAL, "%s: model end outside a model", st->path);
 	sheet_finish(st, st->ws, st->part_rows);
 	add_chart(st, &st->models[st->n_models - 1]);
+	gs_plan_view_compute(&st->view, model->arch);
+	plan_rows(st, &st->models[st->n_models - 1]);
+	gs_plan_view_free(&st->view);
 	st->in_model = false;
 	return check(st, e);
 }
@@ -1096,15 +1353,29 @@ static void best_text(const xl_state *st, const xl_best *b, char *buf, size_t n)
 	         b->tight ? ", tight" : "");
 }
 
+/* A paragraph of our own text in row r, across columns 0..c1 (width
+ * chars in all), wrapped, the row as tall as its lines. */
+static void put_para(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c1, double width,
+                     const char *text)
+{
+	double lines = (double)strlen(text) / (width > 20 ? width * 1.1 : 20) + 1;
+
+	worksheet_set_row(ws, r, 15 * (double)(int)lines, NULL);
+	if (c1 == 0) {
+		put_lit(st, ws, r, 0, text, st->f_wrap);
+		return;
+	}
+	note_err(st, worksheet_merge_range(ws, r, 0, r, c1, text, st->f_wrap));
+}
+
 static void write_summary(xl_state *st)
 {
 	static const char *const how[] = {
 		"How to read this workbook",
-		"Summary (this sheet): for each model and method, the smallest GPU class and count on which "
-		"some swept configuration of that method fits, at each context length. Smallest = least "
-		"total usable memory (count x usable), then fewer GPUs; a class where it only fits tight "
-		"(under the tight headroom) is named, marked \"tight\", when nothing fits comfortably. "
-		"Computed from the GPUs sheet as written: it does not recalculate.",
+		NULL, /* the Summary's line: the spec's rule, below */
+		"Plan: for each model, method, GPU class of the spec's plan and context, the fewest GPUs "
+		"that run the sweep's first configuration of the method (gpusizer plan's search), with a live "
+		"verdict of that answer over the GPUs sheet.",
 		"Model sheets: one row per configuration with every setting and the estimate. The verdict "
 		"columns (one per GPU class) are live formulas over the GPUs sheet: edit a GPU's usable "
 		"memory, bf16/fp8 support or the tight headroom there and every verdict updates.",
@@ -1123,11 +1394,12 @@ static void write_summary(xl_state *st)
 	int64_t *ctx = gs_xmalloc((st->n_best ? st->n_best : 1) * sizeof *ctx);
 	size_t n_ctx = 0;
 	lxw_row_t r = 0;
-	char buf[512];
+	char buf[768];
 
 	for (size_t i = 0; i < st->n_best; i++)
 		ctx[n_ctx++] = st->best[i].seq;
-	qsort(ctx, n_ctx, sizeof *ctx, cmp_i64);
+	if (n_ctx > 1)
+		qsort(ctx, n_ctx, sizeof *ctx, cmp_i64);
 	if (n_ctx > 0) {
 		size_t u = 1;
 		for (size_t i = 1; i < n_ctx; i++)
@@ -1142,17 +1414,32 @@ static void write_summary(xl_state *st)
 	worksheet_set_column(ws, 0, 0, 36, NULL);
 	worksheet_set_column(ws, 1, 1, 9, NULL);
 	if (n_ctx > 0)
-		worksheet_set_column(ws, 2, (lxw_col_t)(1 + n_ctx), 28, NULL);
+		worksheet_set_column(ws, 2, (lxw_col_t)(1 + n_ctx), 22, NULL);
 	worksheet_set_column(ws, (lxw_col_t)(2 + n_ctx), (lxw_col_t)(2 + n_ctx), 60, NULL);
 	put_lit(st, ws, r++, 0, "gpusizer sizing workbook", st->f_title);
 	snprintf(buf, sizeof buf, "gpusizer %s, spec %s", m->tool_version ? m->tool_version : "",
 	         m->spec_path ? m->spec_path : "(none)");
 	put_str(st, ws, r++, 0, buf, NULL);
-	for (size_t i = 0; i < sizeof how / sizeof how[0]; i++)
-		put_lit(st, ws, r++, 0, how[i], i == 0 ? st->f_head : NULL);
+	for (size_t i = 0; i < sizeof how / sizeof how[0]; i++) {
+		if (how[i] != NULL) {
+			if (i == 0)
+				put_lit(st, ws, r++, 0, how[i], st->f_head);
+			else
+				put_para(st, ws, r++, (lxw_col_t)(1 + n_ctx), 36 + 9 + 22.0 * (double)n_ctx, how[i]);
+			continue;
+		}
+		snprintf(buf, sizeof buf, "Summary (this sheet): for each model and method, the smallest GPU "
+		         "class and count on which some swept configuration of that method fits, at each "
+		         "context length. Smallest, by the spec's rule \"%s\": %s; a class where it only "
+		         "fits tight (under the tight headroom) is named, marked \"tight\", when nothing fits "
+		         "comfortably. Computed from the GPUs sheet as written: it does not recalculate.",
+		         gs_plan_rank_name(xl_rank(st)), gs_plan_rank_text(xl_rank(st)));
+		put_para(st, ws, r++, (lxw_col_t)(1 + n_ctx), 36 + 9 + 22.0 * (double)n_ctx, buf);
+	}
 	r++;
 
 	/* Pivot: model x method rows, one column per context. */
+	lxw_row_t pivot_head = r;
 	put_lit(st, ws, r, 0, "Model", st->f_head);
 	put_lit(st, ws, r, 1, "Method", st->f_head);
 	for (size_t c = 0; c < n_ctx; c++) {
@@ -1162,11 +1449,13 @@ static void write_summary(xl_state *st)
 	put_lit(st, ws, r, (lxw_col_t)(2 + n_ctx), "Parameter count source", st->f_head);
 	r++;
 	/* Entries in (model, method, context) order: one pass each. */
-	qsort(st->best, st->n_best, sizeof *st->best, cmp_best);
+	if (st->n_best > 1)
+		qsort(st->best, st->n_best, sizeof *st->best, cmp_best);
 	for (size_t i = 0; i < st->n_best;) {
 		size_t mi = st->best[i].model_no;
 		gs_method meth = st->best[i].method;
 
+		worksheet_set_row(ws, r, 30, NULL); /* two lines: the answers wrap */
 		put_sheet_link(st, ws, r, 0, st->models[mi].id, st->models[mi].sheet);
 		put_lit(st, ws, r, 1, gs_method_name(meth), NULL);
 		for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
@@ -1182,6 +1471,13 @@ static void write_summary(xl_state *st)
 		put_str(st, ws, r, (lxw_col_t)(2 + n_ctx), st->models[mi].source, NULL);
 		r++;
 	}
+	/* On screen the pivot's header and the model column stay in view; on
+	 * paper the Summary is the pivot (the detail rows below are for
+	 * filtering), its header repeated on every page. */
+	worksheet_freeze_panes(ws, pivot_head + 1, 1);
+	print_setup(st, ws, (int)pivot_head, (int)pivot_head);
+	note_err(st, worksheet_print_area(ws, 0, 0, r > pivot_head + 1 ? r - 1 : pivot_head,
+	                                  (lxw_col_t)(1 + n_ctx)));
 	r++;
 
 	/* Detail: one row per model, method and context. */
@@ -1445,6 +1741,10 @@ static gs_err xl_end(gs_writer *w, gs_error *e)
 	if (st->in_model)
 		return gs_fail(e, GS_EINTERNAL, "%s: end inside a model", st->path);
 	write_summary(st);
+	if (st->plan_row > PLAN_ROW_HEAD + 1) {
+		colour_verdicts(st, st->plan, PLAN_ROW_HEAD + 1, PC_VERDICT, st->plan_row - 1, PC_VERDICT);
+		note_err(st, worksheet_autofilter(st->plan, PLAN_ROW_HEAD, 0, st->plan_row - 1, PC_MAX - 1));
+	}
 	/* The rows already streamed to libxlsxwriter's temporary files: it does
 	 * not look at their write errors (a full disk), so look here. */
 	LXW_FOREACH_WORKSHEET(ws, st->wb) {
@@ -1453,12 +1753,6 @@ static gs_err xl_end(gs_writer *w, gs_error *e)
 			return gs_fail(e, GS_EIO, "%s: writing the rows of sheet \"%s\" failed: %s "
 			               "(previous file kept)", st->path, ws->name,
 			               errno ? strerror(errno) : "write error");
-	}
-	if (st->n_charts == XL_CHARTS_MAX && st->n_models > XL_CHARTS_MAX) {
-		char note[160];
-		snprintf(note, sizeof note, "Charts for the first %d models with configurations only; "
-		         "the model sheets hold every model's data.", XL_CHARTS_MAX);
-		put_lit(st, st->charts, 1, 0, note, NULL);
 	}
 	err = check(st, e);
 	if (err != GS_OK)
@@ -1503,6 +1797,7 @@ static void xl_free(gs_writer *w)
 		}
 		free(st->models);
 		free(st->best);
+		gs_plan_view_free(&st->view);
 		free(st);
 	}
 	free(w);

@@ -14,10 +14,6 @@
  * 1,048,576 rows less the header row. */
 #define GS_XLSX_DATA_ROWS_MAX (1048576u - 1u)
 
-/* Configurations per model drawn in the stacked W/G/O/A/B chart (the first
- * ones of the model's sheet). */
-#define GS_XLSX_CHART_ROWS 50
-
 /* Test hook: lower the per-sheet row limit (0 restores the default) so the
  * split can be tested without writing a million rows. Process-wide. */
 void gs_xlsx_set_data_rows_max(uint32_t rows);

@@ -46,7 +46,7 @@ try:
     r = gs(SMALL + ["--out", a])
     check(r.returncode == 0, "report md,html exits 0", r.stderr[-400:])
     fa = files(a)
-    want = ["index.md", "html/index.html"]
+    want = [".gpusizer-manifest", "index.md", "html/index.html"]
     for slug in ("openai-community--gpt2", "meta-llama--Llama-3.1-8B"):
         want += ["models/%s.md" % slug, "models/%s-components.svg" % slug,
                  "models/%s-context.svg" % slug, "html/models/%s.html" % slug]
@@ -69,9 +69,11 @@ try:
     check("| method / context | 512 | 4096 |" in idx and "| full |" in idx and "| inference |" in idx,
           "index: per model and method, a cell per context")
     page = fa.get("models/meta-llama--Llama-3.1-8B.md", b"").decode()
-    check("| configuration | device GiB |" in page and "#### full: memory breakdown" in page
-          and "| cookbook | rule-of-thumb | zero1-rule |" in page,
-          "model page: matrix, breakdown, seeds")
+    check("## The answer" in page and "| configuration | device GiB |" in page
+          and "#### full: what the memory holds" in page
+          and "| cookbook rule | 4 bytes/param rule | 18 bytes/param rule |" in page,
+          "model page: the answer, the matrix, what the memory holds, the rules of thumb")
+    check(len(page.encode()) <= 64 * 1024, "model page within 64 KiB (%d bytes)" % len(page.encode()))
 
     # SVG charts: well-formed XML, no external references, no scripts.
     bad = []

@@ -45,8 +45,6 @@ def main():
     env = clean_env(tmp)
 
     # Qwen2.5-32B full fine-tune: the fewest H100s, and one fewer does not fit.
-    # (mixed-bf16: under amp-bf16 the engine's optimizer-step temporary is not
-    # yet sharded, issue 13, so no count fits; the plan reports the engine.)
     base = ["--method", "full", "--precision", "mixed-bf16", "--grad-ckpt"]
     doc = plan(env, "Qwen/Qwen2.5-32B", *base)
     if doc:
@@ -100,7 +98,119 @@ def main():
     ok(r.returncode == 2 and "nope" in r.stderr, "an unknown class: exit 2 naming it", r.stderr)
     r = run(["plan", "Qwen/Qwen2.5-7B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu", "t4"], env)
     ok(r.returncode == 0 and "fewest GPUs per class" in r.stdout and "GiB" in r.stdout, "text output", r.stderr)
+    report_view(env, tmp)
     return ok.status()
+
+
+def cell_count(text):
+    """The fewest count of an index cell ("4 (fsdp2, tight)", "**1**"), or None."""
+    t = text.strip().strip("*")
+    head = t.split(" ")[0]
+    return int(head) if head.isdigit() else None
+
+
+def report_view(env, tmp):
+    """The plan view of `gpusizer report`: the spec's classes in its order, each
+    cell what `gpusizer plan` answers, the best class by the spec's rule, and
+    the workbook's Plan sheet."""
+    import re
+    import zipfile
+    out = os.path.join(tmp, "rv-out")
+    spec = {
+        "version": 1, "models": ["meta-llama/Llama-3.1-8B"], "gpus": ["t4", "rtx-4090", "h100-sxm"],
+        "gpu_counts": [{"count": 1}],
+        "axes": {"method": ["full", "lora"], "precision": {"full": ["amp-bf16"], "lora": ["bf16"]},
+                 "optimizer": ["adamw"], "lora_r": [16], "lora_targets": ["all-linear"],
+                 "grad_ckpt": [True], "attn": ["sdpa"], "batch": [1], "seq": [1024, 4096]},
+        "rank": "fewest-gpus", "plan": {"gpus": ["h100-sxm", "rtx-4090", "t4"], "max_gpus": 16},
+        "formats": ["md", "xlsx"], "out": out, "models_dir": MODELS, "gpus_dir": GPUS,
+    }
+    path = os.path.join(tmp, "rv.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = run(["report", "--spec", path, "--offline"], env)
+    ok(r.returncode == 0, "report with a plan view exits 0", r.stderr[-400:])
+    if r.returncode != 0:
+        return
+    with open(os.path.join(out, "index.md")) as f:
+        md = f.read()
+    sec = md.split("## Plan: the fewest GPUs of each class", 1)
+    ok(len(sec) == 2 and 'rule "fewest-gpus"' in sec[0], "the index has the plan section and names the rule")
+    if len(sec) != 2:
+        return
+    rows = [ln for ln in sec[1].split("\n") if ln.startswith("| ") and "GB (" in ln]
+    cells = {}
+    method = None
+    for ln in rows:
+        parts = [p.strip() for p in ln.strip("|").split("|")]
+        method = parts[0] or method
+        cells[(method, parts[1].split(" (")[0] + " " + parts[1].split("(")[1].rstrip(")"))] = parts[2:-1]
+    klass = [k[1] for k in cells if k[0] == "lora"]
+    ok(len(klass) == 3 and "H100" in klass[0] and "4090" in klass[1] and "T4" in klass[2],
+       "the plan's classes in the spec's order", str(klass))
+    full_t4 = [v for k, v in cells.items() if k[0] == "full" and "T4" in k[1]]
+    ok(full_t4 and full_t4[0][0] == "needs bf16", "amp-bf16 on a T4 (no bf16): \"needs bf16\"", str(full_t4))
+    gpu_ids = {"H100": "h100-sxm", "4090": "rtx-4090", "T4": "t4"}
+    agree = 0
+    for (m, k), v in cells.items():
+        gid = [g for n, g in gpu_ids.items() if n in k][0]
+        base = ["--method", m, "--grad-ckpt", "--batch", "1"]
+        base += ["--precision", "bf16", "--lora-r", "16", "--lora-targets", "all-linear"] if m == "lora" \
+            else ["--precision", "amp-bf16"]
+        for seq, text in zip((1024, 4096), v):
+            if text == "needs bf16":
+                continue
+            doc = plan(env, "meta-llama/Llama-3.1-8B", "--gpu", gid, "--max-gpus", "16", "--seq", str(seq), *base)
+            want = doc["classes"][0]["fewest"] if doc else None
+            got = cell_count(text)
+            agree += (want is None and got is None) or (want is not None and got == want["gpus"])
+            ok((want is None and got is None) or (want is not None and got == want["gpus"]),
+               "index %s %s at %d: %s, as gpusizer plan says (%s)" % (m, gid, seq, text, want and want["gpus"]))
+    # The rule: fewest GPUs first, then least total usable memory.
+    usable = {}
+    for gid in gpu_ids.values():
+        with open(os.path.join(GPUS, gid + ".json")) as f:
+            g = json.load(f)
+        usable[gid] = g["usable_mib"]
+    for m in ("full", "lora"):
+        for i in range(2):
+            cand = []
+            for (mm, k), v in cells.items():
+                if mm != m:
+                    continue
+                n = cell_count(v[i])
+                if n is not None:
+                    gid = [g for nn, g in gpu_ids.items() if nn in k][0]
+                    tight = "tight" in v[i]
+                    cand.append((tight, n, n * usable[gid], v[i].startswith("**"), k))
+            if cand:
+                best = min(cand, key=lambda c: (c[0], c[1], c[2]))
+                bold = [c for c in cand if c[3]]
+                ok(len(bold) == 1 and bold[0][4] == best[4],
+                   "%s at context %d: the best by fewest-gpus is in bold (%s)" % (m, (1024, 4096)[i], best[4]),
+                   str(cand))
+    z = zipfile.ZipFile(os.path.join(out, "gpusizer.xlsx"))
+    names = re.findall(r'<sheet name="([^"]+)"', z.read("xl/workbook.xml").decode())
+    ok(names[:2] == ["Summary", "Plan"], "the workbook's second sheet is Plan", str(names[:3]))
+    x = z.read("xl/worksheets/sheet2.xml").decode()
+    nrows = len(re.findall(r"<row r=", x))
+    ok(nrows == 5 + 2 * 3 * 2, "Plan sheet: a row per method, class and context (%d rows)" % nrows)
+    ok(x.count("<f>") == sum(1 for v in cells.values() for t in v if cell_count(t) is not None),
+       "a live verdict formula on every answer")
+
+    spec["plan"]["gpus"] = ["nope"]
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = run(["report", "--spec", path, "--offline"], env)
+    ok(r.returncode == 3 and "plan.gpus[0]" in r.stderr and "nope" in r.stderr,
+       "an unknown plan class: exit 3 naming plan.gpus[0]", r.stderr[-300:])
+    spec["plan"] = {}
+    spec["rank"] = "cheapest"
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = run(["report", "--spec", path, "--offline"], env)
+    ok(r.returncode == 3 and "rank" in r.stderr and "fewest-gpus" in r.stderr,
+       "an unknown rule: exit 3 naming rank and the rules", r.stderr[-300:])
 
 
 if __name__ == "__main__":

@@ -370,6 +370,35 @@ def check_fixture(book, path):
         check(book.root(other).find(NS + "autoFilter") is not None, "%s sheet has an autofilter" % other)
     check(book.root("GPUs").find(".//%spane" % NS) is not None, "GPUs sheet header frozen")
 
+    # Print set-up on every sheet: A4 landscape, one page wide, a footer
+    # with the date and page numbers; header rows repeated, print areas.
+    unset = []
+    for name in book.order:
+        x = book.xml(name)
+        ps = re.search(r"<pageSetup [^>]*>", x)
+        if not (ps and 'orientation="landscape"' in ps.group(0) and 'paperSize="9"' in ps.group(0)
+                and 'fitToHeight="0"' in ps.group(0) and '<pageSetUpPr fitToPage="1"/>' in x
+                and re.search(r"<oddFooter>[^<]*Page &amp;P of &amp;N</oddFooter>", x)):
+            unset.append(name)
+    check(not unset, "every sheet prints A4 landscape, one page wide, with page numbers", repr(unset))
+    wbx = book.zip.read("xl/workbook.xml").decode("utf-8")
+    titles = re.findall(r'<definedName name="_xlnm.Print_Titles" localSheetId="(\d+)">([^<]*)<', wbx)
+    areas = re.findall(r'<definedName name="_xlnm.Print_Area" localSheetId="(\d+)">([^<]*)<', wbx)
+    titled = {book.order[int(i)] for i, _ in titles}
+    check({"Summary", "Plan", "GPUs", "Llama-3.1-8B"} <= titled,
+          "Summary, Plan, GPUs and the model sheets repeat their header row on every page", repr(titles))
+    area = {book.order[int(i)]: a for i, a in areas}
+    check("Summary" in area and "Llama-3.1-8B" in area and area["Llama-3.1-8B"].endswith("$A$1:$H$9"),
+          "print areas: the Summary's answers; a model sheet's configuration, memory and verdicts",
+          repr(area))
+    kinds = {col: t for t, col in re.findall(r'<dataValidation type="(\w+)"[^>]*sqref="([A-Z]+)',
+                                             book.xml("GPUs"))}
+    check(kinds.get("B") == "decimal" and kinds.get("D") == "decimal" and kinds.get("E") == "decimal"
+          and kinds.get("F") == "list" and kinds.get("G") == "list",
+          "GPU input cells validated: headroom, total and usable GiB numbers, bf16/fp8 TRUE/FALSE",
+          repr(kinds))
+    check("no unit" in book.xml("GPUs"), "the validation message says to type the number without a unit")
+
     # Charts: stacked columns of W/G/O/A/B over the model sheet's rows.
     charts = sorted(n for n in book.names if re.match(r"xl/charts/chart\d+\.xml$", n))
     check("xl/charts/chart1.xml" in charts and len(charts) == 6, "one chart part per model",
@@ -377,11 +406,16 @@ def check_fixture(book, path):
     c1 = book.zip.read("xl/charts/chart1.xml").decode("utf-8")
     series = re.findall(r"<c:ser>", c1)
     check('<c:grouping val="stacked"/>' in c1 and len(series) == 5
-          and "'Llama-3.1-8B'!$B$2:$B$9" in c1 and "configurations 1-8 of 8" in c1,
-          "chart 1: stacked W/G/O/A/B over Llama-3.1-8B rows 2-9, title says which",
-          c1[:300])
-    c2 = book.zip.read("xl/charts/chart2.xml").decode("utf-8")
-    check("'C calc__A0'!$B$2:$B$3" in c2, "chart ranges quote a sheet name with a space", c2[:200])
+          and "Charts!$N$4:$N$" in c1 and "the first configuration of each method" in c1,
+          "chart 1: stacked W/G/O/A/B over the Charts sheet's table of one configuration per "
+          "method, title says which", c1[:300])
+    colours = re.findall(r'<a:srgbClr val="([0-9A-F]{6})"/>', c1)
+    check(colours[:5] == ["4E79A7", "F28E2B", "E15759", "76B7B2", "59A14F"],
+          "chart colours: the palette the SVGs share (W blue, B green: not both blue)", repr(colours))
+    ch = book.cells("Charts")
+    table = {c0: x.value for (r0, c0), x in ch.items() if r0 == 3}
+    check(table.get(13) is not None and "(sheet Llama-3.1-8B, row " in str(table.get(14)),
+          "the chart's table names the configuration, its sheet and row", repr(table))
 
     # Strings from outside stay strings.
     all_cells = [(s, k, x) for s in book.order for k, x in book.cells(s).items()]

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "plan.h"
+#include "plan_view.h"
 #include "util.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ULL;
@@ -214,11 +215,142 @@ static void test_ladder_stops(void)
 	CHECK(wrong == 0 && n_ok > 100, "without --all the ladder stops at the first step that fits");
 }
 
+/* The rule's key of a cell on class g: (tight, first key, second key). */
+static bool ranks_before(gs_plan_rank rule, const gs_plan_cell *a, const gs_gpu *ga,
+                         const gs_plan_cell *b, const gs_gpu *gb)
+{
+	uint64_t ta = ga->usable_bytes * (uint64_t)a->count, tb = gb->usable_bytes * (uint64_t)b->count;
+
+	if ((a->v == GS_TIGHT) != (b->v == GS_TIGHT))
+		return b->v == GS_TIGHT;
+	if (rule == GS_RANK_FEWEST_GPUS)
+		return a->count < b->count || (a->count == b->count && ta < tb);
+	return ta < tb || (ta == tb && a->count < b->count);
+}
+
+/* The report's plan view, over random models and starting points: each
+ * cell is the fewest count (it fits, one fewer does not), the best class
+ * is first under the rule, the longest context fits and one more does
+ * not, and a class without the bf16 the settings need is marked so. */
+static void test_view(void)
+{
+	static const double sizes[] = { 12, 16, 24, 48, 80, 141, 192 };
+	size_t cells = 0, wrong = 0, best_wrong = 0, longest = 0, nr = 0, differ = 0;
+
+	for (int it = 0; it < 60; it++) {
+		gs_arch a;
+		gs_row row;
+		gs_gpu g[5];
+		gs_plan_view v[GS_RANK_MAX];
+		static const int64_t seqs[] = { 512, 4096, 32768 };
+
+		if (!draw_arch(&a))
+			continue;
+		memset(&row, 0, sizeof row);
+		draw_settings(&row.settings);
+		if (gs_settings_check(&row.settings, &(gs_error){ 0 }) != GS_OK)
+			continue;
+		for (int k = 0; k < 5; k++)
+			g[k] = gpu_of(sizes[draw(7)], k != 4 || draw(2));
+		for (int r = 0; r < GS_RANK_MAX; r++) {
+			gs_plan_opts o = { NULL, 0, (gs_plan_rank)r, 16 };
+			gs_plan_view_init(&v[r], g, 5, &o);
+			for (int k = 2; k >= 0; k--) { /* out of order: the view sorts */
+				row.settings.seq = seqs[k];
+				gs_plan_view_row(&v[r], &row);
+			}
+			gs_plan_view_compute(&v[r], &a);
+		}
+		for (int r = 0; r < GS_RANK_MAX; r++) {
+			const gs_plan_method *pm = &v[r].m[row.settings.method];
+			if (!pm->present || pm->nseq != 3 || pm->seqs[0] != 512 || pm->seqs[2] != 32768) {
+				wrong++;
+				continue;
+			}
+			for (size_t c = 0; c < 5; c++) {
+				gs_needs need = gs_settings_needs(&pm->base);
+				bool runs = !(need.bf16 && !g[c].bf16);
+				for (size_t k = 0; k < 3; k++) {
+					const gs_plan_cell *x = &pm->cells[c * 3 + k];
+					gs_settings s = pm->base;
+					gs_plan_fit f;
+					s.seq = pm->seqs[k];
+					bool found = x->state == GS_PC_FOUND;
+					if ((x->state == GS_PC_NEEDS_BF16) != !runs || x->state == GS_PC_NO_ESTIMATE) {
+						wrong++;
+						continue;
+					}
+					nr += x->state == GS_PC_NEEDS_BF16;
+					gs_plan_count(&a, &s, &g[c], 16, &f);
+					if (runs ? f.found != found : f.found) {
+						wrong++;
+						continue;
+					}
+					if (!found)
+						continue;
+					cells++;
+					if (f.s.gpus != x->count || f.est.device != x->device)
+						wrong++;
+					if (x->count > 1) {
+						gs_plan_count(&a, &s, &g[c], x->count - 1, &f);
+						wrong += f.found;
+					}
+					if (pm->best[k] == SIZE_MAX ||
+					    ((size_t)pm->best[k] != c &&
+					     ranks_before((gs_plan_rank)r, x, &g[c], &pm->cells[pm->best[k] * 3 + k],
+					                  &g[pm->best[k]])))
+						best_wrong++;
+				}
+				if (pm->longest[c] > 0) {
+					gs_settings s = pm->base;
+					gs_plan_fit f;
+					longest++;
+					s.seq = pm->longest[c];
+					wrong += !gs_plan_try(&a, &s, &g[c], &f);
+					s.seq++;
+					wrong += !pm->bounded[c] && gs_plan_try(&a, &s, &g[c], &f);
+				}
+			}
+		}
+		for (size_t k = 0; k < 3; k++)
+			differ += v[0].m[row.settings.method].best[k] != v[1].m[row.settings.method].best[k];
+		for (int r = 0; r < GS_RANK_MAX; r++)
+			gs_plan_view_free(&v[r]);
+	}
+	CHECK(wrong == 0 && cells > 100 && longest > 50 && nr > 0,
+	      "plan view: %zu cells are the fewest count, %zu longest contexts fit and one more does "
+	      "not, %zu not-runnable cells marked", cells, longest, nr);
+	CHECK(best_wrong == 0 && differ > 0,
+	      "plan view: the best class is first under each rule (the two rules differ %zu times)", differ);
+}
+
+/* Without the spec's classes: at most eight, from the smallest to the largest. */
+static void test_view_classes(void)
+{
+	gs_gpu g[22];
+	gs_plan_view v;
+	bool ok = true;
+
+	for (int n = 1; n <= 22; n++) {
+		for (int k = 0; k < n; k++)
+			g[k] = gpu_of(12 + 8 * k, true);
+		gs_plan_view_init(&v, g, (size_t)n, NULL);
+		size_t want = n < 8 ? (size_t)n : 8;
+		ok = ok && v.n_classes == want && v.classes[0] == 0 && v.classes[want - 1] == (size_t)n - 1;
+		for (size_t i = 1; i < v.n_classes; i++)
+			ok = ok && v.classes[i] > v.classes[i - 1];
+		gs_plan_view_free(&v);
+	}
+	CHECK(ok, "plan view: by default at most eight classes, the smallest to the largest, in order");
+}
+
 int main(void)
 {
 	test_count();
 	test_max();
 	test_ladder();
 	test_ladder_stops();
+	test_view();
+	test_view_classes();
 	CHECK_DONE();
 }

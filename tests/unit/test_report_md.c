@@ -15,6 +15,7 @@
 #include "report_mdgen.h"
 #include "report.h"
 #include "settings.h"
+#include "svg.h"
 #include "template.h"
 #include "util.h"
 
@@ -55,9 +56,12 @@ static void setup(void)
 	gpus[2].bf16_tflops = 312;
 	snprintf(gpus[2].source, sizeof gpus[2].source, "test data");
 
-	memset(&arch1, 0, sizeof arch1);
+	/* A Llama-3.1-8B shape, so that the plan view's searches have an
+	 * engine estimate to work on. */
+	gs_arch_manual(&arch1, 0, 32, 4096, 32, 8, 14336, 128256, &(gs_error){ 0 });
+	arch1.max_pos = 131072;
+	arch1.warning[0] = '\0';
 	snprintf(arch1.model_type, sizeof arch1.model_type, "llama");
-	arch1.params_total = UINT64_C(8030261248);
 	memset(&arch2, 0, sizeof arch2);
 	snprintf(arch2.model_type, sizeof arch2.model_type, "gpt2");
 	snprintf(arch2.warning, sizeof arch2.warning, "generic decoder | assumed <b>");
@@ -252,8 +256,11 @@ static void escape_property(void)
 {
 	static const char alphabet[] = "|<>&\\`*_[]~#=-+.!()\n\r\t\"' a1:/";
 	static const char *const tags[] = { "<table>", "</table>", "<thead>", "</thead>",
-		                            "<tbody>", "</tbody>", "<tr>", "</tr>", "<th>",
-		                            "</th>", "<td>", "</td>" };
+		                            "<tbody>", "</tbody>", "<tr>", "<tr id=\"t1r1\">",
+		                            "</tr>", "<th>", "</th>", "<td>",
+		                            "<td class=\"v-fits\">", "<td class=\"v-tight\">",
+		                            "<td class=\"v-nofit\">", "<td class=\"v-norun\">",
+		                            "</td>" };
 	unsigned long seed = 12345;
 	int i, bad = 0, first_bad = -1;
 
@@ -276,7 +283,7 @@ static void escape_property(void)
 		gs_tbuf_puts(&md, "| a | b |\n|---|---|\n| ");
 		gs_md_escape(&md, s);
 		gs_tbuf_puts(&md, " | z |\n");
-		gs_html_page(&html, "t", md.p, md.len, NULL, 0);
+		gs_html_page(&html, NULL, "t", md.p, md.len, NULL, 0);
 		p = strstr(html.p, "<table>");
 		if (p == NULL || strstr(p, "<td>z</td>") == NULL) {
 			bad++;
@@ -301,6 +308,168 @@ static void escape_property(void)
 		gs_tbuf_free(&html);
 	}
 	CHECK(bad == 0, "escape property: 2000 hostile strings stay in their table cell, no markup");
+}
+
+/* The HTML page frame: verdict cells coloured by their text (matrix cells
+ * and the cells under a context column), row ids for fragment links,
+ * tables in a scroll box with sticky header and first column, the date
+ * of the report (not the clock) and the downloads. */
+static void html_frame(void)
+{
+	static const char md[] =
+		"# T\n\n| configuration | GPU a | GPU b | GPU c | GPU d |\n|---|---|---|---|---|\n"
+		"| x | fits 22% | tight 8% | does not fit (2.1 GiB over) | not runnable |\n"
+		"| y | fits 50% | fits 40% | fits 30% | fits 20% |\n\n"
+		"| method | GPU class | 2048 | 8192 | longest context, 1 GPU |\n|---|---|---|---|---|\n"
+		"| full | consumer (L4) | **1** | 4 (zero3, tight) | 131072 |\n"
+		"| lora | consumer (L4) | none up to 64 | needs bf16 | none |\n\n"
+		"| configuration | a | b | c | d | e |\n|---|---|---|---|---|---|\n"
+		"| z | \u2713 22% | \u2248 8% | \u2717 2.1 | \u2717 | \u2014 |\n\n"
+		"| method / context | 512 | 4096 |\n|---|---|---|\n| full | \u2014 | none fits |\n\n"
+		"| method | context | GPUs | configuration |\n|---|---|---|---|\n"
+		"| lora | 512 | 1 x 24 GB (NVIDIA L4) | lora 1x |\n"
+		"| lora | 4096 | 2 x 24 GB (NVIDIA L4), tight | lora 2x |\n";
+	const char *dl[] = { "gpusizer.xlsx", "sizing.csv", NULL };
+	gs_html_frame f = { "../../", 1700000000, dl };
+	gs_tbuf h = { 0 };
+
+	gs_html_page(&h, &f, "T", md, sizeof md - 1, NULL, 0);
+	CHECK(has(h.p, "<td class=\"v-fits\">fits 22%</td>") && has(h.p, "<td class=\"v-tight\">tight 8%</td>") &&
+	          has(h.p, "<td class=\"v-nofit\">does not fit (2.1 GiB over)</td>") &&
+	          has(h.p, "<td class=\"v-norun\">not runnable</td>"),
+	      "html: verdict cells carry the class of their verdict");
+	CHECK(has(h.p, "<td class=\"v-fits\"><strong>1</strong></td>") &&
+	          has(h.p, "<td class=\"v-tight\">4 (zero3, tight)</td>") &&
+	          has(h.p, "<td class=\"v-nofit\">none up to 64</td>") &&
+	          has(h.p, "<td class=\"v-norun\">needs bf16</td>") && has(h.p, "<td>131072</td>") &&
+	          has(h.p, "<td>x</td>") && has(h.p, "<td>consumer (L4)</td>"),
+	      "html: plan cells under a context column coloured; other columns not");
+	CHECK(has(h.p, "<td class=\"v-fits\">\u2713 22%</td>") && has(h.p, "<td class=\"v-tight\">\u2248 8%</td>") &&
+	          has(h.p, "<td class=\"v-nofit\">\u2717 2.1</td>") && has(h.p, "<td class=\"v-nofit\">\u2717</td>") &&
+	          has(h.p, "<td class=\"v-norun\">\u2014</td>") && has(h.p, "<td>\u2014</td>") &&
+	          has(h.p, "<td class=\"v-nofit\">none fits</td>"),
+	      "html: short verdict cells (symbols) coloured; a summary's \u2014 (nothing swept) not");
+	CHECK(has(h.p, "<td class=\"v-fits\">1 x 24 GB (NVIDIA L4)</td>") &&
+	          has(h.p, "<td class=\"v-tight\">2 x 24 GB (NVIDIA L4), tight</td>") &&
+	          has(h.p, "<td>512</td>") && has(h.p, "<td>lora 1x</td>"),
+	      "html: the answers (count x class) coloured, fits or tight");
+	CHECK(has(h.p, "<tr id=\"t1r1\">") && has(h.p, "<tr id=\"t1r2\">") && has(h.p, "<tr id=\"t2r2\">"),
+	      "html: body rows have ids t<table>r<row> for fragment links");
+	CHECK(has(h.p, "<div class=\"tw\"><table>") && has(h.p, "</table></div>") &&
+	          has(h.p, ".tw{overflow:auto;max-height:80vh") && has(h.p, "thead th{position:sticky;top:0") &&
+	          has(h.p, "td:first-child{position:sticky;left:0") && !has(h.p, "display:block;overflow"),
+	      "html: tables in a bounded scroll box, header row and first column sticky");
+	CHECK(has(h.p, "#C6EFCE;color:#006100") && has(h.p, "#FFEB9C;color:#9C5700") &&
+	          has(h.p, "#FFC7CE;color:#9C0006") && has(h.p, "#D9D9D9;color:#404040"),
+	      "html: the workbook's verdict palette");
+	CHECK(has(h.p, "</h1>\n<p class=\"gen\">Generated 2023-11-14. Every configuration: <a ") &&
+	          has(h.p, "href=\"../../gpusizer.xlsx\"") && has(h.p, "href=\"../../sizing.csv\""),
+	      "html: the report's date (from its epoch) and links to the workbook and the CSV");
+	gs_tbuf_free(&h);
+}
+
+/* A number attribute name="..." at or after p, or -1. */
+static double attr(const char *p, const char *name)
+{
+	char key[40];
+	const char *q;
+
+	snprintf(key, sizeof key, " %s=\"", name);
+	q = p ? strstr(p, key) : NULL;
+	return q ? strtod(q + strlen(key), NULL) : -1;
+}
+
+/* Capacity lines that crowd: every label joined by its leader to its own
+ * line, in the lines' order, at least 16 units apart. */
+static void svg_crowded_caps(void)
+{
+	gs_svg_bar bar = { "full", "full x: 30.00 GiB", { 10ull << 30, 5ull << 30, 10ull << 30, 4ull << 30, 1ull << 30 } };
+	gs_svg_cap caps[] = { { "12 GB", 11ull << 30 }, { "16 GB", 12ull << 30 },
+		              { "20 GB", 13ull << 30 }, { "24 GB", 14ull << 30 },
+		              { "32 GB", 31ull << 30 }, { "40 GB", 32ull << 30 } };
+	gs_tbuf o = { 0 };
+	const char *p;
+	double prev_label = -1, prev_line = -1;
+	int n = 0, ok = 1;
+
+	gs_svg_stacked(&o, "crowded", &bar, 1, caps, sizeof caps / sizeof caps[0]);
+	/* Labels are drawn from the top (the largest capacity) down. */
+	for (p = strstr(o.p, "stroke-dasharray"); p; p = strstr(p + 1, "stroke-dasharray")) {
+		const char *ln = p, *pl = strstr(p, "<polyline"), *tx = strstr(p, "<text");
+		double y_line, y_lab, lx, ly0, ly1;
+		char pts[200];
+		while (ln > o.p && strncmp(ln, "<line", 5) != 0)
+			ln--;
+		y_line = attr(ln, "y1");
+		y_lab = attr(tx, "y");
+		if (pl == NULL || tx == NULL || sscanf(strstr(pl, "points=\"") + 8, "%199[^\"]", pts) != 1 ||
+		    sscanf(pts, "%lf,%lf %*f,%lf", &lx, &ly0, &ly1) != 3) {
+			ok = 0;
+			break;
+		}
+		if (ly0 != y_line || ly1 != y_lab - 5 || (prev_line >= 0 && y_line <= prev_line) ||
+		    (prev_label >= 0 && y_lab - prev_label < 15.9))
+			ok = 0;
+		prev_label = y_lab;
+		prev_line = y_line;
+		n++;
+	}
+	CHECK(ok && n == 6, "svg: crowded capacity labels each joined to their own line, in order, apart (%d)", n);
+	CHECK(has(o.p, "<text x=\"398.0\"") && has(o.p, ">40 GB</text>") && has(o.p, ">12 GB</text>"),
+	      "svg: capacity labels at the right of the plot");
+	gs_tbuf_free(&o);
+}
+
+/* Text legible on a phone: a 460-unit viewBox, no text under 14 units (at
+ * 358 px of a 390 px screen: 10.9 px); the caption names the configuration
+ * and the GPU count. */
+static void svg_phone_and_caption(const char *out)
+{
+	char path[600];
+	size_t n, i;
+	const char *names[] = { "models/acme--Evil-Model-components.svg", "models/acme--Evil-Model-context.svg" };
+
+	for (i = 0; i < 2; i++) {
+		char *t;
+		const char *p;
+		double minf = 1e9;
+		snprintf(path, sizeof path, "%s/%s", out, names[i]);
+		t = slurp(path, &n);
+		for (p = t ? strstr(t, "font-size=\"") : NULL; p; p = strstr(p + 1, "font-size=\"")) {
+			double f = strtod(p + 11, NULL);
+			if (f < minf)
+				minf = f;
+		}
+		CHECK(t && has(t, "viewBox=\"0 0 460 ") && minf >= 14 && minf * 358 / 460 >= 10.8,
+		      "svg: %s: text at least 14 of 460 units (%.1f px at 390 px)", names[i], minf * 358 / 460);
+		if (i == 0)
+			CHECK(t && has(t, "s2048 sdpa on 1 GPU: 63.84 GiB</text>"),
+			      "svg: the components chart names each bar's configuration and GPU count");
+		free(t);
+	}
+}
+
+/* A model swept at one context: a bar per method, not dots on one x. */
+static void svg_one_context(void)
+{
+	int64_t x[1] = { 512 };
+	uint64_t y1[1] = { 3ull << 30 }, y2[1] = { 2ull << 30 };
+	gs_svg_series s[2] = { { "full", 1, x, y1 }, { "lora", 1, x, y2 } };
+	const char *cfg[2] = { "full amp-bf16 b1 sdpa", "lora bf16 b1 sdpa 2xzero3" };
+	gs_svg_cap cap = { "12 GB", 11ull << 30 };
+	gs_tbuf o = { 0 };
+	size_t rects = 0;
+
+	gs_svg_lines_ex(&o, "one", "ctx", s, cfg, 2, &cap, 1);
+	for (const char *p = strstr(o.p, "<rect x="); p; p = strstr(p + 1, "<rect x="))
+		rects++;
+	CHECK(rects == 2 && !has(o.p, "<circle") && !has(o.p, "<polyline fill=\"none\" stroke=\"#4e79a7\"") &&
+	          has(o.p, "One context swept: 512 tokens"),
+	      "svg: one context: a bar per method, no dots (%zu bars)", rects);
+	CHECK(has(o.p, "full: full amp-bf16 b1 sdpa on 1 GPU</text>") &&
+	          has(o.p, "lora: lora bf16 b1 sdpa 2xzero3 on 2 GPUs</text>"),
+	      "svg: the context chart names each line's configuration and GPU count");
+	gs_tbuf_free(&o);
 }
 
 /* A sink that keeps what it is given (report_mdgen.h): the generator's
@@ -415,6 +584,10 @@ int main(void)
 
 	sink_pages(out1);
 	assumptions();
+	html_frame();
+	svg_crowded_caps();
+	svg_one_context();
+	svg_phone_and_caption(out1);
 
 	/* Golden Markdown and SVG. */
 	for (i = 0; i < 7; i++)
@@ -450,16 +623,26 @@ int main(void)
 	CHECK(has(idx, "| inference | 1 x 24 GB (NVIDIA L4) | 1 x 24 GB (NVIDIA L4) | 1 x 80 GB (NVIDIA A100 80GB), tight |"),
 	      "index: a tight fit is named, marked, when nothing fits comfortably");
 	CHECK(has(idx, "- AdamW states in fp32.\n"), "index: assumptions (raw Markdown)");
-	CHECK(has(page, "not runnable") && has(page, "| does not fit (2.1 GiB over) |") && has(page, "| fits ") &&
-	          has(page, "| tight 8% |"),
-	      "model page: verdicts");
-	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 61.59 | not runnable | does not fit (39.6 GiB over) | fits 22% |"),
-	      "model page: device GiB in the matrix");
-	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 14.96 | 14.96 | 29.92 | 0.75 | 1.00 | 60.59 | 60.84 | 61.59 | 62.09 | 62.59 | 63.09 | 2.00 / 2.00 / 8.00 | backward (step 2) | amp-bf16 |"), "model page: W G O A B, allocated, reserved, device, the seeds beside, bytes/param, peak, recipe name");
+	CHECK(has(page, "| — |") && has(page, "| ✗ 2.1 |") && has(page, "| ✓ 25% |") && has(page, "| ≈ 8% |"),
+	      "model page: short verdict cells (not runnable, GiB over, headroom, tight)");
+	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 61.59 | — | ✗ 39.6 | ✓ 22% |"),
+	      "model page: device GiB and one cell per plan class in the matrix");
+	CHECK(has(page, "| full | 8192 | 4 x 80 GB (NVIDIA A100 80GB) | full amp-bf16 adamw b1 s8192 sdpa 4xzero3 | 27.96 |") &&
+	          has(page, "| lora | 32768 | none fits |"),
+	      "model page: the answer first, with the configuration that achieves it");
+	{
+		size_t n4 = 0;
+		for (const char *p = page; (p = strstr(p, "4xzero3 |")) != NULL; p++)
+			n4++;
+		CHECK(n4 == 1, "model page: the matrices show one-GPU rows only (the 4-GPU row in the answer, "
+		               "%zu times in all)", n4);
+	}
+	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 14.96 | 14.96 | 29.92 | 0.75 | 1.00 | 61.59 | 62.09 | 62.59 | 63.09 |"),
+	      "model page: weights, gradients, optimizer states, activations, other, device, the rules of thumb beside");
 	CHECK(has(page, "- amp-bf16: fp32 weights, bf16 autocast \\| test\n"), "model page: recipes listed");
-	CHECK(has(page, "## The seeds' formulas\n\n- cookbook (test): W=n\\*bpp\n- rule-of-thumb (test): GB = params\\*4/1e9\n- zero1-rule (test): 18 bytes/param\n"), "model page: the seeds' formulas listed");
-	CHECK(has(page, "| cookbook | rule-of-thumb | zero1-rule |") && has(page, "| n/a |"),
-	      "model page: seeds' formulas beside the detailed estimate");
+	CHECK(has(page, "## The published rules of thumb\n\n- cookbook (test): W=n\\*bpp\n- rule-of-thumb (test): GB = params\\*4/1e9\n- zero1-rule (test): 18 bytes/param\n"), "model page: the rules of thumb listed");
+	CHECK(has(page, "| cookbook rule | 4 bytes/param rule | 18 bytes/param rule |") && has(page, "| n/a |"),
+	      "model page: the rules of thumb beside the detailed estimate");
 	CHECK(has(page, "- full: full amp-bf16 adamw b1 s2048 sdpa (63.84 GiB device)\n"),
 	      "chart: the first row at the middle context that fits somewhere represents its method");
 	CHECK(has(page, "![Memory per GPU by component, one configuration per method](acme--Evil-Model-components.svg)"),

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The workbook in the applications its readers open it with.
+
+Gnumeric (ssconvert --recalc) recalculates every formula of a report's
+workbook to the value gpusizer cached; after a GPU's usable memory is
+edited on the GPUs sheet, the recalculated verdicts of every model sheet
+equal those of a fresh run on the edited GPU file. LibreOffice prints the
+default spec's workbook: the Summary on at most 10 pages, the whole
+workbook on a few hundred (it was 5,465 before print set-up).
+
+The applications are Debian packages (gnumeric, libreoffice-calc-nogui,
+poppler-utils); this test installs them when it runs as root with apt-get,
+and otherwise says SKIP and checks nothing.
+"""
+import csv
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import EXE, GS, TOP, Checks, clean_env  # noqa: E402
+
+check = Checks("xlsx apps: ")
+PACKAGES = {"ssconvert": "gnumeric", "soffice": "libreoffice-calc-nogui", "pdftotext": "poppler-utils"}
+
+
+def have_apps():
+    missing = [p for t, p in PACKAGES.items() if shutil.which(t) is None]
+    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing,
+                       env=env, capture_output=True, timeout=1800)
+        missing = [p for t, p in PACKAGES.items() if shutil.which(t) is None]
+    if missing:
+        print("SKIP xlsx apps: %s not installed (needs root and apt-get to install)" % " ".join(missing))
+        return False
+    return True
+
+
+def report(env, spec, out, gpus_dir):
+    spec = dict(spec, out=out, gpus_dir=gpus_dir)
+    path = out + ".spec.json"
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = subprocess.run(GS + ["report", "--spec", path, "--offline", "--quiet"], env=env,
+                       capture_output=True, text=True, timeout=900)
+    return r, os.path.join(out, "gpusizer.xlsx")
+
+
+def sheets(path):
+    """[(name, xml)] in workbook order."""
+    z = zipfile.ZipFile(path)
+    wb = z.read("xl/workbook.xml").decode()
+    rels = z.read("xl/_rels/workbook.xml.rels").decode()
+    target = dict(re.findall(r'Id="(rId\d+)" [^>]*Target="([^"]+)"', rels))
+    target.update({a: b for b, a in re.findall(r'Target="([^"]+)" [^>]*Id="(rId\d+)"', rels)})
+    out = []
+    for name, rid in re.findall(r'<sheet name="([^"]+)" sheetId="\d+" r:id="(rId\d+)"', wb):
+        out.append((name, z.read("xl/" + target[rid]).decode()))
+    return out
+
+
+def formulas(xml):
+    """{(row0, col0): cached text} of every formula cell."""
+    out = {}
+    for ref, body in re.findall(r'<c r="([A-Z]+\d+)"[^>]*>(<f>.*?</c>)', xml):
+        v = re.search(r"<v>(.*?)</v>", body)
+        m = re.match(r"([A-Z]+)(\d+)$", ref)
+        col = 0
+        for ch in m.group(1):
+            col = col * 26 + ord(ch) - 64
+        out[(int(m.group(2)) - 1, col - 1)] = v.group(1) if v else ""
+    return out
+
+
+def recalc(path, work, tag):
+    """Every sheet as Gnumeric recalculates it: [[row cells]] per sheet, in order."""
+    base = os.path.join(work, tag + ".csv")
+    r = subprocess.run(["ssconvert", "--recalc", "-S", path, base], capture_output=True, text=True,
+                       timeout=900)
+    files = sorted(glob.glob(base + ".*"), key=lambda p: int(p.rsplit(".", 1)[1]))
+    if r.returncode != 0 or not files:
+        return None
+    out = []
+    for p in files:
+        with open(p, newline="") as f:
+            out.append(list(csv.reader(f)))
+    return out
+
+
+def cell(rows, r, c):
+    return rows[r][c] if r < len(rows) and c < len(rows[r]) else None
+
+
+def gnumeric(env, work):
+    gpus = os.path.join(work, "gpus")
+    shutil.copytree(os.path.join(TOP, "gpus"), gpus)
+    spec = {
+        "version": 1, "models": ["meta-llama/Llama-3.1-8B", "Qwen/Qwen2.5-7B"],
+        "gpus": ["rtx-4080", "rtx-4090", "a100-80gb", "h100-sxm"],
+        "gpu_counts": [{"count": 1}, {"count": 2, "sharding": "zero3"}],
+        "axes": {"method": ["full", "lora", "qlora", "inference"], "optimizer": ["adamw"],
+                 "grad_ckpt": [True, False], "attn": ["sdpa"], "batch": [1, 4], "seq": [512, 4096]},
+        "formats": ["xlsx"], "models_dir": os.path.join(TOP, "models"),
+    }
+    r, a = report(env, spec, os.path.join(work, "a"), gpus)
+    if not check(r.returncode == 0, "report writes the workbook", r.stderr[-400:]):
+        return
+    book = sheets(a)
+    calc = recalc(a, work, "a")
+    if not check(calc is not None and len(calc) == len(book), "Gnumeric reads and recalculates it"):
+        return
+    n = bad = 0
+    for (name, xml), rows in zip(book, calc):
+        for (r0, c0), want in formulas(xml).items():
+            n += 1
+            got = cell(rows, r0, c0)
+            if got != want:
+                bad += 1
+                if bad < 4:
+                    print("  %s %d,%d: Gnumeric %r, cached %r" % (name, r0, c0, got, want))
+    check(n > 400 and bad == 0, "every formula recalculates to its cached value (%d formulas)" % n,
+          "%d differ" % bad)
+
+    # A buyer edits the RTX 4090's usable memory to 10 GiB on the GPUs sheet.
+    names = [s for s, _ in book]
+    gi = names.index("GPUs")
+    gxml = book[gi][1]
+    row = next(int(m.group(1)) for m in re.finditer(r'<row r="(\d+)"[^>]*>(.*?)</row>', gxml)
+               if ">rtx-4090<" in m.group(2))
+    new, k = re.subn(r'(<c r="E%d"[^>]*><v>)[^<]*(</v>)' % row, r"\g<1>10\g<2>", gxml)
+    if not check(k == 1, "the usable cell of rtx-4090 found on the GPUs sheet"):
+        return
+    b = os.path.join(work, "b.xlsx")
+    zin = zipfile.ZipFile(a)
+    sheet_part = [n for n in zin.namelist() if n.startswith("xl/worksheets/")
+                  and zin.read(n).decode() == gxml][0]
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            zout.writestr(item, new.encode() if item.filename == sheet_part else data)
+    edited = recalc(b, work, "b")
+    with open(os.path.join(gpus, "rtx-4090.json")) as f:
+        g = json.load(f)
+    g["usable_mib"] = 10240
+    with open(os.path.join(gpus, "rtx-4090.json"), "w") as f:
+        json.dump(g, f, indent=2)
+    r, c = report(env, spec, os.path.join(work, "c"), gpus)
+    if not check(edited is not None and r.returncode == 0, "recalculated after the edit; a fresh run on the edited file"):
+        return
+    fresh = sheets(c)
+    fresh_calc = recalc(c, work, "c")  # for its header row (the columns follow usable memory)
+    compared = differ = flipped = 0
+    for i, (name, xml) in enumerate(book):
+        if name in ("Summary", "Plan", "GPUs", "Assumptions", "Charts"):
+            continue
+        fcol = {h: k for k, h in enumerate(fresh_calc[i][0])}
+        want = formulas(fresh[i][1])
+        before = formulas(xml)
+        for (r0, c0) in before:
+            head = edited[i][0][c0]
+            v = want.get((r0, fcol.get(head, -1)))
+            compared += 1
+            if cell(edited[i], r0, c0) != v:
+                differ += 1
+            flipped += before[(r0, c0)] != v
+    check(compared > 400 and differ == 0 and flipped > 0,
+          "after the edit every verdict Gnumeric recalculates equals a fresh run's on the edited GPU "
+          "file (%d verdicts, %d of them changed by the edit)" % (compared, flipped), "%d differ" % differ)
+    pi = names.index("Plan")
+    plan_now = [cell(edited[pi], r0, c0) for (r0, c0) in formulas(book[pi][1])
+                if "RTX 4090" in (cell(edited[pi], r0, 5) or "")]
+    check(plan_now and any(v == "does not fit" for v in plan_now),
+          "the Plan sheet's live verdicts on the RTX 4090 follow the edit", repr(plan_now[:6]))
+
+
+def libreoffice(env, work):
+    out = os.path.join(work, "default")
+    # The printed pages are under test here, not gpusizer's memory safety:
+    # the whole default sweep runs without $GS_WRAP (valgrind would take long).
+    r = subprocess.run([EXE, "report", "--offline", "--quiet", "--format", "xlsx", "--out", out],
+                       cwd=TOP, env=env, capture_output=True, text=True, timeout=900)
+    if not check(r.returncode == 0, "the default spec's workbook", r.stderr[-300:]):
+        return
+    prof = os.path.join(work, "lo-profile")
+    r = subprocess.run(["soffice", "-env:UserInstallation=file://" + prof, "--headless", "--convert-to",
+                        "pdf", "--outdir", work, os.path.join(out, "gpusizer.xlsx")],
+                       capture_output=True, text=True, timeout=1200)
+    pdf = os.path.join(work, "gpusizer.pdf")
+    if not check(r.returncode == 0 and os.path.exists(pdf), "LibreOffice prints it to PDF", r.stderr[-300:]):
+        return
+    text = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True).stdout
+    pages = [p for p in text.split("\f") if p.strip()]
+    # The footer: "gpusizer VERSION, DATE   SHEET   Page N of M".
+    sheet_of = []
+    for p in pages:
+        # (a chart's labels may share the footer's lines in pdftotext's layout)
+        m = re.search(r"\d{4}-\d\d-\d\d\s+(\S[^\n]*?)\s+Page \d+ of %d\s*$" % len(pages), p, re.M)
+        sheet_of.append(m.group(1).strip() if m else None)
+    summary = sheet_of.count("Summary")
+    check(all(sheet_of), "every page carries the footer (date, sheet, page N of M)",
+          repr([i for i, s in enumerate(sheet_of) if not s][:5]))
+    check(1 <= summary <= 10, "the Summary prints on %d pages (at most 10)" % summary)
+    check(len(pages) <= 400, "the whole workbook prints on %d pages" % len(pages))
+
+
+def main():
+    if not have_apps():
+        return 0
+    work = tempfile.mkdtemp(prefix="gs-t-xlsx-apps-")
+    env = clean_env(work)
+    try:
+        gnumeric(env, work)
+        libreoffice(env, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return check.status()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
