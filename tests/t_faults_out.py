@@ -470,6 +470,50 @@ def t_mount(tmp, s1):
           ("exit %d: %s %s" % (r.returncode, r.stdout.strip()[-200:], r.stderr.strip()[:200])).replace("\n", " "))
 
 
+def t_tmpfs_full(tmp, s1, s_new):
+    """A tmpfs that fills mid-run: exit 4 naming "No space left on device",
+    the previous reports byte-identical, nothing of the run left (checked
+    inside a private mount namespace, as root)."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("SKIP faults_out.tmpfs_fills_mid_run: needs root and unshare")
+        return
+    mnt = os.path.join(tmp, "full")
+    os.makedirs(mnt, exist_ok=True)
+    snap = ("import hashlib,os,sys,json;r=sys.argv[1];o={};"
+            "[o.__setitem__(os.path.relpath(os.path.join(d,f),r),"
+            "hashlib.sha256(open(os.path.join(d,f),'rb').read()).hexdigest()) "
+            "for d,_,fs in os.walk(r) for f in fs];print(json.dumps(o,sort_keys=True))")
+    run = WRAP + [EXE, "report", "--offline", "--quiet", "--gpus-dir", os.path.join(TOP, "gpus"), "--out", mnt]
+    q = lambda a: " ".join("'%s'" % x.replace("'", "'\\''") for x in a)
+    # 1: a small report that fits; 2: the larger one (a third model, three
+    # more GPU classes, every method: about 460 KiB) into what is left of 320 KiB.
+    script = ("mount -t tmpfs -o size=%dk tmpfs %s || exit 99; %s --spec %s || exit 98; "
+              "python3 -c \"%s\" %s; %s --spec %s --methods full,lora,qlora,inference "
+              "--batches 1,2,4,8 --seqs 512,1024,2048,4096; echo rc=$?; python3 -c \"%s\" %s; "
+              "ls -a %s") % (
+        320, q([mnt]), q(run), q([s1]), snap, q([mnt]), q(run), q([s_new]), snap, q([mnt]), q([mnt]))
+    r = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=TOP,
+                       env=clean_env(tmp, TMPDIR=PRIVATE_TMP[0]), capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    if r.returncode == 99 or "unshare failed" in r.stderr or "Operation not permitted" in r.stderr:
+        print("SKIP faults_out.tmpfs_fills_mid_run: cannot mount here (%s)" % r.stderr.strip()[:100])
+        return
+    lines = r.stdout.strip().split("\n")
+    try:
+        snaps = [json.loads(ln) for ln in lines if ln.startswith("{")]
+        before, after = snaps[0], snaps[1]
+        rc = next(int(ln[3:]) for ln in lines if ln.startswith("rc="))
+        listing = [ln for ln in lines[lines.index("rc=%d" % rc) + 1:] if not ln.startswith("{")]
+    except (ValueError, StopIteration, IndexError):
+        check(False, "tmpfs_fills_mid_run", "output %r; stderr %r" % (r.stdout[:300], r.stderr[-300:]))
+        return
+    check(rc == 4 and "No space left on device" in r.stderr and before and after == before
+          and OWN not in listing,
+          "tmpfs_fills_mid_run",
+          "exit %d, %d files kept byte-identical, left %r; stderr %r" % (rc, len(before), listing,
+                                                                          r.stderr.strip()[-200:]))
+
+
 def t_messages(tmp, s1):
     ref1 = SNAP["ref1"]
     secret = os.path.join(tmp, "token-like")
@@ -519,6 +563,7 @@ def main():
                          (t_manifest, (s12, s1)), (t_legacy, (s12, s1)), (t_every_rename, (s12, s_new)),
                          (t_blocked, (s_new,)), (t_sweep_locks, (s1,)), (t_symlinks, (s1,)),
                          (t_rows, ()), (t_zero_rows, ()), (t_killed_check, ()), (t_mount, (s1,)),
+                         (t_tmpfs_full, (s1, s_new)),
                          (t_messages, (s1,))):
             try:
                 fn(tmp, *args)
