@@ -439,9 +439,11 @@ def t_killed_check(tmp):
     left = os.listdir(tdir)
     spec = write_spec(tmp, "kc", ["A"], formats=("json",))
     q = report(tmp, spec, os.path.join(tmp, "kc-next"), env={"TMPDIR": tdir})
-    check(seen and left and q.returncode == 0 and os.listdir(tdir) == [],
+    # (a SIGKILLed valgrind leaves its own vgdb pipes in $TMPDIR: not ours)
+    after = [n for n in os.listdir(tdir) if not n.startswith("vgdb-pipe")]
+    check(seen and left and q.returncode == 0 and after == [],
           "item14.killed_check_leaves_nothing_after_next_run",
-          "staging seen %s; left by the kill %s; after the next run %s" % (seen, left, os.listdir(tdir)))
+          "staging seen %s; left by the kill %s; after the next run %s" % (seen, left, after))
 
 
 def t_mount(tmp, s1):
