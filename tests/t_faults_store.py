@@ -294,12 +294,22 @@ try:
           "store_append_fails_prints_record: the comparison is still printed and out/verify/ROW.json written",
           out[-300:])
 
+    def default_signals():
+        stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        for x in stops:
+            signal.signal(x, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+
     # ---- item 9: a signal to verify stops the harness's whole process group.
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         piddir = tempfile.mkdtemp(dir=tmp, prefix="pids.")
         env = base_env(dict(NV, GS_T_PIDDIR=piddir, GS_T_CHILD="1"))
+        # verify keeps a signal its caller ignored (as under nohup, or a
+        # background job's SIGINT): start it with the default dispositions,
+        # whatever this test inherited
         p = subprocess.Popen(verify_argv(os.path.join(tmp, "sig-out"), extra=["--no-store"], harness=sleepy),
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_signals)
         hpid = wait_file(os.path.join(piddir, "harness.pid"))
         cpid = wait_file(os.path.join(piddir, "child.pid"), 5)
         started.extend(x for x in (hpid, cpid) if x)
