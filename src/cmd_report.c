@@ -145,13 +145,6 @@ static gs_err each_row(void *ctx, const gs_row *r, gs_error *e)
 	return GS_OK;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Where model i was named: "spec.json:LINE: models[i]" or "--models". */
 static void model_where(const run *R, size_t i, char *buf, size_t n)
@@ -359,7 +352,7 @@ static gs_err generate(run *R, gs_error *e)
 	gs_report_meta meta;
 	gs_settings base;
 	size_t index = 0;
-	double t0 = now_s();
+	double t0 = gs_mono_s();
 	gs_err rc;
 
 	if ((rc = gs_sweep_base(&R->sp, &base, e)) != GS_OK)
@@ -391,7 +384,7 @@ static gs_err generate(run *R, gs_error *e)
 			if ((rc = R->w[i]->model_end(R->w[i], md, e)) != GS_OK)
 				return rc;
 		if (R->progress) {
-			double el = now_s() - t0, left = el / (double)(m + 1) * (double)(R->n_models - m - 1);
+			double el = gs_mono_s() - t0, left = el / (double)(m + 1) * (double)(R->n_models - m - 1);
 			fprintf(stderr, "\rgpusizer: report: %zu/%zu models, %zu rows, about %.0f s left   ",
 			        m + 1, R->n_models, R->rows, left);
 			R->shown = true;

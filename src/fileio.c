@@ -244,13 +244,6 @@ gs_err gs_path_join(char *buf, size_t n, const char *dir, const char *name, cons
 	return GS_OK;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 double gs_lock_wait_default(void)
 {
 	const char *v = getenv("GPUSIZER_LOCK_WAIT");
@@ -268,7 +261,7 @@ double gs_lock_wait_default(void)
 gs_err gs_lock_acquire(gs_lock *l, const char *path, double wait_s, gs_error *e)
 {
 	struct stat st;
-	double start = now_s();
+	double start = gs_mono_s();
 	bool said = false;
 
 	memset(l, 0, sizeof *l);
@@ -293,7 +286,7 @@ gs_err gs_lock_acquire(gs_lock *l, const char *path, double wait_s, gs_error *e)
 			l->fd = -1;
 			return gs_fail(e, GS_EIO, "%s: cannot lock: %s", path, strerror(err));
 		}
-		waited = now_s() - start;
+		waited = gs_mono_s() - start;
 		if (waited >= wait_s) {
 			close(l->fd);
 			l->fd = -1;

@@ -48,13 +48,6 @@
 static const char *const kind_name[] = {"model info", "config.json",
                                         "model.safetensors.index.json", "safetensors header"};
 
-static double now_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double env_double(const char *name, double def, double lo, double hi)
 {
 	const char *v = getenv(name);
@@ -302,8 +295,8 @@ static bool start_req(hub_run *R, hub_req *r)
 	r->has_rl = false;
 	r->crange_total = 0;
 	r->deadline_capped = false;
-	if (R->deadline > 0 && R->deadline - now_mono() < timeout) {
-		timeout = fmax(R->deadline - now_mono(), 0.001);
+	if (R->deadline > 0 && R->deadline - gs_mono_s() < timeout) {
+		timeout = fmax(R->deadline - gs_mono_s(), 0.001);
 		r->deadline_capped = true;
 	}
 	curl_slist_free_all(r->hdrs);
@@ -796,7 +789,7 @@ void hub_http_error(hub_run *R, hub_model *m, hub_req *r)
 
 static bool past_deadline(const hub_run *R)
 {
-	return R->deadline > 0 && now_mono() >= R->deadline;
+	return R->deadline > 0 && gs_mono_s() >= R->deadline;
 }
 
 /* The run's deadline came before r was done: m fails, its entry kept. */
@@ -891,7 +884,7 @@ static void req_done(hub_run *R, hub_req *r, CURLcode cc)
 		}
 		if (wait > cap)
 			wait = cap;
-		if (R->deadline > 0 && now_mono() + wait >= R->deadline) {
+		if (R->deadline > 0 && gs_mono_s() + wait >= R->deadline) {
 			fail_deadline(R, m, r); /* the retry would start past the deadline */
 		} else {
 			if (cc == CURLE_OK)
@@ -901,7 +894,7 @@ static void req_done(hub_run *R, hub_req *r, CURLcode cc)
 			fprintf(stderr, "gpusizer: %s: %s: %s; retry %d/%d in %.2f s (%s%s)\n", m->id,
 			        kind_name[r->kind], why, r->attempt, limit, wait, basis,
 			        wait == cap ? ", capped by GPUSIZER_MAX_RETRY_WAIT" : "");
-			r->not_before = now_mono() + wait;
+			r->not_before = gs_mono_s() + wait;
 			enqueue(R, r);
 			return;
 		}
@@ -1804,7 +1797,7 @@ static void queue_model_info(hub_run *R, hub_model *ms, int n)
  * the earliest start time of those left waiting (-1 when none). */
 static double start_due(hub_run *R)
 {
-	double t = now_mono(), next = -1;
+	double t = gs_mono_s(), next = -1;
 	hub_req **pp = &R->queue;
 
 	while (*pp != NULL && R->active < R->jobs) {
@@ -1867,12 +1860,12 @@ static void wait_for_work(hub_run *R, double next)
 
 	/* requests queued while handling completions start at once */
 	for (hub_req *q = R->queue; q != NULL && R->active < R->jobs; q = q->next)
-		if (q->not_before <= now_mono()) {
+		if (q->not_before <= gs_mono_s()) {
 			ms_wait = 0;
 			break;
 		}
 	if (next >= 0) {
-		double d = (next - now_mono()) * 1000;
+		double d = (next - gs_mono_s()) * 1000;
 		if (d < ms_wait)
 			ms_wait = d < 0 ? 0 : (int)d + 1;
 	}
@@ -1912,7 +1905,7 @@ static gs_err online_run(const gs_hub_opts *o, hub_model *ms, int n, gs_error *e
 		return rc;
 	lock_entries(ms, n);
 	if (R.deadline_s > 0) /* from here: waiting for a lock has its own limit */
-		R.deadline = now_mono() + R.deadline_s;
+		R.deadline = gs_mono_s() + R.deadline_s;
 	queue_model_info(&R, ms, n);
 	run_transfers(&R);
 	curl_multi_cleanup(R.multi);

@@ -1,10 +1,11 @@
 /* gpusizer: allocation wrappers, the executable's directory, the offline
- * rule, JSON string output. */
+ * rule, JSON string output, a monotonic clock. */
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -97,4 +98,12 @@ void gs_json_str(FILE *fp, const char *s)
 		}
 	}
 	fputc('"', fp);
+}
+
+double gs_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

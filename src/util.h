@@ -49,4 +49,7 @@ bool gs_offline(bool flag);
  * it does not fit in n bytes. */
 bool gs_exe_dir(char *buf, size_t n);
 
+/* Seconds on CLOCK_MONOTONIC (for deadlines and waits; never printed). */
+double gs_mono_s(void);
+
 #endif
