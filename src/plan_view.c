@@ -37,12 +37,22 @@ gs_plan_rank gs_plan_rank_parse(const char *s)
 	return GS_RANK_MAX;
 }
 
+gs_plan_rank gs_plan_opts_rank(const gs_plan_opts *o)
+{
+	return o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
+}
+
+int64_t gs_plan_opts_max_gpus(const gs_plan_opts *o)
+{
+	return o != NULL && o->max_gpus > 0 ? o->max_gpus : GS_PLAN_VIEW_MAX_GPUS;
+}
+
 void gs_plan_view_init(gs_plan_view *v, const gs_gpu *gpus, size_t n_gpus, const gs_plan_opts *o)
 {
 	memset(v, 0, sizeof *v);
 	v->gpus = gpus;
-	v->rank = o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
-	v->max_gpus = o != NULL && o->max_gpus > 0 ? o->max_gpus : GS_PLAN_VIEW_MAX_GPUS;
+	v->rank = gs_plan_opts_rank(o);
+	v->max_gpus = gs_plan_opts_max_gpus(o);
 	v->classes = gs_xcalloc(n_gpus ? n_gpus : 1, sizeof *v->classes);
 	if (o != NULL && o->n_classes > 0) {
 		for (size_t i = 0; i < o->n_classes; i++)
@@ -186,6 +196,14 @@ void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a)
 	}
 }
 
+void gs_plan_cell_layout(const gs_plan_cell *c, char *buf, size_t n)
+{
+	if (c->count > 1 && c->tp > 1)
+		snprintf(buf, n, "tp %" PRId64, c->tp);
+	else
+		snprintf(buf, n, "%s", gs_shard_name(c->count > 1 ? c->sharding : GS_SH_DDP));
+}
+
 void gs_plan_cell_text(const gs_plan_view *v, const gs_plan_cell *c, char *buf, size_t n)
 {
 	char lay[48] = "";
@@ -206,12 +224,8 @@ void gs_plan_cell_text(const gs_plan_view *v, const gs_plan_cell *c, char *buf, 
 		snprintf(buf, n, "no estimate");
 		return;
 	}
-	if (c->count > 1) {
-		if (c->tp > 1)
-			snprintf(lay, sizeof lay, "tp %" PRId64, c->tp);
-		else
-			snprintf(lay, sizeof lay, "%s", gs_shard_name(c->sharding));
-	}
+	if (c->count > 1)
+		gs_plan_cell_layout(c, lay, sizeof lay);
 	if (lay[0] && c->v == GS_TIGHT)
 		snprintf(buf, n, "%" PRId64 " (%s, tight)", c->count, lay);
 	else if (lay[0])

@@ -44,8 +44,8 @@ const char *gs_plan_rank_text(gs_plan_rank r);
 
 /* What the spec says: classes of the view, indexes into the report's GPU
  * classes (gs_report_meta.gpus), in the order shown (NULL with n_classes 0:
- * GS_PLAN_VIEW_CLASSES of them, below); the ranking rule (the spec's "rank", for the index and the
- * Summary too). Borrowed. */
+ * GS_PLAN_VIEW_CLASSES of them, below); the ranking rule (the spec's
+ * "rank", for the index and the Summary too). Borrowed. */
 typedef struct gs_plan_opts {
 	const size_t *classes;
 	size_t n_classes;
@@ -54,6 +54,12 @@ typedef struct gs_plan_opts {
 } gs_plan_opts;
 
 #define GS_PLAN_VIEW_MAX_GPUS 64
+
+/* What o says, or the default when o (or its field) is unset: the rule
+ * (GS_RANK_DEFAULT) and the count searched up to (GS_PLAN_VIEW_MAX_GPUS). */
+gs_plan_rank gs_plan_opts_rank(const gs_plan_opts *o);
+int64_t gs_plan_opts_max_gpus(const gs_plan_opts *o);
+
 /* Classes shown when the spec names none: all, when there are at most this
  * many, else this many spread from the smallest to the largest. */
 #define GS_PLAN_VIEW_CLASSES 8
@@ -112,6 +118,9 @@ void gs_plan_view_row(gs_plan_view *v, const gs_row *r);
 /* Run the searches for arch a (after the model's last row); a NULL a
  * (a model without a shape) gives GS_PC_NO_ESTIMATE cells. */
 void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a);
+/* The layout of a found cell: "tp N" (inference over N GPUs), else the
+ * sharding's name ("ddp" on one GPU). */
+void gs_plan_cell_layout(const gs_plan_cell *c, char *buf, size_t n);
 /* Short text of a cell: "1", "4 (zero3)", "2 (tp 2)", "8 (fsdp2, tight)",
  * "none up to 64", "needs bf16", "needs fp8", "no estimate". */
 void gs_plan_cell_text(const gs_plan_view *v, const gs_plan_cell *c, char *buf, size_t n);

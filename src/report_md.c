@@ -577,19 +577,12 @@ static void push_distinct(gs_tval *list, const char *s)
 	gs_tv_push(list, gs_tv_str(s));
 }
 
-/* The spec's ranking rule (plan_view.h). */
-static gs_plan_rank md_rank(const mdw *w)
-{
-	const gs_plan_opts *o = w->meta.plan;
-	return o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
-}
-
 /* Smallest fitting GPU per (method, context), ranked by the spec's rule as
  * the XLSX Summary does (gs_rank_before), then GPU order, then sweep
  * order. */
 static void index_entry(mdw *w, imodel *im)
 {
-	gs_plan_rank rank = md_rank(w);
+	gs_plan_rank rank = gs_plan_opts_rank(w->meta.plan);
 	size_t i, k, g;
 	int m;
 
@@ -651,8 +644,8 @@ static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
 	gs_tval *list = gs_tv_set(d, "answers", gs_tv_list());
 	char b[256];
 
-	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(md_rank(w)));
-	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(md_rank(w)));
+	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
+	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
 	for (int m = 0; m < GS_METHOD_MAX; m++) {
 		if (!im->method_present[m])
 			continue;
@@ -936,8 +929,8 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 			}
 		}
 	}
-	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(md_rank(w)));
-	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(md_rank(w)));
+	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
+	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
 	gs_tv_set_num(d, "plan_max_gpus", (double)(w->models ? w->models[0].plan.max_gpus
 	                                                      : GS_PLAN_VIEW_MAX_GPUS));
 	err = render(w, "index.md.tmpl", d, &md, e);

@@ -697,13 +697,6 @@ static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
 	print_setup(st, ws, 0, -1);
 }
 
-/* The spec's ranking rule (plan_view.h). */
-static gs_plan_rank xl_rank(const xl_state *st)
-{
-	const gs_plan_opts *o = st->m->plan;
-	return o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
-}
-
 /* ---- the Plan sheet ---------------------------------------------------- */
 
 /* Plan sheet columns; the device figure is in C, as on the model sheets,
@@ -730,8 +723,8 @@ static void plan_header(xl_state *st)
 	};
 	lxw_worksheet *ws = st->plan;
 	const gs_plan_opts *o = st->m->plan;
-	gs_plan_rank rank = xl_rank(st);
-	int64_t max = o != NULL && o->max_gpus > 0 ? o->max_gpus : GS_PLAN_VIEW_MAX_GPUS;
+	gs_plan_rank rank = gs_plan_opts_rank(o);
+	int64_t max = gs_plan_opts_max_gpus(o);
 	char buf[640];
 
 	for (int c = 0; c < PC_MAX; c++)
@@ -791,11 +784,7 @@ static void plan_rows(xl_state *st, const xl_model *xm)
 					                                need.fp8, g);
 					put_gib(st, ws, r, PC_DEVICE, x->device);
 					put_num(st, ws, r, PC_COUNT, (double)x->count, NULL);
-					if (x->count > 1 && x->tp > 1)
-						snprintf(buf, sizeof buf, "tp %" PRId64, x->tp);
-					else
-						snprintf(buf, sizeof buf, "%s", gs_shard_name(x->count > 1 ? x->sharding
-						                                                          : GS_SH_DDP));
+					gs_plan_cell_layout(x, buf, sizeof buf);
 					put_lit(st, ws, r, PC_LAYOUT, buf, NULL);
 					put_num(st, ws, r, PC_HEAD, x->headroom, st->f_pct);
 					verdict_formula(f, sizeof f, r, gi, need.bf16, need.fp8);
@@ -1044,9 +1033,9 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
 		cost = UINT64_MAX;
 	/* The spec's rule (gs_rank_before); ties keep the first in GPU order. */
-	if (b->found && !gs_rank_before(xl_rank(st), v == GS_TIGHT, count, g->usable_bytes, b->tight,
+	if (b->found && !gs_rank_before(gs_plan_opts_rank(st->m->plan), v == GS_TIGHT, count, g->usable_bytes, b->tight,
 	                                b->count, st->m->gpus[b->gpu].usable_bytes) &&
-	    !(gi < b->gpu && !gs_rank_before(xl_rank(st), b->tight, b->count,
+	    !(gi < b->gpu && !gs_rank_before(gs_plan_opts_rank(st->m->plan), b->tight, b->count,
 	                                     st->m->gpus[b->gpu].usable_bytes, v == GS_TIGHT, count,
 	                                     g->usable_bytes)))
 		return;
@@ -1433,7 +1422,7 @@ static void write_summary(xl_state *st)
 		         "context length. Smallest, by the spec's rule \"%s\": %s; a class where it only "
 		         "fits tight (under the tight headroom) is named, marked \"tight\", when nothing fits "
 		         "comfortably. Computed from the GPUs sheet as written: it does not recalculate.",
-		         gs_plan_rank_name(xl_rank(st)), gs_plan_rank_text(xl_rank(st)));
+		         gs_plan_rank_name(gs_plan_opts_rank(st->m->plan)), gs_plan_rank_text(gs_plan_opts_rank(st->m->plan)));
 		put_para(st, ws, r++, (lxw_col_t)(1 + n_ctx), 36 + 9 + 22.0 * (double)n_ctx, buf);
 	}
 	r++;
