@@ -184,6 +184,8 @@ int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, cons
 		gs_fail(e, GS_EINTERNAL, "%s: --%s: no manual field", c->name, opt->name);
 		return -1;
 	case GS_CLI_SETTING:
+		if (!strcmp(opt->name, "seq"))
+			r->seq_given = true;
 		if (gs_settings_set(&r->s, opt->name, val, e) != GS_OK) {
 			if (!strcmp(opt->name, "gpus") && looks_like_class(val)) {
 				gs_error hint = { 0 };
@@ -225,4 +227,14 @@ gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e)
 		return gs_fail(e, GS_EUSAGE, "manual model: --layers and --hidden are required (with --params, optional --heads --kv-heads --intermediate --vocab)");
 	return gs_arch_manual(a, r->m_params, r->m_layers, r->m_hidden, r->m_heads, r->m_kv_heads,
 	                      r->m_intermediate, r->m_vocab, e);
+}
+
+gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool quiet, gs_error *e)
+{
+	char warn[512];
+	gs_err rc = gs_config_check_seq(a, &r->s.seq, !r->seq_given, allow_long, warn, sizeof warn, e);
+
+	if (rc == GS_OK && warn[0] && !quiet)
+		fprintf(stderr, "gpusizer: warning: %s\n", warn);
+	return rc;
 }

@@ -21,6 +21,7 @@ typedef struct gs_cli_row {
 	char models_dir_buf[4096];
 	char resolved[4096];     /* the config.json read, after gs_cli_row_arch ("" manual) */
 	bool offline;            /* gs_offline(): --offline, HF_HUB_OFFLINE, GPUSIZER_OFFLINE */
+	bool seq_given;          /* --seq was given (else the settings' default) */
 	int64_t m_params, m_layers, m_hidden, m_heads, m_kv_heads, m_intermediate, m_vocab; /* manual */
 } gs_cli_row;
 
@@ -57,5 +58,10 @@ int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, cons
  * the models dir (fetched when missing unless offline), else the manual
  * shape (--params/--layers/--hidden...). Error if none or several. */
 gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
+
+/* The row's context against a's positions (gs_config_check_seq): a --seq
+ * past them is GS_EUSAGE unless allow_long; a default one is lowered to
+ * them. Any warning goes to stderr unless quiet. */
+gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool quiet, gs_error *e);
 
 #endif

@@ -7,7 +7,6 @@
 
 #include "cli.h"
 #include "cmd.h"
-#include "config.h"
 #include "engine.h"
 #include "gpu.h"
 #include "opt.h"
@@ -162,8 +161,7 @@ int cmd_estimate(int argc, char **argv)
 	gs_estimate x;
 	gs_gpu *g = NULL;
 	size_t ng = 0;
-	bool json = false, verbose = false, quiet = false, long_ctx = false, seq_given = false;
-	char warn[512];
+	bool json = false, verbose = false, quiet = false, long_ctx = false;
 	char gpus_buf[4096];
 	const char *gpus_dir = gpus_buf, *only = NULL;
 	bool gpus_dir_given = false;
@@ -179,8 +177,6 @@ int cmd_estimate(int argc, char **argv)
 		int m = gs_cli_row_apply(&r, &gs_cmd_estimate, k == 2 ? NULL : o, val, &e);
 		if (m < 0)
 			goto fail;
-		if (m > 0 && k != 2 && strcmp(o->name, "seq") == 0)
-			seq_given = true;
 		if (m > 0)
 			continue;
 		switch (o->id) {
@@ -215,10 +211,8 @@ int cmd_estimate(int argc, char **argv)
 		goto fail;
 	if (gs_cli_row_arch(&r, &a, &e) != GS_OK)
 		goto fail;
-	if (gs_config_check_seq(&a, &r.s.seq, !seq_given, long_ctx, warn, sizeof warn, &e) != GS_OK)
+	if (gs_cli_row_context(&r, &a, long_ctx, quiet, &e) != GS_OK)
 		goto fail;
-	if (warn[0] && !quiet)
-		fprintf(stderr, "gpusizer: warning: %s\n", warn);
 	if (gs_estimate_run(&a, &r.s, &x, &e) != GS_OK)
 		goto fail;
 	if (gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK) {

@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "cmd.h"
-#include "config.h"
 #include "gpu.h"
 #include "opt.h"
 #include "paths.h"
@@ -230,8 +229,7 @@ int cmd_plan(int argc, char **argv)
 	gs_gpu *g = NULL;
 	cls_plan *c = NULL;
 	size_t ng = 0;
-	bool json = false, all = false, quiet = false, long_ctx = false, seq_given = false;
-	char warn[512];
+	bool json = false, all = false, quiet = false, long_ctx = false;
 	int64_t max_gpus = 64;
 	char gpus_buf[4096];
 	const char *gpus_dir = gpus_buf, *only = NULL, *val;
@@ -246,8 +244,6 @@ int cmd_plan(int argc, char **argv)
 		int m = gs_cli_row_apply(&r, &gs_cmd_plan, k == 2 ? NULL : o, val, &e);
 		if (m < 0)
 			goto fail;
-		if (m > 0 && k != 2 && strcmp(o->name, "seq") == 0)
-			seq_given = true;
 		if (m > 0)
 			continue;
 		switch (o->id) {
@@ -271,12 +267,10 @@ int cmd_plan(int argc, char **argv)
 		}
 	}
 	if (k < 0 || gs_settings_check(&r.s, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
-	    gs_config_check_seq(&a, &r.s.seq, !seq_given, long_ctx, warn, sizeof warn, &e) != GS_OK ||
+	    gs_cli_row_context(&r, &a, long_ctx, quiet, &e) != GS_OK ||
 	    gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK ||
 	    (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "plan", &e) != GS_OK))
 		goto fail;
-	if (warn[0] && !quiet)
-		fprintf(stderr, "gpusizer: warning: %s\n", warn);
 	c = gs_xcalloc(ng ? ng : 1, sizeof *c);
 	for (size_t i = 0; i < ng; i++)
 		plan_class(&a, &r.s, &g[i], max_gpus, only != NULL, all, &c[i]);
