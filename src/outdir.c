@@ -565,11 +565,33 @@ static gs_err open_out(gs_outdir *t, bool check, gs_error *e)
 	return gs_lock_acquire(&t->out_lock, t->dir, gs_lock_wait_default(), e);
 }
 
+/* A run killed while it wrote OUT/.gpusizer/.gitignore leaves that file's
+ * temporary beside it. Called with OUT locked, so no live run is writing it. */
+static void sweep_ignore_tmp(const char *own)
+{
+	static const char prefix[] = ".gitignore.tmp.";
+	DIR *d = opendir(own);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char path[4096];
+		struct stat st;
+		if (strncmp(de->d_name, prefix, sizeof prefix - 1) == 0 &&
+		    fmt_path(path, sizeof path, "%s/%s", own, de->d_name) && lstat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			unlink(path);
+	}
+	closedir(d);
+}
+
 /* OUT/.gpusizer: a directory or missing; killed runs in it rolled back. */
 static gs_err recover(gs_outdir *t, gs_error *e)
 {
 	char own[4096];
 	struct stat st;
+	gs_err rc;
 
 	if (t->dir[0] == '\0')
 		return GS_OK;
@@ -580,7 +602,10 @@ static gs_err recover(gs_outdir *t, gs_error *e)
 	if (!S_ISDIR(st.st_mode))
 		return gs_fail(e, GS_EIO, "%s/%s: a symbolic link or file stands where gpusizer keeps its "
 		               "working directory; remove it (nothing was changed)", t->out, OWN_DIR);
-	return sweep(t, own, RUN_PREFIX, e);
+	if ((rc = sweep(t, own, RUN_PREFIX, e)) != GS_OK)
+		return rc;
+	sweep_ignore_tmp(own);
+	return GS_OK;
 }
 
 /* Creates a run directory from the template in t->run and locks it; one

@@ -274,6 +274,15 @@ def killed(tmp):
     rc, so, se = report(tmp, out, "--format", "json")
     ok(rc == 0 and leftovers(os.path.dirname(out)) == [], "the next run removes a killed run's temporary directory",
        str(leftovers(os.path.dirname(out))))
+    # A kill can also land while the run writes out/.gpusizer/.gitignore.
+    own = os.path.join(out, ".gpusizer")
+    os.makedirs(own, exist_ok=True)
+    with open(os.path.join(own, ".gitignore.tmp.99999.AbCdEf"), "w") as f:
+        f.write("*")
+    rc, so, se = report(tmp, out, "--format", "json")
+    ok(rc == 0 and not os.path.exists(own) and leftovers(os.path.dirname(out)) == [],
+       "the next run removes a .gitignore temporary a killed run left in out/.gpusizer",
+       "rc=%d exists=%s %s" % (rc, os.path.exists(own), se))
 
 
 def contents(tmp, a):
