@@ -317,6 +317,10 @@ static gs_err plan_classes(run *R, gs_error *e)
 			;
 		if (k == R->n_gpus)
 			continue;
+		if (R->sp.eligible != 0 && (g->segment == GS_SEG_NONE || !(R->sp.eligible & (1u << g->segment))))
+			return gs_fail(e, GS_ESPEC, "%s:%d: plan.gpus[%zu]: \"%s\" (segment: %s) is not in the spec's \"eligible\"",
+			               R->sp.path, gs_spec_line(R->sp.text, "plan.gpus", (int)i), i, id,
+			               g->segment == GS_SEG_NONE ? "none in its file" : gs_segment_name(g->segment));
 		for (size_t j = 0; j < R->plan.n_classes; j++)
 			if (R->plan_classes[j] == k)
 				return gs_fail(e, GS_ESPEC, "%s:%d: plan.gpus[%zu]: \"%s\" listed twice",
@@ -326,6 +330,7 @@ static gs_err plan_classes(run *R, gs_error *e)
 	R->plan.classes = R->plan_classes;
 	R->plan.rank = (gs_plan_rank)R->sp.plan_rank;
 	R->plan.max_gpus = R->sp.plan_max_gpus;
+	R->plan.segments = R->sp.eligible;
 	return GS_OK;
 }
 

@@ -17,7 +17,7 @@
 
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
-	"bandwidth_gbs", "bf16_tflops", "sources", "notes", NULL,
+	"bandwidth_gbs", "bf16_tflops", "segment", "sources", "notes", NULL,
 };
 
 /* Figures that need an entry in "sources" when present. */
@@ -98,6 +98,11 @@ static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error 
 	if (jg.rc == GS_OK && g->usable_bytes > g->total_bytes)
 		gs_jget_fail(&jg, GS_EGPUFILE, "usable", "larger than the total");
 	gs_jget_str(&jg, root, "notes", false);
+	if (jg.rc == GS_OK) {
+		const char *seg = gs_jget_str(&jg, root, "segment", false);
+		if (seg != NULL && (g->segment = gs_segment_parse(seg)) == GS_SEG_MAX)
+			gs_jget_fail(&jg, GS_EGPUFILE, "segment", "expected \"consumer\", \"workstation\" or \"datacenter\"");
+	}
 	if ((rc = jg.rc) != GS_OK)
 		goto out;
 	src = cJSON_GetObjectItemCaseSensitive(root, "sources");
@@ -247,4 +252,19 @@ gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, c
 	free(all);
 	*ng = n;
 	return GS_OK;
+}
+
+static const char *const segment_names[GS_SEG_MAX] = { "", "consumer", "workstation", "datacenter" };
+
+const char *gs_segment_name(gs_segment s)
+{
+	return (unsigned)s < GS_SEG_MAX ? segment_names[s] : "";
+}
+
+gs_segment gs_segment_parse(const char *s)
+{
+	for (int i = GS_SEG_CONSUMER; i < GS_SEG_MAX; i++)
+		if (strcmp(s, segment_names[i]) == 0)
+			return (gs_segment)i;
+	return GS_SEG_MAX;
 }

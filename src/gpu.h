@@ -8,6 +8,21 @@
 
 #include "err.h"
 
+/* The product line a class is sold in, for a spec's "eligible" (a buyer
+ * who rents datacenter GPUs only). GS_SEG_NONE: the file names none. */
+typedef enum gs_segment {
+	GS_SEG_NONE = 0,
+	GS_SEG_CONSUMER,
+	GS_SEG_WORKSTATION,
+	GS_SEG_DATACENTER,
+	GS_SEG_MAX
+} gs_segment;
+
+/* "consumer", "workstation", "datacenter" ("" for GS_SEG_NONE). Static. */
+const char *gs_segment_name(gs_segment s);
+/* The segment named s; GS_SEG_MAX when s names none. */
+gs_segment gs_segment_parse(const char *s);
+
 typedef struct gs_gpu {
 	char id[48];            /* file stem, e.g. "rtx-4090" */
 	char name[96];          /* "NVIDIA GeForce RTX 4090" */
@@ -15,6 +30,7 @@ typedef struct gs_gpu {
 	uint64_t total_bytes;   /* total memory as the driver reports it */
 	uint64_t usable_bytes;  /* what one process can actually allocate */
 	bool bf16, fp8;
+	gs_segment segment;     /* optional "segment" */
 	double bandwidth_gbs;   /* memory bandwidth, GB/s */
 	double bf16_tflops;     /* dense bf16 (fp16 where no bf16) TFLOPS */
 	char source[512];       /* where the figures come from */

@@ -47,27 +47,66 @@ int64_t gs_plan_opts_max_gpus(const gs_plan_opts *o)
 	return o != NULL && o->max_gpus > 0 ? o->max_gpus : GS_PLAN_VIEW_MAX_GPUS;
 }
 
+bool gs_plan_opts_eligible(const gs_plan_opts *o, const gs_gpu *g)
+{
+	if (o == NULL || o->segments == 0)
+		return true;
+	return g->segment != GS_SEG_NONE && (o->segments & (1u << g->segment)) != 0;
+}
+
+void gs_plan_opts_eligible_text(const gs_plan_opts *o, char *buf, size_t n)
+{
+	size_t used = 0, k = 0, total = 0;
+
+	if (n == 0)
+		return;
+	buf[0] = '\0';
+	if (o == NULL || o->segments == 0) {
+		snprintf(buf, n, "every GPU class");
+		return;
+	}
+	for (int s = GS_SEG_CONSUMER; s < GS_SEG_MAX; s++)
+		total += (o->segments & (1u << s)) != 0;
+	for (int s = GS_SEG_CONSUMER; s < GS_SEG_MAX && used < n; s++) {
+		int w;
+		if (!(o->segments & (1u << s)))
+			continue;
+		k++;
+		w = snprintf(buf + used, n - used, "%s%s", k == 1 ? "" : k == total ? " and " : ", ",
+		             gs_segment_name((gs_segment)s));
+		used += w > 0 ? (size_t)w : 0;
+	}
+	if (used < n)
+		snprintf(buf + used, n - used, " GPU classes only");
+}
+
 void gs_plan_view_init(gs_plan_view *v, const gs_gpu *gpus, size_t n_gpus, const gs_plan_opts *o)
 {
+	size_t *ok = gs_xcalloc(n_gpus ? n_gpus : 1, sizeof *ok), n_ok = 0;
+
 	memset(v, 0, sizeof *v);
 	v->gpus = gpus;
 	v->rank = gs_plan_opts_rank(o);
 	v->max_gpus = gs_plan_opts_max_gpus(o);
 	v->classes = gs_xcalloc(n_gpus ? n_gpus : 1, sizeof *v->classes);
+	for (size_t i = 0; i < n_gpus; i++)
+		if (gs_plan_opts_eligible(o, &gpus[i]))
+			ok[n_ok++] = i;
 	if (o != NULL && o->n_classes > 0) {
 		for (size_t i = 0; i < o->n_classes; i++)
-			if (o->classes[i] < n_gpus)
+			if (o->classes[i] < n_gpus && gs_plan_opts_eligible(o, &gpus[o->classes[i]]))
 				v->classes[v->n_classes++] = o->classes[i];
-	} else if (n_gpus <= GS_PLAN_VIEW_CLASSES) {
-		for (size_t i = 0; i < n_gpus; i++)
-			v->classes[v->n_classes++] = i;
+	} else if (n_ok <= GS_PLAN_VIEW_CLASSES) {
+		for (size_t i = 0; i < n_ok; i++)
+			v->classes[v->n_classes++] = ok[i];
 	} else {
-		/* spread over the classes (sorted by usable memory): the smallest,
-		 * the largest and evenly between */
+		/* spread over the eligible classes (sorted by usable memory): the
+		 * smallest, the largest and evenly between */
 		for (size_t i = 0; i < GS_PLAN_VIEW_CLASSES; i++)
 			v->classes[v->n_classes++] =
-			        (i * (n_gpus - 1) + (GS_PLAN_VIEW_CLASSES - 1) / 2) / (GS_PLAN_VIEW_CLASSES - 1);
+			        ok[(i * (n_ok - 1) + (GS_PLAN_VIEW_CLASSES - 1) / 2) / (GS_PLAN_VIEW_CLASSES - 1)];
 	}
+	free(ok);
 }
 
 void gs_plan_view_row(gs_plan_view *v, const gs_row *r)

@@ -51,7 +51,17 @@ typedef struct gs_plan_opts {
 	size_t n_classes;
 	gs_plan_rank rank;
 	int64_t max_gpus; /* searched up to; <= 0: GS_PLAN_VIEW_MAX_GPUS */
+	unsigned segments; /* eligible segments, bits 1u << gs_segment; 0: every class */
 } gs_plan_opts;
+
+/* Whether g may be named smallest (the spec's "eligible"): every class when
+ * o or its segments are unset; else a class of a listed segment (a class
+ * whose file names no segment is then left out). The index, the Summary
+ * and the plan view ask this one question. */
+bool gs_plan_opts_eligible(const gs_plan_opts *o, const gs_gpu *g);
+/* For readers: "every GPU class", or "consumer and datacenter GPU classes
+ * only" (the spec's "eligible"). */
+void gs_plan_opts_eligible_text(const gs_plan_opts *o, char *buf, size_t n);
 
 #define GS_PLAN_VIEW_MAX_GPUS 64
 

@@ -615,7 +615,7 @@ static void index_entry(mdw *w, imodel *im)
 		for (g = 0; g < w->meta.n_gpus; g++) {
 			const gs_gpu *gp = &w->meta.gpus[g];
 			gs_verdict v = (gs_verdict)c->verdict[g];
-			if (v != GS_FITS && v != GS_TIGHT)
+			if ((v != GS_FITS && v != GS_TIGHT) || !gs_plan_opts_eligible(w->meta.plan, gp))
 				continue;
 			if (b->found) {
 				uint64_t bu = w->meta.gpus[b->gpu].usable_bytes;
@@ -646,6 +646,8 @@ static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
 
 	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
 	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
+	gs_plan_opts_eligible_text(w->meta.plan, b, sizeof b);
+	gs_tv_set_str(d, "eligible", b);
 	for (int m = 0; m < GS_METHOD_MAX; m++) {
 		if (!im->method_present[m])
 			continue;
@@ -931,6 +933,8 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 	}
 	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
 	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
+	gs_plan_opts_eligible_text(w->meta.plan, b, sizeof b);
+	gs_tv_set_str(d, "eligible", b);
 	gs_tv_set_num(d, "plan_max_gpus", (double)(w->models ? w->models[0].plan.max_gpus
 	                                                      : GS_PLAN_VIEW_MAX_GPUS));
 	err = render(w, "index.md.tmpl", d, &md, e);

@@ -1028,7 +1028,7 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
 	uint64_t cost;
 
-	if (b == NULL || (v != GS_FITS && v != GS_TIGHT))
+	if (b == NULL || (v != GS_FITS && v != GS_TIGHT) || !gs_plan_opts_eligible(st->m->plan, g))
 		return;
 	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
 		cost = UINT64_MAX;

@@ -52,7 +52,7 @@ static char axis_type(int a)
 
 static const char *const top_keys[] = {
 	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "rank",
-	"plan", "out", "models_dir", "gpus_dir", NULL,
+	"eligible", "plan", "out", "models_dir", "gpus_dir", NULL,
 };
 static const char *const format_names[] = { "md", "html", "xlsx", "json", "csv", NULL };
 const char *gs_spec_axis_setting(int axis)
@@ -703,6 +703,20 @@ static gs_err read_plan(gs_spec *sp, const cJSON *root, gs_error *e)
 			                 gs_plan_rank_name(GS_RANK_LEAST_MEMORY));
 		sp->plan_rank = (int)r;
 	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "eligible");
+	if (v != NULL) {
+		int i = 0;
+		if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
+			return spec_fail(e, sp, "eligible", -1,
+			                 "expected a non-empty array of \"consumer\", \"workstation\", \"datacenter\"");
+		for (it = v->child; it != NULL; it = it->next, i++) {
+			gs_segment s = cJSON_IsString(it) ? gs_segment_parse(it->valuestring) : GS_SEG_MAX;
+			if (s == GS_SEG_MAX)
+				return spec_fail(e, sp, "eligible", i,
+				                 "expected \"consumer\", \"workstation\" or \"datacenter\"");
+			sp->eligible |= 1u << s;
+		}
+	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "plan");
 	if (v == NULL)
 		return GS_OK;
@@ -738,7 +752,7 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 			snprintf(key, sizeof key, "%.60s", v->string);
 			return spec_fail(e, sp, key, -1,
 			                 "unknown key (known: version, date, models, gpus, gpu_counts, axes, "
-			                 "settings, formats, rank, plan, out, models_dir, gpus_dir)");
+			                 "settings, formats, rank, eligible, plan, out, models_dir, gpus_dir)");
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "version");

@@ -56,6 +56,9 @@ typedef struct gs_spec {
 	 * GS_PLAN_VIEW_MAX_GPUS). */
 	gs_spec_list plan_gpus;
 	int plan_rank;
+	/* "eligible": the GPU segments (gpu.h gs_segment) that may be named
+	 * smallest, as a bit set (1u << segment); 0: every class. */
+	unsigned eligible;
 	int64_t plan_max_gpus;
 	/* Paths: relative ones in the spec are resolved against the spec
 	 * file's directory (kept as written when that is the current

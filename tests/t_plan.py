@@ -212,6 +212,40 @@ def report_view(env, tmp):
     ok(r.returncode == 3 and "rank" in r.stderr and "fewest-gpus" in r.stderr,
        "an unknown rule: exit 3 naming rank and the rules", r.stderr[-300:])
 
+    # "eligible": only the named segments are named smallest; every class is
+    # still sized. A 24 GB consumer card would win the lora rows here.
+    spec["rank"] = "fewest-gpus"
+    spec["plan"] = {"max_gpus": 16}
+    spec["eligible"] = ["datacenter"]
+    spec["formats"] = ["md", "json"]
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = run(["report", "--spec", path, "--offline"], env)
+    with open(os.path.join(out, "index.md")) as f:
+        md = f.read()
+    top = md.split("## Plan: the fewest GPUs of each class", 1)[0]
+    named = re.findall(r"\| \d+ x \d+ GB \(([^|]*)\) ", top)
+    ok(r.returncode == 0 and named and all("H100" in n or "T4" in n for n in named) and
+       "datacenter GPU classes only" in top,
+       "eligible datacenter: the index names only datacenter classes", str(named))
+    with open(os.path.join(out, "sizing.json")) as f:
+        doc = json.load(f)
+    ok(doc["rows"] and all("rtx-4090" in row["gpu_verdicts"] for row in doc["rows"]),
+       "eligible datacenter: the consumer class is still sized (JSON verdicts)")
+    spec["plan"] = {"gpus": ["rtx-4090"]}
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = run(["report", "--spec", path, "--offline"], env)
+    ok(r.returncode == 3 and "plan.gpus[0]" in r.stderr and "consumer" in r.stderr and "eligible" in r.stderr,
+       "a plan class outside eligible: exit 3 naming plan.gpus[0] and its segment", r.stderr[-300:])
+    spec["plan"] = {}
+    spec["eligible"] = ["cloud"]
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = run(["report", "--spec", path, "--offline"], env)
+    ok(r.returncode == 3 and "eligible" in r.stderr and "datacenter" in r.stderr,
+       "an unknown segment: exit 3 naming eligible and the segments", r.stderr[-300:])
+
 
 if __name__ == "__main__":
     sys.exit(main())

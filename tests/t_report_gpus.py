@@ -58,6 +58,7 @@ def bad_files(tmp):
         "missing field": ("bf16", lambda d: d.pop("bf16")),
         "wrong type": ("bandwidth_gbs", lambda d: d.update({"bandwidth_gbs": "fast"})),
         "unknown field": ("colour", lambda d: d.update({"colour": "green"})),
+        "unknown segment": ("segment", lambda d: d.update({"segment": "cloud"})),
         "missing source": ("sources.bf16_tflops", lambda d: d["sources"].pop("bf16_tflops")),
         "usable above total": ("usable", lambda d: d.update({"usable_mib": d["total_mib"] + 1})),
         "both units": ("total_bytes", lambda d: d.update({"total_bytes": 1})),
