@@ -49,6 +49,7 @@ cmd_verify_PKGS = libcjson
 config_PKGS = libcjson
 gpu_PKGS = libcjson
 harness_PKGS = libcjson
+fileio_PKGS = zlib
 hub_PKGS = libcurl libcjson
 jsonget_PKGS = libcjson
 measured_PKGS = libcjson

@@ -37,7 +37,7 @@ static const gs_opt report_opts[] = {
 	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (default: the spec's \"out\")" },
 	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate into a staging directory in $TMPDIR and\n"
 	  "compare with DIR: exit 0 when current, 5 and the stale files when not" },
-	{ "format", 0, "LIST", 0, OPT_FORMAT, "comma list of md, html, xlsx, json, csv (default: spec)" },
+	{ "format", 0, "LIST", 0, OPT_FORMAT, "comma list of md, html, xlsx, json, csv, json.gz,\ncsv.gz (the last two gzip-compressed; default: spec)" },
 	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "model cache (default: the spec's, else the default cache)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the spec's, else the installed gpus/)" },
 	{ "offline", 0, NULL, 0, OPT_OFFLINE, "never fetch a model (also HF_HUB_OFFLINE=1,\n"
@@ -336,12 +336,12 @@ static gs_err plan_classes(run *R, gs_error *e)
 
 static gs_err make_writers(run *R, gs_error *e)
 {
-	static const char *const order[] = { "md", "html", "xlsx", "json", "csv" };
+	static const char *const order[] = { "md", "html", "xlsx", "json", "csv", "json.gz", "csv.gz" };
 	gs_writer *(*ctor[])(void) = { gs_writer_md, gs_writer_html, gs_writer_xlsx, gs_writer_json,
-		                       gs_writer_csv };
+		                       gs_writer_csv, gs_writer_json_gz, gs_writer_csv_gz };
 
 	(void)e;
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < (int)(sizeof order / sizeof order[0]); k++) {
 		bool want = false;
 		for (size_t i = 0; i < R->sp.formats.n; i++)
 			want = want || strcmp(R->sp.formats.v[i], order[k]) == 0;

@@ -61,7 +61,7 @@ enum {
 
 static const gs_opt verify_opts[] = {
 	{ "row", 0, "ID", 0, OPT_ROW, "take model and settings from a report row (\"id\" in\nsizing.json)" },
-	{ "sizing", 0, "FILE", 0, OPT_SIZING, "the report JSON for --row (default OUT/sizing.json)" },
+	{ "sizing", 0, "FILE", 0, OPT_SIZING, "the report JSON for --row, plain or gzip\n(default OUT/sizing.json, else OUT/sizing.json.gz)" },
 	{ "tolerance", 0, "PCT", 0, OPT_TOLERANCE, "allowed |predicted - measured| / measured, percent (10)" },
 	{ "warmup", 0, "N", 0, OPT_WARMUP, "warm-up steps; step 1 is the first of them (1)" },
 	{ "steps", 0, "N", 0, OPT_STEPS, "measured steps after warm-up (2)" },
@@ -188,7 +188,21 @@ static gs_err apply_row(vopts *o, gs_error *e)
 		snprintf(path, sizeof path, "%s", o->sizing);
 	else
 		snprintf(path, sizeof path, "%s/sizing.json", o->out_dir);
-	rc = gs_read_file(path, 256u << 20, &buf, NULL, e);
+	{
+		gs_error first = { 0 }, second = { 0 }, *pe = &first;
+		rc = gs_read_file_gz(path, 256u << 20, &buf, NULL, pe);
+		/* A report may hold the document gzip-compressed only (json.gz). */
+		if (rc == GS_ENOTFOUND && !o->sizing && strlen(path) + 3 < sizeof path) {
+			strcat(path, ".gz");
+			rc = gs_read_file_gz(path, 256u << 20, &buf, NULL, &second);
+			if (rc == GS_ENOTFOUND)
+				path[strlen(path) - 3] = '\0';
+			else
+				pe = &second;
+		}
+		if (rc != GS_OK && rc != GS_ENOTFOUND)
+			return gs_fail(e, rc, "%s", pe->msg);
+	}
 	if (rc != GS_OK)
 		return rc == GS_ENOTFOUND
 		               ? gs_fail(e, GS_EINPUT, "--row %s: %s not found (run gpusizer report first, "

@@ -1,9 +1,12 @@
 /* gpusizer: whole-file reads, atomic writes, path tests and joins. */
+/* fopencookie (glibc): the gzip stream of gs_atomic_open_gz. */
+#define _GNU_SOURCE
 #include "fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "util.h"
 
@@ -151,13 +155,108 @@ gs_err gs_atomic_open(gs_atomic *w, const char *path, gs_error *e)
 	return GS_OK;
 }
 
+/* The deflate stream of gs_atomic_open_gz, as a stdio cookie. */
+typedef struct gz_sink {
+	z_stream z;
+	FILE *raw;
+} gz_sink;
+
+static bool gz_pump(gz_sink *g, int flush)
+{
+	unsigned char out[1 << 16];
+	int zr;
+
+	do {
+		g->z.next_out = out;
+		g->z.avail_out = sizeof out;
+		zr = deflate(&g->z, flush);
+		if (zr == Z_STREAM_ERROR)
+			return false;
+		size_t n = sizeof out - g->z.avail_out;
+		if (n > 0 && fwrite(out, 1, n, g->raw) != n)
+			return false;
+	} while (g->z.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
+	return true;
+}
+
+static ssize_t gz_write(void *c, const char *buf, size_t n)
+{
+	gz_sink *g = c;
+
+	g->z.next_in = (unsigned char *)(uintptr_t)buf;
+	g->z.avail_in = (uInt)n;
+	if (n > UINT32_MAX || !gz_pump(g, Z_NO_FLUSH)) {
+		errno = errno ? errno : EIO;
+		return 0;
+	}
+	return (ssize_t)n;
+}
+
+static int gz_close(void *c)
+{
+	gz_sink *g = c;
+	bool ok;
+
+	g->z.next_in = NULL;
+	g->z.avail_in = 0;
+	ok = gz_pump(g, Z_FINISH);
+	deflateEnd(&g->z);
+	free(g);
+	return ok ? 0 : EOF;
+}
+
+gs_err gs_atomic_open_gz(gs_atomic *w, const char *path, gs_error *e)
+{
+	cookie_io_functions_t io = { .read = NULL, .write = gz_write, .seek = NULL, .close = gz_close };
+	gs_err rc = gs_atomic_open(w, path, e);
+	gz_sink *g;
+
+	if (rc != GS_OK)
+		return rc;
+	g = gs_xcalloc(1, sizeof *g);
+	g->raw = w->fp;
+	if (deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
+		gs_atomic_abort(w);
+		return gs_fail(e, GS_EIO, "%s: cannot start the gzip stream", path);
+	}
+	w->raw = w->fp;
+	w->fp = fopencookie(g, "w", io);
+	if (w->fp == NULL) {
+		deflateEnd(&g->z);
+		free(g);
+		w->fp = w->raw;
+		w->raw = NULL;
+		gs_atomic_abort(w);
+		return gs_fail(e, GS_EIO, "%s: cannot start the gzip stream", path);
+	}
+	w->gz = g;
+	return GS_OK;
+}
+
+/* A gzip stream's end written (its cookie closed); fp is then the file. */
+static int gz_finish(gs_atomic *w)
+{
+	int err = 0;
+
+	if (w->raw == NULL)
+		return 0;
+	if (fclose(w->fp) != 0)
+		err = errno ? errno : EIO;
+	w->fp = w->raw;
+	w->raw = NULL;
+	w->gz = NULL;
+	return err;
+}
+
 gs_err gs_atomic_commit(gs_atomic *w, gs_error *e)
 {
 	int err = 0;
 
 	if (w->fp == NULL)
 		return gs_fail(e, GS_EIO, "%s: not open", w->path);
-	if (fflush(w->fp) != 0 || ferror(w->fp))
+	err = gz_finish(w);
+	if ((fflush(w->fp) != 0 || ferror(w->fp)) && !err)
 		err = errno ? errno : EIO;
 	if (!err && fsync(fileno(w->fp)) != 0 && errno != EINVAL && errno != EROFS)
 		err = errno;
@@ -177,6 +276,8 @@ gs_err gs_atomic_commit(gs_atomic *w, gs_error *e)
 
 void gs_atomic_abort(gs_atomic *w)
 {
+	if (w->fp != NULL)
+		gz_finish(w);
 	if (w->fp != NULL) {
 		fclose(w->fp);
 		w->fp = NULL;
@@ -312,4 +413,60 @@ void gs_lock_release(gs_lock *l)
 	}
 	l->fd = -1;
 	l->held = 0;
+}
+
+gs_err gs_read_file_gz(const char *path, size_t max, char **out, size_t *len, gs_error *e)
+{
+	char *in = NULL, *buf = NULL;
+	size_t n = 0, cap = 0;
+	z_stream z;
+	int zr = Z_OK;
+	gs_err rc = gs_read_file(path, max, &in, &n, e);
+
+	if (rc != GS_OK)
+		return rc;
+	if (n < 2 || (unsigned char)in[0] != 0x1f || (unsigned char)in[1] != 0x8b) {
+		*out = in;
+		if (len)
+			*len = n;
+		return GS_OK;
+	}
+	*out = NULL;
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, 15 + 16) != Z_OK) {
+		free(in);
+		return gs_fail(e, GS_EIO, "%s: cannot start inflating", path);
+	}
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
+	while (zr == Z_OK) {
+		size_t used = cap - z.avail_out;
+		if (z.avail_out == 0) {
+			if (cap >= max + 1)
+				break;
+			cap = cap ? cap * 2 : 1 << 16;
+			if (cap > max + 1)
+				cap = max + 1;
+			buf = gs_xrealloc(buf, cap + 1);
+			z.next_out = (unsigned char *)buf + used;
+			z.avail_out = (uInt)(cap - used);
+		}
+		zr = inflate(&z, Z_NO_FLUSH);
+	}
+	n = cap - z.avail_out;
+	inflateEnd(&z);
+	free(in);
+	if (zr != Z_STREAM_END) {
+		free(buf);
+		if (zr == Z_OK)
+			return gs_fail(e, GS_EINPUT, "%s: inflates past the %zu-byte limit", path, max);
+		return gs_fail(e, GS_EINPUT, "%s: corrupt or truncated gzip data", path);
+	}
+	if (buf == NULL)
+		buf = gs_xrealloc(NULL, 1);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return GS_OK;
 }

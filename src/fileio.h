@@ -33,10 +33,21 @@ typedef struct gs_atomic {
 	FILE *fp;
 	char path[4096];
 	char tmp[4096];
+	FILE *raw;  /* gs_atomic_open_gz: the temporary file under fp */
+	void *gz;   /* ... and the deflate stream between them */
 } gs_atomic;
 gs_err gs_atomic_open(gs_atomic *w, const char *path, gs_error *e);
+/* The same, with what is written to w->fp gzip-compressed on its way to
+ * the file (zlib, level 6, no name and mtime 0 in the header: the same
+ * bytes give the same file). Commit and abort as above. */
+gs_err gs_atomic_open_gz(gs_atomic *w, const char *path, gs_error *e);
 gs_err gs_atomic_commit(gs_atomic *w, gs_error *e);
 void gs_atomic_abort(gs_atomic *w);
+/* gs_read_file, and a file that is gzip data (it starts with 1f 8b: what
+ * gs_atomic_open_gz writes) inflated: *out is the inflated text, at most max
+ * bytes, NUL-terminated, malloc'd; corrupt or truncated data is GS_EINPUT
+ * naming path. */
+gs_err gs_read_file_gz(const char *path, size_t max, char **out, size_t *len, gs_error *e);
 /* Write a whole buffer atomically. */
 gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_error *e);
 

@@ -253,18 +253,3 @@ gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, c
 	*ng = n;
 	return GS_OK;
 }
-
-static const char *const segment_names[GS_SEG_MAX] = { "", "consumer", "workstation", "datacenter" };
-
-const char *gs_segment_name(gs_segment s)
-{
-	return (unsigned)s < GS_SEG_MAX ? segment_names[s] : "";
-}
-
-gs_segment gs_segment_parse(const char *s)
-{
-	for (int i = GS_SEG_CONSUMER; i < GS_SEG_MAX; i++)
-		if (strcmp(s, segment_names[i]) == 0)
-			return (gs_segment)i;
-	return GS_SEG_MAX;
-}

@@ -18,7 +18,8 @@ typedef enum gs_segment {
 	GS_SEG_MAX
 } gs_segment;
 
-/* "consumer", "workstation", "datacenter" ("" for GS_SEG_NONE). Static. */
+/* "consumer", "workstation", "datacenter" ("" for GS_SEG_NONE). Static.
+ * Both in verdict.c (pure: no cJSON). */
 const char *gs_segment_name(gs_segment s);
 /* The segment named s; GS_SEG_MAX when s names none. */
 gs_segment gs_segment_parse(const char *s);

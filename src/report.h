@@ -100,7 +100,7 @@ void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf
  * Writers write through gs_atomic (util.h): a failure leaves old files. */
 typedef struct gs_writer gs_writer;
 struct gs_writer {
-	const char *name; /* "md", "html", "xlsx", "json", "csv" */
+	const char *name; /* "md", "html", "xlsx", "json", "csv", "json.gz", "csv.gz" */
 	gs_err (*begin)(gs_writer *w, const gs_report_meta *m, gs_error *e);
 	gs_err (*model_begin)(gs_writer *w, const gs_model *model, gs_error *e);
 	gs_err (*row)(gs_writer *w, const gs_row *r, gs_error *e);
@@ -125,5 +125,8 @@ gs_writer *gs_writer_html(void); /* the same pages, rendered by cmark-gfm */
 gs_writer *gs_writer_xlsx(void);
 gs_writer *gs_writer_json(void);
 gs_writer *gs_writer_csv(void);
+/* The same documents gzip-compressed: sizing.json.gz, sizing.csv.gz. */
+gs_writer *gs_writer_json_gz(void);
+gs_writer *gs_writer_csv_gz(void);
 
 #endif

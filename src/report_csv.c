@@ -15,6 +15,7 @@
 
 typedef struct csv_state {
 	gs_atomic out;
+	bool gz; /* sizing.csv.gz */
 	const gs_report_meta *meta;
 } csv_state;
 
@@ -82,9 +83,9 @@ static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	gs_err rc;
 
 	st->meta = m;
-	if (snprintf(path, sizeof path, "%s/sizing.csv", m->out_dir) >= (int)sizeof path)
+	if (snprintf(path, sizeof path, "%s/sizing.csv%s", m->out_dir, st->gz ? ".gz" : "") >= (int)sizeof path)
 		return gs_fail(e, GS_EIO, "%s: path too long", m->out_dir);
-	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
+	if ((rc = (st->gz ? gs_atomic_open_gz : gs_atomic_open)(&st->out, path, e)) != GS_OK)
 		return rc;
 	fp = st->out.fp;
 	for (int i = 0; row_cols[i] != NULL; i++) {
@@ -227,5 +228,15 @@ gs_writer *gs_writer_csv(void)
 	w->end = csv_end;
 	w->free = csv_free;
 	w->state = gs_xcalloc(1, sizeof(csv_state));
+	return w;
+}
+
+gs_writer *gs_writer_csv_gz(void)
+{
+	gs_writer *w = gs_writer_csv();
+	csv_state *st = w->state;
+
+	w->name = "csv.gz";
+	st->gz = true;
 	return w;
 }

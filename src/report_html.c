@@ -380,7 +380,8 @@ typedef struct html_state {
  * download_names whose file, or its temporary (fileio.h: "<name>.tmp.*"),
  * is in out_dir. Every writer opens its file at begin, before any page is
  * written, so the answer is the same on every page and every run. */
-static const char *const download_names[] = { "gpusizer.xlsx", "sizing.csv", "sizing.json" };
+static const char *const download_names[] = { "gpusizer.xlsx", "sizing.csv", "sizing.csv.gz", "sizing.json",
+                                               "sizing.json.gz" };
 
 static void find_downloads(const char *out_dir, const char **found)
 {

@@ -12,6 +12,7 @@
 
 typedef struct json_state {
 	gs_atomic out;
+	bool gz; /* sizing.json.gz */
 	const gs_report_meta *meta;
 	size_t rows;
 } json_state;
@@ -90,9 +91,9 @@ static gs_err json_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	gs_err rc;
 
 	st->meta = m;
-	if (snprintf(path, sizeof path, "%s/sizing.json", m->out_dir) >= (int)sizeof path)
+	if (snprintf(path, sizeof path, "%s/sizing.json%s", m->out_dir, st->gz ? ".gz" : "") >= (int)sizeof path)
 		return gs_fail(e, GS_EIO, "%s: path too long", m->out_dir);
-	if ((rc = gs_atomic_open(&st->out, path, e)) != GS_OK)
+	if ((rc = (st->gz ? gs_atomic_open_gz : gs_atomic_open)(&st->out, path, e)) != GS_OK)
 		return rc;
 	gs_json_doc_begin(st->out.fp, m);
 	return GS_OK;
@@ -286,5 +287,15 @@ gs_writer *gs_writer_json(void)
 	w->end = json_end;
 	w->free = json_free;
 	w->state = gs_xcalloc(1, sizeof(json_state));
+	return w;
+}
+
+gs_writer *gs_writer_json_gz(void)
+{
+	gs_writer *w = gs_writer_json();
+	json_state *st = w->state;
+
+	w->name = "json.gz";
+	st->gz = true;
 	return w;
 }

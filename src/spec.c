@@ -54,7 +54,11 @@ static const char *const top_keys[] = {
 	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "rank",
 	"eligible", "plan", "out", "models_dir", "gpus_dir", NULL,
 };
-static const char *const format_names[] = { "md", "html", "xlsx", "json", "csv", NULL };
+/* The default formats first: the rest (gzip-compressed JSON and CSV) only
+ * when named. */
+static const char *const format_names[] = { "md", "html", "xlsx", "json", "csv", "json.gz", "csv.gz", NULL };
+#define DEFAULT_FORMATS 5
+#define FORMAT_WORDS "md, html, xlsx, json, csv, json.gz, csv.gz"
 const char *gs_spec_axis_setting(int axis)
 {
 	return axis >= 0 && axis < GS_AX_MAX ? axis_settings[axis] : "";
@@ -796,10 +800,10 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 		for (size_t i = 0; i < sp->formats.n; i++)
 			if (!in_list(format_names, sp->formats.v[i]))
 				return spec_fail(e, sp, "formats", (int)i,
-				                 "unknown format \"%s\" (md, html, xlsx, json, csv)",
+				                 "unknown format \"%s\" (" FORMAT_WORDS ")",
 				                 sp->formats.v[i]);
 	} else {
-		for (int i = 0; format_names[i] != NULL; i++)
+		for (int i = 0; i < DEFAULT_FORMATS; i++)
 			list_add(&sp->formats, format_names[i]);
 	}
 	{
@@ -987,7 +991,7 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 	if (strcmp(what, "formats") == 0) {
 		for (size_t i = 0; i < l.n; i++)
 			if (!in_list(format_names, l.v[i])) {
-				rc = gs_fail(e, GS_EUSAGE, "--format: unknown format \"%s\" (md, html, xlsx, json, csv)",
+				rc = gs_fail(e, GS_EUSAGE, "--format: unknown format \"%s\" (" FORMAT_WORDS ")",
 				             l.v[i]);
 				goto out;
 			}

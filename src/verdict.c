@@ -1,6 +1,8 @@
 /* gpusizer: the verdict of one sizing row on one GPU class (pure). */
 #include "report.h"
 
+#include <string.h>
+
 static bool prec_needs_bf16(gs_prec p)
 {
 	switch (p) {
@@ -105,4 +107,19 @@ void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf
 	now[GS_MK_RESERVED] = x->reserved;
 	now[GS_MK_DEVICE] = x->device;
 	gs_measured_text(mr, GS_MK_DEVICE, now, buf, n);
+}
+
+static const char *const segment_names[GS_SEG_MAX] = { "", "consumer", "workstation", "datacenter" };
+
+const char *gs_segment_name(gs_segment s)
+{
+	return (unsigned)s < GS_SEG_MAX ? segment_names[s] : "";
+}
+
+gs_segment gs_segment_parse(const char *s)
+{
+	for (int i = GS_SEG_CONSUMER; i < GS_SEG_MAX; i++)
+		if (strcmp(s, segment_names[i]) == 0)
+			return (gs_segment)i;
+	return GS_SEG_MAX;
 }

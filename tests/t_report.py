@@ -400,6 +400,41 @@ def sweep_counts(tmp):
        "contexts beyond GPT-2's 1024 positions are skipped and counted", "%s %s" % (seqs, so))
 
 
+def gzipped(tmp):
+    """json.gz and csv.gz: the same documents, gzip-compressed, the same
+    bytes on every run; a failed write keeps the previous files."""
+    import gzip
+    import resource
+    a, b = os.path.join(tmp, "gz-a"), os.path.join(tmp, "gz-b")
+    rc, so, se = report(tmp, a, "--format", "json,csv,json.gz,csv.gz")
+    ok(rc == 0, "formats json.gz and csv.gz: exit 0", se[-300:])
+    if rc != 0:
+        return
+    for name in ("sizing.json", "sizing.csv"):
+        with open(os.path.join(a, name), "rb") as f, gzip.open(os.path.join(a, name + ".gz")) as g:
+            ok(g.read() == f.read(), "%s.gz inflates to exactly %s" % (name, name))
+    rc, so, se = report(tmp, b, "--format", "json.gz,csv.gz")
+    ta, tb = tree(a), tree(b)
+    ok(rc == 0 and sorted(tb) == [".gpusizer-manifest", "sizing.csv.gz", "sizing.json.gz"] and
+       all(tb[k] == ta[k] for k in ("sizing.json.gz", "sizing.csv.gz")),
+       "json.gz and csv.gz alone: the same bytes as beside the plain files (no name or time in the header)",
+       str(sorted(tb)))
+    rc, so, se = report(tmp, b, "--format", "json.gz,csv.gz", "--check")
+    ok(rc == 0, "--check passes on the gzip files", se[-300:])
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))
+    rc, so, se = run(["report", "--spec", SMALL, "--out", b, "--offline", "--format", "json.gz",
+                      "--batches", "1,2,4,8,16", "--models-dir", os.path.join(TOP, "models"),
+                      "--gpus-dir", os.path.join(TOP, "gpus")], preexec=limit)
+    ok(rc == 4 and tree(b) == tb and not leftovers(tmp),
+       "a gzip write past the file size limit: exit 4, previous files kept, no temporaries",
+       "rc=%d %s %s" % (rc, se[-200:], leftovers(tmp)))
+    rc, so, se = report(tmp, b, "--format", "json.zip")
+    ok(rc == 2 and "json.gz" in se, "an unknown format names the gzip ones", "rc=%d %s" % (rc, se[-200:]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gs-t-report-")
     try:
@@ -410,6 +445,7 @@ def main():
         extras(tmp)
         failed_writes(tmp, a, ta)
         killed(tmp)
+        gzipped(tmp)
     finally:
         for root, dirs, _ in os.walk(tmp):
             for d in dirs:

@@ -307,6 +307,24 @@ try:
         check(False, "--row dry-run JSON", "%r rc=%d %s %s" % (ex, rc, out, err))
     rc, out, err = run(["--row", "nope", "--sizing", sizing, "--dry-run"])
     check(rc == 3 and "nope" in err, "--row unknown id -> exit 3", "rc=%d %s" % (rc, err))
+    # ... and from a report that holds it gzip-compressed only (json.gz).
+    import gzip
+    gzout = os.path.join(tmp, "gzout")
+    os.makedirs(gzout)
+    with open(sizing, "rb") as f, gzip.open(os.path.join(gzout, "sizing.json.gz"), "wb") as g:
+        g.write(f.read())
+    rc, out, err = run(["--row", "qwen-r0001", "--out", gzout, "--offline", "--models-dir", "models", "--dry-run"])
+    check(rc == 0 and '"label"' in out and "lora bf16" in out,
+          "--row reads OUT/sizing.json.gz when OUT has no sizing.json", "rc=%d %s" % (rc, err[-300:]))
+    with open(os.path.join(gzout, "sizing.json.gz"), "wb") as g:
+        g.write(gzip.compress(b'{"rows": []}')[:-6])
+    rc, out, err = run(["--row", "qwen-r0001", "--out", gzout, "--offline", "--dry-run"])
+    check(rc == 3 and "sizing.json.gz" in err and "gzip" in err,
+          "--row: a truncated sizing.json.gz -> exit 3 naming it", "rc=%d %s" % (rc, err[-300:]))
+    os.unlink(os.path.join(gzout, "sizing.json.gz"))
+    rc, out, err = run(["--row", "qwen-r0001", "--out", gzout, "--offline", "--dry-run"])
+    check(rc == 3 and "sizing.json not found" in err, "--row: neither file -> exit 3 naming sizing.json",
+          "rc=%d %s" % (rc, err[-300:]))
 
     # 12. Usage errors.
     rc, out, err = run(row + ["--tolerance", "abc"])
