@@ -266,7 +266,7 @@ static const gs_setting table[] = {
 	  "CUDA context and library handles outside torch's allocator, MiB", GS_M_ALL, 0,
 	  "CUDA context MiB", 9, NULL, GS_LW_NEVER, 0, F(cuda_context_mib), 0, NULL },
 	{ "formula", GS_ST_ENUM, formula_names, 0, 0, "detailed", "F",
-	  "what computes the estimate (detailed: the engine; the others: the seeds' formulas)", GS_M_ALL, GS_SF_SWEPT, "Formula", 10, NULL,
+	  "what computes the estimate (detailed: the engine; the others: published rules of thumb)", GS_M_ALL, GS_SF_SWEPT, "Formula", 10, NULL,
 	  GS_LW_NEVER, 0, F(formula), 0, NULL },
 	{ "trainable-fraction", GS_ST_REAL, NULL, 0, 1, NULL, "F",
 	  "cookbook formula only (the seed's default: 0.007 LoRA/QLoRA, 1 full)", GS_M_ALL, 0,

@@ -99,13 +99,18 @@ void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s)
 		memset(&r->est, 0, sizeof r->est);
 		return;
 	}
+	/* The published rules size one GPU: they have no per-GPU form for a
+	 * sharded or tensor-parallel run, so they are shown for one-GPU rows
+	 * only, where their whole-job figure is the GPU's. */
 	for (int f = 1; f < GS_F_MAX; f++) {
 		gs_settings sf = r->settings;
 		gs_error se = { 0 };
 		sf.formula = (gs_formula)f;
-		if (gs_estimate_run(m->arch, &sf, &r->seeds[f], &se) != GS_OK) {
+		if (r->settings.gpus > 1 || r->settings.tp > 1 ||
+		    gs_estimate_run(m->arch, &sf, &r->seeds[f], &se) != GS_OK) {
 			memset(&r->seeds[f], 0, sizeof r->seeds[f]);
 			r->seeds[f].recipe = NULL; /* not applicable to this row */
+			continue;
 		}
 		r->seeds[f].formula = (gs_formula)f;
 	}

@@ -71,7 +71,7 @@ try:
     page = fa.get("models/meta-llama--Llama-3.1-8B.md", b"").decode()
     check("## The answer" in page and "| configuration | device GiB |" in page
           and "#### full: what the memory holds" in page
-          and "| cookbook rule | 4 bytes/param rule | 18 bytes/param rule |" in page,
+          and "| cookbook rule | 4 bytes per param rule | 18 bytes per param rule |" in page,
           "model page: the answer, the matrix, what the memory holds, the rules of thumb")
     check(len(page.encode()) <= 64 * 1024, "model page within 64 KiB (%d bytes)" % len(page.encode()))
 

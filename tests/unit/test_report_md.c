@@ -641,7 +641,7 @@ int main(void)
 	      "model page: weights, gradients, optimizer states, activations, other, device, the rules of thumb beside");
 	CHECK(has(page, "- amp-bf16: fp32 weights, bf16 autocast \\| test\n"), "model page: recipes listed");
 	CHECK(has(page, "## The published rules of thumb\n\n- cookbook (test): W=n\\*bpp\n- rule-of-thumb (test): GB = params\\*4/1e9\n- zero1-rule (test): 18 bytes/param\n"), "model page: the rules of thumb listed");
-	CHECK(has(page, "| cookbook rule | 4 bytes/param rule | 18 bytes/param rule |") && has(page, "| n/a |"),
+	CHECK(has(page, "| cookbook rule | 4 bytes per param rule | 18 bytes per param rule |") && has(page, "| n/a |"),
 	      "model page: the rules of thumb beside the detailed estimate");
 	CHECK(has(page, "- full: full amp-bf16 adamw b1 s2048 sdpa (63.84 GiB device)\n"),
 	      "chart: the first row at the middle context that fits somewhere represents its method");
