@@ -1186,7 +1186,21 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	plan_opt_tmp(&P);
 	plan_sharding(&P);
 	plan_offload(&P);
-	return P.c.infer ? infer_timeline(&P, out, e) : train_timeline(&P, out, e);
+	if (!P.c.infer)
+		return train_timeline(&P, out, e);
+	gs_err rc = infer_timeline(&P, out, e);
+	/* Inference has no gradients or optimizer states to shard: under DDP
+	 * (or ZeRO-1/2) every GPU holds the whole model, as data-parallel
+	 * serving does. Said, since one model over several GPUs is what a
+	 * user asking for --gpus N usually means. */
+	if (rc == GS_OK && s->gpus > 1 && s->tp <= 1 &&
+	    (s->sharding == GS_SH_DDP || s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2) &&
+	    out->note[0] == '\0')
+		snprintf(out->note, sizeof out->note,
+		         "inference on %lld GPUs under %s: each GPU holds a whole copy of the model (data-parallel "
+		         "serving); to split one model over them use --tp %lld or --sharding pipeline",
+		         (long long)s->gpus, gs_shard_name(s->sharding), (long long)s->gpus);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

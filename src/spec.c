@@ -518,9 +518,9 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 		cJSON_ArrayForEach(f, it)
 		{
 			if (strcmp(f->string, "count") != 0 && strcmp(f->string, "sharding") != 0 &&
-			    strcmp(f->string, "tp") != 0)
+			    strcmp(f->string, "tp") != 0 && strcmp(f->string, "methods") != 0)
 				return spec_fail(e, sp, "gpu_counts", i,
-				                 "unknown key \"%s\" (known: count, sharding, tp)", f->string);
+				                 "unknown key \"%s\" (known: count, sharding, tp, methods)", f->string);
 		}
 		f = cJSON_GetObjectItemCaseSensitive(it, "count");
 		if (f == NULL || !scalar_text(f, 'i', buf, sizeof buf) || f->valuedouble > 4096)
@@ -541,6 +541,22 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 				                 "tp: expected an integer from 1 to count");
 			c->tp = (int64_t)f->valuedouble;
 		}
+		/* A layout for some methods only: training shards (ZeRO, FSDP),
+		 * inference splits the model (tp, pipeline). */
+		f = cJSON_GetObjectItemCaseSensitive(it, "methods");
+		if (f != NULL) {
+			const cJSON *mv;
+			if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) == 0)
+				return spec_fail(e, sp, "gpu_counts", i, "methods: expected a non-empty array of method names");
+			cJSON_ArrayForEach(mv, f)
+			{
+				int m = cJSON_IsString(mv) ? gs_method_parse(mv->valuestring) : -1;
+				if (m < 0 || m >= GS_METHOD_MAX)
+					return spec_fail(e, sp, "gpu_counts", i,
+					                 "methods: expected full, lora, qlora or inference");
+				c->methods |= 1u << m;
+			}
+		}
 		gs_settings_default(&s);
 		snprintf(buf, sizeof buf, "%lld", (long long)c->count);
 		if (gs_settings_set(&s, "gpus", buf, &sub) != GS_OK ||
@@ -548,7 +564,8 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 			return spec_fail(e, sp, "gpu_counts", i, "%s", sub.msg);
 		for (int k = 0; k < i; k++)
 			if (sp->counts[k].count == c->count && sp->counts[k].tp == c->tp &&
-			    strcmp(sp->counts[k].sharding, c->sharding) == 0)
+			    strcmp(sp->counts[k].sharding, c->sharding) == 0 &&
+			    (sp->counts[k].methods == 0 || c->methods == 0 || (sp->counts[k].methods & c->methods)))
 				return spec_fail(e, sp, "gpu_counts", i, "listed twice");
 		sp->n_counts = (size_t)++i;
 	}

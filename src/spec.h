@@ -24,6 +24,7 @@ typedef struct gs_spec_count {
 	int64_t count;
 	char sharding[16];
 	int64_t tp;
+	unsigned methods; /* "methods": the layout's methods, bits 1u << gs_method; 0: every method */
 } gs_spec_count;
 
 /* The axes that are swept, in the order rows are nested (outermost first

@@ -149,6 +149,8 @@ static gs_err rec(sweep_ctx *c, int level, const gs_settings *in)
 			char buf[32];
 			bool ok1, ok2, ok3;
 			gs_err rc;
+			if (sp->counts[i].methods != 0 && !(sp->counts[i].methods & (1u << in->method)))
+				continue; /* a layout for other methods */
 			snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].count);
 			set(c, &s, "gpus", buf, &ok1);
 			set(c, &s, "sharding", sp->counts[i].sharding, &ok2);

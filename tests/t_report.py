@@ -67,6 +67,8 @@ def spec_errors(tmp):
         "invalid value": ("axes.method", lambda s: s["axes"].update({"method": ["full", "dance"]}), '"dance"'),
         "bad sharding": ("gpu_counts", lambda s: s["gpu_counts"].append({"count": 4, "sharding": "zero9"}),
                          None),
+        "bad layout method": ("gpu_counts", lambda s: s["gpu_counts"].append(
+            {"count": 2, "sharding": "pipeline", "methods": ["serving"]}), None),
         "unknown axis": ("axes.colour", lambda s: s["axes"].update({"colour": [1]}), '"colour"'),
         "swept setting": ("settings.batch", lambda s: s.update({"settings": {"batch": 2}}), '"batch": 2'),
         "bad version": ("version", lambda s: s.update({"version": 2}), '"version"'),
@@ -80,8 +82,8 @@ def spec_errors(tmp):
         with open(path, "w") as f:
             f.write(text)
         tl = text.splitlines()
-        if marker is None:  # the element's opening line: the "{" two lines above "zero9"
-            want = next(i + 1 for i, l in enumerate(tl) if "zero9" in l) - 2
+        if marker is None:  # the element's opening line: the "{" two lines above its sharding
+            want = next(i + 1 for i, l in enumerate(tl) if "zero9" in l or "pipeline" in l) - 2
         else:
             want = next(i + 1 for i, l in enumerate(tl) if marker in l)
         out = os.path.join(d, "out")
@@ -382,6 +384,22 @@ def sweep_counts(tmp):
        "rows whose estimate fails are reported with the error", str(errs[:1]))
     ok(all(all(v[0] == "not runnable" for v in r["gpu_verdicts"].values()) for r in errs),
        "error rows are not runnable anywhere")
+    # Per-method layouts: training sharded, inference split over its GPUs.
+    spec = json.load(open(SMALL))
+    spec["axes"]["method"] = ["lora", "inference"]
+    spec["axes"]["precision"] = {"lora": ["bf16"], "inference": ["bf16"]}
+    spec["gpu_counts"] = [{"count": 1}, {"count": 4, "sharding": "zero3", "methods": ["lora"]},
+                          {"count": 4, "sharding": "pipeline", "methods": ["inference"]}]
+    path = os.path.join(tmp, "layouts.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    out = os.path.join(tmp, "s5", "out")
+    rc, so, se = report(tmp, out, "--format", "json", spec=path)
+    js = json.load(open(os.path.join(out, "sizing.json"))) if rc == 0 else {"rows": []}
+    lay = {(r["settings"]["method"], r["settings"]["gpus"], r["settings"]["sharding"]) for r in js["rows"]}
+    ok(rc == 0 and lay == {("lora", 1, "ddp"), ("lora", 4, "zero3"), ("inference", 1, "ddp"),
+                           ("inference", 4, "pipeline")},
+       "gpu_counts \"methods\": each layout sized for its methods only", "%s %s" % (sorted(lay), se[-200:]))
     out = os.path.join(tmp, "s3", "out")
     cfg = os.path.join(TOP, "models", "Qwen--Qwen2.5-0.5B", "config.json")
     rc, so, se = report(tmp, out, "--models", cfg + ",meta-llama/Llama-3.2-1B", "--seqs", "512")

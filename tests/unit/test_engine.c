@@ -460,6 +460,28 @@ static void pipeline(void)
 	      "settings: pipeline with --tp is a usage error naming it");
 }
 
+static void ddp_inference(void)
+{
+	/* Inference has nothing to shard under DDP: two GPUs hold two whole
+	 * copies (the same device figure as one), and the estimate says so;
+	 * a layer split or tensor parallel is not a copy, and says nothing. */
+	gs_arch a = load("meta-llama--Llama-3.1-70B.config.json");
+	gs_settings s = base("inference", "bf16", NULL);
+	gs_estimate one = run(&a, &s);
+	set(&s, "gpus=2");
+	gs_estimate two = run(&a, &s);
+	CHECK(two.W == one.W && two.device == one.device && strstr(two.note, "whole copy") != NULL &&
+	      strstr(two.note, "--tp 2") != NULL && strstr(two.note, "--sharding pipeline") != NULL,
+	      "engine: inference on 2 GPUs under ddp is two whole copies, and the note says how to split (%s)",
+	      two.note);
+	set(&s, "sharding=pipeline");
+	gs_estimate pp = run(&a, &s);
+	CHECK(pp.note[0] == '\0' && pp.W < one.W, "engine: pipeline inference splits the model, no note");
+	set(&s, "sharding=ddp tp=2");
+	gs_estimate tp = run(&a, &s);
+	CHECK(tp.note[0] == '\0' && tp.W < one.W, "engine: tensor-parallel inference splits the model, no note");
+}
+
 static void prefill_logits(void)
 {
 	/* Inference prefill of 32768 tokens on Llama-3.1-8B (V 128256, h 4096,
@@ -641,6 +663,7 @@ int main(void)
 	sharded_lora();
 	offload_activations();
 	pipeline();
+	ddp_inference();
 	prefill_logits();
 	monotonic();
 	sharded_counts();
