@@ -5,6 +5,7 @@
 #include "jsonget.h"
 
 #include <cJSON.h>
+#include <ctype.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -545,8 +546,6 @@ static void fam_llama(cfg *c, llama_kind lk)
 		     "unknown model_type \"%s\": sized as a generic LLaMA-style decoder (q/k/v/o "
 		     "attention, gated MLP gate/up/down, RMSNorm, rotary, %s head)",
 		     a->model_type, tied ? "tied" : "untied");
-		if (has(c, "num_local_experts") || has(c, "num_experts") || has(c, "n_routed_experts"))
-			note(c, "expert fields ignored: sized as dense");
 	}
 }
 
@@ -1361,16 +1360,25 @@ static void near_text(const char *json, size_t len, size_t off, char *buf, size_
 static void build(cfg *c)
 {
 	gs_arch *a = c->a;
-	const char *mt = get_str(c, "model_type");
+	const char *given = get_str(c, "model_type"), *mt;
+	char lower[64];
 	const cJSON *dt;
 
 	if (c->rc != GS_OK)
 		return;
-	if (mt == NULL) {
+	if (given == NULL) {
 		field_fail(c, GS_ECONFIG, "model_type", "missing (must be a string naming the model family)");
 		return;
 	}
-	snprintf(a->model_type, sizeof a->model_type, "%s", mt);
+	snprintf(a->model_type, sizeof a->model_type, "%s", given);
+	/* Families are matched case-insensitively ("Qwen2" is qwen2). */
+	for (size_t i = 0; i + 1 < sizeof lower; i++) {
+		lower[i] = (char)tolower((unsigned char)given[i]);
+		if (given[i] == '\0')
+			break;
+	}
+	lower[sizeof lower - 1] = '\0';
+	mt = lower;
 	/* dtype (transformers >= 4.56) or torch_dtype: a string when present. */
 	dt = gs_jget_item(c->root, "dtype");
 	if (dt == NULL)
@@ -1448,6 +1456,23 @@ static void build(cfg *c)
 		static const char *const usual[] = { "hidden_size", "num_hidden_layers",
 			                             "num_attention_heads", "intermediate_size",
 			                             "vocab_size", NULL };
+		static const char *const experts[] = { "num_local_experts", "num_experts", "n_routed_experts",
+			                               "moe_num_experts", NULL };
+		/* A dense sizing of a mixture of experts counts one MLP per layer
+		 * (a gpt-oss-like config: 2.4 B parameters against about 21 B) and
+		 * would say it fits where it does not: not sized. */
+		for (int i = 0; experts[i] != NULL; i++) {
+			const cJSON *x = gs_jget_item(c->obj, experts[i]);
+			if (cJSON_IsNumber(x) && x->valuedouble > 1) {
+				field_fail(c, GS_ECONFIG, experts[i],
+				           "%.0f experts, but model_type \"%.32s\" is not a known family: a dense "
+				           "sizing would count one expert's MLP per layer and understate the model, so "
+				           "it is not sized (known mixture-of-experts families: mixtral, qwen2_moe, "
+				           "qwen3_moe, deepseek_v2, deepseek_v3)",
+				           x->valuedouble, given);
+				return;
+			}
+		}
 		for (int i = 0; usual[i] != NULL; i++) {
 			if (!has(c, usual[i])) {
 				field_fail(c, GS_ECONFIG, usual[i],

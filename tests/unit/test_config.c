@@ -855,9 +855,23 @@ static void test_generic_and_files(void)
 	     "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000,"
 	     "\"tie_word_embeddings\":true,\"num_experts\":8}";
 	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(js, strlen(js), "f.json", &a, &e) == GS_ECONFIG && strstr(e.msg, "f.json") &&
+	              strstr(e.msg, "num_experts") && strstr(e.msg, "frob_moe") && strstr(e.msg, "not sized"),
+	      "generic: an unknown family with experts is refused, naming the file and field, not sized "
+	      "as dense (%s)", e.msg);
+	js = "{\"model_type\":\"frobnicator\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	     "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000,"
+	     "\"tie_word_embeddings\":true,\"num_experts\":1}";
+	memset(&e, 0, sizeof e);
 	CHECK(gs_config_parse(js, strlen(js), "f.json", &a, &e) == GS_OK && a.tied && a.p_head == 0 &&
-	              strstr(a.warning, "tied head") && strstr(a.warning, "expert fields ignored"),
-	      "generic: honours tie_word_embeddings, says expert fields were ignored (%s)", a.warning);
+	              strstr(a.warning, "tied head"),
+	      "generic: honours tie_word_embeddings; one expert is dense (%s)", a.warning);
+	js = "{\"model_type\":\"LLaMA\",\"hidden_size\":256,\"num_hidden_layers\":2,"
+	     "\"num_attention_heads\":4,\"intermediate_size\":512,\"vocab_size\":1000}";
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_parse(js, strlen(js), "f.json", &a, &e) == GS_OK && !a.generic &&
+	              strcmp(a.model_type, "LLaMA") == 0,
+	      "model_type matched case-insensitively: \"LLaMA\" is llama, not generic (%s)", e.msg);
 
 	memset(&e, 0, sizeof e);
 	CHECK(gs_config_load("/nonexistent/gpusizer/config.json", &a, &e) == GS_ENOTFOUND &&
