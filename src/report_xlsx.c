@@ -77,9 +77,9 @@ static const struct {
 	[D_HOST] = {"Host GiB (offload)", 10},
 	[D_MEAS_GIB] = {"Measured GiB (gpusizer verify)", 10},
 	[D_MEAS_TEXT] = {"Measured on a real GPU", 40},
-	[D_COOKBOOK] = {"Seed cookbook GiB", 10},
-	[D_THUMB] = {"Seed rule of thumb GiB", 10},
-	[D_ZERO1] = {"Seed 18 bytes/param rule GiB", 10},
+	[D_COOKBOOK] = {"Cookbook rule GiB (one-GPU rows)", 10},
+	[D_THUMB] = {"4 bytes per param rule GiB (one-GPU rows)", 10},
+	[D_ZERO1] = {"18 bytes per param rule GiB (one-GPU rows)", 10},
 	[D_NEED_BF16] = {"Needs bf16", 7},
 	[D_NEED_FP8] = {"Needs fp8", 7},
 	[D_NOTE] = {"Note", 40},
@@ -130,6 +130,11 @@ typedef struct xl_best {
 	double headroom;
 	char label[160];
 	char row_id[64];
+	/* Where its rows are (for the Summary's live formulas): the parts
+	 * (sheets, 1-based) of its first and last rows, the first row's
+	 * position in its part, the chosen row's position in its part. */
+	int part_first, part_last;
+	uint32_t first_pos, best_pos;
 } xl_best;
 
 /* The configuration a model's chart shows for one method: the sweep's
@@ -148,6 +153,9 @@ typedef struct xl_model {
 	char *sheet;   /* first sheet's name */
 	size_t rows;
 	xl_pick pick[GS_METHOD_MAX];
+	char **part_name;      /* the sheets it is on, in order (part k at k - 1) */
+	uint32_t *part_rows;   /* their data rows */
+	int n_parts;
 } xl_model;
 
 typedef struct xl_state {
@@ -160,7 +168,7 @@ typedef struct xl_state {
 	lxw_row_t plan_row;   /* next row of the Plan sheet */
 	gs_plan_view view;    /* the model being written */
 	lxw_error lerr; /* first libxlsxwriter failure */
-	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_pct, *f_wrap, *f_verdict[GS_VERDICT_MAX];
+	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_pct, *f_wrap, *f_key, *f_verdict[GS_VERDICT_MAX];
 
 	char **names; /* sheet names in use */
 	size_t n_names;
@@ -170,6 +178,15 @@ typedef struct xl_state {
 	size_t n_gpu_head;   /* entries of gpu_head (the meta may be gone at free) */
 	double *usable_gib;
 	double tight;
+
+	/* The Summary's key (see key_formula): per GPU, its value on the
+	 * GPUs sheet's key row (KEY_NONE when the plan excludes the class),
+	 * the model sheets' key, method and context columns, and whether the
+	 * sweep stays in the key's ranges (else the Summary is static). */
+	uint64_t *gpu_key;
+	lxw_col_t key_col, method_col, seq_col;
+	bool live;
+	bool keyed;   /* the GPUs sheet has the key row: the model sheets the column */
 
 	/* The model being written. */
 	xl_model *models;
@@ -370,6 +387,124 @@ static void verdict_formula(char *buf, size_t n, lxw_row_t row, size_t gi, bool 
 	         gs_verdict_name(GS_FITS), gs_verdict_name(GS_TIGHT), nb || nf ? ")" : "");
 }
 
+/* ---- the Summary's key ------------------------------------------------ */
+
+/*
+ * The Summary is live: formulas over one more column of each model sheet,
+ * the "Summary key", and the GPUs sheet. A row's key is the rank of its
+ * best GPU under the Summary's rule (best_offer's, gs_rank_before), as one
+ * integer that sorts as the rule does, so the Summary takes the least key
+ * of its rows (MINIFS) and decodes it:
+ *
+ *   key = tier + count x P(gpu) + gpu        tier: fits 0, tight KEY_TIGHT
+ *   fewest-gpus:  P = 1E+11 + MiB x 1000     (count, then count x MiB)
+ *   least-memory: P = MiB x 1E+7 + 1000      (count x MiB, then count)
+ *
+ * MiB: the GPU's usable memory in whole MiB (ROUND(usable GiB x 1024, 0));
+ * gpu: its 0-based row on the GPUs sheet, the last tie-break. No candidate
+ * (nothing fits or is tight on a class the plan allows): KEY_NONE. The key
+ * is exact (below 2^53) while count < KEY_COUNT_MAX, count x MiB <
+ * KEY_MIB_MAX and there are fewer than KEY_GPUS_MAX classes; a sweep past
+ * them gets the static Summary (what best_offer computed, as written).
+ *
+ * The GPUs sheet's key row holds Q = P + gpu per class (KEY_NONE for a class
+ * the plan excludes), named GPU_KEY; a row's key is then
+ *   MIN(IF(COUNTIF(V,"fits"),D*Qf-(D-1)*MOD(Qf,1000),9E+15),
+ *       IF(COUNTIF(V,"tight"),3E+15+D*Qt-(D-1)*MOD(Qt,1000),9E+15),9E+15)
+ * with V the row's verdicts, D its GPU count and Qf (Qt) =
+ * MINIFS(GPU_KEY,V,"fits") ("tight"): the least Q among its fitting
+ * (tight) classes, whose count x P + gpu is the row's best. Every P is a
+ * multiple of 1000, so the gpu is the key's MOD 1000.
+ */
+#define KEY_TIGHT 3000000000000000ULL
+#define KEY_NONE 9000000000000000ULL
+#define KEY_TIGHT_F "3E+15"
+#define KEY_NONE_F "9E+15"
+#define KEY_COUNT_MAX 10000
+#define KEY_MIB_MAX 100000000ULL
+#define KEY_GPUS_MAX 1000
+/* A model split over more sheets than this gets the static Summary. */
+#define KEY_PARTS_MAX 8
+
+/* The GPUs sheet's key row (0-based; its label is on the row above) and
+ * first column (B: column A lists only GPU ids). */
+#define GPU_KEY_ROW(n_gpus) (GPU_ROW0 + (lxw_row_t)(n_gpus) + 2)
+#define GPU_KEY_COL 1
+
+static uint64_t usable_mib(double usable_gib)
+{
+	double x = usable_gib * 1024;
+
+	return x > 0 && x < 1e15 ? (uint64_t)(x + 0.5) : 0;
+}
+
+/* Q of GPU gi as the GPUs sheet computes it (see above). */
+static uint64_t gpu_key_value(const xl_state *st, size_t gi)
+{
+	uint64_t mib = usable_mib(st->usable_gib[gi]);
+
+	if (!gs_plan_opts_eligible(st->m->plan, &st->m->gpus[gi]))
+		return KEY_NONE;
+	if (gs_plan_opts_rank(st->m->plan) == GS_RANK_LEAST_MEMORY)
+		return mib * 10000000ULL + 1000 + gi;
+	return 100000000000ULL + mib * 1000 + gi;
+}
+
+/* The key of GPU gi at count GPUs, tight or not (see above). */
+static uint64_t key_of(const xl_state *st, size_t gi, int64_t count, bool tight)
+{
+	uint64_t q = st->gpu_key[gi];
+
+	if (q >= KEY_NONE || count < 1)
+		return KEY_NONE;
+	q = (uint64_t)count * (q - gi) + gi + (tight ? KEY_TIGHT : 0);
+	return q < KEY_NONE ? q : KEY_NONE;
+}
+
+/* The GPUs sheet's key cell formula of GPU gi. */
+static void gpu_key_formula(const xl_state *st, char *buf, size_t n, size_t gi)
+{
+	unsigned g = GPU_ROW0 + 1 + (unsigned)gi;
+
+	if (gs_plan_opts_rank(st->m->plan) == GS_RANK_LEAST_MEMORY)
+		snprintf(buf, n, "=ROUND(GPUs!$E$%u*1024,0)*1E+7+%zu", g, 1000 + gi);
+	else
+		snprintf(buf, n, "=1E+11+ROUND(GPUs!$E$%u*1024,0)*1000+%zu", g, gi);
+}
+
+/* A model sheet row's key formula (row 0-based). */
+static void key_formula(const xl_state *st, char *buf, size_t n, lxw_row_t row)
+{
+	char last[16], v[48];
+	unsigned r = (unsigned)row + 1;
+
+	lxw_col_to_name(last, (lxw_col_t)(MC_V0 + st->m->n_gpus - 1), 0);
+	snprintf(v, sizeof v, "E%u:%s%u", r, last, r);
+	snprintf(buf, n,
+	         "=MIN(IF(COUNTIF(%s,\"fits\"),$D%u*_xlfn.MINIFS(GPU_KEY,%s,\"fits\")-($D%u-1)*"
+	         "MOD(_xlfn.MINIFS(GPU_KEY,%s,\"fits\"),1000)," KEY_NONE_F "),"
+	         "IF(COUNTIF(%s,\"tight\")," KEY_TIGHT_F "+$D%u*_xlfn.MINIFS(GPU_KEY,%s,\"tight\")-($D%u-1)*"
+	         "MOD(_xlfn.MINIFS(GPU_KEY,%s,\"tight\"),1000)," KEY_NONE_F ")," KEY_NONE_F ")",
+	         v, r, v, r, v, v, r, v, r, v);
+}
+
+/* A sheet name quoted for a reference: 'name', quotes doubled. */
+static void sheet_ref(char *buf, size_t n, const char *name)
+{
+	size_t k = 0;
+
+	if (n < 3)
+		return;
+	buf[k++] = '\'';
+	for (const char *p = name; *p != '\0' && k + 3 < n; p++) {
+		if (*p == '\'')
+			buf[k++] = '\'';
+		buf[k++] = *p;
+	}
+	buf[k++] = '\'';
+	buf[k] = '\0';
+}
+
 /* ---- sheet names ------------------------------------------------------ */
 
 static bool name_taken(const xl_state *st, const char *name)
@@ -513,6 +648,8 @@ static void make_formats(xl_state *st)
 	format_set_num_format(st->f_int, "#,##0");
 	st->f_dec = workbook_add_format(wb);
 	format_set_num_format(st->f_dec, "0.0");
+	st->f_key = workbook_add_format(wb);
+	format_set_num_format(st->f_key, "0");
 	st->f_pct = workbook_add_format(wb);
 	format_set_num_format(st->f_pct, "0%");
 	st->f_wrap = workbook_add_format(wb);
@@ -602,7 +739,9 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 
 	for (int c = 0; c < GC_MAX; c++)
 		worksheet_set_column(ws, (lxw_col_t)c, (lxw_col_t)c, widths[c], NULL);
-	put_lit(st, ws, 0, 0, "GPU classes: edit a usable memory, bf16, fp8 or the tight headroom below and "
+	put_lit(st, ws, 0, 0, st->keyed ? "GPU classes: edit a usable memory, bf16, fp8 or the tight "
+	        "headroom below and every verdict on the model sheets, and the Summary, recalculates." :
+	        "GPU classes: edit a usable memory, bf16, fp8 or the tight headroom below and "
 	        "every verdict on the model sheets recalculates.", st->f_title);
 	put_lit(st, ws, GPU_ROW_TIGHT, 0, "Tight below headroom", NULL);
 	put_num(st, ws, GPU_ROW_TIGHT, 1, st->tight, st->f_pct);
@@ -644,6 +783,32 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 		validate_cells(st, ws, GPU_ROW0, GC_FP8, last, true, 0, 0, "fp8: TRUE or FALSE.");
 	}
 	print_setup(st, ws, GPU_ROW_HEAD, GPU_ROW_HEAD);
+	/* on paper the table (not the Summary's key row below it) */
+	note_err(st, worksheet_print_area(ws, 0, 0, m->n_gpus ? last : GPU_ROW_HEAD, GC_MAX - 1));
+	/* The Summary's key row, last (constant memory: the filter and the
+	 * validations above check their rows against the rows written). */
+	if (st->keyed) {
+		lxw_row_t kr = GPU_KEY_ROW(m->n_gpus);
+		char f[160], first[16], lastc[16], name[64];
+
+		put_lit(st, ws, kr - 1, GPU_KEY_COL, "Summary key per GPU class, in the order above "
+		        "(formulas over the usable GiB; the Summary ranks the classes by them: see its "
+		        "text). Do not edit.", NULL);
+		for (size_t i = 0; i < m->n_gpus; i++) {
+			lxw_col_t c = (lxw_col_t)(GPU_KEY_COL + i);
+			if (st->gpu_key[i] >= KEY_NONE) {
+				put_num(st, ws, kr, c, (double)KEY_NONE, st->f_key); /* excluded by the plan */
+				continue;
+			}
+			gpu_key_formula(st, f, sizeof f, i);
+			note_err(st, worksheet_write_formula_num(ws, kr, c, f, st->f_key, (double)st->gpu_key[i]));
+		}
+		lxw_col_to_name(first, GPU_KEY_COL, 1);
+		lxw_col_to_name(lastc, (lxw_col_t)(GPU_KEY_COL + m->n_gpus - 1), 1);
+		snprintf(f, sizeof f, "=GPUs!%s$%u:%s$%u", first, (unsigned)kr + 1, lastc, (unsigned)kr + 1);
+		snprintf(name, sizeof name, "GPU_KEY");
+		note_err(st, workbook_define_name(st->wb, name, f));
+	}
 }
 
 static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
@@ -818,7 +983,7 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	gs_err rc;
 
 	st->m = m;
-	if ((size_t)MC_V0 + m->n_gpus + xl_detail_cols() > LXW_COL_MAX)
+	if ((size_t)MC_V0 + m->n_gpus + xl_detail_cols() + 1 > LXW_COL_MAX)
 		return gs_fail(e, GS_EUSAGE, "xlsx: %zu GPU classes do not fit in one sheet's %d columns",
 		               m->n_gpus, LXW_COL_MAX);
 	if (snprintf(st->path, sizeof st->path, "%s/%s", m->out_dir, GS_XLSX_FILE) >=
@@ -862,6 +1027,29 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		snprintf(head, sizeof head, "%s: %s", m->gpus[i].klass, m->gpus[i].name);
 		st->gpu_head[i] = xl_clean_dup(head, XL_CELL_CHARS, false);
 	}
+	/* The Summary's key: its columns, each class's value (see key_formula). */
+	st->live = m->n_gpus > 0 && m->n_gpus < KEY_GPUS_MAX;
+	st->gpu_key = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *st->gpu_key);
+	for (size_t i = 0; i < m->n_gpus; i++)
+		st->gpu_key[i] = gpu_key_value(st, i);
+	st->key_col = (lxw_col_t)(MC_V0 + m->n_gpus + xl_detail_cols());
+	st->method_col = st->seq_col = 0;
+	{
+		lxw_col_t c = (lxw_col_t)(MC_V0 + m->n_gpus + 1);
+		for (size_t i = 0; i < gs_settings_count(); i++) {
+			const gs_setting *sd = &gs_settings_table()[i];
+			if (!xl_set_col(sd))
+				continue;
+			if (strcmp(sd->name, "method") == 0)
+				st->method_col = c;
+			else if (strcmp(sd->name, "seq") == 0)
+				st->seq_col = c;
+			c++;
+		}
+	}
+	if (st->method_col == 0 || st->seq_col == 0)
+		st->live = false;
+	st->keyed = st->live;
 
 	/* Sheet order: Summary (filled at the end), GPUs, Assumptions, Charts,
 	 * then the models. */
@@ -938,6 +1126,11 @@ static void sheet_header(xl_state *st, lxw_worksheet *ws)
 	}
 	for (int d = D_MODEL + 1; d < D_MAX; d++)
 		put_lit(st, ws, 0, (lxw_col_t)(t0 + d), detail_cols[d].head, st->f_head);
+	if (st->keyed) {
+		worksheet_set_column(ws, st->key_col, st->key_col, 18, NULL);
+		put_lit(st, ws, 0, st->key_col, "Summary key (the row's best GPU, for the Summary)",
+		        st->f_head);
+	}
 	worksheet_freeze_panes(ws, 1, MC_DEVICE);
 }
 
@@ -946,6 +1139,10 @@ static void sheet_finish(xl_state *st, lxw_worksheet *ws, uint32_t rows)
 {
 	lxw_col_t last = (lxw_col_t)(MC_V0 + st->m->n_gpus + xl_detail_cols() - 1);
 
+	if (st->n_models > 0 && st->models[st->n_models - 1].n_parts > 0) {
+		xl_model *xm = &st->models[st->n_models - 1];
+		xm->part_rows[xm->n_parts - 1] = rows;
+	}
 	note_err(st, worksheet_autofilter(ws, 0, 0, rows, last));
 	/* On paper: the configuration, its memory and the verdicts (the
 	 * detail columns are for the screen: one page wide they would not
@@ -955,6 +1152,16 @@ static void sheet_finish(xl_state *st, lxw_worksheet *ws, uint32_t rows)
 	                                                               (st->m->n_gpus == 0))));
 	if (rows > 0 && st->m->n_gpus > 0)
 		colour_verdicts(st, ws, 1, MC_V0, rows, (lxw_col_t)(MC_V0 + st->m->n_gpus - 1));
+}
+
+/* One more sheet of model xm (its rows counted at sheet_finish). */
+static void model_part_add(xl_model *xm, const char *name)
+{
+	xm->part_name = gs_xrealloc(xm->part_name, ((size_t)xm->n_parts + 1) * sizeof *xm->part_name);
+	xm->part_rows = gs_xrealloc(xm->part_rows, ((size_t)xm->n_parts + 1) * sizeof *xm->part_rows);
+	xm->part_name[xm->n_parts] = gs_xstrdup(name);
+	xm->part_rows[xm->n_parts] = 0;
+	xm->n_parts++;
 }
 
 static gs_err xl_model_begin(gs_writer *w, const gs_model *model, gs_error *e)
@@ -982,6 +1189,10 @@ static gs_err xl_model_begin(gs_writer *w, const gs_model *model, gs_error *e)
 	xm->sheet = gs_xstrdup(name);
 	xm->rows = 0;
 	memset(xm->pick, 0, sizeof xm->pick);
+	xm->part_name = NULL;
+	xm->part_rows = NULL;
+	xm->n_parts = 0;
+	model_part_add(xm, name);
 	snprintf(st->ws_name, sizeof st->ws_name, "%s", name);
 	st->in_model = true;
 	st->first_ws = st->ws;
@@ -1046,6 +1257,7 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 	b->cost = cost;
 	b->device = r->est.device;
 	b->headroom = headroom;
+	b->best_pos = st->part_rows + 1;
 	snprintf(b->label, sizeof b->label, "%s", r->label);
 	snprintf(b->row_id, sizeof b->row_id, "%s", r->id);
 }
@@ -1121,6 +1333,9 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 	bool nb = need.bf16, nf = need.fp8;
 	double dev = as_stored((double)x->device / GS_GIB);
 
+	int64_t count = s->gpus > 0 ? s->gpus : 1;
+	uint64_t key = KEY_NONE;
+
 	put_gib(st, ws, row, MC_DEVICE, x->device);
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		gs_verdict v = cached_verdict(dev, st->usable_gib[i], st->tight, nb, nf, &m->gpus[i]);
@@ -1130,6 +1345,22 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
 		                                         gs_verdict_name(v)));
 		best_offer(st, b, r, i, v, h);
+		if (st->gpu_key[i] < KEY_NONE) {
+			uint64_t k;
+			/* the key's ranges (see key_formula): past them, a static Summary */
+			if (s->gpus < 1 || count >= KEY_COUNT_MAX ||
+			    (uint64_t)count * usable_mib(st->usable_gib[i]) >= KEY_MIB_MAX)
+				st->live = false;
+			if (v == GS_FITS || v == GS_TIGHT) {
+				k = key_of(st, i, count, v == GS_TIGHT);
+				key = k < key ? k : key;
+			}
+		}
+	}
+	if (st->keyed) {
+		char kf[1024];
+		key_formula(st, kf, sizeof kf, row);
+		note_err(st, worksheet_write_formula_num(ws, row, st->key_col, kf, st->f_key, (double)key));
 	}
 	put_num(st, ws, row, t0 + D_PTOTAL, (double)x->params_total, st->f_int);
 	put_num(st, ws, row, t0 + D_PTRAIN, (double)x->params_trainable, st->f_int);
@@ -1184,6 +1415,7 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 		        "a sheet holds; continued on sheet \"%s\"\n",
 		        xm->id, data_rows_max * (uint32_t)st->part, name);
 		st->ws = next;
+		model_part_add(xm, name);
 		snprintf(st->ws_name, sizeof st->ws_name, "%s", name);
 		st->part++;
 		st->part_rows = 0;
@@ -1191,6 +1423,11 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 	}
 	b = r->err == GS_OK ? best_entry(st, r->settings.method, r->settings.seq) : NULL;
 	if (b != NULL) {
+		if (b->n_configs == 0) {
+			b->part_first = st->part;
+			b->first_pos = st->part_rows + 1;
+		}
+		b->part_last = st->part;
 		b->n_configs++;
 		if (r->est.device < b->min_device)
 			b->min_device = r->est.device;
@@ -1357,6 +1594,186 @@ static void put_para(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c1,
 	note_err(st, worksheet_merge_range(ws, r, 0, r, c1, text, st->f_wrap));
 }
 
+/* The Summary's detail table columns. */
+enum { SD_MODEL, SD_METHOD, SD_CTX, SD_CLASS, SD_GPU, SD_COUNT, SD_DEVICE, SD_USABLE, SD_HEAD,
+       SD_VERDICT, SD_CONFIG, SD_ROWID, SD_NCONF, SD_MINDEV, SD_KEY, SD_GPUNO, SD_ROW, SD_MAX };
+
+/* Summary entry b's cached key: best_offer's answer, encoded (key_of). */
+static uint64_t best_key(const xl_state *st, const xl_best *b)
+{
+	return b->found ? key_of(st, b->gpu, b->count, b->tight) : KEY_NONE;
+}
+
+/* Column c of part k (1-based) of model xm, its data rows: 'Sheet'!$C$2:$C$N. */
+static void part_range(char *buf, size_t n, const xl_model *xm, int k, lxw_col_t c)
+{
+	char ref[2 * LXW_MAX_SHEETNAME_LENGTH + 4], col[16];
+
+	lxw_col_to_name(col, c, 1);
+	sheet_ref(ref, sizeof ref, xm->part_name[k - 1]);
+	snprintf(buf, n, "%s!%s$2:%s$%u", ref, col, col, (unsigned)xm->part_rows[k - 1] + 1);
+}
+
+/* The cell of column c on the row at $Q{R} of a model's part k: INDEX over
+ * the part's rows, or the one cell of a part with one row (Gnumeric reads
+ * INDEX and MATCH over a single cell as errors). */
+static void part_cell(char *buf, size_t n, const xl_model *xm, int k, lxw_col_t c, unsigned R)
+{
+	char range[400], ref[2 * LXW_MAX_SHEETNAME_LENGTH + 4], col[16];
+
+	if (xm->part_rows[k - 1] == 1) {
+		lxw_col_to_name(col, c, 1);
+		sheet_ref(ref, sizeof ref, xm->part_name[k - 1]);
+		snprintf(buf, n, "%s!%s$2", ref, col);
+		return;
+	}
+	part_range(range, sizeof range, xm, k, c);
+	snprintf(buf, n, "INDEX(%s,$Q%u)", range, R);
+}
+
+/*
+ * Summary entry b's key formula: the least key of the model's rows of that
+ * method and context, e.g.
+ *   =_xlfn.MINIFS('Llama-3.1-8B'!$BA$2:$BA$900,'Llama-3.1-8B'!$AD$2:$AD$900,"lora",
+ *                 'Llama-3.1-8B'!$AK$2:$AK$900,4096)
+ * and for a model on several sheets the least over those holding such rows
+ * (COUNTIFS: Gnumeric's MINIFS of no cell is #DIV/0!). False when it would
+ * pass Excel's 8,192 characters.
+ */
+static bool summary_key_formula(const xl_state *st, const xl_best *b, char *buf, size_t n)
+{
+	const xl_model *xm = &st->models[b->model_no];
+	const char *meth = gs_method_name(b->method);
+	bool one = b->part_first == b->part_last;
+	char kr[448], mr[448], sr[448];
+	size_t k;
+	int w;
+
+	if (b->part_first < 1 || b->part_last > xm->n_parts || b->part_last - b->part_first >= KEY_PARTS_MAX)
+		return false;
+	w = snprintf(buf, n, one ? "=" : "=MIN(");
+	k = (size_t)w;
+	for (int p = b->part_first; p <= b->part_last; p++) {
+		part_range(kr, sizeof kr, xm, p, st->key_col);
+		part_range(mr, sizeof mr, xm, p, st->method_col);
+		part_range(sr, sizeof sr, xm, p, st->seq_col);
+		if (one)
+			w = snprintf(buf + k, n - k, "_xlfn.MINIFS(%s,%s,\"%s\",%s,%" PRId64 ")", kr, mr, meth,
+			             sr, b->seq);
+		else
+			w = snprintf(buf + k, n - k, "IF(COUNTIFS(%s,\"%s\",%s,%" PRId64 "),_xlfn.MINIFS(%s,%s,"
+			             "\"%s\",%s,%" PRId64 ")," KEY_NONE_F "),", mr, meth, sr, b->seq, kr, mr, meth,
+			             sr, b->seq);
+		if (w < 0 || k + (size_t)w >= n)
+			return false;
+		k += (size_t)w;
+	}
+	if (!one) {
+		w = snprintf(buf + k, n - k, KEY_NONE_F ")");
+		if (w < 0 || k + (size_t)w >= n)
+			return false;
+		k += (size_t)w;
+	}
+	return k < 8000;
+}
+
+/* A formula with a cached string (cleaned, as put_str writes it). */
+static void put_fstr(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *f,
+                     const char *value, lxw_format *fmt)
+{
+	char buf[2048];
+
+	xl_clean(value, buf, sizeof buf, XL_CELL_CHARS, true);
+	note_err(st, worksheet_write_formula_str(ws, r, c, f, fmt, buf));
+}
+
+/*
+ * One detail row of the Summary, live: the key (O), the GPU's row on the
+ * GPUs sheet (P), the chosen row's position on the model sheet (Q, an
+ * array formula: the first row of that method and context whose key is
+ * the least), and from them the class, GPU, count, usable GiB, headroom,
+ * verdict and (on a model on one sheet) the row's device GiB, label and
+ * id. A model on several sheets: those three as written.
+ */
+static void summary_detail_live(xl_state *st, lxw_worksheet *ws, lxw_row_t r, const xl_best *b)
+{
+	const gs_report_meta *m = st->m;
+	const xl_model *xm = &st->models[b->model_no];
+	const gs_gpu *g = b->found ? &m->gpus[b->gpu] : NULL;
+	bool one = b->part_first == b->part_last;
+	uint64_t key = best_key(st, b);
+	unsigned R = (unsigned)r + 1, gl = GPU_ROW0 + (unsigned)m->n_gpus;
+	char f[9000], kr[448], mr[448], sr[448], none[32];
+
+	snprintf(none, sizeof none, "$O%u>=" KEY_NONE_F, R);
+	if (summary_key_formula(st, b, f, sizeof f))
+		note_err(st, worksheet_write_formula_num(ws, r, SD_KEY, f, st->f_key, (double)key));
+	snprintf(f, sizeof f, "=MOD($O%u,1000)+1", R);
+	note_err(st, worksheet_write_formula_num(ws, r, SD_GPUNO, f, NULL, (double)(key % 1000 + 1)));
+	if (one && xm->part_rows[b->part_first - 1] == 1) {
+		/* one row: its position (MATCH over a single cell reads as #VALUE!
+		 * in Gnumeric) */
+		put_num(st, ws, r, SD_ROW, 1, NULL);
+	} else if (one) {
+		part_range(kr, sizeof kr, xm, b->part_first, st->key_col);
+		part_range(mr, sizeof mr, xm, b->part_first, st->method_col);
+		part_range(sr, sizeof sr, xm, b->part_first, st->seq_col);
+		snprintf(f, sizeof f, "{=MATCH(1,(%s=\"%s\")*(%s=%" PRId64 ")*(%s=$O%u),0)}", mr,
+		         gs_method_name(b->method), sr, b->seq, kr, R);
+		note_err(st, worksheet_write_array_formula_num(ws, r, SD_ROW, r, SD_ROW, f, NULL,
+		                                               (double)(b->found ? b->best_pos : b->first_pos)));
+	}
+
+	snprintf(f, sizeof f, "=IF(%s,\"none fits\",INDEX(GPUs!$C$%u:$C$%u,$P%u))", none, GPU_ROW0 + 1, gl, R);
+	put_fstr(st, ws, r, SD_CLASS, f, g ? g->klass : "none fits", NULL);
+	snprintf(f, sizeof f, "=IF(%s,\"\",INDEX(GPUs!$B$%u:$B$%u,$P%u))", none, GPU_ROW0 + 1, gl, R);
+	put_fstr(st, ws, r, SD_GPU, f, g ? g->name : "", NULL);
+	if (gs_plan_opts_rank(m->plan) == GS_RANK_LEAST_MEMORY)
+		snprintf(f, sizeof f, "=IF(%s,\"\",MOD(INT(MOD($O%u," KEY_TIGHT_F ")/1000),%d))", none, R,
+		         KEY_COUNT_MAX);
+	else
+		snprintf(f, sizeof f, "=IF(%s,\"\",INT(MOD($O%u," KEY_TIGHT_F ")/1E+11))", none, R);
+	if (g)
+		note_err(st, worksheet_write_formula_num(ws, r, SD_COUNT, f, NULL, (double)b->count));
+	else
+		put_fstr(st, ws, r, SD_COUNT, f, "", NULL);
+	if (one) {
+		part_cell(kr, sizeof kr, xm, b->part_first, MC_DEVICE, R);
+		snprintf(f, sizeof f, "=IF(%s,\"\",%s)", none, kr);
+		if (g)
+			note_err(st, worksheet_write_formula_num(ws, r, SD_DEVICE, f, st->f_gib,
+			                                         (double)b->device / GS_GIB));
+		else
+			put_fstr(st, ws, r, SD_DEVICE, f, "", st->f_gib);
+	} else if (g) {
+		put_gib(st, ws, r, SD_DEVICE, b->device); /* as written */
+	}
+	snprintf(f, sizeof f, "=IF(%s,\"\",INDEX(GPUs!$E$%u:$E$%u,$P%u))", none, GPU_ROW0 + 1, gl, R);
+	if (g)
+		note_err(st, worksheet_write_formula_num(ws, r, SD_USABLE, f, st->f_gib, st->usable_gib[b->gpu]));
+	else
+		put_fstr(st, ws, r, SD_USABLE, f, "", st->f_gib);
+	snprintf(f, sizeof f, "=IF(%s,\"\",1-$G%u/$H%u)", none, R, R);
+	if (g)
+		note_err(st, worksheet_write_formula_num(ws, r, SD_HEAD, f, st->f_pct, b->headroom));
+	else
+		put_fstr(st, ws, r, SD_HEAD, f, "", st->f_pct);
+	snprintf(f, sizeof f, "=IF(%s,\"\",IF($O%u>=" KEY_TIGHT_F ",\"%s\",\"%s\"))", none, R,
+	         gs_verdict_name(GS_TIGHT), gs_verdict_name(GS_FITS));
+	put_fstr(st, ws, r, SD_VERDICT, f, g ? gs_verdict_name(b->tight ? GS_TIGHT : GS_FITS) : "", NULL);
+	if (one) {
+		part_cell(kr, sizeof kr, xm, b->part_first, MC_CONFIG, R);
+		snprintf(f, sizeof f, "=IF(%s,\"\",%s)", none, kr);
+		put_fstr(st, ws, r, SD_CONFIG, f, g ? b->label : "", NULL);
+		part_cell(kr, sizeof kr, xm, b->part_first, MC_ID, R);
+		snprintf(f, sizeof f, "=IF(%s,\"\",%s)", none, kr);
+		put_fstr(st, ws, r, SD_ROWID, f, g ? b->row_id : "", NULL);
+	} else if (g) {
+		put_str(st, ws, r, SD_CONFIG, b->label, NULL); /* as written */
+		put_str(st, ws, r, SD_ROWID, b->row_id, NULL);
+	}
+}
+
 static void write_summary(xl_state *st)
 {
 	static const char *const how[] = {
@@ -1373,17 +1790,21 @@ static void write_summary(xl_state *st)
 		"Memory is per GPU in GiB (2^30 bytes); multi-GPU rows are already divided by their "
 		"sharding. Assumptions sheet: what the estimates assume, the legend and units.",
 	};
-	static const char *const detail_heads[] = {
+	static const char *const detail_heads[SD_MAX] = {
 		"Model", "Method", "Context (tokens)", "GPU class", "GPU", "GPUs", "Device GiB per GPU",
 		"Usable GiB per GPU", "Headroom", "Verdict", "Configuration", "Row id",
-		"Configurations sized", "Smallest device GiB per GPU",
+		"Configurations sized", "Smallest device GiB per GPU", "Summary key (least of the rows')",
+		"GPU (row on the GPUs sheet, from 1)", "Row (data row on the model sheet)",
 	};
 	const gs_report_meta *m = st->m;
 	lxw_worksheet *ws = st->summary;
 	int64_t *ctx = gs_xmalloc((st->n_best ? st->n_best : 1) * sizeof *ctx);
-	size_t n_ctx = 0;
+	size_t n_ctx = 0, n_groups = 0;
 	lxw_row_t r = 0;
+	bool split = false;
 	char buf[768];
+	char *scratch = gs_xmalloc(9000);
+	const size_t n_heads = st->live ? SD_MAX : SD_KEY;
 
 	for (size_t i = 0; i < st->n_best; i++)
 		ctx[n_ctx++] = st->best[i].seq;
@@ -1399,6 +1820,19 @@ static void write_summary(xl_state *st)
 	/* Excel's column limit: 16,384 (two leading columns). */
 	if (n_ctx > 16000)
 		n_ctx = 16000;
+	/* Entries in (model, method, context) order: one pass each. */
+	if (st->n_best > 1)
+		qsort(st->best, st->n_best, sizeof *st->best, cmp_best);
+	for (size_t i = 0; i < st->n_best; i++) {
+		const xl_best *b = &st->best[i];
+		if (i == 0 || b->model_no != b[-1].model_no || b->method != b[-1].method)
+			n_groups++;
+		/* the live Summary: every entry's formula within Excel's limits */
+		if (st->live && !summary_key_formula(st, b, scratch, 9000))
+			st->live = false;
+		split |= b->part_first != b->part_last;
+	}
+	free(scratch);
 
 	worksheet_set_column(ws, 0, 0, 36, NULL);
 	worksheet_set_column(ws, 1, 1, 9, NULL);
@@ -1421,14 +1855,24 @@ static void write_summary(xl_state *st)
 		         "class and count on which some swept configuration of that method fits, at each "
 		         "context length. Smallest, by the spec's rule \"%s\": %s; a class where it only "
 		         "fits tight (under the tight headroom) is named, marked \"tight\", when nothing fits "
-		         "comfortably. Computed from the GPUs sheet as written: it does not recalculate.",
-		         gs_plan_rank_name(gs_plan_opts_rank(st->m->plan)), gs_plan_rank_text(gs_plan_opts_rank(st->m->plan)));
+		         "comfortably. %s",
+		         gs_plan_rank_name(gs_plan_opts_rank(st->m->plan)), gs_plan_rank_text(gs_plan_opts_rank(st->m->plan)),
+		         !st->live ? "Computed from the GPUs sheet as written: it does not recalculate." :
+		         split ? "Live: formulas over the model sheets' Summary key column and the GPUs "
+		         "sheet, so an edit there updates it (usable memory compared in whole MiB). For a "
+		         "model on several sheets, the detail rows' device GiB, configuration and row id "
+		         "are as written." :
+		         "Live: formulas over the model sheets' Summary key column and the GPUs sheet, so "
+		         "an edit there updates it and the detail rows below (usable memory compared in "
+		         "whole MiB).");
 		put_para(st, ws, r++, (lxw_col_t)(1 + n_ctx), 36 + 9 + 22.0 * (double)n_ctx, buf);
 	}
 	r++;
 
 	/* Pivot: model x method rows, one column per context. */
 	lxw_row_t pivot_head = r;
+	/* the detail rows, below the pivot and a blank row: entry i's */
+	lxw_row_t detail0 = pivot_head + (lxw_row_t)n_groups + 3;
 	put_lit(st, ws, r, 0, "Model", st->f_head);
 	put_lit(st, ws, r, 1, "Method", st->f_head);
 	for (size_t c = 0; c < n_ctx; c++) {
@@ -1437,9 +1881,6 @@ static void write_summary(xl_state *st)
 	}
 	put_lit(st, ws, r, (lxw_col_t)(2 + n_ctx), "Parameter count source", st->f_head);
 	r++;
-	/* Entries in (model, method, context) order: one pass each. */
-	if (st->n_best > 1)
-		qsort(st->best, st->n_best, sizeof *st->best, cmp_best);
 	for (size_t i = 0; i < st->n_best;) {
 		size_t mi = st->best[i].model_no;
 		gs_method meth = st->best[i].method;
@@ -1450,15 +1891,55 @@ static void write_summary(xl_state *st)
 		for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
 			const xl_best *b = &st->best[i];
 			const int64_t *at = bsearch(&b->seq, ctx, n_ctx, sizeof *ctx, cmp_i64);
+			lxw_col_t c;
 
 			if (at == NULL)
 				continue;
+			c = (lxw_col_t)(2 + (at - ctx));
 			best_text(st, b, buf, sizeof buf);
-			put_str(st, ws, r, (lxw_col_t)(2 + (at - ctx)), buf,
-			        st->f_verdict[!b->found ? GS_NO_FIT : b->tight ? GS_TIGHT : GS_FITS]);
+			if (st->live) {
+				char f[320];
+				unsigned d = (unsigned)(detail0 + i) + 1;
+				snprintf(f, sizeof f, "=IF($O%u>=" KEY_NONE_F ",\"none fits\",$F%u&\" x \"&$D%u&\" (\"&"
+				         "$E%u&\")\"&IF($O%u>=" KEY_TIGHT_F ",\", tight\",\"\"))", d, d, d, d, d);
+				put_fstr(st, ws, r, c, f, buf, st->f_wrap);
+			} else {
+				put_str(st, ws, r, c, buf,
+				        st->f_verdict[!b->found ? GS_NO_FIT : b->tight ? GS_TIGHT : GS_FITS]);
+			}
 		}
 		put_str(st, ws, r, (lxw_col_t)(2 + n_ctx), st->models[mi].source, NULL);
 		r++;
+	}
+	/* Live answers are coloured by their text: "none fits" red, ", tight"
+	 * yellow, any other answer green (in this order: the first that holds). */
+	if (st->live && r > pivot_head + 1 && n_ctx > 0) {
+		lxw_conditional_format cf;
+		char none_text[] = "\"none fits\"", tight_text[] = ", tight", any_text[] = " x ";
+
+		memset(&cf, 0, sizeof cf);
+		cf.type = LXW_CONDITIONAL_TYPE_CELL;
+		cf.criteria = LXW_CONDITIONAL_CRITERIA_EQUAL_TO;
+		cf.value_string = none_text;
+		cf.format = st->f_verdict[GS_NO_FIT];
+		cf.stop_if_true = LXW_TRUE;
+		note_err(st, worksheet_conditional_format_range(ws, pivot_head + 1, 2, r - 1,
+		                                                (lxw_col_t)(1 + n_ctx), &cf));
+		memset(&cf, 0, sizeof cf);
+		cf.type = LXW_CONDITIONAL_TYPE_TEXT;
+		cf.criteria = LXW_CONDITIONAL_CRITERIA_TEXT_ENDS_WITH;
+		cf.value_string = tight_text;
+		cf.format = st->f_verdict[GS_TIGHT];
+		cf.stop_if_true = LXW_TRUE;
+		note_err(st, worksheet_conditional_format_range(ws, pivot_head + 1, 2, r - 1,
+		                                                (lxw_col_t)(1 + n_ctx), &cf));
+		memset(&cf, 0, sizeof cf);
+		cf.type = LXW_CONDITIONAL_TYPE_TEXT;
+		cf.criteria = LXW_CONDITIONAL_CRITERIA_TEXT_CONTAINING;
+		cf.value_string = any_text;
+		cf.format = st->f_verdict[GS_FITS];
+		note_err(st, worksheet_conditional_format_range(ws, pivot_head + 1, 2, r - 1,
+		                                                (lxw_col_t)(1 + n_ctx), &cf));
 	}
 	/* On screen the pivot's header and the model column stay in view; on
 	 * paper the Summary is the pivot (the detail rows below are for
@@ -1471,37 +1952,53 @@ static void write_summary(xl_state *st)
 
 	/* Detail: one row per model, method and context. */
 	lxw_row_t head = r;
-	for (size_t c = 0; c < sizeof detail_heads / sizeof detail_heads[0]; c++)
+	for (size_t c = 0; c < n_heads; c++)
 		put_lit(st, ws, r, (lxw_col_t)c, detail_heads[c], st->f_head);
 	r++;
 	for (size_t i = 0; i < st->n_best; i++) {
 		const xl_best *b = &st->best[i];
 
-		put_str(st, ws, r, 0, st->models[b->model_no].id, NULL);
-		put_lit(st, ws, r, 1, gs_method_name(b->method), NULL);
-		put_num(st, ws, r, 2, (double)b->seq, NULL);
-		if (b->found) {
+		put_str(st, ws, r, SD_MODEL, st->models[b->model_no].id, NULL);
+		put_lit(st, ws, r, SD_METHOD, gs_method_name(b->method), NULL);
+		put_num(st, ws, r, SD_CTX, (double)b->seq, NULL);
+		if (st->live) {
+			summary_detail_live(st, ws, r, b);
+		} else if (b->found) {
 			const gs_gpu *g = &m->gpus[b->gpu];
-			put_str(st, ws, r, 3, g->klass, NULL);
-			put_str(st, ws, r, 4, g->name, NULL);
-			put_num(st, ws, r, 5, (double)b->count, NULL);
-			put_gib(st, ws, r, 6, b->device);
-			put_gib(st, ws, r, 7, g->usable_bytes);
-			put_num(st, ws, r, 8, b->headroom, st->f_pct);
-			put_lit(st, ws, r, 9, gs_verdict_name(b->tight ? GS_TIGHT : GS_FITS),
+			put_str(st, ws, r, SD_CLASS, g->klass, NULL);
+			put_str(st, ws, r, SD_GPU, g->name, NULL);
+			put_num(st, ws, r, SD_COUNT, (double)b->count, NULL);
+			put_gib(st, ws, r, SD_DEVICE, b->device);
+			put_gib(st, ws, r, SD_USABLE, g->usable_bytes);
+			put_num(st, ws, r, SD_HEAD, b->headroom, st->f_pct);
+			put_lit(st, ws, r, SD_VERDICT, gs_verdict_name(b->tight ? GS_TIGHT : GS_FITS),
 			        st->f_verdict[b->tight ? GS_TIGHT : GS_FITS]);
-			put_str(st, ws, r, 10, b->label, NULL);
-			put_str(st, ws, r, 11, b->row_id, NULL);
+			put_str(st, ws, r, SD_CONFIG, b->label, NULL);
+			put_str(st, ws, r, SD_ROWID, b->row_id, NULL);
 		} else {
-			put_lit(st, ws, r, 3, "none fits", st->f_verdict[GS_NO_FIT]);
+			put_lit(st, ws, r, SD_CLASS, "none fits", st->f_verdict[GS_NO_FIT]);
 		}
-		put_num(st, ws, r, 12, (double)b->n_configs, NULL);
+		put_num(st, ws, r, SD_NCONF, (double)b->n_configs, NULL);
 		if (b->min_device != UINT64_MAX)
-			put_gib(st, ws, r, 13, b->min_device);
+			put_gib(st, ws, r, SD_MINDEV, b->min_device);
 		r++;
 	}
+	if (st->live && r > head + 1) {
+		lxw_conditional_format cf;
+		char none_text[] = "\"none fits\"";
+
+		colour_verdicts(st, ws, head + 1, SD_VERDICT, r - 1, SD_VERDICT);
+		memset(&cf, 0, sizeof cf);
+		cf.type = LXW_CONDITIONAL_TYPE_CELL;
+		cf.criteria = LXW_CONDITIONAL_CRITERIA_EQUAL_TO;
+		cf.value_string = none_text;
+		cf.format = st->f_verdict[GS_NO_FIT];
+		note_err(st, worksheet_conditional_format_range(ws, head + 1, SD_CLASS, r - 1, SD_CLASS, &cf));
+		if (SD_KEY > 2 + n_ctx) /* else a context's column: kept as wide */
+			worksheet_set_column(ws, SD_KEY, SD_KEY, 18, NULL);
+	}
 	note_err(st, worksheet_autofilter(ws, head, 0, r > head + 1 ? r - 1 : head,
-	                                  (lxw_col_t)(sizeof detail_heads / sizeof detail_heads[0] - 1)));
+	                                  (lxw_col_t)(n_heads - 1)));
 	worksheet_activate(ws);
 	free(ctx);
 }
@@ -1779,10 +2276,15 @@ static void xl_free(gs_writer *w)
 			free(st->gpu_head[i]);
 		free(st->gpu_head);
 		free(st->usable_gib);
+		free(st->gpu_key);
 		for (size_t i = 0; i < st->n_models; i++) {
 			free(st->models[i].id);
 			free(st->models[i].source);
 			free(st->models[i].sheet);
+			for (int k = 0; k < st->models[i].n_parts; k++)
+				free(st->models[i].part_name[k]);
+			free(st->models[i].part_name);
+			free(st->models[i].part_rows);
 		}
 		free(st->models);
 		free(st->best);

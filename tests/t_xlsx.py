@@ -421,10 +421,23 @@ def check_fixture(book, path):
     all_cells = [(s, k, x) for s in book.order for k, x in book.cells(s).items()]
     evil = ("=cmd|' /C calc'!A0", "<script>alert(1)</script>", "=1+1", "=SUM(A1)")
     for text in evil:
+        # a string cell, or the value of one of our formulas (the Summary's
+        # INDEX of a GPU name) that does not hold the text itself
         hits = [x for s, k, x in all_cells if x.value == text]
-        check(hits and all(x.kind == "s" and x.formula is None for x in hits),
-              "%r arrives as a string cell, not a formula" % text, repr(hits))
-    bad_f = [x.formula for s, k, x in all_cells if x.formula and re.search(r"cmd|script|SUM|1\+1|HYPER", x.formula)]
+        check(hits and all((x.kind == "s" and x.formula is None)
+                           or (x.kind == "str" and text not in x.formula) for x in hits)
+              and any(x.kind == "s" for x in hits),
+              "%r arrives as a string cell, not a formula" % text, repr(hits[:3]))
+    # Outside text reaches a formula only as a sheet name of this workbook
+    # (cleaned by sheet_base), quoted: take those out, then look.
+    quoted = [q.replace("''", "'") for s, k, x in all_cells if x.formula
+              for q in re.findall(r"'((?:[^']|'')*)'!", x.formula)]
+    check(quoted and all(q in book.order for q in quoted),
+          "every quoted sheet name in a formula is a sheet of the workbook",
+          repr(sorted(set(q for q in quoted if q not in book.order))[:3]))
+    bad_f = [x.formula for s, k, x in all_cells
+             if x.formula and re.search(r"cmd|script|SUM|1\+1|HYPER",
+                                        re.sub(r"'(?:[^']|'')*'!", "", x.formula))]
     check(not bad_f, "no formula carries text from outside", repr(bad_f[:3]))
     summary_ids = {x.value for (r, c), x in book.cells("Summary").items() if c == 0 and x.kind == "s"}
     check("org/bad\ufffd\ufffdname_x0041_" in summary_ids,
@@ -449,6 +462,8 @@ def check_fixture(book, path):
     check(llama.get("inference", {}).get(ctx.get("512 tokens")) == "1 x 16 GB (NVIDIA T4)",
           "Summary: fp16 inference fits the smallest class (T4)", repr(llama.get("inference")))
 
+    check_live_summary(book, srows, pivot_head, detail_head)
+
     links = book.root("Summary").findall(".//%shyperlink" % NS)
     targets = [re.match(r"'((?:[^']|'')*)'!A1$", h.get("location") or "") for h in links]
     names = [t.group(1).replace("''", "'") if t else None for t in targets]
@@ -463,6 +478,71 @@ def check_fixture(book, path):
     core = book.zip.read("docProps/core.xml").decode("utf-8")
     check("<dcterms:created xsi:type=\"dcterms:W3CDTF\">2023-11-14T22:13:20Z</dcterms:created>" in core,
           "creation date is the given epoch, not the clock", core[-300:])
+
+
+def check_live_summary(book, srows, pivot_head, detail_head, split=False):
+    """The Summary's answers are formulas (docs/xlsx.md, "The live
+    Summary"): each pivot cell decodes its detail row, whose key is the
+    least of the model sheet rows' keys; here every cached key is checked
+    against the rows' cached keys, and the answers against the keys."""
+    summ = book.cells("Summary")
+    text = " ".join(str(v.get(0, "")) for r, v in srows.items() if r < pivot_head)
+    check("Live: formulas over the model sheets' Summary key column" in text
+          and "does not recalculate" not in text, "the Summary's text says it is live", text[-300:])
+    wbx = book.zip.read("xl/workbook.xml").decode("utf-8")
+    check(re.search(r'<definedName name="GPU_KEY">GPUs!\$B\$\d+:\$[A-Z]+\$\d+</definedName>', wbx),
+          "the GPUs sheet's key row is the workbook name GPU_KEY")
+    pivot = [(k, x) for k, x in summ.items() if pivot_head < k[0] < detail_head and k[1] >= 2
+             and x.formula and " x " in x.formula]
+    check(len(pivot) >= 8 and all(x.kind == "str" and re.match(r'IF\(\$O(\d+)>=9E\+15,"none fits",\$F\1&',
+                                                              x.formula) for k, x in pivot),
+          "every pivot answer is a formula over its detail row, its text cached (%d)" % len(pivot),
+          repr(pivot[:2]))
+    keyed = {}  # (sheet) -> {(method, ctx): [keys]}
+    bad, n = [], 0
+    for (r, c), x in summ.items():
+        if r <= detail_head or c != 14:
+            continue
+        n += 1
+        if not (x.formula and "_xlfn.MINIFS(" in x.formula and x.kind == "n"):
+            bad.append((r, x))
+            continue
+        method, ctx = srows[r].get(1), srows[r].get(2)
+        sheets_of = sorted(set(re.findall(r"'((?:[^']|'')*)'!", x.formula)))
+        keys = []
+        for sh in sheets_of:
+            head = book.header(sh)
+            kc = next(cc for cc, h in head.items() if str(h).startswith("Summary key"))
+            mc = next(cc for cc, h in head.items() if h == "Method")
+            sc = next(cc for cc, h in head.items() if h == "Context (tokens)")
+            cells = book.cells(sh)
+            for (r0, c0), y in cells.items():
+                if c0 == kc and r0 > 0 and cells[(r0, mc)].value == method and cells[(r0, sc)].value == ctx:
+                    keys.append(y.value)
+        if not keys or min(keys) != x.value:
+            bad.append((r, method, ctx, x.value, keys[:4]))
+        ans = srows[r].get(3)
+        tier = "none fits" if x.value >= 9e15 else "tight" if x.value >= 3e15 else "fits"
+        verdict = srows[r].get(9)
+        if (tier == "none fits") != (ans == "none fits") or (tier != "none fits" and verdict != tier):
+            bad.append((r, "tier", x.value, ans, verdict))
+    check(n >= 8 and not bad, "every detail row's key (MINIFS) is cached as the least of its rows' "
+          "cached keys, the class and verdict as its tier says (%d)" % n, repr(bad[:3]))
+    rows = [(sh, k, y) for sh in book.order[5:] for k, y in book.cells(sh).items()
+            if y.formula and "MINIFS(GPU_KEY," in y.formula]
+    check(rows and all(y.kind == "n" and y.formula.startswith("MIN(IF(COUNTIF(E%d:" % (k[0] + 1))
+                       and "_xlfn.MINIFS(GPU_KEY,E%d:" % (k[0] + 1) in y.formula for sh, k, y in rows),
+          "model sheet rows carry the Summary key, a formula over GPU_KEY with _xlfn.MINIFS (%d)"
+          % len(rows), repr(rows[:1]))
+    if split:
+        multi = [(r, x.formula) for (r, c), x in summ.items() if c == 14 and r > detail_head and x.formula
+                 and len(set(re.findall(r"'((?:[^']|'')*)'!", x.formula))) > 1]
+        check(multi and all(f.startswith("MIN(IF(COUNTIFS(") for r, f in multi)
+              and all(summ.get((r, 16)) is None and (summ.get((r, 10)) is None or summ[(r, 10)].formula is None)
+                      for r, f in multi) and "as written" in text,
+              "a model on several sheets: the key is the least over the sheets holding its rows; "
+              "its row's label, id and device GiB are as written, and the text says so (%d)" % len(multi),
+              repr(multi[:1]))
 
 
 def check_killed(work):
@@ -667,6 +747,12 @@ def main():
               "the split is reported on stderr", r.stderr)
         check(all(book.header(n).get(1) == "Configuration" for n in parts),
               "each continuation sheet repeats the header row")
+        srows = {}
+        for (r0, c0), x in book.cells("Summary").items():
+            srows.setdefault(r0, {})[c0] = x.value
+        ph = next(r0 for r0, v in srows.items() if v.get(0) == "Model" and v.get(1) == "Method")
+        dh = next(r0 for r0, v in srows.items() if r0 > ph and v.get(0) == "Model")
+        check_live_summary(book, srows, ph, dh, split=True)
         check_killed(work)
         check_size_limit(work)
         check_report(work)

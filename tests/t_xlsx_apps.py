@@ -4,9 +4,13 @@
 Gnumeric (ssconvert --recalc) recalculates every formula of a report's
 workbook to the value gpusizer cached; after a GPU's usable memory is
 edited on the GPUs sheet, the recalculated verdicts of every model sheet
-equal those of a fresh run on the edited GPU file. LibreOffice prints the
-default spec's workbook: the Summary on at most 10 pages, the whole
-workbook on a few hundred (it was 5,465 before print set-up).
+equal those of a fresh run on the edited GPU file, and so does the Summary
+(its answers are formulas over the model sheets' key column and the GPUs
+sheet). LibreOffice, set to recalculate on load, agrees: every formula of
+the workbook to its cached value, and the edited workbook's Summary to the
+fresh run's. LibreOffice prints the default spec's workbook: the Summary on
+at most 10 pages, the whole workbook on a few hundred (it was 5,465 before
+print set-up).
 
 The applications are Debian packages (gnumeric, libreoffice-calc-nogui,
 poppler-utils); this test installs them when it runs as root with apt-get,
@@ -67,9 +71,9 @@ def sheets(path):
 
 
 def formulas(xml):
-    """{(row0, col0): cached text} of every formula cell."""
+    """{(row0, col0): cached text} of every formula cell (array formulas too)."""
     out = {}
-    for ref, body in re.findall(r'<c r="([A-Z]+\d+)"[^>]*>(<f>.*?</c>)', xml):
+    for ref, body in re.findall(r'<c r="([A-Z]+\d+)"[^>]*>(<f[ >].*?</c>)', xml):
         v = re.search(r"<v>(.*?)</v>", body)
         m = re.match(r"([A-Z]+)(\d+)$", ref)
         col = 0
@@ -94,11 +98,84 @@ def recalc(path, work, tag):
     return out
 
 
+def lo_recalc(path, work, tag):
+    """Every sheet as LibreOffice recalculates it on load: {sheet: [[row cells]]}.
+    Its profile says "always recalculate" for Excel files (by default it
+    keeps the cached values); the CSV holds the values, not as shown."""
+    prof = os.path.join(work, "lo-recalc-profile")
+    os.makedirs(os.path.join(prof, "user"), exist_ok=True)
+    with open(os.path.join(prof, "user", "registrymodifications.xcu"), "w") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n<oor:items '
+                'xmlns:oor="http://openoffice.org/2001/registry" '
+                'xmlns:xs="http://www.w3.org/2001/XMLSchema" '
+                'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n'
+                '<item oor:path="/org.openoffice.Office.Calc/Formula/Load">'
+                '<prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>\n'
+                '</oor:items>\n')
+    out_dir = os.path.join(work, "lo-" + tag)
+    src = os.path.join(work, tag + ".xlsx")
+    shutil.copyfile(path, src)
+    # token 9 false: the cells' values, not as shown; token 12 -1: every sheet
+    r = subprocess.run(["soffice", "-env:UserInstallation=file://" + prof, "--headless",
+                        "--convert-to", "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,"
+                        "false,false,false,-1", "--outdir", out_dir, src],
+                       capture_output=True, text=True, timeout=1200)
+    if r.returncode != 0:
+        return None
+    out = {}
+    for name in (n for n, _ in sheets(path)):
+        p = os.path.join(out_dir, "%s-%s.csv" % (tag, name))
+        if not os.path.exists(p):
+            return None
+        with open(p, newline="", encoding="utf-8") as f:
+            out[name] = list(csv.reader(f))
+    return out
+
+
 def cell(rows, r, c):
     return rows[r][c] if r < len(rows) and c < len(rows[r]) else None
 
 
-def gnumeric(env, work):
+def same(got, want):
+    """A recalculated cell against a cached value: the same text, or the
+    same number (a reader prints a few digits fewer or more)."""
+    if got == want:
+        return True
+    try:
+        # LibreOffice writes a percentage as shown ("22.3535643467665%")
+        x = float(got[:-1]) / 100 if got.endswith("%") else float(got)
+        y = float(want)
+    except (TypeError, ValueError):
+        return False
+    return abs(x - y) <= 1e-9 * max(1.0, abs(y))
+
+
+# The Summary's detail columns that follow the GPU order of the GPUs sheet
+# (the key and the GPU's row there): a fresh run sorts the edited GPU anew.
+SUMMARY_KEY_COLS = (14, 15)
+
+
+def summary_cells(xml):
+    """{(row0, col0): cached text} of the Summary's formula cells whose value
+    does not depend on the GPUs' order; and the pivot's cells among them."""
+    f = formulas(xml)
+    answers = set(re.findall(r'<c r="([A-Z]+\d+)"[^>]*><f>[^<]*" x "&amp;', xml))
+    pivot = {k: v for k, v in f.items() if "%s%d" % (col_name(k[1]), k[0] + 1) in answers}
+    return {k: v for k, v in f.items() if k[1] not in SUMMARY_KEY_COLS or k in pivot}, pivot
+
+
+def col_name(i):
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+def gnumeric(env, work, variant=None):
+    """variant: spec keys over the default (the rank rule, eligible classes)."""
+    os.makedirs(work)
     gpus = os.path.join(work, "gpus")
     shutil.copytree(os.path.join(TOP, "gpus"), gpus)
     spec = {
@@ -109,6 +186,9 @@ def gnumeric(env, work):
                  "grad_ckpt": [True, False], "attn": ["sdpa"], "batch": [1, 4], "seq": [512, 4096]},
         "formats": ["xlsx"], "models_dir": os.path.join(TOP, "models"),
     }
+    spec.update(variant or {})
+    if variant:
+        print("  (spec %s)" % json.dumps(variant))
     r, a = report(env, spec, os.path.join(work, "a"), gpus)
     if not check(r.returncode == 0, "report writes the workbook", r.stderr[-400:]):
         return
@@ -121,7 +201,7 @@ def gnumeric(env, work):
         for (r0, c0), want in formulas(xml).items():
             n += 1
             got = cell(rows, r0, c0)
-            if got != want:
+            if not same(got, want):
                 bad += 1
                 if bad < 4:
                     print("  %s %d,%d: Gnumeric %r, cached %r" % (name, r0, c0, got, want))
@@ -165,6 +245,8 @@ def gnumeric(env, work):
         before = formulas(xml)
         for (r0, c0) in before:
             head = edited[i][0][c0]
+            if head.startswith("Summary key"):
+                continue  # the Summary's (below): it names GPUs by their order
             v = want.get((r0, fcol.get(head, -1)))
             compared += 1
             if cell(edited[i], r0, c0) != v:
@@ -178,6 +260,47 @@ def gnumeric(env, work):
                 if "RTX 4090" in (cell(edited[pi], r0, 5) or "")]
     check(plan_now and any(v == "does not fit" for v in plan_now),
           "the Plan sheet's live verdicts on the RTX 4090 follow the edit", repr(plan_now[:6]))
+
+    # The Summary: unedited, every cell recalculates to its cached value (in
+    # the loop above too); edited, every cell equals the fresh run's.
+    si = names.index("Summary")
+    cached, pivot = summary_cells(book[si][1])
+    fresh_sum, fresh_pivot = summary_cells(fresh[si][1])
+    check(len(pivot) >= 8 and all(same(cell(calc[si], r0, c0), v) for (r0, c0), v in cached.items()),
+          "Gnumeric: every Summary formula recalculates to its cached value (%d, %d answers)"
+          % (len(cached), len(pivot)))
+    moved = sum(pivot[k] != fresh_pivot.get(k) for k in pivot)
+    off = [(k, cell(edited[si], *k), v) for k, v in fresh_sum.items() if not same(cell(edited[si], *k), v)]
+    check(set(fresh_sum) == set(cached) and moved > 0 and not off,
+          "Gnumeric: after the edit every Summary cell equals a fresh run's on the edited GPU file "
+          "(%d cells, %d of the %d answers moved by the edit)" % (len(fresh_sum), moved, len(pivot)),
+          "%d differ: %r" % (len(off), off[:3]))
+    gone = [k for k, v in pivot.items() if "RTX 4090" in v and "RTX 4090" not in (cell(edited[si], *k) or "")]
+    check(gone, "Gnumeric: answers on the shrunk RTX 4090 move to another class (%d)" % len(gone))
+
+    # LibreOffice, recalculating on load: the same.
+    lo_a = lo_recalc(a, work, "lo_a")
+    lo_b = lo_recalc(b, work, "lo_b")
+    if not check(lo_a is not None and lo_b is not None, "LibreOffice recalculates both workbooks"):
+        return
+    n = bad = 0
+    for name, xml in book:
+        for (r0, c0), want in formulas(xml).items():
+            n += 1
+            if not same(cell(lo_a[name], r0, c0), want):
+                bad += 1
+                if bad < 4:
+                    print("  %s %d,%d: LibreOffice %r, cached %r" % (name, r0, c0,
+                                                                   cell(lo_a[name], r0, c0), want))
+    check(n > 400 and bad == 0, "LibreOffice: every formula recalculates to its cached value (%d "
+          "formulas, the Summary's among them)" % n, "%d differ" % bad)
+    off = [(k, cell(lo_b["Summary"], *k), v) for k, v in fresh_sum.items()
+           if not same(cell(lo_b["Summary"], *k), v)]
+    changed = sum(cell(lo_b["Summary"], *k) != v for k, v in pivot.items())
+    check(changed > 0 and not off,
+          "LibreOffice: after the edit every Summary cell equals a fresh run's on the edited GPU "
+          "file (%d cells, %d answers moved)" % (len(fresh_sum), changed),
+          "%d differ: %r" % (len(off), off[:3]))
 
 
 def libreoffice(env, work):
@@ -216,7 +339,11 @@ def main():
     work = tempfile.mkdtemp(prefix="gs-t-xlsx-apps-")
     env = clean_env(work)
     try:
-        gnumeric(env, work)
+        gnumeric(env, os.path.join(work, "fewest"))
+        # the other rule, and a class the Summary may not name (workstation)
+        gnumeric(env, os.path.join(work, "least"),
+                 {"rank": "least-memory", "eligible": ["consumer", "datacenter"],
+                  "gpus": ["rtx-4080", "rtx-4090", "rtx-a6000", "a100-80gb", "h100-sxm"]})
         libreoffice(env, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
