@@ -233,8 +233,23 @@ gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool
 {
 	char warn[512];
 	gs_err rc = gs_config_check_seq(a, &r->s.seq, !r->seq_given, allow_long, warn, sizeof warn, e);
+	int64_t ctx = gs_settings_context(&r->s);
 
 	if (rc == GS_OK && warn[0] && !quiet)
 		fprintf(stderr, "gpusizer: warning: %s\n", warn);
+	/* Generating, the cache reaches the prompt plus the new tokens. */
+	if (rc == GS_OK && ctx > r->s.seq && a->max_pos > 0 && ctx > a->max_pos) {
+		if (!allow_long)
+			return gs_fail(e, GS_EUSAGE,
+			               "--seq %lld + --new-tokens %lld = %lld tokens is past the model's "
+			               "max_position_embeddings (%lld, %s): generate fewer, or --allow-long-context "
+			               "to size it anyway",
+			               (long long)r->s.seq, (long long)r->s.new_tokens, (long long)ctx,
+			               (long long)a->max_pos, a->source[0] ? a->source : "model");
+		if (!quiet)
+			fprintf(stderr, "gpusizer: warning: %lld prompt + generated tokens are past the model's "
+			        "max_position_embeddings (%lld): sized as asked (--allow-long-context)\n",
+			        (long long)ctx, (long long)a->max_pos);
+	}
 	return rc;
 }

@@ -922,11 +922,21 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	memset(&t, 0, sizeof t);
 	double context = (double)s->cuda_context_mib * 1048576.0;
 	double kvb = s->kv_dtype_set ? dtype_bytes(s->kv_dtype) : c->r.cb;
-	double kv = (double)a->kv_cache_dim / tp * P->layers_gpu * c->T * kvb;
+	/* the cache per token: one layer's keys and values, and this GPU's layers */
+	double kv_layer = (double)a->kv_cache_dim / tp * kvb;
+	double kv_tok = kv_layer * P->layers_gpu;
+	/* tokens: the prompt (c->T, batch x seq) and, generating, the batch's
+	 * new tokens after it */
+	double gen = (double)s->batch * (double)s->new_tokens, total = c->T + gen;
+	/* StaticCache is allocated at its maximum length before the prefill */
+	double kv = kv_tok * (s->kv_cache == GS_KVC_STATIC ? total : c->T);
 	/* prefill logits: every prompt position for a plain forward; the
 	 * last one per sequence for generate() (transformers >= 4.45
-	 * passes logits_to_keep=1; serving engines do the same) */
-	double logits = (s->logits_all ? c->T : (double)s->batch) * (double)a->vocab / tp * c->r.cb;
+	 * passes logits_to_keep=1; serving engines do the same); older
+	 * transformers' heads returned logits.float(): the 16-bit logits
+	 * and their fp32 copy both live at the cast */
+	double lbytes = c->r.cb + (s->logits == GS_LOGITS_ALL_FP32 ? 4 : 0);
+	double logits = (s->logits != GS_LOGITS_LAST ? c->T : (double)s->batch) * (double)a->vocab / tp * lbytes;
 	double layer_tmp = 0, deq = 0;
 	for (int i = 0; i < a->n_kinds; i++) {
 		if (P->lc[i].fwd_act > layer_tmp)
@@ -947,6 +957,35 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	ex2[C_A] = logits + c->r.rb * (double)a->hidden * c->T;
 	ex2[C_B] = P->head_deq;
 	mark(&t, ex2, GS_PH_PREFILL, 1);
+	if (s->new_tokens > 0) {
+		/* The last decode step, the cache at its longest (transformers'
+		 * cache_utils): DynamicCache.update replaces one layer's keys, then
+		 * its values, by torch.cat, so half a layer's cache of the new
+		 * length is the extra; a legacy tuple cache is rebuilt layer by
+		 * layer while the caller still holds the previous step's, so both
+		 * whole caches live as the forward returns; a static cache is
+		 * already full. Each step's logits are one position per sequence
+		 * (fp32-cast too, where the head upcasts). */
+		double before = total - (double)s->batch;
+		double ex3[C_N] = {0};
+		switch (s->kv_cache) {
+		case GS_KVC_LEGACY:
+			t.live[C_A] = kv_tok * before;
+			ex3[C_A] = kv_tok * total;
+			break;
+		case GS_KVC_STATIC:
+			t.live[C_A] = kv_tok * total;
+			break;
+		default:
+			t.live[C_A] = kv_tok * before;
+			ex3[C_A] = 0.5 * kv_layer * total;
+			break;
+		}
+		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes +
+		            layer_tmp * (double)s->batch / (c->T > 0 ? c->T : 1);
+		ex3[C_B] = deq;
+		mark(&t, ex3, GS_PH_DECODE, 1);
+	}
 	finish(out, &t, context, P->host, (double)a->params_total, c->r.text);
 	out->params_trainable = 0;
 	out->bpp_G = out->bpp_O = 0;

@@ -27,14 +27,16 @@ static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", NULL};
 static const char *const adapter_names[] = {"fp32", "bf16", NULL}; /* gs_dtype's first two */
 static const char *const formula_names[] = {"detailed", "cookbook", "rule-of-thumb", "zero1-rule", NULL};
 static const char *const load_names[] = {"sharded", "full", NULL}; /* full_state_dict_load off, on */
-static const char *const logits_names[] = {"last", "all", NULL};   /* logits_all off, on */
+static const char *const logits_names[] = {"last", "all", "all-fp32", NULL}; /* gs_logits */
+static const char *const kvcache_names[] = {"dynamic", "legacy", "static", NULL}; /* gs_kvcache */
 
 /* Every ENUM setting is stored in an enum field read and written as int. */
 _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int) &&
                sizeof(gs_optim) == sizeof(int) && sizeof(gs_attn) == sizeof(int) &&
                sizeof(gs_loss) == sizeof(int) && sizeof(gs_shard) == sizeof(int) &&
                sizeof(gs_offload) == sizeof(int) && sizeof(gs_dtype) == sizeof(int) &&
-               sizeof(gs_formula) == sizeof(int), "enum settings are int-sized");
+               sizeof(gs_formula) == sizeof(int) && sizeof(gs_logits) == sizeof(int) &&
+               sizeof(gs_kvcache) == sizeof(int), "enum settings are int-sized");
 
 static size_t count_names(const char *const *names)
 {
@@ -258,10 +260,21 @@ static const gs_setting table[] = {
 	  "inference KV cache: fp32 bf16 fp16 fp8 (the compute dtype)", GS_M(GS_INFER),
 	  GS_SF_HARNESS | GS_SF_OWN_LIST, "KV cache dtype (auto: compute dtype)", 15, NULL,
 	  GS_LW_NEVER, 0, F(kv_dtype), F(kv_dtype_set), NULL },
-	{ "logits", GS_ST_BOOL, logits_names, 0, 0, "last", "L",
-	  "inference prefill logits: the last position (generate()) or all (a plain forward)",
-	  GS_M(GS_INFER), GS_SF_HARNESS, "Logits", 7, " all-logits", GS_LW_CHANGED, 18,
-	  F(logits_all), 0, NULL },
+	{ "kv-cache", GS_ST_ENUM, kvcache_names, 0, 0, "dynamic", "C",
+	  "inference KV cache while generating: dynamic (DynamicCache, grown a layer at a time), "
+	  "legacy (tuples rebuilt each step: two copies at the peak; older transformers, remote-code "
+	  "models), static (preallocated at prompt + new tokens)",
+	  GS_M(GS_INFER), GS_SF_NO_HARNESS, "KV cache", 9, " %s-cache", GS_LW_CHANGED, 20,
+	  F(kv_cache), 0, NULL },
+	{ "new-tokens", GS_ST_INT, NULL, 0, 1 << 24, "0", "N",
+	  "inference: tokens generated after the --seq prompt (the cache holds both)",
+	  GS_M(GS_INFER), GS_SF_HARNESS, "New tokens", 8, " +%s new", GS_LW_CHANGED, 19,
+	  F(new_tokens), 0, NULL },
+	{ "logits", GS_ST_ENUM, logits_names, 0, 0, "last", "L",
+	  "inference prefill logits: last (the last position, generate()), all (every prompt "
+	  "position, a plain forward) or all-fp32 (every position upcast to fp32, older transformers)",
+	  GS_M(GS_INFER), GS_SF_HARNESS, "Logits", 7, " logits-%s", GS_LW_CHANGED, 18,
+	  F(logits), 0, NULL },
 	{ "cuda-context", GS_ST_INT, NULL, 0, 1 << 20, "1343", "MIB",
 	  "CUDA context and library handles outside torch's allocator, MiB", GS_M_ALL, 0,
 	  "CUDA context MiB", 9, NULL, GS_LW_NEVER, 0, F(cuda_context_mib), 0, NULL },
@@ -567,4 +580,12 @@ uint64_t gs_key_hash(const char *model, const char *key)
 }
 
 const char *gs_state_dict_load_name(const gs_settings *s) { return load_names[s->full_state_dict_load ? 1 : 0]; }
-const char *gs_logits_name(const gs_settings *s) { return logits_names[s->logits_all ? 1 : 0]; }
+const char *gs_logits_name(const gs_settings *s)
+{
+	return (unsigned)s->logits < GS_LOGITS_MAX ? logits_names[s->logits] : "?";
+}
+
+int64_t gs_settings_context(const gs_settings *s)
+{
+	return s->seq + (s->method == GS_INFER ? s->new_tokens : 0);
+}

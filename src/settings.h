@@ -50,6 +50,18 @@ typedef enum gs_loss { GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_MAX } gs_l
 typedef enum gs_shard { GS_SH_DDP = 0, GS_SH_ZERO1, GS_SH_ZERO2, GS_SH_ZERO3, GS_SH_FSDP, GS_SH_FSDP2, GS_SH_PIPELINE, GS_SH_MAX } gs_shard;
 typedef enum gs_offload { GS_OFF_NONE = 0, GS_OFF_OPTIMIZER, GS_OFF_PARAMS, GS_OFF_ACTIVATIONS, GS_OFF_MAX } gs_offload;
 typedef enum gs_dtype { GS_DT_FP32 = 0, GS_DT_BF16, GS_DT_FP16, GS_DT_FP8, GS_DT_MAX } gs_dtype;
+/* Inference: which prefill logits live (the last position per sequence, as
+ * generate() keeps them; every prompt position, as a plain forward; every
+ * position upcast to fp32, as older transformers' heads did: 16-bit and
+ * fp32 copies both live at the cast). */
+typedef enum gs_logits { GS_LOGITS_LAST = 0, GS_LOGITS_ALL, GS_LOGITS_ALL_FP32, GS_LOGITS_MAX } gs_logits;
+/* Inference: the KV cache as the runtime allocates it while generating. */
+typedef enum gs_kvcache {
+	GS_KVC_DYNAMIC = 0, /* transformers' DynamicCache: each layer grown by torch.cat in turn */
+	GS_KVC_LEGACY,      /* tuple caches rebuilt each step: the old and new caches both live */
+	GS_KVC_STATIC,      /* StaticCache: preallocated at prompt + new tokens */
+	GS_KVC_MAX
+} gs_kvcache;
 typedef enum gs_formula {
 	GS_F_DETAILED = 0, GS_F_COOKBOOK, GS_F_RULE_OF_THUMB, GS_F_ZERO1_RULE, GS_F_MAX
 } gs_formula;
@@ -80,8 +92,9 @@ typedef struct gs_settings {
 	bool full_state_dict_load; /* zero3/fsdp: every rank keeps a full weight copy (loaded state dict) beside its shard */
 	gs_dtype kv_dtype;
 	bool kv_dtype_set;       /* false: the compute dtype */
-	bool logits_all;         /* inference prefill: logits for every prompt position (a plain
-	                            forward) instead of the last one only (generate()) */
+	gs_kvcache kv_cache;     /* inference: how the cache grows while generating */
+	int64_t new_tokens;      /* inference: tokens generated after the --seq prompt tokens */
+	gs_logits logits;        /* inference prefill logits (gs_logits) */
 	int64_t cuda_context_mib; /* CUDA context + library handles outside torch's allocator */
 	gs_formula formula;
 	double trainable_fraction; /* cookbook only; < 0 = the seed's default */
@@ -206,7 +219,9 @@ const char *gs_offload_name(gs_offload o);
 const char *gs_dtype_name(gs_dtype d);
 const char *gs_formula_name(gs_formula f);
 const char *gs_state_dict_load_name(const gs_settings *s); /* "sharded" or "full" */
-const char *gs_logits_name(const gs_settings *s);          /* "last" or "all" */
+const char *gs_logits_name(const gs_settings *s);          /* "last", "all" or "all-fp32" */
+/* The tokens a sequence reaches: --seq, plus --new-tokens for inference. */
+int64_t gs_settings_context(const gs_settings *s);
 int gs_method_parse(const char *s);
 int gs_prec_parse(const char *s);
 int gs_optim_parse(const char *s);

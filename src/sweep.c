@@ -65,7 +65,7 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 		return GS_OK;
 	}
 	/* A context beyond the model's positions is not a configuration of it. */
-	if (c->m != NULL && c->m->arch->max_pos > 0 && s->seq > c->m->arch->max_pos) {
+	if (c->m != NULL && c->m->arch->max_pos > 0 && gs_settings_context(s) > c->m->arch->max_pos) {
 		c->n_skipped++;
 		return GS_OK;
 	}

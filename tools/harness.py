@@ -133,14 +133,18 @@ def parser():
     p.add_argument("--loss", choices=LOSSES, default="standard")
     p.add_argument("--kv-dtype", choices=DTYPES, default=None,
                    help="inference KV cache dtype (default: the compute dtype)")
-    p.add_argument("--logits", choices=["last", "all"], default="last",
+    p.add_argument("--logits", choices=["last", "all", "all-fp32"], default="last",
                    help="inference prefill: the last position's logits (generate(), "
-                        "logits_to_keep=1) or every position's (a plain forward)")
+                        "logits_to_keep=1), every position's (a plain forward), or every "
+                        "position's cast to fp32 with the 16-bit copy alive (older heads)")
     p.add_argument("--warmup", type=nonneg_int, default=1,
                    help="warm-up steps (step 1 is the first of them when > 0)")
     p.add_argument("--steps", type=pos_int, default=2, help="measured steps after warm-up")
     p.add_argument("--decode-tokens", type=nonneg_int, default=8,
                    help="inference: tokens decoded after the prefill")
+    p.add_argument("--new-tokens", type=nonneg_int, default=None,
+                   help="inference: tokens generated after the prompt (gpusizer's --new-tokens; "
+                        "overrides --decode-tokens)")
     p.add_argument("--seed", type=nonneg_int, default=0)
     p.add_argument("--dry-run", "--print-plan", dest="dry_run", action="store_true",
                    help="validate the arguments, print the plan as JSON, run nothing")
@@ -242,7 +246,7 @@ def make_plan(a):
     if a.method != "inference":
         plan["optimizer_impl"] = opt_impl[a.optimizer]
     else:
-        plan["decode_tokens"] = a.decode_tokens
+        plan["decode_tokens"] = a.new_tokens if a.new_tokens is not None else a.decode_tokens
         plan["use_cache"] = True
         plan["logits"] = a.logits
         kv = a.kv_dtype
@@ -590,7 +594,14 @@ def run_inference(torch, model, plan, meter, result):
             meter.start()
             out = model(input_ids=ids, use_cache=True, **keep)
             past = out.past_key_values
-            nxt = out.logits[:, -1:, :].argmax(-1)
+            if plan.get("logits") == "all-fp32":
+                # older transformers returned logits.float(): both copies
+                # live at the cast
+                up = out.logits.float()
+                nxt = up[:, -1:, :].argmax(-1)
+                del up
+            else:
+                nxt = out.logits[:, -1:, :].argmax(-1)
             del out
             rec["phases"]["prefill"] = meter.read()
             if plan["decode_tokens"] > 0:
@@ -599,8 +610,9 @@ def run_inference(torch, model, plan, meter, result):
                 for _ in range(plan["decode_tokens"]):
                     out = model(input_ids=nxt, past_key_values=past, use_cache=True)
                     past = out.past_key_values
-                    nxt = out.logits[:, -1:, :].argmax(-1)
-                    del out
+                    lg = out.logits.float() if plan.get("logits") == "all-fp32" else out.logits
+                    nxt = lg[:, -1:, :].argmax(-1)
+                    del out, lg
                 rec["phases"]["decode"] = meter.read()
             del past, nxt, ids
         rec["allocated"] = max(v["allocated"] for v in rec["phases"].values())

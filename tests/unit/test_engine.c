@@ -506,7 +506,49 @@ static void prefill_logits(void)
 	CHECK(strstr(l, "logits") == NULL, "settings: the default --logits last leaves the label alone (%s)", l);
 	set(&s, "logits=all");
 	gs_settings_label(&s, l, sizeof l);
-	CHECK(strstr(l, " all-logits") != NULL, "settings: --logits all is in the label (%s)", l);
+	CHECK(strstr(l, " logits-all") != NULL, "settings: --logits all is in the label (%s)", l);
+	/* older transformers' heads: logits.float(), 2 + 4 bytes an element */
+	set(&s, "logits=all-fp32");
+	gs_estimate f32 = run(&a, &s);
+	CHECK(near((double)f32.allocated, want + T * 128256 * 4, 1e-9),
+	      "engine: --logits all-fp32 holds the bf16 logits and their fp32 copy (%.6g, got %.6g)",
+	      want + T * 128256 * 4, (double)f32.allocated);
+}
+
+static void generation(void)
+{
+	/* Llama-3.1-8B, batch 8, a 4096-token prompt and 4096 new tokens: the
+	 * cache reaches 8 x 8192 = 65536 tokens of 32 layers x 2 x 1024 x 2
+	 * bytes, 8 GiB. DynamicCache's last step holds the cache before it
+	 * (65528 tokens) and one layer's keys rebuilt at 65536 (128 MiB); a
+	 * legacy tuple cache holds the old and the new whole caches; a static
+	 * cache is allocated full before the prefill. */
+	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings s = base("inference", "bf16", NULL);
+	set(&s, "seq=4096 batch=8 new-tokens=4096");
+	gs_estimate dyn = run(&a, &s);
+	double tok = 32 * 2 * 1024 * 2.0, total = 65536, layer_half = 1024 * 2.0 * total;
+	set(&s, "kv-cache=legacy");
+	gs_estimate leg = run(&a, &s);
+	CHECK(dyn.peak_phase == GS_PH_DECODE && leg.peak_phase == GS_PH_DECODE &&
+	      near((double)leg.A - (double)dyn.A, tok * total - layer_half, 1e-9),
+	      "engine: a legacy cache holds two whole caches at the last step, DynamicCache one and half a "
+	      "layer (difference %.6g, got %.6g)", tok * total - layer_half, (double)leg.A - (double)dyn.A);
+	CHECK((double)dyn.A >= tok * (total - 8) + layer_half && (double)dyn.A < tok * total + layer_half + 64e6,
+	      "engine: DynamicCache at the last step: the cache and half a layer, plus one step's logits (%.6g)",
+	      (double)dyn.A);
+	set(&s, "kv-cache=static");
+	gs_estimate st = run(&a, &s);
+	CHECK(st.peak_phase == GS_PH_PREFILL && (double)st.A > tok * total,
+	      "engine: a static cache is full from the prefill on (peak in prefill, A %.6g > %.6g)",
+	      (double)st.A, tok * total);
+	set(&s, "kv-cache=dynamic new-tokens=0");
+	gs_estimate none = run(&a, &s);
+	CHECK(none.peak_phase == GS_PH_PREFILL && none.A < dyn.A, "engine: no new tokens: the prefill's peak");
+	char l[256];
+	set(&s, "new-tokens=4096 kv-cache=legacy");
+	gs_settings_label(&s, l, sizeof l);
+	CHECK(strstr(l, " +4096 new") && strstr(l, " legacy-cache"), "settings: new tokens and the cache in the label (%s)", l);
 }
 
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
@@ -665,6 +707,7 @@ int main(void)
 	pipeline();
 	ddp_inference();
 	prefill_logits();
+	generation();
 	monotonic();
 	sharded_counts();
 	CHECK_DONE();

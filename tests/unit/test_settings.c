@@ -162,7 +162,7 @@ static void test_label(void)
 		{ { { "gpus", "4" }, { "tp", "2" }, { NULL, NULL } }, "full amp-bf16 adamw b1 s2048 sdpa 4xddp tp2" },
 		{ { { "method", "inference" }, { "logits", "all" }, { "grad-ckpt", "true" }, { "batch", "8" },
 		    { NULL, NULL } },
-		  "inference bf16 b8 s2048 sdpa all-logits" },
+		  "inference bf16 b8 s2048 sdpa logits-all" },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
