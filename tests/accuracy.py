@@ -9,10 +9,20 @@ error over the supported point records, one-sided checks of the OOM records,
 the unsupported records with their reasons, and the same figures by grade and
 by method.
 
-    python3 tests/accuracy.py                  # table + summary
-    python3 tests/accuracy.py --json           # the summary as one JSON object
-    python3 tests/accuracy.py --write-baseline # also write tests/accuracy/baseline.json
-    python3 tests/accuracy.py --validate       # check the cases file only (no engine)
+    python3 tests/accuracy.py                  # both sets: tables + summaries
+    python3 tests/accuracy.py --set 1|2|all    # one set, or both and combined (all)
+    python3 tests/accuracy.py --json           # the summaries as one JSON object
+    python3 tests/accuracy.py --write-baseline # also write baseline.json (set 1) / baseline2.json (set 2)
+    python3 tests/accuracy.py --validate       # check the cases files only (no engine)
+
+Set 1: cases.jsonl from calibration.jsonl (plus the project's own verified
+measurements, measurements/verified.jsonl, when there are any); set 2:
+cases2.jsonl from calibration2.jsonl. With --set all (the default) each set
+is summarised on its own and then both together ("combined"), each summary
+also by grade, by method and by source. --json with --set 1 or 2 prints that
+set's summary object (the schema before set 2 existed, plus "set" and
+"by_source"); with --set all it prints {"set": "all", "sets": {"1": ...,
+"2": ...}, "combined": ...}.
 
 The binary is $GPUSIZER (default ./gpusizer), run from the repository root,
 each run prefixed with $GS_WRAP. Standard library only. Exit status: 0 when
@@ -32,6 +42,16 @@ ACC = os.path.join(TOP, "tests", "accuracy")
 CASES = os.path.join(ACC, "cases.jsonl")
 CALIBRATION = os.path.join(ACC, "calibration.jsonl")
 BASELINE = os.path.join(ACC, "baseline.json")
+CASES2 = os.path.join(ACC, "cases2.jsonl")
+CALIBRATION2 = os.path.join(ACC, "calibration2.jsonl")
+BASELINE2 = os.path.join(ACC, "baseline2.json")
+# set -> (cases file, calibration file, baseline file)
+SETS = {"1": (CASES, CALIBRATION, BASELINE), "2": (CASES2, CALIBRATION2, BASELINE2)}
+# Set 2's sources by record id prefix (README-calibration2.md's source table).
+SOURCE2 = (("swift-v1-", "ms-swift v1"), ("swift3-", "ms-swift 3.x"), ("qwen3-speed-", "Qwen3 speed"),
+           ("torchao-quant-", "torchao quant"), ("torchao-kvcache-", "torchao KV cache"),
+           ("torchao-float8-", "torchao float8"), ("autoawq-", "AutoAWQ"),
+           ("answerai-", "Answer.AI fsdp_qlora"), ("glm4-", "GLM-4"), ("megatron-", "Megatron-LM"))
 GIB = float(2**30)
 TIMEOUT_S = 60
 
@@ -79,6 +99,7 @@ FLAGS = {
     "--kv-dtype": {"fp32", "bf16", "fp16", "fp8"},
     "--logits": {"last", "all"},
     "--formula": {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"},
+    "--allow-long-context": None,
 }
 FULL_PREC = {"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16", "fp8-mixed"}
 STORE_PREC = {"fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4",
@@ -102,6 +123,24 @@ def load_jsonl(path):
 
 def ab_ids(calibration_path=CALIBRATION):
     return [r["id"] for r in load_jsonl(calibration_path) if r.get("grade") in ("A", "B")]
+
+
+def source_labels(calibration_path):
+    """Record id -> a short source name: set 1 the repository its number
+    comes from (owner/name, the source field's first word), set 2 the
+    source of README-calibration2.md's table."""
+    out = {}
+    for r in load_jsonl(calibration_path):
+        rid = r["id"]
+        lab = None
+        for pfx, name in SOURCE2:
+            if calibration_path == CALIBRATION2 and rid.startswith(pfx):
+                lab = name
+                break
+        if lab is None:
+            lab = (r.get("source") or "?").split(" ")[0]
+        out[rid] = lab
+    return out
 
 
 def validate_args(args):
@@ -257,7 +296,7 @@ def group_stats(rows):
     }
 
 
-def evaluate(cases, gpusizer, wrap, jobs):
+def evaluate(cases, gpusizer, wrap, jobs, set_name="1", sources=None):
     rows = []
     todo = [c for c in cases if c["unsupported"] is None]
     results = {}
@@ -266,7 +305,9 @@ def evaluate(cases, gpusizer, wrap, jobs):
         for f in concurrent.futures.as_completed(futs):
             results[futs[f]] = f.result()
     for c in cases:
-        row = {"id": c["id"], "grade": c["grade"], "method": c["method"], "compare": c["compare"],
+        src = (sources or {}).get(c["id"]) or ("gpusizer verify" if c["id"].startswith("verified-") else "?")
+        row = {"id": c["id"], "set": set_name, "source": src, "grade": c["grade"], "method": c["method"],
+               "compare": c["compare"],
                "measured_bytes": c["measured_bytes"], "bound": c["bound"], "predicted_bytes": None,
                "err_pct": None, "status": None, "detail": None}
         if c["unsupported"] is not None:
@@ -302,6 +343,8 @@ def summarize(rows):
                      for g in sorted({r["grade"] for r in rows})}
     s["by_method"] = {m: group_stats([r for r in rows if r["method"] == m])
                       for m in sorted({r["method"] for r in rows})}
+    s["by_source"] = {m: group_stats([r for r in rows if r["source"] == m])
+                      for m in sorted({r["source"] for r in rows})}
     s["target"] = {"median_pct": 8.0, "p90_pct": 20.0, "unsupported_pct": 15.0}
     return s
 
@@ -344,15 +387,20 @@ def print_table(rows, s, out=sys.stdout):
     w("unsupported:\n")
     for u in s["unsupported_list"]:
         w("  %s: %s\n" % (u["id"], u["reason"]))
-    for title, key in (("by grade", "by_grade"), ("by method", "by_method")):
+    print_groups(s, out)
+
+
+def print_groups(s, out=sys.stdout):
+    w = out.write
+    for title, key in (("by grade", "by_grade"), ("by method", "by_method"), ("by source", "by_source")):
         w("%s:\n" % title)
         for k, g in s[key].items():
-            w("  %-22s points %3d  median %7s  p90 %7s  bounds %d (failed %d)  unsupported %d  errors %d\n" % (
+            w("  %-26s points %3d  median %7s  p90 %7s  bounds %d (failed %d)  unsupported %d  errors %d\n" % (
                 k, g["points"], pct(g["median_pct"]), pct(g["p90_pct"]), g["bounds"], g["bound_failures"],
                 g["unsupported"], g["errors"]))
 
 
-def write_baseline(s):
+def write_baseline(s, path=BASELINE, extra=None):
     base = {
         "_note": "Written by `python3 tests/accuracy.py --write-baseline` from a real run; tests/t_accuracy.py "
                  "fails when a later run is worse (median/p90 by more than 0.1 point, or more unsupported "
@@ -361,58 +409,135 @@ def write_baseline(s):
         "median_pct": s["median_pct"], "p90_pct": s["p90_pct"],
         "unsupported": s["unsupported"], "bound_failures": s["bound_failures"], "errors": s["errors"],
     }
-    tmp = BASELINE + ".tmp"
+    if extra:
+        base.update(extra)
+    tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(base, f, indent=2)
         f.write("\n")
-    os.replace(tmp, BASELINE)
+    os.replace(tmp, path)
     return base
 
 
+def load_set(name):
+    """The cases of one set (set 1 with the project's verified measurements)."""
+    cases_path, cal, _ = SETS[name]
+    cases = load_jsonl(cases_path)
+    if name == "1":
+        # Our own measurements (gpusizer verify on a real GPU) join the public ones.
+        sys.path.insert(0, os.path.join(TOP, "tools"))
+        import verified_cases  # noqa: E402
+        cases += verified_cases.cases(os.path.join(TOP, "measurements", "verified.jsonl"))
+    return cases
+
+
+def parse(argv):
+    opts = {"json": False, "base": False, "validate": False, "set": "all"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--json":
+            opts["json"] = True
+        elif a == "--write-baseline":
+            opts["base"] = True
+        elif a == "--validate":
+            opts["validate"] = True
+        elif a == "--set" and i + 1 < len(argv) and argv[i + 1] in ("1", "2", "all"):
+            opts["set"] = argv[i + 1]
+            i += 1
+        elif a.startswith("--set=") and a[6:] in ("1", "2", "all"):
+            opts["set"] = a[6:]
+        else:
+            return None
+        i += 1
+    return opts
+
+
 def main(argv):
-    want_json = "--json" in argv
-    want_base = "--write-baseline" in argv
-    want_validate = "--validate" in argv
-    for a in argv:
-        if a not in ("--json", "--write-baseline", "--validate"):
-            sys.stderr.write("usage: accuracy.py [--json] [--write-baseline] [--validate]\n")
-            return 2
-    cases = load_jsonl(CASES)
-    # Our own measurements (gpusizer verify on a real GPU) join the public ones.
-    sys.path.insert(0, os.path.join(TOP, "tools"))
-    import verified_cases  # noqa: E402
-    cases += verified_cases.cases(os.path.join(TOP, "measurements", "verified.jsonl"))
-    bad = validate(cases)
-    if want_validate:
-        for b in bad:
-            print("invalid: " + b)
-        n_uns = sum(1 for c in cases if c["unsupported"])
-        print("%d cases, %d supported, %d unsupported, %d problems" % (
-            len(cases), len(cases) - n_uns, n_uns, len(bad)))
-        return 1 if bad else 0
-    if bad:
-        for b in bad:
-            sys.stderr.write("accuracy: invalid case: %s\n" % b)
+    opts = parse(argv)
+    if opts is None:
+        sys.stderr.write("usage: accuracy.py [--set 1|2|all] [--json] [--write-baseline] [--validate]\n")
+        return 2
+    names = ["1", "2"] if opts["set"] == "all" else [opts["set"]]
+    cases_of, bad_of = {}, {}
+    for n in names:
+        cases_of[n] = load_set(n)
+        bad_of[n] = validate(cases_of[n], SETS[n][1])
+    if opts["validate"]:
+        nbad = 0
+        for n in names:
+            cases = cases_of[n]
+            for b in bad_of[n]:
+                print("invalid (set %s): %s" % (n, b))
+            n_uns = sum(1 for c in cases if c["unsupported"])
+            print("set %s: %d cases, %d supported, %d unsupported, %d problems" % (
+                n, len(cases), len(cases) - n_uns, n_uns, len(bad_of[n])))
+            nbad += len(bad_of[n])
+        return 1 if nbad else 0
+    if any(bad_of.values()):
+        for n in names:
+            for b in bad_of[n]:
+                sys.stderr.write("accuracy: invalid case (set %s): %s\n" % (n, b))
         return 1
     gpusizer = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
     wrap = os.environ.get("GS_WRAP", "").split()
     jobs = max(1, min(8, os.cpu_count() or 1))
-    rows = evaluate(cases, gpusizer, wrap, jobs)
-    s = summarize(rows)
-    if want_json:
-        s["rows"] = rows
-        json.dump(s, sys.stdout, indent=1)
+    rows_of, sum_of = {}, {}
+    for n in names:
+        rows_of[n] = evaluate(cases_of[n], gpusizer, wrap, jobs, n, source_labels(SETS[n][1]))
+        sum_of[n] = summarize(rows_of[n])
+        sum_of[n]["set"] = n
+    combined = None
+    if len(names) > 1:
+        combined = summarize(rows_of["1"] + rows_of["2"])
+        combined["set"] = "all"
+        combined["by_set"] = {n: group_stats(rows_of[n]) for n in names}
+    if opts["json"]:
+        for n in names:
+            sum_of[n]["rows"] = rows_of[n]
+        if combined is None:
+            doc = sum_of[names[0]]
+        else:  # the rows are in the per-set objects only
+            doc = {"set": "all", "sets": sum_of, "combined": combined}
+        json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        print_table(rows, s)
-    if s["supported"] and s["errors"] == s["supported"]:
-        sys.stderr.write("accuracy: no estimate could be made (first error: %s)\n" % s["error_list"][0]["error"])
-        return 1
-    if want_base:
-        base = write_baseline(s)
-        if not want_json:
-            print("wrote %s: %s" % (os.path.relpath(BASELINE, TOP), json.dumps(
-                {k: base[k] for k in ("median_pct", "p90_pct", "unsupported", "bound_failures", "errors")})))
+        for n in names:
+            print("=== set %s (%s)" % (n, os.path.relpath(SETS[n][0], TOP)))
+            print_table(rows_of[n], sum_of[n])
+            print()
+        if combined is not None:
+            c = combined
+            print("=== combined (sets 1 and 2)")
+            print("A/B records %d: supported %d, unsupported %d (%.1f%%)" % (
+                c["records"], c["supported"], c["unsupported"], c["unsupported_pct"]))
+            print("point records %d: median |error| %s, p90 |error| %s" % (
+                c["points"], pct(c["median_pct"]), pct(c["p90_pct"])))
+            print("OOM bounds %d: %d passed, %d failed; engine errors %d" % (
+                c["bounds"], c["bounds"] - c["bound_failures"], c["bound_failures"], c["errors"]))
+            print("by set:")
+            for k, g in c["by_set"].items():
+                print("  %-26s points %3d  median %7s  p90 %7s  bounds %d (failed %d)  unsupported %d  errors %d" % (
+                    "set " + k, g["points"], pct(g["median_pct"]), pct(g["p90_pct"]), g["bounds"],
+                    g["bound_failures"], g["unsupported"], g["errors"]))
+            print_groups(c)
+    for n in names:
+        s = sum_of[n]
+        if s["supported"] and s["errors"] == s["supported"]:
+            sys.stderr.write("accuracy: set %s: no estimate could be made (first error: %s)\n" % (
+                n, s["error_list"][0]["error"]))
+            return 1
+    if opts["base"]:
+        for n in names:
+            s = sum_of[n]
+            extra = None
+            if n == "2":
+                extra = {"by_source": {k: {"points": g["points"], "median_pct": g["median_pct"],
+                                           "p90_pct": g["p90_pct"]} for k, g in s["by_source"].items()}}
+            base = write_baseline(s, SETS[n][2], extra)
+            if not opts["json"]:
+                print("wrote %s: %s" % (os.path.relpath(SETS[n][2], TOP), json.dumps(
+                    {k: base[k] for k in ("median_pct", "p90_pct", "unsupported", "bound_failures", "errors")})))
     return 0
 
 

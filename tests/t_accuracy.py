@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Regression test for the committed accuracy figures (issue 2).
+"""Regression test for the committed accuracy figures (issues 2 and 13).
 
-Runs tests/accuracy.py --json against $GPUSIZER (prefixed with $GS_WRAP) and
-fails when the result is worse than tests/accuracy/baseline.json: median or
-p90 |error| higher by more than 0.1 percentage point, or more unsupported
-records, failed OOM bounds or engine errors. Also checks that the cases file
-is valid and covers every grade A/B record of the calibration data (and, when
-the project's shared copy is reachable, that the repository's copy equals
-it). One PASS/FAIL line per check. Standard library only.
+Runs tests/accuracy.py --set all --json against $GPUSIZER (prefixed with
+$GS_WRAP) and fails when a set's result is worse than its baseline: set 1
+(cases.jsonl) against tests/accuracy/baseline.json, set 2 (cases2.jsonl,
+the second calibration set) against tests/accuracy/baseline2.json. Worse
+means: median or p90 |error| higher by more than 0.1 percentage point, or
+more unsupported records, failed OOM bounds or engine errors, or a different
+record count. Also checks that each cases file is valid and covers every
+grade A/B record of its calibration data, and, when the project's shared
+copy is reachable, that the repository's copies equal it (the calibration
+files and set 2's model configs). One PASS/FAIL line per check; set 1's
+check names are those from before set 2, set 2's start "accuracy2-".
+Standard library only.
 """
 import json
 import os
@@ -19,38 +24,36 @@ from lib import TOP, Checks
 
 TOL = 0.1  # percentage points
 say = Checks()
+SHARED = os.path.join(os.path.dirname(TOP), "shared", "measurements")
 
 
-def main():
-    cases = accuracy.load_jsonl(accuracy.CASES)
-    ab = accuracy.ab_ids()
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def check_files(prefix, cases_path, calibration, shared_name):
+    cases = accuracy.load_jsonl(cases_path)
+    ab = accuracy.ab_ids(calibration)
     ids = [c["id"] for c in cases]
     missing = sorted(set(ab) - set(ids))
-    say(not missing and len(ab) == len(ids), "accuracy-cases-cover-ab",
+    say(not missing and len(ab) == len(ids), prefix + "-cases-cover-ab",
         "%d A/B records, %d cases, missing: %s" % (len(ab), len(ids), ", ".join(missing[:10])))
-    bad = accuracy.validate(cases)
-    say(not bad, "accuracy-cases-valid", "; ".join(bad[:5]))
-
-    shared = os.path.join(os.path.dirname(TOP), "shared", "measurements", "calibration.jsonl")
+    bad = accuracy.validate(cases, calibration)
+    say(not bad, prefix + "-cases-valid", "; ".join(bad[:5]))
+    shared = os.path.join(SHARED, shared_name)
     if os.path.isfile(shared):
-        with open(shared, "rb") as a, open(accuracy.CALIBRATION, "rb") as b:
-            same = a.read() == b.read()
-        say(same, "accuracy-calibration-copy", "tests/accuracy/calibration.jsonl differs from %s" % shared)
+        say(same_bytes(shared, calibration), prefix + "-calibration-copy",
+            "%s differs from %s" % (os.path.relpath(calibration, TOP), shared))
 
-    if not os.path.isfile(accuracy.BASELINE):
-        say(False, "accuracy-baseline", "tests/accuracy/baseline.json missing (run tests/accuracy.py --write-baseline)")
-        return 1
-    with open(accuracy.BASELINE, encoding="utf-8") as f:
+
+def check_set(prefix, s, base_path):
+    if not os.path.isfile(base_path):
+        say(False, prefix + "-baseline", "%s missing (run tests/accuracy.py --set %s --write-baseline)" % (
+            os.path.relpath(base_path, TOP), s.get("set")))
+        return
+    with open(base_path, encoding="utf-8") as f:
         base = json.load(f)
-
-    p = subprocess.run([sys.executable, os.path.join(TOP, "tests", "accuracy.py"), "--json"],
-                       cwd=TOP, capture_output=True, text=True, timeout=1800)
-    try:
-        s = json.loads(p.stdout)
-    except ValueError:
-        say(False, "accuracy-run", "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
-        return 1
-    say(p.returncode == 0, "accuracy-run", "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
 
     def worse_pct(key):
         now, then = s.get(key), base.get(key)
@@ -62,16 +65,43 @@ def main():
 
     for key in ("median_pct", "p90_pct"):
         ok, why = worse_pct(key)
-        say(ok, "accuracy-" + key.replace("_pct", ""), why)
+        say(ok, prefix + "-" + key.replace("_pct", ""), why)
     for key in ("unsupported", "bound_failures", "errors"):
         now, then = s.get(key), base.get(key)
         ok = now is not None and now <= then
-        say(ok, "accuracy-" + key.replace("_", "-"), "%s now, baseline %s" % (now, then))
+        say(ok, prefix + "-" + key.replace("_", "-"), "%s now, baseline %s" % (now, then))
         if key == "errors" and not ok:
             for e in s.get("error_list", [])[:5]:
                 print("  %s: %s" % (e["id"], e["error"]))
-    say(s.get("records") == base.get("records"), "accuracy-records",
+    say(s.get("records") == base.get("records"), prefix + "-records",
         "%s records now, baseline %s" % (s.get("records"), base.get("records")))
+
+
+def main():
+    check_files("accuracy", accuracy.CASES, accuracy.CALIBRATION, "calibration.jsonl")
+    check_files("accuracy2", accuracy.CASES2, accuracy.CALIBRATION2, "calibration2.jsonl")
+    # Set 2's configs are byte copies of shared/measurements/configs2/ (the
+    # derived *-qwen2-layout.json files are written by build_cases2.py).
+    shared_cfg = os.path.join(SHARED, "configs2")
+    if os.path.isdir(shared_cfg):
+        here = os.path.join(accuracy.ACC, "models", "set2")
+        diff = [n for n in sorted(os.listdir(shared_cfg)) if n.endswith(".json")
+                and (not os.path.isfile(os.path.join(here, n))
+                     or not same_bytes(os.path.join(shared_cfg, n), os.path.join(here, n)))]
+        say(not diff, "accuracy2-config-copies", "missing or different in tests/accuracy/models/set2: %s" %
+            ", ".join(diff[:10]))
+
+    p = subprocess.run([sys.executable, os.path.join(TOP, "tests", "accuracy.py"), "--set", "all", "--json"],
+                       cwd=TOP, capture_output=True, text=True, timeout=1800)
+    try:
+        doc = json.loads(p.stdout)
+        sets = doc["sets"]
+    except (ValueError, KeyError, TypeError):
+        say(False, "accuracy-run", "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
+        return 1
+    say(p.returncode == 0, "accuracy-run", "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
+    check_set("accuracy", sets["1"], accuracy.BASELINE)
+    check_set("accuracy2", sets["2"], accuracy.BASELINE2)
     return say.status()
 
 
