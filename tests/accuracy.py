@@ -97,7 +97,9 @@ FLAGS = {
     "--state-dict-load": {"sharded", "full"},
     "--optimizer-in-bwd": None,
     "--kv-dtype": {"fp32", "bf16", "fp16", "fp8"},
-    "--logits": {"last", "all"},
+    "--logits": {"last", "all", "all-fp32"},
+    "--kv-cache": {"dynamic", "legacy", "static"},
+    "--new-tokens": _int_pos,
     "--formula": {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"},
     "--allow-long-context": None,
 }

@@ -247,8 +247,8 @@ def case(r):
             "the rest) has no flag: --grad-ckpt (per layer) and --no-grad-ckpt both misstate the saved "
             "activations; also FSDP2 with fp32 sharded params and bf16 param_dtype is no --precision recipe")
     if i.startswith("torchao-kvcache-"):
-        why = ("KV cache: a static cache preallocated for cache_size positions while only ~206 tokens run; --seq "
-               "sizes the cache and the prefill together, so no flag gives a cache larger than the tokens processed")
+        why = ("KV cache: a static cache preallocated for cache_size positions while only ~206 tokens run "
+               "(--kv-cache static --seq 6 --new-tokens cache_size-6 sizes that cache)")
         if "int8kv" in i:
             why += ("; the int8 affine-quantised KV cache (per-token scales) is no --kv-dtype, and "
                     "linear_causal_mask has no flag")
@@ -373,16 +373,17 @@ def case(r):
     # ---- shape
     b = r["batch"] or 1
     seq = r["seq_len"]
+    new = 0
     if isinstance(seq, str):
         s = seq
         if "prompt + 2048 generated (= " in s:
-            seq = int(s.split("(= ")[1].split(" ")[0])
-            notes.append("seq: prompt + 2048 generated tokens (min_length forces the full length); the KV cache "
-                         "reaches that length; the engine sizes the prefill at it too")
+            seq, new = int(s.split(" ")[0]), 2048
+            notes.append("seq: the prompt, --new-tokens 2048 (min_length forces the full length): the prefill "
+                         "at the prompt, the KV cache reaching prompt + 2048")
         elif "prompt + up to 512 generated" in s:
-            seq = int(s.split(" ")[0]) + 512
-            notes.append("seq: prompt + up to 512 new tokens (greedy; EOS may stop earlier, so the KV length is at "
-                         "most this)")
+            seq, new = int(s.split(" ")[0]), 512
+            notes.append("seq: the prompt, --new-tokens 512 (greedy; EOS may stop earlier, so the KV length is "
+                         "at most prompt + 512)")
         elif s.startswith("~6-token prompt + 200 new tokens"):
             seq = 208
             notes.append("seq: gpt-fast sizes its static KV cache for prompt + max_new_tokens = 206 rounded up to a "
@@ -395,12 +396,14 @@ def case(r):
         else:
             raise SystemExit("seq? " + i + " " + s)
     args += ["--batch", str(b), "--seq", str(seq)]
+    if new:
+        args += ["--new-tokens", str(new)]
     with open(os.path.join(TOP, cfg), encoding="utf-8") as f:
         maxpos = json.load(f).get("max_position_embeddings")
-    if maxpos and seq > maxpos:
+    if maxpos and seq + new > maxpos:
         args += ["--allow-long-context"]
         notes.append("seq: %d is past the config's max_position_embeddings %d, but the run processed it (%s) -> "
-                     "--allow-long-context" % (seq, maxpos, "Qwen v1 dynamic NTK + logn attention"
+                     "--allow-long-context" % (seq + new, maxpos, "Qwen v1 dynamic NTK + logn attention"
                                                if r["config"] in QWEN_V1 else "RoPE past its trained length"))
     if inference:
         if i.startswith(("torchao-quant-", "autoawq-")):
