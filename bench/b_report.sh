@@ -1,88 +1,161 @@
 #!/bin/sh
-# gpusizer bench: `gpusizer report` wall time and peak memory (RSS) for the
-# default job and for a sweep of over 1,000,000 cells (rows x GPU classes),
-# each against a floor measured in the same run: bench/floor_xlsx.c, a
-# minimal libxlsxwriter program writing the same number of worksheet cells
-# as our workbook holds, in constant-memory mode. Target: within 1.5x of the
-# floor's wall time, and peak memory that does not grow with the sweep.
-# Each figure is the best of GS_BENCH_REPS runs (default 3).
+# gpusizer bench: `gpusizer report` wall time and peak memory (RSS), each
+# against a floor of the same scope measured in the same run
+# (bench/floor_xlsx.c, which replays the output work and nothing else):
+#  1. the default job (sizing.json, every format of the spec) against the
+#     whole-job floor: the workbook floor (the real workbook's cell mix per
+#     sheet, counted by bench/xlsx_mix.py from this run's gpusizer.xlsx,
+#     replayed with libxlsxwriter in constant-memory mode) plus the text
+#     floor (the same Markdown, SVG, HTML, JSON and CSV files, same sizes,
+#     written again with fwrite, gzipped as ours where a name ends in .gz);
+#     then each format alone (report --format X) against its own floor.
+#     Target: the whole job within 1.5x of its floor's wall time.
+#  2. a sweep of over 1,000,000 cells (rows x GPU classes), XLSX only,
+#     against the workbook floor of that workbook. Target: within 1.5x.
+#  3. peak memory flat in rows, for every format: report --format X for a
+#     sweep of 2.26x the rows of another; FAIL when peak RSS grows by more
+#     than 10% (GS_BENCH_FLAT, default 1.10).
+# Every pair is interleaved (job, floor, job, floor, ...) so that machine
+# noise hits both alike; a figure is the best wall time and the highest
+# peak RSS of GS_BENCH_REPS runs (default 3). Exit 1 when a target is missed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BIN=${GPUSIZER:-$PWD/gpusizer}
+REPS=${GS_BENCH_REPS:-3}
+FLAT=${GS_BENCH_FLAT:-1.10}
 W=$(mktemp -d "${TMPDIR:-/tmp}/gs-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
-cc -O2 -std=c11 -Wall -Wextra bench/floor_xlsx.c $(pkg-config --cflags --libs xlsxwriter) -o "$W/floor_xlsx" || exit 1
+FLOOR=$W/floor_xlsx
+# shellcheck disable=SC2046
+cc -O2 -std=c11 -Wall -Wextra -Ibench bench/floor_xlsx.c bench/floor_text.c \
+	$(pkg-config --cflags --libs xlsxwriter zlib) -o "$FLOOR" || exit 1
+echo "machine: $(nproc) CPUs; best wall and highest peak RSS of $REPS interleaved runs each"
 
-# measure LABEL CMD...: prints "LABEL wall_s peak_rss_kib" of CMD alone:
-# the best wall time and the highest peak of $REPS runs (machines are noisy).
-REPS=${GS_BENCH_REPS:-3}
-measure() {
-	label=$1; shift
-	best=""; rss=0; i=0
+# pair LABEL JOB FLOOR: JOB and FLOOR are command lines (eval'ed), run
+# alternately REPS times under `floor_xlsx --run`; prints "LABEL job_wall
+# job_rss floor_wall floor_rss" (s, KiB). LABEL is one word.
+pair() {
+	label=$1; i=0; all=""
 	while [ "$i" -lt "$REPS" ]; do
-		m=$("$W/floor_xlsx" --run "$@") || return 1
-		best=$(echo "$m $best" | awk '{ print ($3 == "" || $1 < $3) ? $1 : $3 }')
-		rss=$(echo "$m $rss" | awk '{ print ($2 > $3) ? $2 : $3 }')
+		j=$(eval "\"\$FLOOR\" --run $2") || return 1
+		f=$(eval "\"\$FLOOR\" --run $3") || return 1
+		all="$all$j $f
+"
 		i=$((i + 1))
 	done
-	echo "$label $best $rss"
+	printf '%s' "$all" | awk -v l="$label" 'NR == 1 || $1 < jw { jw = $1 } $2 > jr { jr = $2 }
+		NR == 1 || $3 < fw { fw = $3 } $4 > fr { fr = $4 } END { print l, jw, jr, fw, fr }'
 }
 
-# cells in a workbook's worksheets
-cells() {
-	python3 - "$1" <<'PY'
-import sys, zipfile
-n = 0
-with zipfile.ZipFile(sys.argv[1]) as z:
-    for name in z.namelist():
-        if name.startswith("xl/worksheets/sheet"):
-            with z.open(name) as f:
-                tail = b""
-                while True:
-                    b = f.read(1 << 20)
-                    if not b:
-                        break
-                    n += (tail + b).count(b"<c r=") - tail.count(b"<c r=")
-                    tail = b[-8:]
-print(n)
-PY
+# once CMD...: runs CMD a first time (it also warms the page cache); its
+# output is what the floors replay.
+once() { "$@" >/dev/null || { echo "b_report: failed: $*"; exit 1; }; }
+
+# prep OUT DIR: the floors' inputs from a real output directory OUT:
+# DIR/mix (the workbook's cell mix, when OUT has one) and DIR/src (every
+# other file, a .gz one decompressed under the same name).
+prep() {
+	mkdir -p "$2/src" "$2/floor"
+	if [ -f "$1/gpusizer.xlsx" ]; then
+		python3 bench/xlsx_mix.py "$1/gpusizer.xlsx" >"$2/mix" || exit 1
+	fi
+	(cd "$1" && find . -type f ! -name '*.xlsx') | while IFS= read -r p; do
+		mkdir -p "$2/src/${p%/*}"
+		case $p in
+		*.gz) gzip -dc "$1/$p" >"$2/src/$p" ;;
+		*) cp "$1/$p" "$2/src/$p" ;;
+		esac
+	done
 }
 
-ratio() { # LABEL JOBLINE FLOORLINE
-	echo "$2" "$3" | awk -v l="$1" '{ printf "%s: wall %.2f s vs floor %.2f s = %.2fx (target <= 1.5x); peak RSS %.1f MiB vs floor %.1f MiB = %.2fx\n", l, $2, $5, $2 / ($5 > 0 ? $5 : 1e-9), $3 / 1024, $6 / 1024, $3 / ($6 > 0 ? $6 : 1) }'
+# floor_cmd DIR: the floor command line for what prep put in DIR.
+floor_cmd() {
+	if [ -f "$1/mix" ]; then
+		echo "'$FLOOR' job '$1/mix' '$1/floor/gpusizer.xlsx' '$1/src' '$1/floor'"
+	else
+		echo "'$FLOOR' text '$1/src' '$1/floor'"
+	fi
+}
+
+ratio() { # LABEL "LABEL jw jr fw fr" TARGET (empty: none)
+	echo "$2" | awk -v l="$1" -v t="$3" '{ r = $2 / ($4 > 0 ? $4 : 1e-9)
+		printf "%s: wall %.2f s vs floor %.2f s = %.2fx%s; peak RSS %.1f MiB vs floor %.1f MiB = %.2fx\n",
+		l, $2, $4, r, t == "" ? "" : sprintf(" (target <= %sx)%s", t, (r > t) ? " FAIL" : ""),
+		$3 / 1024, $5 / 1024, $3 / ($5 > 0 ? $5 : 1) }'
+}
+over() { echo "$1" | awk -v t="$2" '{ exit ($2 / ($4 > 0 ? $4 : 1e-9) > t) ? 0 : 1 }'; }
+
+# rows_of DIR: rows of the sweep DIR holds (its sizing.csv or .csv.gz).
+rows_of() {
+	if [ -f "$1/sizing.csv" ]; then wc -l <"$1/sizing.csv"; else gzip -dc "$1/sizing.csv.gz" | wc -l; fi |
+		awk '{ print $1 - 1 }'
 }
 
 rc=0
-# 1. The default job (sizing.json, every format).
-job=$(measure default "$BIN" report --offline --quiet --out "$W/default") || exit 1
-if [ -f "$W/default/gpusizer.xlsx" ]; then
-	n=$(cells "$W/default/gpusizer.xlsx")
-	floor=$(measure floor "$W/floor_xlsx" "$W/floor.xlsx" "$n") || exit 1
-	echo "default job (every format): $(($(wc -l <"$W/default/sizing.csv") - 1)) rows; workbook cells: $n (the floor writes only these)"
-	ratio "default job" "$job" "$floor"
-else
-	echo "default job: $job (no xlsx writer built: no floor)"
-fi
+# 1. The default job, every format, then each format alone.
+once "$BIN" report --offline --quiet --out "$W/default/out"
+prep "$W/default/out" "$W/default"
+r=$(pair default "'$BIN' report --offline --quiet --out '$W/default/out'" "$(floor_cmd "$W/default")") || exit 1
+formats=$(python3 -c 'import json; print(" ".join(json.load(open("sizing.json"))["formats"]))')
+echo "default job: $(rows_of "$W/default/out") rows, formats: $formats; floor: $(tail -1 "$W/default/mix" |
+	cut -d' ' -f2) workbook cells in the real mix, $(find "$W/default/src" -type f | wc -l) text files, \
+$(du -sk "$W/default/src" | cut -f1) KiB before gzip"
+ratio "default job (every format)" "$r" 1.5
+over "$r" 1.5 && rc=1
+for f in $formats; do
+	d=$W/fmt-$f
+	once "$BIN" report --offline --quiet --format "$f" --out "$d/out"
+	prep "$d/out" "$d"
+	r=$(pair "$f" "'$BIN' report --offline --quiet --format $f --out '$d/out'" "$(floor_cmd "$d")") || exit 1
+	ratio "  --format $f alone (sweep and plan included, no target)" "$r" ""
+done
 
-# 2. Over 1,000,000 sweep cells (rows x GPU classes), XLSX only, and a
-#    smaller sweep, to show whether peak memory grows with the sweep.
+# 2. Over 1,000,000 sweep cells (rows x GPU classes), XLSX only.
 BIG="--batches 1,2,3,4,5,6,7,8,12,16 --seqs 128,256,512,1024,2048,4096,8192,16384,32768,65536"
 HALF="--batches 1,2,3,4,5,6,7,8,12,16 --seqs 128,512,2048,8192"
+d=$W/big
 # shellcheck disable=SC2086
-js=$(measure bigjson "$BIN" report --offline --quiet --format json,csv --out "$W/bigjson" $BIG) || exit 1
-rows=$(($(wc -l <"$W/bigjson/sizing.csv") - 1))
-ngpu=$(ls gpus/*.json | wc -l)
+once "$BIN" report --offline --quiet --format xlsx --out "$d/out" $BIG
 # shellcheck disable=SC2086
-big=$(measure big "$BIN" report --offline --quiet --format xlsx --out "$W/big" $BIG) || exit 1
+once "$BIN" report --offline --quiet --format csv --out "$W/bigcsv" $BIG
+rows=$(rows_of "$W/bigcsv")
+prep "$d/out" "$d"
+rm -rf "$d/src" # the workbook floor only
+r=$(pair big "'$BIN' report --offline --quiet --format xlsx --out '$d/out' $BIG" "'$FLOOR' xlsx '$d/mix' '$d/floor/gpusizer.xlsx'") || exit 1
+ngpu=$(find gpus -maxdepth 1 -name "*.json" | wc -l)
+echo "large sweep: $rows rows x $ngpu GPU classes = $((rows * ngpu)) sweep cells; workbook cells: $(tail -1 "$d/mix" | cut -d' ' -f2)"
+[ $((rows * ngpu)) -ge 1000000 ] || { echo "large sweep: under 1,000,000 cells FAIL"; rc=1; }
+ratio "large sweep (xlsx)" "$r" 1.5
+over "$r" 1.5 && rc=1
+bigxlsx=$r
+
+# 3. Peak memory against rows, per format: the large sweep and one of
+#    fewer rows (the xlsx large sweep's peak is the one measured above).
 # shellcheck disable=SC2086
-half=$(measure half "$BIN" report --offline --quiet --format xlsx --out "$W/half" $HALF) || exit 1
-hrows=$("$BIN" report --offline --quiet --format csv --out "$W/halfcsv" $HALF >/dev/null && echo $(($(wc -l <"$W/halfcsv/sizing.csv") - 1)))
-nb=$(cells "$W/big/gpusizer.xlsx")
-floor=$(measure floor "$W/floor_xlsx" "$W/floor.xlsx" "$nb") || exit 1
-echo "large sweep: $rows rows x $ngpu GPU classes = $((rows * ngpu)) sweep cells; workbook cells: $nb"
-[ $((rows * ngpu)) -ge 1000000 ] || { echo "large sweep: under 1,000,000 cells"; rc=1; }
-ratio "large sweep (xlsx)" "$big" "$floor"
-echo "$js" | awk '{ printf "large sweep (json+csv only, no workbook): wall %.2f s, peak RSS %.1f MiB\n", $2, $3 / 1024 }'
-echo "$half $big" | awk -v h="$hrows" -v b="$rows" '{ printf "peak RSS: %d-row sweep %.1f MiB, %d-row sweep %.1f MiB: %.2fx for %.2fx the rows (flat if close to 1)\n", h, $3 / 1024, b, $6 / 1024, $6 / $3, b / h }'
-echo "$big $floor" | awk '{ exit ($2 / $5 > 1.5) ? 1 : 0 }' || { echo "large sweep: over the 1.5x wall-time target"; rc=1; }
+hrows=$("$BIN" report --offline --quiet --format csv --out "$W/halfcsv" $HALF >/dev/null && rows_of "$W/halfcsv")
+# peak FORMAT SWEEP...: highest peak RSS (KiB) of REPS runs.
+peak() {
+	f=$1; shift; i=0; m=0
+	while [ "$i" -lt "$REPS" ]; do
+		x=$("$FLOOR" --run "$BIN" report --offline --quiet --format "$f" --out "$W/mem-$f" "$@") || return 1
+		m=$(echo "$x $m" | awk '{ print (($2 > $3) ? $2 : $3) }')
+		i=$((i + 1))
+	done
+	echo "$m"
+}
+for f in md html json csv xlsx; do
+	# shellcheck disable=SC2086
+	h=$(peak "$f" $HALF) || exit 1
+	if [ "$f" = xlsx ]; then
+		b=$(echo "$bigxlsx" | cut -d' ' -f3)
+	else
+		# shellcheck disable=SC2086
+		b=$(peak "$f" $BIG) || exit 1
+	fi
+	if echo "$h $b" | awk -v t="$FLAT" -v hr="$hrows" -v br="$rows" -v f="$f" '{ g = $2 / $1
+		printf "peak RSS, --format %s: %d-row sweep %.1f MiB, %d-row sweep %.1f MiB: %.2fx for %.2fx the rows (flat: <= %sx) %s\n",
+		f, hr, $1 / 1024, br, $2 / 1024, g, br / hr, t, (g > t) ? "FAIL: grows with rows" : "flat"; exit (g > t) ? 0 : 1 }'; then
+		rc=1
+	fi
+done
 exit $rc

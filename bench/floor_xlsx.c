@@ -1,11 +1,33 @@
-/* gpusizer bench: the floor for `make bench`.
- *   floor_xlsx OUT.xlsx N   a minimal libxlsxwriter program writing N number
- *                           cells (50 per row, a new sheet before Excel's row
- *                           limit) in constant-memory mode, nothing else;
- *   floor_xlsx --run CMD... runs CMD (stdout to /dev/null) and prints
- *                           "wall_seconds peak_rss_kib" of that child alone
- *                           (fork from this small process, then wait4). */
+/* gpusizer bench: the floors for `make bench` (bench/b_report.sh), programs
+ * that do the same output work as `gpusizer report` and nothing else (no
+ * sweep, no engine, no plan, no layout):
+ *   floor_xlsx xlsx MIX OUT.xlsx  replays a real workbook's cell mix, as
+ *                                 bench/xlsx_mix.py prints it (one "sheet"
+ *                                 line per worksheet), in constant-memory
+ *                                 mode: the same sheets and rows, rows of
+ *                                 the same mean width, exactly the same
+ *                                 counts of numbers, formulas (cached number
+ *                                 or string results), strings, booleans,
+ *                                 blanks and formatted cells, and numbers,
+ *                                 strings and formulas of the same mean
+ *                                 lengths; written to OUT.xlsx.tmp and
+ *                                 renamed, as ours is. It draws no charts
+ *                                 (ours has one small chart per model).
+ *   floor_xlsx text SRC DST       writes every file under SRC again under DST
+ *                                 with plain fwrite from a 64 KiB buffer,
+ *                                 each to a temporary, fsync'ed and renamed
+ *                                 (as gs_atomic_commit does); a file whose
+ *                                 name ends in .gz holds the plain text and
+ *                                 is gzipped on the way (zlib level 6, as
+ *                                 ours).
+ *   floor_xlsx job MIX OUT.xlsx SRC DST   both, in one process (the floor
+ *                                 of the whole job: every format).
+ *   floor_xlsx --run CMD...       runs CMD (stdout to /dev/null) and prints
+ *                                 "wall_seconds peak_rss_kib" of that child
+ *                                 alone (fork from this small process, then
+ *                                 wait4). */
 #define _DEFAULT_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +39,7 @@
 #include <unistd.h>
 #include <xlsxwriter.h>
 
-#define FLOOR_COLS 50
-#define FLOOR_MAX_ROWS 1048576
+#include "floor.h"
 
 static int run(char **argv)
 {
@@ -50,30 +71,248 @@ static int run(char **argv)
 	return 0;
 }
 
+/* One worksheet's mix (bench/xlsx_mix.py's columns). */
+enum { K_NUM, K_FNUM, K_FSTR, K_FBOOL, K_STR, K_BOOL, K_BLANK, K_TYPES };
+typedef struct {
+	long long rows, cols, n[K_TYPES], fmt, slen, flen, rlen;
+	double nlen;
+} sheet_mix;
+
+#define N_FORMATS 8
+#define N_STRINGS 1024
+
+/* The I-th number of a sheet whose numbers are NLEN characters long on
+ * average (as %.16G writes them): integers of the lengths that make that
+ * mean, a fraction where they are 16 or more; KEY picks the value. */
+static double number(long long i, long long key, double nlen)
+{
+	long long len = (long long)((double)(i + 1) * nlen) - (long long)((double)i * nlen), lo = 1;
+	if (len >= 16)
+		return 1.0 + (double)(key % 1499) / 7.0;
+	for (long long j = 1; j < len; j++)
+		lo *= 10;
+	return len <= 1 ? (double)(key % 10) : (double)(lo + key % (9 * lo));
+}
+
+/* N_STRINGS different strings of LEN bytes each (text like ours, a number
+ * in the last bytes). */
+static char **strings_of(long long len)
+{
+	static const char text[] = "openai-community/gpt2 full amp-bf16 adamw b1 ckpt sdpa does not fit "
+	                           "NVIDIA GeForce RTX 4090 24 GB Qwen/Qwen2.5-72B-Instruct zero3 ";
+	char **v = calloc(N_STRINGS, sizeof *v);
+	if (v == NULL)
+		return NULL;
+	for (int i = 0; i < N_STRINGS; i++) {
+		v[i] = malloc((size_t)len + 1);
+		if (v[i] == NULL)
+			return NULL;
+		for (long long j = 0; j < len; j++)
+			v[i][j] = text[(size_t)(i * 7 + j) % (sizeof text - 1)];
+		v[i][len] = '\0';
+		if (len >= 6)
+			snprintf(v[i] + len - 5, 6, " %04d", i);
+	}
+	return v;
+}
+
+static void strings_free(char **v)
+{
+	for (int i = 0; v != NULL && i < N_STRINGS; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A formula of about LEN bytes in the shape of ours: a verdict IF over
+ * another sheet's cells (a row per column, as ours has a GPUs row per GPU
+ * class) and this row's, cut or padded with a string literal to LEN. A
+ * number result (STR 0) is a comparison of the same cells. */
+static void formula(char *out, size_t cap, long long len, unsigned row, unsigned col, int str)
+{
+	unsigned g = 5 + 4 * (col % 22);
+	const char *close = str ? "\")))" : "\"))))";
+	int n = snprintf(out, cap,
+	                 str ? "IF(NOT(Sheet1!$F$%u),\"not runnable\",IF($C%u>Sheet1!$E$%u,\"does not fit\","
+	                       "IF(1-$C%u/Sheet1!$E$%u>=Sheet1!$B$2,\"fits\",\""
+	                     : "IF(NOT(Sheet1!$F$%u),0,IF($C%u>Sheet1!$E$%u,1,IF(1-$C%u/Sheet1!$E$%u>=Sheet1!$B$2,2,LEN(\"",
+	                 g, row + 1, g, row + 1, g);
+	if (n + (long long)strlen(close) > len) { /* ours is shorter: one IF */
+		close = str ? "\")" : "\"))";
+		n = snprintf(out, cap, str ? "IF($C%u>Sheet1!$E$%u,\"fits\",\"" : "IF($C%u>Sheet1!$E$%u,1,LEN(\"", row + 1, g);
+	}
+	for (long long j = 0, pad = len - n - (long long)strlen(close); j < pad && (size_t)n + 6 < cap; j++)
+		out[n++] = "tight"[j % 5];
+	snprintf(out + n, cap - (size_t)n, "%s", close);
+}
+
+/* One sheet of the mix. Like ours, a column keeps its type and format
+ * down the rows and values repeat down a column: a row template of the
+ * sheet's mean row width has the types in their proportions (error
+ * diffusion); a type used up gives way to the one with most cells left, so
+ * the counts of every type and of formatted cells are exactly the mix's. */
+static int replay_sheet(lxw_workbook *wb, const sheet_mix *m, lxw_format **fmts)
+{
+	lxw_worksheet *ws = workbook_add_worksheet(wb, NULL);
+	long long total = 0, left[K_TYPES], acc[K_TYPES] = {0}, done = 0, fleft = m->fmt, facc = 0, nums = 0;
+	char **str = strings_of(m->slen), **res = strings_of(m->rlen);
+	size_t fcap = (size_t)m->flen + 256;
+	char *f = malloc(fcap);
+	lxw_error err = LXW_NO_ERROR;
+
+	for (int t = 0; t < K_TYPES; t++)
+		total += left[t] = m->n[t];
+	long long w = (total + m->rows - 1) / m->rows;
+	if (m->cols > 0 && w > m->cols)
+		w = m->cols;
+	if (w < 1)
+		w = 1;
+	signed char *tmpl = malloc((size_t)w), *tfmt = malloc((size_t)w);
+	if (ws == NULL || str == NULL || res == NULL || f == NULL || tmpl == NULL || tfmt == NULL)
+		return 1;
+	for (long long c = 0; c < w; c++) {
+		int t = 0;
+		for (int k = 0; k < K_TYPES; k++) {
+			acc[k] += m->n[k];
+			if (acc[k] > acc[t])
+				t = k;
+		}
+		acc[t] -= total;
+		tmpl[c] = (signed char)t;
+		facc += m->fmt;
+		tfmt[c] = facc >= total;
+		if (facc >= total)
+			facc -= total;
+	}
+	for (lxw_col_t c = 0; c < (lxw_col_t)m->cols; c++)
+		worksheet_set_column(ws, c, c, 10 + c % 7, NULL);
+	worksheet_freeze_panes(ws, 1, 2);
+	for (long long r = 0; r < m->rows && err == LXW_NO_ERROR; r++) {
+		long long in_row = total * (r + 1) / m->rows - total * r / m->rows;
+		if (in_row > w)
+			in_row = w;
+		if (r == m->rows - 1)
+			in_row = total - done; /* whatever is left */
+		for (long long c = 0; c < in_row && err == LXW_NO_ERROR; c++, done++) {
+			int t = tmpl[c % w];
+			if (left[t] == 0)
+				for (int k = 0; k < K_TYPES; k++)
+					if (left[k] > left[t])
+						t = k;
+			left[t]--;
+			lxw_format *fm = NULL;
+			if (fleft > 0 && (tfmt[c % w] || fleft >= total - done)) {
+				fleft--;
+				fm = fmts[c % N_FORMATS];
+			}
+			lxw_row_t row = (lxw_row_t)r;
+			lxw_col_t col = (lxw_col_t)c;
+			long long key = c * 131 + r / 8;
+			switch (t) {
+			case K_NUM:
+				err = worksheet_write_number(ws, row, col, number(nums++, key, m->nlen), fm);
+				break;
+			case K_FNUM:
+			case K_FBOOL:
+				formula(f, fcap, m->flen, row, col, 0);
+				err = worksheet_write_formula_num(ws, row, col, f, fm, t == K_FBOOL ? 1 : (double)(key % 7));
+				break;
+			case K_FSTR:
+				formula(f, fcap, m->flen, row, col, 1);
+				err = worksheet_write_formula_str(ws, row, col, f, fm, res[key % N_STRINGS]);
+				break;
+			case K_STR:
+				err = worksheet_write_string(ws, row, col, str[key % N_STRINGS], fm);
+				break;
+			case K_BOOL:
+				err = worksheet_write_boolean(ws, row, col, (int)(key & 1), fm);
+				break;
+			default:
+				err = worksheet_write_blank(ws, row, col, fm != NULL ? fm : fmts[0]);
+				break;
+			}
+		}
+	}
+	free(tmpl);
+	free(tfmt);
+	strings_free(str);
+	strings_free(res);
+	free(f);
+	if (err != LXW_NO_ERROR)
+		fprintf(stderr, "floor_xlsx: %s\n", lxw_strerror(err));
+	return err != LXW_NO_ERROR;
+}
+
+/* The floor of our workbook: MIX's sheets replayed into OUT (via OUT.tmp). */
+static int floor_xlsx(const char *mix, const char *out)
+{
+	char tmp[4096], dir[4096], line[512];
+	lxw_workbook_options opt = { .constant_memory = LXW_TRUE, .tmpdir = dir };
+	lxw_format *fmts[N_FORMATS];
+	lxw_workbook *wb;
+	FILE *fp = fopen(mix, "r");
+	int bad = 0, sheets = 0;
+
+	if (fp == NULL) {
+		perror(mix);
+		return 1;
+	}
+	snprintf(tmp, sizeof tmp, "%s.tmp", out);
+	snprintf(dir, sizeof dir, "%s", out);
+	char *slash = strrchr(dir, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof dir, ".");
+	wb = workbook_new_opt(tmp, &opt);
+	if (wb == NULL) {
+		fclose(fp);
+		return 1;
+	}
+	for (int i = 0; i < N_FORMATS; i++) {
+		static const char *nf[] = {"0.00", "0", "0.0%", "#,##0", "0.000", "@", "0.0", "General"};
+		fmts[i] = workbook_add_format(wb);
+		format_set_num_format(fmts[i], nf[i]);
+		if (i & 1)
+			format_set_bold(fmts[i]);
+		if (i & 2)
+			format_set_bg_color(fmts[i], 0xC6EFCE + (lxw_color_t)i);
+	}
+	while (!bad && fgets(line, sizeof line, fp) != NULL) {
+		sheet_mix m;
+		if (strncmp(line, "sheet ", 6) != 0)
+			continue;
+		if (sscanf(line + 6, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lf", &m.rows,
+		           &m.cols, &m.n[K_NUM], &m.n[K_FNUM], &m.n[K_FSTR], &m.n[K_FBOOL], &m.n[K_STR], &m.n[K_BOOL],
+		           &m.n[K_BLANK], &m.fmt, &m.slen, &m.flen, &m.rlen, &m.nlen) != 14) {
+			fprintf(stderr, "floor_xlsx: %s: bad line: %s", mix, line);
+			bad = 1;
+			break;
+		}
+		if (m.rows > 0)
+			bad = replay_sheet(wb, &m, fmts);
+		else
+			bad = workbook_add_worksheet(wb, NULL) == NULL;
+		sheets++;
+	}
+	fclose(fp);
+	if (workbook_close(wb) != LXW_NO_ERROR || bad || sheets == 0) {
+		unlink(tmp);
+		fprintf(stderr, "floor_xlsx: %s: no workbook written\n", out);
+		return 1;
+	}
+	return rename(tmp, out) != 0;
+}
+
 int main(int argc, char **argv)
 {
-	lxw_workbook_options opt = { .constant_memory = LXW_TRUE, .tmpdir = NULL };
-	lxw_workbook *wb;
-	lxw_worksheet *ws = NULL;
-	long long n, done = 0, row = 0;
-
 	if (argc > 2 && strcmp(argv[1], "--run") == 0)
 		return run(argv + 2);
-	if (argc != 3 || (n = atoll(argv[2])) <= 0) {
-		fprintf(stderr, "usage: floor_xlsx OUT.xlsx NCELLS | floor_xlsx --run CMD...\n");
-		return 2;
-	}
-	wb = workbook_new_opt(argv[1], &opt);
-	if (wb == NULL)
-		return 1;
-	while (done < n) {
-		if (ws == NULL || row == FLOOR_MAX_ROWS) {
-			ws = workbook_add_worksheet(wb, NULL);
-			row = 0;
-		}
-		for (int c = 0; c < FLOOR_COLS && done < n; c++, done++)
-			worksheet_write_number(ws, (lxw_row_t)row, (lxw_col_t)c, (double)(done % 9973) * 0.5, NULL);
-		row++;
-	}
-	return workbook_close(wb) == LXW_NO_ERROR ? 0 : 1;
+	if (argc == 4 && strcmp(argv[1], "xlsx") == 0)
+		return floor_xlsx(argv[2], argv[3]);
+	if (argc == 4 && strcmp(argv[1], "text") == 0)
+		return floor_text(argv[2], argv[3]);
+	if (argc == 6 && strcmp(argv[1], "job") == 0)
+		return floor_xlsx(argv[2], argv[3]) || floor_text(argv[4], argv[5]);
+	fprintf(stderr, "usage: floor_xlsx xlsx MIX OUT.xlsx | text SRC DST | job MIX OUT.xlsx SRC DST | --run CMD...\n");
+	return 2;
 }
