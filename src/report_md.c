@@ -39,7 +39,33 @@ typedef struct crow {
 	unsigned char *verdict; /* owned; per GPU (meta order) */
 	double *headroom;       /* owned; per GPU */
 	const gs_measured *measured; /* our verified run of the row, or NULL (meta's store) */
+	/* why it is kept (a slot with none is free): a page row candidate,
+	 * and how many answers and chart candidates name it */
+	bool page;
+	int pins;
 } crow;
+
+/* What every row of the model leaves, whether or not its whole data is
+ * kept: enough for the contexts, the charts' picks and series. The
+ * writers' memory stays flat in rows: only the rows a page can show are
+ * kept whole (heavy, a slot of w->heavy), about a hundred per model. */
+typedef struct trow {
+	gs_method method;
+	int64_t seq, batch, gpus;
+	uint64_t device;
+	gs_err err;
+	bool fits;      /* fits or is tight on some class */
+	uint64_t cfg;   /* its settings but the context, hashed */
+	long heavy;     /* its slot in w->heavy, or -1 */
+} trow;
+
+/* A chart candidate of a method at one context (seq < 0: any): the first
+ * row that fits somewhere, and the row with the least device memory. */
+typedef struct pick {
+	gs_method method;
+	int64_t seq;
+	long first_fit, least; /* rows (w->trows), -1 when none */
+} pick;
 
 /* The smallest fitting GPU for one (method, context) of a model. */
 typedef struct ibest {
@@ -50,7 +76,7 @@ typedef struct ibest {
 	size_t gpu;
 	int64_t count;
 	gs_verdict v;
-	size_t row;   /* the configuration (w->rows, the model's page only) */
+	size_t row;   /* the configuration (w->trows; whole in w->heavy) */
 } ibest;
 
 /* What the index keeps of each model (all strings owned). */
@@ -70,8 +96,18 @@ typedef struct mdw {
 	gs_tmpl_env *env;
 	char tdir[4096];
 	const gs_model *model;
-	crow *rows;
+	trow *trows;           /* every row of the model, in sweep order */
 	size_t nrows, cap;
+	crow *heavy;           /* the rows kept whole (slots; free ones reused) */
+	size_t nheavy, capheavy;
+	ibest *cells;          /* the answers so far, one per (method, context) */
+	size_t ncells, capcells;
+	pick *picks;           /* the chart candidates so far */
+	size_t npicks, cappicks;
+	int64_t minb[GS_METHOD_MAX]; /* smallest batch so far per method */
+	size_t nerr;
+	bool method_present[GS_METHOD_MAX];
+	const char *formula_text[GS_F_MAX]; /* the first row's statement of each formula */
 	imodel *models;
 	size_t nmodels, mcap;
 	gs_plan_view plan; /* the current model's, until it moves to its imodel */
@@ -197,9 +233,15 @@ static void rows_clear(mdw *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->nrows; i++)
-		crow_clear(&w->rows[i]);
-	w->nrows = 0;
+	for (i = 0; i < w->nheavy; i++)
+		crow_clear(&w->heavy[i]);
+	w->nheavy = w->nrows = w->ncells = w->npicks = w->nerr = 0;
+	for (i = 0; i < GS_METHOD_MAX; i++) {
+		w->minb[i] = INT64_MAX;
+		w->method_present[i] = false;
+	}
+	for (i = 0; i < GS_F_MAX; i++)
+		w->formula_text[i] = NULL;
 }
 
 static gs_err w_model_begin(gs_writer *wr, const gs_model *model, gs_error *e)
@@ -214,20 +256,22 @@ static gs_err w_model_begin(gs_writer *wr, const gs_model *model, gs_error *e)
 	return GS_OK;
 }
 
-static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
+/* The whole data of row r, in a free slot of w->heavy. */
+static long heavy_add(mdw *w, const gs_row *r)
 {
-	mdw *w = wr->state;
-	crow *c;
-	size_t g;
-	int f;
+	crow *c = NULL;
+	size_t g, i;
 
-	if ((unsigned)r->settings.method >= GS_METHOD_MAX)
-		return gs_fail(e, GS_EINTERNAL, "%s writer: row %s has no valid method", wr->name, r->id);
-	if (w->nrows == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		w->rows = gs_xrealloc(w->rows, w->cap * sizeof *w->rows);
+	for (i = 0; i < w->nheavy && c == NULL; i++)
+		if (!w->heavy[i].page && w->heavy[i].pins == 0 && w->heavy[i].verdict == NULL)
+			c = &w->heavy[i];
+	if (c == NULL) {
+		if (w->nheavy == w->capheavy) {
+			w->capheavy = w->capheavy ? w->capheavy * 2 : 64;
+			w->heavy = gs_xrealloc(w->heavy, w->capheavy * sizeof *w->heavy);
+		}
+		c = &w->heavy[w->nheavy++];
 	}
-	c = &w->rows[w->nrows++];
 	memset(c, 0, sizeof *c);
 	c->index = r->index;
 	snprintf(c->label, sizeof c->label, "%s", r->label);
@@ -237,19 +281,213 @@ static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 	if (r->err != GS_OK)
 		c->err_msg = gs_xstrdup(r->err_msg[0] ? r->err_msg : gs_strerror(r->err));
 	c->est = r->est;
-	for (f = 1; f < GS_F_MAX; f++) {
+	for (int f = 1; f < GS_F_MAX; f++) {
 		c->seed_ok[f] = r->err == GS_OK && r->seeds[f].recipe != NULL;
 		c->seed_dev[f] = c->seed_ok[f] ? r->seeds[f].device : 0;
 		c->seed_recipe[f] = c->seed_ok[f] ? r->seeds[f].recipe : NULL;
 	}
-	c->verdict = gs_xcalloc(w->meta.n_gpus, 1);
-	c->headroom = gs_xcalloc(w->meta.n_gpus, sizeof *c->headroom);
+	c->verdict = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, 1);
+	c->headroom = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, sizeof *c->headroom);
 	for (g = 0; g < w->meta.n_gpus; g++) {
 		double h = 0;
 		c->verdict[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
 		c->headroom[g] = h;
 	}
 	c->measured = gs_row_measured(&w->meta, r);
+	return (long)(c - w->heavy);
+}
+
+/* A row's whole data given up when nothing names it any more. */
+static void heavy_release(mdw *w, trow *t)
+{
+	crow *c;
+
+	if (t->heavy < 0)
+		return;
+	c = &w->heavy[t->heavy];
+	if (c->page || c->pins > 0)
+		return;
+	crow_clear(c);
+	t->heavy = -1;
+}
+
+static void pin(mdw *w, long row, int by)
+{
+	trow *t = &w->trows[row];
+
+	if (t->heavy < 0)
+		return;
+	w->heavy[t->heavy].pins += by;
+	if (by < 0)
+		heavy_release(w, t);
+}
+
+/* The chart candidates of (m, seq): found or added. */
+static pick *pick_at(mdw *w, gs_method m, int64_t seq)
+{
+	for (size_t i = 0; i < w->npicks; i++)
+		if (w->picks[i].method == m && w->picks[i].seq == seq)
+			return &w->picks[i];
+	if (w->npicks == w->cappicks) {
+		w->cappicks = w->cappicks ? w->cappicks * 2 : 32;
+		w->picks = gs_xrealloc(w->picks, w->cappicks * sizeof *w->picks);
+	}
+	pick *p = &w->picks[w->npicks++];
+	p->method = m;
+	p->seq = seq;
+	p->first_fit = p->least = -1;
+	return p;
+}
+
+/* Row i (the newest) as a chart candidate of p: the first that fits, and
+ * the least. Returns how many places it now holds; the row it displaced
+ * is unpinned. */
+static int pick_offer(mdw *w, pick *p, long i)
+{
+	const trow *t = &w->trows[i];
+	int holds = 0;
+
+	if (t->err != GS_OK)
+		return 0;
+	if (t->fits && p->first_fit < 0) {
+		p->first_fit = i;
+		holds++;
+	}
+	if (p->least < 0 || t->device < w->trows[p->least].device) {
+		long old = p->least;
+		p->least = i;
+		holds++;
+		if (old >= 0)
+			pin(w, old, -1);
+	}
+	return holds;
+}
+
+/* The answer cell of (m, seq): found or added. */
+static ibest *cell_at(mdw *w, gs_method m, int64_t seq)
+{
+	for (size_t i = 0; i < w->ncells; i++)
+		if (w->cells[i].method == m && w->cells[i].seq == seq)
+			return &w->cells[i];
+	if (w->ncells == w->capcells) {
+		w->capcells = w->capcells ? w->capcells * 2 : 32;
+		w->cells = gs_xrealloc(w->cells, w->capcells * sizeof *w->cells);
+	}
+	ibest *b = &w->cells[w->ncells++];
+	memset(b, 0, sizeof *b);
+	b->method = m;
+	b->seq = seq;
+	return b;
+}
+
+/* Smallest fitting GPU per (method, context), ranked by the spec's rule as
+ * the XLSX Summary does (gs_rank_before), then GPU order, then sweep
+ * order: row i (the newest, with its verdicts v) offered to its cell;
+ * 1 when it takes the cell (the row it displaced is unpinned). */
+static int cell_offer(mdw *w, ibest *b, long i, const unsigned char *v)
+{
+	gs_plan_rank rank = gs_plan_opts_rank(w->meta.plan);
+	const trow *t = &w->trows[i];
+	int64_t cnt = t->gpus > 0 ? t->gpus : 1;
+	long before = b->found ? (long)b->row : -1;
+
+	b->present = true;
+	for (size_t g = 0; g < w->meta.n_gpus; g++) {
+		const gs_gpu *gp = &w->meta.gpus[g];
+		gs_verdict vg = (gs_verdict)v[g];
+		if ((vg != GS_FITS && vg != GS_TIGHT) || !gs_plan_opts_eligible(w->meta.plan, gp))
+			continue;
+		if (b->found) {
+			uint64_t bu = w->meta.gpus[b->gpu].usable_bytes;
+			bool tight = vg == GS_TIGHT, btight = b->v == GS_TIGHT;
+			/* Not before the best so far; an equal rank keeps the
+			 * first in GPU order. */
+			if (!gs_rank_before(rank, tight, cnt, gp->usable_bytes, btight, b->count, bu) &&
+			    !(g < b->gpu && !gs_rank_before(rank, btight, b->count, bu, tight, cnt,
+			                                    gp->usable_bytes)))
+				continue;
+		}
+		b->found = true;
+		b->gpu = g;
+		b->count = cnt;
+		b->v = vg;
+		b->row = (size_t)i;
+	}
+	if (b->found && (long)b->row != before) {
+		if (before >= 0)
+			pin(w, before, -1);
+		return 1; /* row i holds the cell now */
+	}
+	return 0;
+}
+
+static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
+{
+	mdw *w = wr->state;
+	trow *t;
+	unsigned char *v;
+	gs_method m = r->settings.method;
+	long i;
+	bool page;
+
+	if ((unsigned)m >= GS_METHOD_MAX)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: row %s has no valid method", wr->name, r->id);
+	if (w->nrows == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->trows = gs_xrealloc(w->trows, w->cap * sizeof *w->trows);
+	}
+	i = (long)w->nrows++;
+	t = &w->trows[i];
+	memset(t, 0, sizeof *t);
+	t->method = m;
+	t->seq = r->settings.seq;
+	t->batch = r->settings.batch;
+	t->gpus = r->settings.gpus;
+	t->device = r->err == GS_OK ? r->est.device : 0;
+	t->err = r->err;
+	t->heavy = -1;
+	{
+		gs_settings k = r->settings;
+		char key[2048];
+		k.seq = 0;
+		gs_settings_key(&k, key, sizeof key);
+		t->cfg = gs_key_hash("", key);
+	}
+	v = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, 1);
+	for (size_t g = 0; g < w->meta.n_gpus; g++) {
+		double h = 0;
+		v[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
+		t->fits = t->fits || v[g] == GS_FITS || v[g] == GS_TIGHT;
+	}
+	w->method_present[m] = true;
+	if (r->err != GS_OK)
+		w->nerr++;
+	for (int f = 1; f < GS_F_MAX; f++)
+		if (w->formula_text[f] == NULL && r->err == GS_OK && r->seeds[f].recipe != NULL)
+			w->formula_text[f] = r->seeds[f].recipe;
+	/* A page shows each method's one-GPU rows at its smallest batch: a
+	 * smaller batch than any so far gives up the rows kept for the last. */
+	if (t->batch < w->minb[m]) {
+		w->minb[m] = t->batch;
+		for (size_t j = 0; j < (size_t)i; j++) {
+			trow *o = &w->trows[j];
+			if (o->method == m && o->heavy >= 0 && w->heavy[o->heavy].page) {
+				w->heavy[o->heavy].page = false;
+				heavy_release(w, o);
+			}
+		}
+	}
+	page = t->gpus <= 1 && t->batch == w->minb[m];
+	/* Kept whole while a page row, an answer or a chart candidate names it. */
+	int holds = cell_offer(w, cell_at(w, m, t->seq), i, v) + pick_offer(w, pick_at(w, m, t->seq), i) +
+	            pick_offer(w, pick_at(w, m, -1), i);
+	if (page || holds > 0) {
+		t = &w->trows[i];
+		t->heavy = heavy_add(w, r);
+		w->heavy[t->heavy].page = page;
+		w->heavy[t->heavy].pins = holds;
+	}
+	free(v);
 	gs_plan_view_row(&w->plan, r);
 	return GS_OK;
 }
@@ -269,8 +507,8 @@ static int64_t *distinct_seqs(const mdw *w, int m, size_t *n)
 	size_t i, k = 0, j;
 
 	for (i = 0; i < w->nrows; i++)
-		if (m < 0 || (int)w->rows[i].s.method == m)
-			v[k++] = w->rows[i].s.seq;
+		if (m < 0 || (int)w->trows[i].method == m)
+			v[k++] = w->trows[i].seq;
 	qsort(v, k, sizeof *v, cmp_i64);
 	for (i = 0, j = 0; i < k; i++)
 		if (j == 0 || v[j - 1] != v[i])
@@ -279,34 +517,15 @@ static int64_t *distinct_seqs(const mdw *w, int m, size_t *n)
 	return v;
 }
 
-static bool fits_somewhere(const mdw *w, const crow *c)
-{
-	size_t g;
-
-	for (g = 0; g < w->meta.n_gpus; g++)
-		if (c->verdict[g] == GS_FITS || c->verdict[g] == GS_TIGHT)
-			return true;
-	return false;
-}
-
 /* Among the rows of method m (at context seq, or any when seq < 0) with an
  * estimate: the first in sweep order that fits some GPU class, else the
  * one with the least device memory per GPU; -1 if none. */
 static long pick_row(const mdw *w, gs_method m, int64_t seq)
 {
-	long least = -1;
-	size_t i;
-
-	for (i = 0; i < w->nrows; i++) {
-		const crow *c = &w->rows[i];
-		if (c->s.method != m || (seq >= 0 && c->s.seq != seq) || c->err != GS_OK)
-			continue;
-		if (fits_somewhere(w, c))
-			return (long)i;
-		if (least < 0 || c->est.device < w->rows[least].est.device)
-			least = (long)i;
-	}
-	return least;
+	for (size_t i = 0; i < w->npicks; i++)
+		if (w->picks[i].method == m && w->picks[i].seq == seq)
+			return w->picks[i].first_fit >= 0 ? w->picks[i].first_fit : w->picks[i].least;
+	return -1;
 }
 
 /* The representative row of a method for the charts: picked (pick_row) at
@@ -388,9 +607,9 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 		gs_tval *x;
 		size_t np = 0;
 
-		if (r < 0)
+		if (r < 0 || w->trows[r].heavy < 0)
 			continue;
-		c = &w->rows[r];
+		c = &w->heavy[w->trows[r].heavy];
 		gib(b, sizeof b, c->est.device);
 		snprintf(tips[nb], sizeof tips[nb], "%s: %s GiB", c->label, b);
 		bars[nb].label = gs_method_name((gs_method)m);
@@ -410,20 +629,20 @@ static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
 		xs[ns] = gs_xcalloc(w->nrows, sizeof *xs[ns]);
 		ys[ns] = gs_xcalloc(w->nrows, sizeof *ys[ns]);
 		for (i = 0; i < w->nrows; i++) {
-			const crow *o = &w->rows[i];
-			if (o->err != GS_OK || !gs_settings_equal_except(&o->s, &c->s, "seq"))
+			const trow *o = &w->trows[i];
+			if (o->err != GS_OK || o->cfg != w->trows[r].cfg)
 				continue;
-			for (j = np; j > 0 && xs[ns][j - 1] > o->s.seq; j--) {
+			for (j = np; j > 0 && xs[ns][j - 1] > o->seq; j--) {
 				xs[ns][j] = xs[ns][j - 1];
 				ys[ns][j] = ys[ns][j - 1];
 			}
-			if (j > 0 && xs[ns][j - 1] == o->s.seq) { /* duplicate context: keep first */
+			if (j > 0 && xs[ns][j - 1] == o->seq) { /* duplicate context: keep first */
 				memmove(&xs[ns][j], &xs[ns][j + 1], (np - j) * sizeof *xs[ns]);
 				memmove(&ys[ns][j], &ys[ns][j + 1], (np - j) * sizeof *ys[ns]);
 				continue;
 			}
-			xs[ns][j] = o->s.seq;
-			ys[ns][j] = o->est.device;
+			xs[ns][j] = o->seq;
+			ys[ns][j] = o->device;
 			np++;
 		}
 		gs_settings_label_without(&c->s, "seq", slabels[ns], sizeof slabels[ns]);
@@ -577,62 +796,28 @@ static void push_distinct(gs_tval *list, const char *s)
 	gs_tv_push(list, gs_tv_str(s));
 }
 
-/* Smallest fitting GPU per (method, context), ranked by the spec's rule as
- * the XLSX Summary does (gs_rank_before), then GPU order, then sweep
- * order. */
+/* The model's answers, from the cells the rows filled (cell_offer). */
 static void index_entry(mdw *w, imodel *im)
 {
-	gs_plan_rank rank = gs_plan_opts_rank(w->meta.plan);
-	size_t i, k, g;
+	size_t k;
 	int m;
 
 	im->seqs = distinct_seqs(w, -1, &im->nseq);
 	im->best = gs_xcalloc(GS_METHOD_MAX * (im->nseq ? im->nseq : 1), sizeof *im->best);
-	for (i = 0; i < w->nrows; i++) {
-		const crow *c = &w->rows[i];
-		im->method_present[c->s.method] = true;
-		if (c->err != GS_OK)
-			im->nerr++;
-	}
-	for (m = 0; m < GS_METHOD_MAX; m++)
+	for (m = 0; m < GS_METHOD_MAX; m++) {
+		im->method_present[m] = w->method_present[m];
 		for (k = 0; k < im->nseq; k++) {
 			im->best[m * im->nseq + k].method = (gs_method)m;
 			im->best[m * im->nseq + k].seq = im->seqs[k];
 		}
-	for (i = 0; i < w->nrows; i++) {
-		const crow *c = &w->rows[i];
-		size_t at;
-		ibest *b;
-		int64_t cnt = c->s.gpus > 0 ? c->s.gpus : 1;
-
-		for (k = 0; k < im->nseq && im->seqs[k] != c->s.seq; k++)
+	}
+	im->nerr = w->nerr;
+	for (size_t i = 0; i < w->ncells; i++) {
+		const ibest *c = &w->cells[i];
+		for (k = 0; k < im->nseq && im->seqs[k] != c->seq; k++)
 			;
-		if (k == im->nseq)
-			continue;
-		at = (size_t)c->s.method * im->nseq + k;
-		b = &im->best[at];
-		b->present = true;
-		for (g = 0; g < w->meta.n_gpus; g++) {
-			const gs_gpu *gp = &w->meta.gpus[g];
-			gs_verdict v = (gs_verdict)c->verdict[g];
-			if ((v != GS_FITS && v != GS_TIGHT) || !gs_plan_opts_eligible(w->meta.plan, gp))
-				continue;
-			if (b->found) {
-				uint64_t bu = w->meta.gpus[b->gpu].usable_bytes;
-				bool tight = v == GS_TIGHT, btight = b->v == GS_TIGHT;
-				/* Not before the best so far; an equal rank keeps the
-				 * first in GPU order. */
-				if (!gs_rank_before(rank, tight, cnt, gp->usable_bytes, btight, b->count, bu) &&
-				    !(g < b->gpu && !gs_rank_before(rank, btight, b->count, bu, tight, cnt,
-				                                    gp->usable_bytes)))
-					continue;
-			}
-			b->found = true;
-			b->gpu = g;
-			b->count = cnt;
-			b->v = v;
-			b->row = i;
-		}
+		if (k < im->nseq)
+			im->best[(size_t)c->method * im->nseq + k] = *c;
 	}
 }
 
@@ -667,7 +852,7 @@ static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
 				continue;
 			}
 			const gs_gpu *g = &w->meta.gpus[bb->gpu];
-			const crow *c = &w->rows[bb->row];
+			const crow *c = &w->heavy[w->trows[bb->row].heavy];
 			snprintf(b, sizeof b, "%lld x %s (%s)%s", (long long)bb->count, g->klass, g->name,
 			         bb->v == GS_TIGHT ? ", tight" : "");
 			gs_tv_set_str(x, "gpus", b);
@@ -742,9 +927,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 			continue;
 		/* On the page: the method's rows on one GPU at its smallest swept
 		 * micro-batch (every row is in the CSV, JSON and workbook). */
-		for (i = 0; i < w->nrows; i++)
-			if ((int)w->rows[i].s.method == m && w->rows[i].s.batch < batch)
-				batch = w->rows[i].s.batch;
+		batch = w->minb[m];
 		me = gs_tv_push(methods, gs_tv_map());
 		gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
 		gs_tv_set_num(me, "batch", (double)batch);
@@ -754,9 +937,10 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 		recipes = gs_tv_set(me, "recipes", gs_tv_list());
 		gs_tval *meas = gs_tv_set(me, "measured", gs_tv_list());
 		for (i = 0; i < w->nrows; i++) {
-			const crow *c = &w->rows[i];
-			if ((int)c->s.method != m || c->s.gpus > 1 || c->s.batch != batch)
+			const trow *t = &w->trows[i];
+			if ((int)t->method != m || t->gpus > 1 || t->batch != batch || t->heavy < 0)
 				continue;
+			const crow *c = &w->heavy[t->heavy];
 			shown++;
 			gs_tv_push(rows, row_data(w, c, &im->plan));
 			if (c->measured != NULL) {
@@ -795,13 +979,10 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	/* The seeds' formulas as the engine states them (first row that has each). */
 	formulas = gs_tv_set(d, "formulas", gs_tv_list());
 	for (k = 1; k < GS_F_MAX; k++) {
-		for (i = 0; i < w->nrows; i++) {
-			if (w->rows[i].seed_recipe[k]) {
-				gs_tval *x = gs_tv_push(formulas, gs_tv_map());
-				gs_tv_set_str(x, "name", gs_formula_name((gs_formula)k));
-				gs_tv_set_str(x, "text", w->rows[i].seed_recipe[k]);
-				break;
-			}
+		if (w->formula_text[k]) {
+			gs_tval *x = gs_tv_push(formulas, gs_tv_map());
+			gs_tv_set_str(x, "name", gs_formula_name((gs_formula)k));
+			gs_tv_set_str(x, "text", w->formula_text[k]);
 		}
 	}
 
@@ -956,7 +1137,10 @@ static void w_free(gs_writer *wr)
 	w = wr->state;
 	if (w) {
 		rows_clear(w);
-		free(w->rows);
+		free(w->trows);
+		free(w->heavy);
+		free(w->cells);
+		free(w->picks);
 		for (i = 0; i < w->nmodels; i++) {
 			imodel *im = &w->models[i];
 			free(im->id);
