@@ -17,13 +17,20 @@
 
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
-	"bandwidth_gbs", "bf16_tflops", "segment", "sources", "notes", NULL,
+	"bandwidth_gbs", "bf16_tflops", "segment", "fp8_tflops", "interconnect", "link_gbs",
+	"pcie_gen", "pcie_lanes", "sources", "notes", NULL,
 };
 
 /* Figures that need an entry in "sources" when present. */
 static const char *const sourced_fields[] = {
 	"total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
-	"bandwidth_gbs", "bf16_tflops", NULL,
+	"bandwidth_gbs", "bf16_tflops", "fp8_tflops", "interconnect", "link_gbs", "pcie_gen",
+	"pcie_lanes", NULL,
+};
+
+/* The GPU-to-GPU links a file may name ("none": only the host link). */
+static const char *const links[] = {
+	"none", "nvlink-bridge", "nvlink2", "nvlink3", "nvlink4", "nvlink5", "infinity-fabric", NULL,
 };
 
 static bool known(const char *k)
@@ -103,6 +110,33 @@ static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error 
 		if (seg != NULL && (g->segment = gs_segment_parse(seg)) == GS_SEG_MAX)
 			gs_jget_fail(&jg, GS_EGPUFILE, "segment", "expected \"consumer\", \"workstation\" or \"datacenter\"");
 	}
+	g->fp8_tflops = gs_jget_pos(&jg, root, "fp8_tflops", 0, false);
+	if (jg.rc == GS_OK && g->fp8_tflops > 0 && !g->fp8)
+		gs_jget_fail(&jg, GS_EGPUFILE, "fp8_tflops", "given but \"fp8\" is false");
+	if (jg.rc == GS_OK) {
+		const char *ic = gs_jget_str(&jg, root, "interconnect", false);
+		bool hit = false;
+		for (int i = 0; ic != NULL && links[i] != NULL; i++)
+			hit = hit || strcmp(ic, links[i]) == 0;
+		if (ic != NULL && !hit)
+			gs_jget_fail(&jg, GS_EGPUFILE, "interconnect",
+			             "expected \"none\", \"nvlink-bridge\", \"nvlink2\" ... \"nvlink5\" or "
+			             "\"infinity-fabric\"");
+		else if (ic != NULL)
+			memcpy(g->interconnect, ic, strlen(ic) + 1);
+	}
+	g->link_gbs = gs_jget_pos(&jg, root, "link_gbs", 0, false);
+	if (jg.rc == GS_OK && g->link_gbs > 0 && (g->interconnect[0] == '\0' ||
+	                                          strcmp(g->interconnect, "none") == 0))
+		gs_jget_fail(&jg, GS_EGPUFILE, "link_gbs", "given without a GPU-to-GPU \"interconnect\"");
+	if (jg.rc == GS_OK && g->link_gbs <= 0 && g->interconnect[0] != '\0' &&
+	    strcmp(g->interconnect, "none") != 0)
+		gs_jget_fail(&jg, GS_EGPUFILE, "link_gbs", "missing (must be a positive number: the %s bandwidth)",
+		             g->interconnect);
+	g->pcie_gen = (int)gs_jget_int(&jg, root, "pcie_gen", 1, 6, 0, false);
+	g->pcie_lanes = (int)gs_jget_int(&jg, root, "pcie_lanes", 1, 16, 0, false);
+	if (jg.rc == GS_OK && g->pcie_lanes != 0 && (g->pcie_lanes & (g->pcie_lanes - 1)) != 0)
+		gs_jget_fail(&jg, GS_EGPUFILE, "pcie_lanes", "must be 1, 2, 4, 8 or 16 (got %d)", g->pcie_lanes);
 	if ((rc = jg.rc) != GS_OK)
 		goto out;
 	src = cJSON_GetObjectItemCaseSensitive(root, "sources");

@@ -34,6 +34,11 @@ typedef struct gs_gpu {
 	gs_segment segment;     /* optional "segment" */
 	double bandwidth_gbs;   /* memory bandwidth, GB/s */
 	double bf16_tflops;     /* dense bf16 (fp16 where no bf16) TFLOPS */
+	/* For the time model (src/timing.h); each optional in a file. */
+	double fp8_tflops;      /* dense fp8, FP32 accumulate, TFLOPS; 0: none */
+	char interconnect[24];  /* GPU-to-GPU link: "nvlink4", "none", ...; "": not given */
+	double link_gbs;        /* that link's bandwidth per GPU, one direction, GB/s; 0: none */
+	int pcie_gen, pcie_lanes; /* host link; 0: not given */
 	char source[512];       /* where the figures come from */
 } gs_gpu;
 

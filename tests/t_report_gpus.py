@@ -50,6 +50,20 @@ def committed():
     ok(all(i not in fp8 for i in ("a100-40gb", "a100-80gb", "rtx-3090", "rtx-3060-12gb", "a10", "rtx-a6000", "t4"))
        and all(i in fp8 for i in ("rtx-4090", "l4", "l40s", "h100-sxm", "h200", "b200", "mi300x", "rtx-5090")),
        "gpus/: fp8 only on Ada, Hopper, Blackwell, MI300X", str(fp8))
+    # The time model's figures (issue 17 item 0): in every committed file, sourced.
+    timef = ("fp8_tflops", "interconnect", "link_gbs", "pcie_gen", "pcie_lanes")
+    missing = [(i, f) for i, d in data.items() for f in timef if f in d and not d["sources"].get(f)]
+    ok(not missing, "gpus/: every time-model figure has a source", str(missing))
+    lacking = [(i, f) for i, d in data.items() for f in ("interconnect", "pcie_gen", "pcie_lanes") if f not in d]
+    ok(not lacking, "gpus/: every file names its interconnect and host link", str(lacking))
+    bad8 = [i for i, d in data.items() if ("fp8_tflops" in d) != d["fp8"]]
+    ok(not bad8, "gpus/: fp8_tflops exactly where fp8 is true", str(bad8))
+    badl = [i for i, d in data.items() if ("link_gbs" in d) != (d.get("interconnect") != "none")]
+    ok(not badl, "gpus/: link_gbs exactly where there is a GPU-to-GPU link", str(badl))
+    ok(data["h100-sxm"].get("interconnect") == "nvlink4" and data["h100-sxm"].get("link_gbs") == 450
+       and data["rtx-4090"].get("fp8_tflops") == 330.3 and data["t4"].get("pcie_gen") == 3
+       and data["rtx-4060-ti-16gb"].get("pcie_lanes") == 8,
+       "gpus/: time figures as the audit (H100 NVLink 4 450 GB/s, 4090 fp8 330.3, T4 Gen3, 4060 Ti x8)")
 
 
 def bad_files(tmp):
@@ -62,6 +76,22 @@ def bad_files(tmp):
         "missing source": ("sources.bf16_tflops", lambda d: d["sources"].pop("bf16_tflops")),
         "usable above total": ("usable", lambda d: d.update({"usable_mib": d["total_mib"] + 1})),
         "both units": ("total_bytes", lambda d: d.update({"total_bytes": 1})),
+        "fp8_tflops wrong type": ("fp8_tflops", lambda d: d.update({"fp8_tflops": "fast"})),
+        "fp8_tflops negative": ("fp8_tflops", lambda d: d.update({"fp8_tflops": -1})),
+        "fp8_tflops without fp8": ("fp8_tflops", lambda d: d.update({"fp8": False})),
+        "fp8_tflops missing source": ("sources.fp8_tflops", lambda d: d["sources"].pop("fp8_tflops")),
+        "interconnect wrong type": ("interconnect", lambda d: d.update({"interconnect": 4})),
+        "interconnect unknown": ("interconnect", lambda d: d.update({"interconnect": "warp-drive"})),
+        "interconnect missing source": ("sources.interconnect", lambda d: d["sources"].pop("interconnect")),
+        "link_gbs without link": ("link_gbs", lambda d: d.update({"link_gbs": 50})),
+        "link_gbs missing": ("link_gbs", lambda d: d.update({"interconnect": "nvlink4"})),
+        "link_gbs missing source": ("sources.link_gbs", lambda d: d.update(
+            {"interconnect": "nvlink-bridge", "link_gbs": 56.25,
+             "sources": dict(d["sources"], interconnect="x")})),
+        "pcie_gen wrong type": ("pcie_gen", lambda d: d.update({"pcie_gen": "4"})),
+        "pcie_gen out of range": ("pcie_gen", lambda d: d.update({"pcie_gen": 9})),
+        "pcie_lanes not a power of two": ("pcie_lanes", lambda d: d.update({"pcie_lanes": 12})),
+        "pcie_lanes missing source": ("sources.pcie_lanes", lambda d: d["sources"].pop("pcie_lanes")),
     }
     for name, (field, mutate) in cases.items():
         gdir = os.path.join(tmp, name.replace(" ", "-"))
