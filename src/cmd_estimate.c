@@ -14,9 +14,10 @@
 #include "models.h"
 #include "report.h"
 #include "sweep.h"
+#include "timing.h"
 #include "util.h"
 
-enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_LONG_CONTEXT };
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_LONG_CONTEXT, OPT_RUNTIME, OPT_TOKENS };
 
 static const gs_opt estimate_opts[] = {
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document, the schema of out/sizing.json\n"
@@ -27,6 +28,11 @@ static const gs_opt estimate_opts[] = {
 	{ "allow-long-context", 0, NULL, 0, OPT_LONG_CONTEXT, "size a --seq past the model's\n"
 	  "max_position_embeddings (a RoPE-scaled context), with a warning;\n"
 	  "without it such a --seq is exit 2" },
+	{ "runtime", 0, "NAME", 0, OPT_RUNTIME, "inference runtime of the time block: hf (transformers\n"
+	  "generate), compiled (gpt-fast, torch.compile), llama.cpp, serving (vllm,\n"
+	  "sglang, tensorrt-llm) (hf)" },
+	{ "tokens", 0, "N", 0, OPT_TOKENS, "training token budget: the time block adds the time\n"
+	  "to process N tokens" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
@@ -56,10 +62,14 @@ static double gib(uint64_t b)
 	return (double)b / GS_GIB;
 }
 
+static void print_time_json(FILE *fp, const gs_settings *s, const gs_gpu *g, size_t ng, const gs_time_opts *to,
+                            const gs_time *t, const bool *ok);
+
 /* --json: the document of out/sizing.json with this one model and row, so
  * that a row means the same thing wherever it is read (gs_json_doc_begin). */
 static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const gs_arch *a,
-                       const gs_estimate *x, const gs_gpu *g, size_t ng)
+                       const gs_estimate *x, const gs_gpu *g, size_t ng, const gs_time_opts *to,
+                       const gs_time *t, const bool *ok)
 {
 	static gs_row row; /* large: keep it off the stack */
 	gs_measured_store none = { 0 };
@@ -94,7 +104,106 @@ static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const g
 	row.err_msg[0] = '\0';
 	gs_json_doc_begin(fp, &meta);
 	gs_json_row(fp, &meta, &row, true);
-	gs_json_doc_end(fp, 1);
+	/* gs_json_doc_end's "]}" with the time model's member between: the
+	 * document of out/sizing.json plus "time" (estimate only). */
+	fputs("\n],\n", fp);
+	print_time_json(fp, &r->s, g, ng, to, t, ok);
+	fputs("}\n", fp);
+}
+
+/* The time model (timing.h) per GPU class; ok[i] false where it has no
+ * answer (a figure missing). */
+static void time_all(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
+                     const gs_time_opts *to, gs_time *t, bool *ok)
+{
+	for (size_t i = 0; i < ng; i++) {
+		gs_error sub = { 0 };
+		gs_time_opts o = *to;
+		o.params_trainable = x->params_trainable;
+		ok[i] = gs_time_estimate(a, s, &g[i], &o, &t[i], &sub) == GS_OK;
+	}
+}
+
+static void print_secs(FILE *fp, double sec)
+{
+	if (sec < 1)
+		fprintf(fp, "%.1f ms", sec * 1e3);
+	else if (sec < 120)
+		fprintf(fp, "%.2f s", sec);
+	else if (sec < 7200)
+		fprintf(fp, "%.1f min", sec / 60);
+	else if (sec < 3 * 86400)
+		fprintf(fp, "%.1f h", sec / 3600);
+	else
+		fprintf(fp, "%.1f days", sec / 86400);
+}
+
+static void print_time_text(FILE *fp, const gs_settings *s, const gs_gpu *g, size_t ng, const gs_time_opts *to,
+                            const gs_time *t, const bool *ok)
+{
+	if (ng == 0)
+		return;
+	if (s->method == GS_INFER)
+		fprintf(fp, "\ntime (time model, runtime %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
+		        " new tokens):\n", gs_runtime_name(to->runtime), s->batch, s->seq, s->new_tokens);
+	else
+		fprintf(fp, "\ntime per optimizer step (time model; %" PRId64 " GPU%s):\n", s->gpus, s->gpus > 1 ? "s" : "");
+	for (size_t i = 0; i < ng; i++) {
+		fprintf(fp, "  %-24s ", g[i].name);
+		if (!ok[i]) {
+			fputs("no estimate (the GPU file lacks a figure)\n", fp);
+			continue;
+		}
+		if (s->method == GS_INFER) {
+			fputs("prefill ", fp);
+			print_secs(fp, t[i].prefill_s);
+			fprintf(fp, "  decode %.1f tokens/s a sequence, %.1f total", t[i].decode_tok_s_seq,
+			        t[i].decode_tok_s_total);
+			if (s->new_tokens > 0) {
+				fputs("  generate ", fp);
+				print_secs(fp, t[i].generate_s);
+			}
+		} else {
+			fputs("step ", fp);
+			print_secs(fp, t[i].step_s);
+			fprintf(fp, "  %.0f tokens/s/GPU, %.0f total  MFU %.0f%%", t[i].tok_s_gpu, t[i].tok_s_total,
+			        t[i].mfu * 100);
+			if (to->tokens_budget > 0) {
+				fprintf(fp, "  %.3g tokens in ", to->tokens_budget);
+				print_secs(fp, t[i].budget_s);
+			}
+		}
+		fputc('\n', fp);
+	}
+	fputs("  (efficiencies calibrated on published measured speeds; their errors: make speed-accuracy)\n", fp);
+}
+
+/* The "time" member of --json: one object per GPU class, in column order. */
+static void print_time_json(FILE *fp, const gs_settings *s, const gs_gpu *g, size_t ng, const gs_time_opts *to,
+                            const gs_time *t, const bool *ok)
+{
+	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"tokens_budget\": %.17g, \"gpus\": [",
+	        gs_runtime_name(to->runtime), to->tokens_budget);
+	for (size_t i = 0; i < ng; i++) {
+		fprintf(fp, "%s\n    {\"id\": \"%s\"", i ? "," : "", g[i].id);
+		if (!ok[i]) {
+			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
+			continue;
+		}
+		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g", t[i].peak_tflops, t[i].eff);
+		if (s->method == GS_INFER)
+			fprintf(fp, ", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, \"decode_tokens_per_s_seq\": %.6g, "
+			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g}",
+			        t[i].prefill_s, t[i].decode_step_s, t[i].decode_tok_s_seq, t[i].decode_tok_s_total,
+			        t[i].generate_s);
+		else
+			fprintf(fp, ", \"step_s\": %.6g, \"compute_s\": %.6g, \"comm_s\": %.6g, \"optimizer_s\": %.6g, "
+			        "\"tokens_per_step\": %.6g, \"tokens_per_s_per_gpu\": %.6g, \"tokens_per_s_total\": %.6g, "
+			        "\"mfu\": %.4g, \"budget_s\": %.6g}",
+			        t[i].step_s, t[i].compute_s, t[i].comm_s, t[i].optim_s, t[i].tokens_step, t[i].tok_s_gpu,
+			        t[i].tok_s_total, t[i].mfu, t[i].budget_s);
+	}
+	fputs("]}", fp);
 }
 
 /* "headroom -57%"; past -999% the ratio reads better: "headroom -12345%"
@@ -169,6 +278,11 @@ int cmd_estimate(int argc, char **argv)
 	const gs_opt *o;
 	const char *val;
 	int k;
+	gs_time_opts to;
+	gs_time *tm = NULL;
+	bool *tok = NULL;
+
+	gs_time_opts_default(&to);
 
 	gs_cli_row_init(&r);
 	gs_data_path(GS_DATA_GPUS, gpus_buf, sizeof gpus_buf);
@@ -203,6 +317,27 @@ int cmd_estimate(int argc, char **argv)
 			gpus_dir = val;
 			gpus_dir_given = true;
 			break;
+		case OPT_RUNTIME: {
+			int rt = gs_runtime_parse(val);
+			if (rt < 0) {
+				gs_fail(&e, GS_EUSAGE, "estimate: --runtime: unknown runtime \"%s\" (hf, compiled, "
+				        "llama.cpp, serving, vllm, sglang, tensorrt-llm)", val);
+				goto fail;
+			}
+			to.runtime = (gs_runtime)rt;
+			break;
+		}
+		case OPT_TOKENS: {
+			char *end = NULL;
+			double v = strtod(val, &end);
+			if (end == val || *end != '\0' || !(v > 0) || v > 1e18) {
+				gs_fail(&e, GS_EUSAGE, "estimate: --tokens: expected a positive number of tokens "
+				        "(got \"%s\")", val);
+				goto fail;
+			}
+			to.tokens_budget = v;
+			break;
+		}
 		}
 	}
 	if (k < 0)
@@ -228,10 +363,17 @@ int cmd_estimate(int argc, char **argv)
 		fprintf(stderr, "gpusizer: estimate: model %s; GPU classes %s (%zu); model cache %s\n",
 		        r.resolved[0] ? r.resolved : "manual shape", ng ? gpus_dir : "none", ng, r.models_dir);
 	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
-	if (json)
-		print_json(stdout, &r, model, &a, &x, g, ng);
-	else
+	tm = gs_xcalloc(ng ? ng : 1, sizeof *tm);
+	tok = gs_xcalloc(ng ? ng : 1, sizeof *tok);
+	time_all(&a, &r.s, &x, g, ng, &to, tm, tok);
+	if (json) {
+		print_json(stdout, &r, model, &a, &x, g, ng, &to, tm, tok);
+	} else {
 		print_text(stdout, model, &a, &r.s, &x, g, ng);
+		print_time_text(stdout, &r.s, g, ng, &to, tm, tok);
+	}
+	free(tm);
+	free(tok);
 	free(g);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		gs_fail(&e, GS_EIO, "estimate: cannot write the output");
@@ -240,6 +382,8 @@ int cmd_estimate(int argc, char **argv)
 	}
 	return 0;
 fail:
+	free(tm);
+	free(tok);
 	free(g);
 	gs_report_error(&e);
 	return gs_exit_code(e.code);

@@ -45,4 +45,72 @@
  * rather than printed: it means a mistyped shape or a runaway setting. */
 #define GS_ESTIMATE_MAX_BYTES (1125899906842624.0) /* 2^50 */
 
+/* ==== Time model (src/timing.h; issue 17) ==================================
+ * Calibrated on the grade A/B records of ../shared/measurements/speed.jsonl
+ * by tests/speed/fit.py (never on one record); the error of each task is
+ * published by `make speed-accuracy` (tests/speed/baseline.json). */
+/* Training and prefill GEMMs: eff = EFF_MAX * x / (x + X_HALF_RIDGE * ridge)
+ * * h / (h + H_HALF) (timing.h). Fitted together with ELEM_BYTES and
+ * ATTN_EFF on the 60 bf16 train_full/train_lora records (llm-foundry 42,
+ * torchtune 6, NeMo-Automodel 4, Answer.AI LoRA 4, TinyLlama 2,
+ * Megatron-LM 1, torchao float8 training's bf16 row 1; the mean of
+ * each source's mean |log error| 0.26). X_HALF_RIDGE is not fitted: 1 makes
+ * the curve the sum of a GEMM's compute and its weight read. H_HALF fitted
+ * to ~0 (no width effect in the records): kept as 0. ATTN_EFF sits at its
+ * prior's floor (0.3, tests/speed/fit.py BOUNDS): the long-context records
+ * (llm-foundry s8192-s65536) want attention slower still; ELEM_BYTES (the
+ * non-GEMM kernels, bytes per hidden element, layer and token) fitted to
+ * near 0: those kernels are not separable from the GEMMs in these records. */
+#define GS_TIME_TRAIN_EFF_MAX 0.51
+#define GS_TIME_X_HALF_RIDGE 1.0
+#define GS_TIME_H_HALF 0.0
+#define GS_TIME_ELEM_BYTES 0.24
+#define GS_TIME_ATTN_EFF 0.31
+/* fp8 GEMMs (fp8-mixed on a GPU with fp8_tflops) reach this fraction of
+ * the bf16 GEMMs' efficiency, against the doubled fp8 peak: fitted on the 23
+ * fp8 training records (NeMo 24.07 15, incl. its 3 fp8 LoRA rows;
+ * llm-foundry fp8 3, Megatron-Bridge 3, torchao float8 2). */
+#define GS_TIME_FP8_EFF_SCALE 0.57
+/* QLoRA: the step time factor of dequantizing the nf4 base, fitted on the
+ * 12 train_qlora records (Answer.AI fsdp_qlora 11, torchtune 1) with the
+ * prior >= 1: they want < 1 (QLoRA runs as fast as LoRA there, the nf4
+ * all-gathers being 4x smaller), so it sits at 1. */
+#define GS_TIME_DEQUANT_TRAIN 1.0
+/* Quantized bases in inference: prefill not fitted (the AutoAWQ prefill
+ * records mix cold-start overhead; 1); decode: the memory time factor of
+ * int4/int8 kernels, fitted on the 16 quantized decode records of gpt-fast
+ * (9: int4, int8) and torchao (7: int4wo, int8wo, int8dq). */
+#define GS_TIME_DEQUANT_PREFILL 1.0
+#define GS_TIME_DEQUANT_DECODE 1.18
+/* Decode per runtime: step = bytes / (bandwidth * BW_EFF) + layers * LAYER_S.
+ * HF: the 16 AutoAWQ decode records (int4 GEMM/GEMV, fused modules; with
+ * DEQUANT_DECODE), RTX 4090. COMPILED: the 15 bf16/fp8 decode records of
+ * gpt-fast (10) and torchao generate (5) (A100, H100; TP 1-8). LLAMACPP: the 16
+ * llama-bench tg512 records (GGUF F16 and Q4_K_M at their file size; 3090,
+ * 4090, L40S, A100, H100 PCIe). SERVING: the 16 TensorRT-LLM v0.5/0.6.1
+ * static-batch throughput records (generate_end_to_end; H100, L40S, A100),
+ * BW_EFF at its prior's ceiling 1. */
+#define GS_TIME_DECODE_BW_EFF_HF 0.96
+#define GS_TIME_DECODE_BW_EFF_COMPILED 0.85
+#define GS_TIME_DECODE_BW_EFF_LLAMACPP 0.92
+#define GS_TIME_DECODE_BW_EFF_SERVING 1.0
+#define GS_TIME_DECODE_LAYER_S_HF 5.5e-5
+#define GS_TIME_DECODE_LAYER_S_COMPILED 7.9e-5
+#define GS_TIME_DECODE_LAYER_S_LLAMACPP 1.35e-4
+#define GS_TIME_DECODE_LAYER_S_SERVING 1.17e-4
+/* Prefill per runtime, a factor on the GEMM efficiency: HF on the 16
+ * AutoAWQ prefill records, LLAMACPP on the 12 llama-bench pp512 records,
+ * SERVING on the 10 TensorRT-LLM time-to-first-token records (at the
+ * ceiling 1). COMPILED: no prefill records; not calibrated (1). */
+#define GS_TIME_PREFILL_EFF_HF 0.76
+#define GS_TIME_PREFILL_EFF_COMPILED 1.0
+#define GS_TIME_PREFILL_EFF_LLAMACPP 0.97
+#define GS_TIME_PREFILL_EFF_SERVING 1.0
+/* Links (not efficiencies; not calibrated). PCIe per lane, one direction,
+ * Gen3 8 GT/s with 128b/130b coding = 0.985 GB/s, doubling per generation
+ * (PCI-SIG). Between nodes: assumed one 400 Gb/s NIC per GPU (DGX H100:
+ * 8 x 400 Gb/s ConnectX-7), 50 GB/s; the speed records do not say theirs. */
+#define GS_TIME_PCIE_GBS_PER_LANE_GEN3 0.985
+#define GS_TIME_NET_GBS 50.0
+
 #endif

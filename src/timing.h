@@ -1,0 +1,135 @@
+/* gpusizer: the time model (issue 17), beside the memory engine: how long a
+ * training step takes on a GPU class, how fast a model prefills and
+ * decodes. Pure: a gs_arch, gs_settings and gs_gpu in, numbers out; no
+ * cJSON, curl or FILE*. Mechanisms and constants: docs/engine.md has the
+ * memory side; the time side's constants are the GS_TIME_* block at the end
+ * of constants.h, each with the records of speed.jsonl it is calibrated on
+ * (tests/speed/, `make speed-accuracy`).
+ *
+ * Training, per optimizer step, summed over the GPUs:
+ *   forward   2 * N_mm * tokens + attention (4 * s * d_attn * L per token,
+ *             halved for causal flash/sdpa), N_mm = the active matmul
+ *             parameters (decoder linears with routed experts at top-k, and
+ *             the output head);
+ *   backward  2 x the forward for full training; LoRA/QLoRA skip the frozen
+ *             weights' gradient GEMMs: 1 x the linear part (activation
+ *             gradients only; adapters are ignored: < 1% of the FLOPs) plus
+ *             2 x attention;
+ *   recompute + 1 forward under --grad-ckpt.
+ * Compute time = FLOPs / (GPUs * peak * eff), peak = bf16_tflops, or
+ * fp8_tflops for fp8-mixed (an fp8 base under LoRA, fp8 inference weights)
+ * on a GPU with fp8;
+ * eff = EFF_MAX * x / (x + X_HALF), x = tokens of one micro-batch
+ * (batch * seq), X_HALF proportional to the GPU's ridge point (peak FLOPs
+ * per byte of bandwidth: small GEMMs are weight-read bound); attention runs
+ * at ATTN_EFF of the GEMM rate; the non-GEMM kernels (norms, activations,
+ * rotary, softmax, loss) are memory-bound: ELEM_BYTES per hidden element,
+ * layer and token over the bandwidth. QLoRA/int8 bases multiply the time by
+ * the dequantisation factor. The optimizer step is memory-bound (bytes of
+ * weights, grads and states read and written over the bandwidth); sharding
+ * adds communication (ZeRO-3/FSDP: 2 all-gathers of the weights and a
+ * reduce-scatter of the gradients per micro-batch; DDP and ZeRO-1/2: an
+ * all-reduce, 2 (n-1)/n of the gradients, per step) over the GPU-to-GPU
+ * link (link_gbs) within a node, the PCIe host link where there is none,
+ * and GS_TIME_NET_GBS between nodes. Communication is overlapped with
+ * compute: step = max(compute, comm) + optimizer. Tensor and pipeline
+ * parallel communication and pipeline bubbles are not modelled.
+ *
+ * Inference: prefill is compute-bound with the same throughput model (and
+ * the runtime's prefill factor); a decode step reads the weights (routed
+ * experts: those a batch touches) and the KV cache once, over bandwidth x
+ * the runtime's efficiency, plus the runtime's fixed cost per layer (kernel
+ * launches: HF generate at batch 1 is launch-bound), and is at least its
+ * compute time.
+ */
+#ifndef GS_TIMING_H
+#define GS_TIMING_H
+
+#include <stdint.h>
+
+#include "arch.h"
+#include "err.h"
+#include "gpu.h"
+#include "settings.h"
+
+/* Inference runtimes, each with its calibrated efficiency profile. */
+typedef enum gs_runtime {
+	GS_RT_HF = 0,   /* transformers generate / eager PyTorch loops (AutoAWQ) */
+	GS_RT_COMPILED, /* torch.compile + CUDA graphs (gpt-fast, torchao generate) */
+	GS_RT_LLAMACPP, /* llama.cpp (GGUF) */
+	GS_RT_SERVING,  /* vLLM, SGLang, TensorRT-LLM */
+	GS_RT_MAX
+} gs_runtime;
+
+const char *gs_runtime_name(gs_runtime r);  /* "hf", "compiled", "llama.cpp", "serving" */
+int gs_runtime_parse(const char *s);         /* also vllm, sglang, tensorrt-llm; -1: none */
+
+/* The calibrated figures (constants.h, GS_TIME_*), as one struct so that
+ * tests/speed/fit.py can refit them through the driver. */
+typedef struct gs_time_params {
+	double eff_max;        /* GEMM fraction of peak at large sizes */
+	double x_half_ridge;   /* x_half in units of the GPU's ridge point */
+	double h_half;         /* GEMM width (hidden) at which the efficiency halves */
+	double elem_bytes;     /* non-GEMM bytes per hidden element, layer and token (training) */
+	double attn_eff;       /* attention kernels' rate relative to the GEMMs' */
+	double fp8_scale;      /* fp8 GEMMs' efficiency relative to bf16's */
+	double dequant_train;  /* QLoRA time factor */
+	double dequant_prefill, dequant_decode; /* quantized bases, inference */
+	double dec_bw_eff[GS_RT_MAX], dec_layer_s[GS_RT_MAX], prefill_eff[GS_RT_MAX];
+} gs_time_params;
+
+/* The calibrated constants. */
+void gs_time_params_default(gs_time_params *p);
+
+typedef struct gs_time_opts {
+	const gs_time_params *params; /* NULL: gs_time_params_default */
+	gs_runtime runtime;
+	double tokens_budget;       /* training: tokens to process (0: none) */
+	double weight_bytes;        /* inference: stored weight bytes, e.g. a GGUF file (0: from
+	                               the precision) */
+	uint64_t params_trainable;  /* from the engine (gs_estimate); 0: params_total for full,
+	                               0.5% of it for LoRA/QLoRA */
+	int64_t gpus_per_node;      /* 0: 8 */
+} gs_time_opts;
+
+void gs_time_opts_default(gs_time_opts *o);
+
+typedef struct gs_time {
+	/* FLOPs, per token of forward pass */
+	double n_mm;            /* active matmul parameters (linears + head) */
+	double flops_fwd_tok;   /* 2 * n_mm + attention, per token, one forward */
+	double flops_attn_tok;  /* the attention part of it */
+	double peak_tflops;     /* the peak used: bf16 or fp8 */
+	double eff;             /* fraction of the peak the GEMMs reach */
+
+	/* Training (zero for inference) */
+	double tokens_step;     /* tokens of one optimizer step, all GPUs */
+	double flops_step;      /* FLOPs of one step, all GPUs, recompute included */
+	double model_flops_step; /* the same without recompute (MFU's numerator) */
+	double compute_s, comm_s, optim_s, step_s;
+	double tok_s_gpu, tok_s_total;
+	double mfu;             /* model FLOPs rate / (GPUs * peak) */
+	double budget_s;        /* time for opts.tokens_budget (0: none) */
+
+	/* Inference (zero for training): batch s->batch, prompt s->seq,
+	 * s->new_tokens generated */
+	double prefill_s;       /* the whole batch's prompt = time to first token */
+	double decode_step_s;   /* one step at the mean context of the generation */
+	double decode_tok_s_seq, decode_tok_s_total;
+	double weight_bytes;    /* weights read per decode step, per GPU */
+	double decode_bytes;    /* weights + KV cache read per decode step, per GPU */
+	double generate_s;      /* prefill + new_tokens decode steps */
+} gs_time;
+
+/* Fill *t. The arch must be tallied (gs_arch_tally). GS_EUSAGE when the GPU
+ * lacks a figure the model needs (bandwidth, TFLOPS), naming it. */
+gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
+                        gs_time *t, gs_error *e);
+
+/* The GEMM efficiency curve, eff_max * x / (x + x_half_ridge * ridge) *
+ * h / (h + h_half), x tokens per micro-step per GPU, ridge = the tokens at
+ * which a GEMM's compute equals its weight read (peak / bandwidth * weight
+ * bytes / 2), h the model's hidden size (narrow GEMMs fill the GPU less). */
+double gs_time_eff(const gs_time_params *p, double x, double ridge, double h);
+
+#endif
