@@ -253,7 +253,7 @@ static void test_view(void)
 		for (int k = 0; k < 5; k++)
 			g[k] = gpu_of(sizes[draw(7)], k != 4 || draw(2));
 		for (int r = 0; r < GS_RANK_MAX; r++) {
-			gs_plan_opts o = { NULL, 0, (gs_plan_rank)r, 16 };
+			gs_plan_opts o = { NULL, 0, (gs_plan_rank)r, 16, 0 };
 			gs_plan_view_init(&v[r], g, 5, &o);
 			for (int k = 2; k >= 0; k--) { /* out of order: the view sorts */
 				row.settings.seq = seqs[k];
