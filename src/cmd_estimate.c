@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "constants.h"
 #include "cmd.h"
 #include "engine.h"
 #include "gpu.h"
@@ -17,7 +18,7 @@
 #include "timing.h"
 #include "util.h"
 
-enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_LONG_CONTEXT, OPT_RUNTIME, OPT_TOKENS };
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_LONG_CONTEXT, OPT_RUNTIME, OPT_TOKENS, OPT_PRICE, OPT_MEM_FRACTION };
 
 static const gs_opt estimate_opts[] = {
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document, the schema of out/sizing.json\n"
@@ -32,7 +33,12 @@ static const gs_opt estimate_opts[] = {
 	  "generate), compiled (gpt-fast, torch.compile), llama.cpp, serving (vllm,\n"
 	  "sglang, tensorrt-llm) (hf)" },
 	{ "tokens", 0, "N", 0, OPT_TOKENS, "training token budget: the time block adds the time\n"
-	  "to process N tokens" },
+	  "and GPU-hours to process N tokens (and their cost, where priced)" },
+	{ "price", 0, "ID=USD,...", 0, OPT_PRICE, "rent of one GPU of class ID for an hour, in USD,\n"
+	  "over the GPU file's price_usd_per_hour: the cost of the token budget,\n"
+	  "and of a million decoded tokens (none: no cost)" },
+	{ "mem-fraction", 0, "F", 0, OPT_MEM_FRACTION, "inference: the serving engine's share of the\n"
+	  "GPU's memory (vLLM gpu_memory_utilization) for the serving capacity (0.9)" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
@@ -62,14 +68,15 @@ static double gib(uint64_t b)
 	return (double)b / GS_GIB;
 }
 
-static void print_time_json(FILE *fp, const gs_settings *s, const gs_gpu *g, size_t ng, const gs_time_opts *to,
-                            const gs_time *t, const bool *ok);
+static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
+                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok);
+static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w);
 
 /* --json: the document of out/sizing.json with this one model and row, so
  * that a row means the same thing wherever it is read (gs_json_doc_begin). */
 static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const gs_arch *a,
                        const gs_estimate *x, const gs_gpu *g, size_t ng, const gs_time_opts *to,
-                       const gs_time *t, const bool *ok)
+                       double mem_frac, const gs_time *t, const bool *ok)
 {
 	static gs_row row; /* large: keep it off the stack */
 	gs_measured_store none = { 0 };
@@ -107,7 +114,7 @@ static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const g
 	/* gs_json_doc_end's "]}" with the time model's member between: the
 	 * document of out/sizing.json plus "time" (estimate only). */
 	fputs("\n],\n", fp);
-	print_time_json(fp, &r->s, g, ng, to, t, ok);
+	print_time_json(fp, &r->s, x, g, ng, to, mem_frac, t, ok);
 	fputs("}\n", fp);
 }
 
@@ -124,6 +131,35 @@ static void time_all(const gs_arch *a, const gs_settings *s, const gs_estimate *
 	}
 }
 
+/* The widest GPU name, for one column of names (at most 40). */
+static int name_width(const gs_gpu *g, size_t ng)
+{
+	int w = 8;
+	for (size_t i = 0; i < ng; i++) {
+		int n = (int)strlen(g[i].name);
+		w = n > w ? n : w;
+	}
+	return w > 40 ? 40 : w;
+}
+
+/* A token count as people say it: "1 B", "250 M", "3.5 T". */
+static void print_count(FILE *fp, double v)
+{
+	if (v >= 1e12)
+		fprintf(fp, "%.3g T", v / 1e12);
+	else if (v >= 1e9)
+		fprintf(fp, "%.3g B", v / 1e9);
+	else if (v >= 1e6)
+		fprintf(fp, "%.3g M", v / 1e6);
+	else
+		fprintf(fp, "%.0f", v);
+}
+
+static void print_usd(FILE *fp, double usd)
+{
+	fprintf(fp, usd < 10 ? "$%.2f" : "$%.0f", usd);
+}
+
 static void print_secs(FILE *fp, double sec)
 {
 	if (sec < 1)
@@ -138,9 +174,11 @@ static void print_secs(FILE *fp, double sec)
 		fprintf(fp, "%.1f days", sec / 86400);
 }
 
-static void print_time_text(FILE *fp, const gs_settings *s, const gs_gpu *g, size_t ng, const gs_time_opts *to,
-                            const gs_time *t, const bool *ok)
+static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
+                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok)
 {
+	int w = name_width(g, ng);
+
 	if (ng == 0)
 		return;
 	if (s->method == GS_INFER)
@@ -149,7 +187,7 @@ static void print_time_text(FILE *fp, const gs_settings *s, const gs_gpu *g, siz
 	else
 		fprintf(fp, "\ntime per optimizer step (time model; %" PRId64 " GPU%s):\n", s->gpus, s->gpus > 1 ? "s" : "");
 	for (size_t i = 0; i < ng; i++) {
-		fprintf(fp, "  %-24s ", g[i].name);
+		fprintf(fp, "  %-*s  ", w, g[i].name);
 		if (!ok[i]) {
 			fputs("no estimate (the GPU file lacks a figure)\n", fp);
 			continue;
@@ -163,45 +201,130 @@ static void print_time_text(FILE *fp, const gs_settings *s, const gs_gpu *g, siz
 				fputs("  generate ", fp);
 				print_secs(fp, t[i].generate_s);
 			}
+			if (t[i].usd_per_mtok > 0) {
+				fputs("  ", fp);
+				print_usd(fp, t[i].usd_per_mtok);
+				fputs(" per M tokens", fp);
+			}
 		} else {
 			fputs("step ", fp);
 			print_secs(fp, t[i].step_s);
 			fprintf(fp, "  %.0f tokens/s/GPU, %.0f total  MFU %.0f%%", t[i].tok_s_gpu, t[i].tok_s_total,
 			        t[i].mfu * 100);
 			if (to->tokens_budget > 0) {
-				fprintf(fp, "  %.3g tokens in ", to->tokens_budget);
+				fputs("  ", fp);
+				print_count(fp, to->tokens_budget);
+				fputs(" tokens in ", fp);
 				print_secs(fp, t[i].budget_s);
+				fprintf(fp, ", %.3g GPU-h", t[i].gpu_hours);
+				if (t[i].cost_usd > 0) {
+					fputs(" = ", fp);
+					print_usd(fp, t[i].cost_usd);
+				}
 			}
 		}
 		fputc('\n', fp);
 	}
 	fputs("  (efficiencies calibrated on published measured speeds; their errors: make speed-accuracy)\n", fp);
+	print_prices(fp, g, ng, w);
+	if (s->method != GS_INFER)
+		return;
+	gs_needs need = gs_settings_needs(s);
+	int64_t ctx = s->seq + s->new_tokens;
+	fprintf(fp, "\nserving capacity (a KV-cache pool of %.2f of each GPU's memory less the weights and "
+	        "activations,\nin %d-token blocks, as vLLM sizes it): sequences of %" PRId64 " tokens at once\n",
+	        mem_frac, GS_SERVE_BLOCK_TOKENS, ctx);
+	for (size_t i = 0; i < ng; i++) {
+		double pool;
+		int64_t n = gs_serving_seqs(x, need, &g[i], mem_frac, ctx, GS_SERVE_BLOCK_TOKENS, &pool);
+		fprintf(fp, "  %-*s  ", w, g[i].name);
+		if (n < 0)
+			fputs("not runnable\n", fp);
+		else if (pool <= 0)
+			fprintf(fp, "none: the weights and activations alone pass %.2f of the memory\n", mem_frac);
+		else
+			fprintf(fp, "pool %7.2f GiB  %" PRId64 " sequence%s\n", pool / GS_GIB, n, n == 1 ? "" : "s");
+	}
+}
+
+/* Where each price comes from, under the time block. */
+static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w)
+{
+	bool any = false;
+	for (size_t i = 0; i < ng; i++) {
+		if (!(g[i].price_usd_hour > 0))
+			continue;
+		if (!any)
+			fputs("  prices (USD per GPU-hour):\n", fp);
+		any = true;
+		fprintf(fp, "    %-*s  ", w, g[i].name);
+		print_usd(fp, g[i].price_usd_hour);
+		if (g[i].price_cli)
+			fputs("  --price\n", fp);
+		else
+			fprintf(fp, "  the GPU file, quoted %s\n", g[i].price_date);
+	}
+}
+
+/* A number, or null where there is none. */
+static void print_num_or_null(FILE *fp, const char *key, double v, bool have)
+{
+	if (have)
+		fprintf(fp, ", \"%s\": %.6g", key, v);
+	else
+		fprintf(fp, ", \"%s\": null", key);
 }
 
 /* The "time" member of --json: one object per GPU class, in column order. */
-static void print_time_json(FILE *fp, const gs_settings *s, const gs_gpu *g, size_t ng, const gs_time_opts *to,
-                            const gs_time *t, const bool *ok)
+static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
+                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok)
 {
-	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"tokens_budget\": %.17g, \"gpus\": [",
-	        gs_runtime_name(to->runtime), to->tokens_budget);
+	gs_needs need = gs_settings_needs(s);
+
+	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"tokens_budget\": %.17g", gs_runtime_name(to->runtime),
+	        to->tokens_budget);
+	if (s->method == GS_INFER)
+		fprintf(fp, ", \"mem_fraction\": %.6g, \"block_tokens\": %d, \"kv_bytes_per_token\": %.17g",
+		        mem_frac, GS_SERVE_BLOCK_TOKENS, x->kv_bytes_token);
+	fputs(", \"gpus\": [", fp);
 	for (size_t i = 0; i < ng; i++) {
+		bool priced = g[i].price_usd_hour > 0;
 		fprintf(fp, "%s\n    {\"id\": \"%s\"", i ? "," : "", g[i].id);
+		print_num_or_null(fp, "price_usd_per_hour", g[i].price_usd_hour, priced);
+		if (priced && g[i].price_cli)
+			fputs(", \"price_from\": \"--price\"", fp);
+		else if (priced)
+			fprintf(fp, ", \"price_from\": \"file\", \"price_date\": \"%s\"", g[i].price_date);
+		if (s->method == GS_INFER) {
+			double pool;
+			int64_t n = gs_serving_seqs(x, need, &g[i], mem_frac, s->seq + s->new_tokens,
+			                            GS_SERVE_BLOCK_TOKENS, &pool);
+			print_num_or_null(fp, "serving_pool_bytes", pool > 0 ? pool : 0, n >= 0);
+			if (n >= 0)
+				fprintf(fp, ", \"serving_sequences\": %" PRId64, n);
+			else
+				fputs(", \"serving_sequences\": null", fp);
+		}
 		if (!ok[i]) {
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
 			continue;
 		}
 		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g", t[i].peak_tflops, t[i].eff);
-		if (s->method == GS_INFER)
+		if (s->method == GS_INFER) {
 			fprintf(fp, ", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, \"decode_tokens_per_s_seq\": %.6g, "
-			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g}",
+			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g",
 			        t[i].prefill_s, t[i].decode_step_s, t[i].decode_tok_s_seq, t[i].decode_tok_s_total,
 			        t[i].generate_s);
-		else
+			print_num_or_null(fp, "usd_per_million_tokens", t[i].usd_per_mtok, priced);
+		} else {
 			fprintf(fp, ", \"step_s\": %.6g, \"compute_s\": %.6g, \"comm_s\": %.6g, \"optimizer_s\": %.6g, "
 			        "\"tokens_per_step\": %.6g, \"tokens_per_s_per_gpu\": %.6g, \"tokens_per_s_total\": %.6g, "
-			        "\"mfu\": %.4g, \"budget_s\": %.6g}",
+			        "\"mfu\": %.4g, \"budget_s\": %.6g, \"gpu_hours\": %.6g",
 			        t[i].step_s, t[i].compute_s, t[i].comm_s, t[i].optim_s, t[i].tokens_step, t[i].tok_s_gpu,
-			        t[i].tok_s_total, t[i].mfu, t[i].budget_s);
+			        t[i].tok_s_total, t[i].mfu, t[i].budget_s, t[i].gpu_hours);
+			print_num_or_null(fp, "cost_usd", t[i].cost_usd, priced && to->tokens_budget > 0);
+		}
+		fputc('}', fp);
 	}
 	fputs("]}", fp);
 }
@@ -251,10 +374,11 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 		return;
 	fputs("\nfits on:\n", fp);
 	gs_needs need = gs_settings_needs(s);
+	int w = name_width(g, ng);
 	for (size_t i = 0; i < ng; i++) {
 		double head;
 		gs_verdict v = gs_verdict_of(x->device, need, &g[i], &head);
-		fprintf(fp, "  %-24s %-7s usable %6.1f GiB  %-13s", g[i].name, g[i].klass, gib(g[i].usable_bytes),
+		fprintf(fp, "  %-*s  %-7s usable %6.1f GiB  %-13s", w, g[i].name, g[i].klass, gib(g[i].usable_bytes),
 		        gs_verdict_name(v));
 		if (v == GS_FITS || v == GS_TIGHT || v == GS_NO_FIT)
 			print_headroom(fp, head);
@@ -272,7 +396,9 @@ int cmd_estimate(int argc, char **argv)
 	size_t ng = 0;
 	bool json = false, verbose = false, quiet = false, long_ctx = false;
 	char gpus_buf[4096];
-	const char *gpus_dir = gpus_buf, *only = NULL;
+	const char *gpus_dir = gpus_buf, *only = NULL, *price = NULL;
+	double mem_frac = GS_SERVE_MEM_FRACTION;
+	bool mem_frac_given = false;
 	bool gpus_dir_given = false;
 	gs_opt_iter it;
 	const gs_opt *o;
@@ -338,12 +464,32 @@ int cmd_estimate(int argc, char **argv)
 			to.tokens_budget = v;
 			break;
 		}
+		case OPT_PRICE:
+			price = val;
+			break;
+		case OPT_MEM_FRACTION: {
+			char *end = NULL;
+			double v = strtod(val, &end);
+			if (end == val || *end != '\0' || !(v > 0) || v > 1) {
+				gs_fail(&e, GS_EUSAGE, "estimate: --mem-fraction: expected a fraction of the GPU's "
+				        "memory, above 0 and at most 1 (got \"%s\")", val);
+				goto fail;
+			}
+			mem_frac = v;
+			mem_frac_given = true;
+			break;
+		}
 		}
 	}
 	if (k < 0)
 		goto fail;
 	if (gs_settings_check(&r.s, &e) != GS_OK)
 		goto fail;
+	if (mem_frac_given && r.s.method != GS_INFER) {
+		gs_fail(&e, GS_EUSAGE, "estimate: --mem-fraction: sizes a serving engine's KV cache; only with "
+		        "--method inference");
+		goto fail;
+	}
 	if (gs_cli_row_arch(&r, &a, &e) != GS_OK)
 		goto fail;
 	if (gs_cli_row_context(&r, &a, long_ctx, quiet, &e) != GS_OK)
@@ -357,6 +503,8 @@ int cmd_estimate(int argc, char **argv)
 		g = NULL;
 		ng = 0;
 	}
+	if (price != NULL && gs_gpus_price(g, ng, price, "estimate", &e) != GS_OK)
+		goto fail;
 	if (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "estimate", &e) != GS_OK)
 		goto fail;
 	if (verbose)
@@ -367,10 +515,10 @@ int cmd_estimate(int argc, char **argv)
 	tok = gs_xcalloc(ng ? ng : 1, sizeof *tok);
 	time_all(&a, &r.s, &x, g, ng, &to, tm, tok);
 	if (json) {
-		print_json(stdout, &r, model, &a, &x, g, ng, &to, tm, tok);
+		print_json(stdout, &r, model, &a, &x, g, ng, &to, mem_frac, tm, tok);
 	} else {
 		print_text(stdout, model, &a, &r.s, &x, g, ng);
-		print_time_text(stdout, &r.s, g, ng, &to, tm, tok);
+		print_time_text(stdout, &r.s, &x, g, ng, &to, mem_frac, tm, tok);
 	}
 	free(tm);
 	free(tok);

@@ -113,4 +113,20 @@
 #define GS_TIME_PCIE_GBS_PER_LANE_GEN3 0.985
 #define GS_TIME_NET_GBS 50.0
 
+/* ==== Cost and serving capacity (issue 17 items 2 and 3) ================
+ * A price is the rent of one GPU for an hour, USD: a GPU file's optional
+ * price_usd_per_hour (with its source and day) or --price. Past this bound
+ * it is a typo (cents as dollars, a month as an hour), refused, not
+ * multiplied: the dearest on-demand GPU hour listed in 2026 is under 20. */
+#define GS_PRICE_MAX_USD_HOUR 1000
+/* Serving capacity, as vLLM sizes its KV cache (vllm/worker/worker.py,
+ * Worker.determine_num_available_blocks, v0.6; v1's gpu_worker.py
+ * determine_available_memory does the same): the pool is
+ * gpu_memory_utilization x the GPU's total memory, less the peak of a
+ * profiling forward without the cache (weights, activations, CUDA
+ * context); it is cut in blocks of block_size tokens (CacheConfig default
+ * 16), and a sequence holds whole blocks. The defaults: */
+#define GS_SERVE_MEM_FRACTION 0.9
+#define GS_SERVE_BLOCK_TOKENS 16
+
 #endif

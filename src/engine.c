@@ -952,11 +952,17 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	t.live[C_A] = kv; /* the cache is full by the last layer */
 	ex[C_A] = layer_tmp;
 	ex[C_B] = deq;
+	/* the cache's bytes at the peak: at each moment that raises it */
+	double kv_at = 0, seen = t.peak;
 	mark(&t, ex, GS_PH_PREFILL, 1);
 	double ex2[C_N] = {0};
 	ex2[C_A] = logits + c->r.rb * (double)a->hidden * c->T;
 	ex2[C_B] = P->head_deq;
+	if (t.peak != seen)
+		kv_at = kv, seen = t.peak;
 	mark(&t, ex2, GS_PH_PREFILL, 1);
+	if (t.peak != seen)
+		kv_at = kv, seen = t.peak;
 	if (s->new_tokens > 0) {
 		/* The last decode step, the cache at its longest (transformers'
 		 * cache_utils): DynamicCache.update replaces one layer's keys, then
@@ -981,12 +987,17 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 			ex3[C_A] = 0.5 * kv_layer * total;
 			break;
 		}
+		double kv_dec = t.live[C_A] + ex3[C_A];
 		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes +
 		            layer_tmp * (double)s->batch / (c->T > 0 ? c->T : 1);
 		ex3[C_B] = deq;
 		mark(&t, ex3, GS_PH_DECODE, 1);
+		if (t.peak != seen)
+			kv_at = kv_dec;
 	}
 	finish(out, &t, context, P->host, (double)a->params_total, c->r.text);
+	out->kv_bytes_token = kv_tok;
+	out->kv_at_peak = u64(kv_at);
 	out->params_trainable = 0;
 	out->bpp_G = out->bpp_O = 0;
 	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;

@@ -39,6 +39,10 @@ typedef struct gs_estimate {
 	gs_phase peak_phase;
 	int peak_step;       /* 1 = first step, 2 = steady state */
 	int64_t gpus;
+	/* Inference (0 in training): the KV cache on this GPU (its layers, its
+	 * tensor-parallel share), for the serving capacity (gs_serving_seqs). */
+	double kv_bytes_token;  /* bytes one cached token takes */
+	uint64_t kv_at_peak;    /* cache bytes live at the peak */
 	char note[256];      /* assumptions worth telling (e.g. paged states) */
 } gs_estimate;
 

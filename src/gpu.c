@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "constants.h"
 #include "jsoncheck.h"
 #include "jsonget.h"
 #include "util.h"
@@ -18,14 +19,14 @@
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
 	"bandwidth_gbs", "bf16_tflops", "segment", "fp8_tflops", "interconnect", "link_gbs",
-	"pcie_gen", "pcie_lanes", "sources", "notes", NULL,
+	"pcie_gen", "pcie_lanes", "price_usd_per_hour", "price_date", "sources", "notes", NULL,
 };
 
 /* Figures that need an entry in "sources" when present. */
 static const char *const sourced_fields[] = {
 	"total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
 	"bandwidth_gbs", "bf16_tflops", "fp8_tflops", "interconnect", "link_gbs", "pcie_gen",
-	"pcie_lanes", NULL,
+	"pcie_lanes", "price_usd_per_hour", NULL,
 };
 
 /* The GPU-to-GPU links a file may name ("none": only the host link). */
@@ -50,6 +51,18 @@ static bool valid_id(const char *s)
 		      *s == '-' || *s == '_' || *s == '.'))
 			return false;
 	return true;
+}
+
+/* "YYYY-MM-DD", month 01-12, day 01-31. */
+static bool valid_date(const char *s)
+{
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return false;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && (s[i] < '0' || s[i] > '9'))
+			return false;
+	int m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
+	return m >= 1 && m <= 12 && d >= 1 && d <= 31;
 }
 
 static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error *e)
@@ -137,6 +150,22 @@ static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error 
 	g->pcie_lanes = (int)gs_jget_int(&jg, root, "pcie_lanes", 1, 16, 0, false);
 	if (jg.rc == GS_OK && g->pcie_lanes != 0 && (g->pcie_lanes & (g->pcie_lanes - 1)) != 0)
 		gs_jget_fail(&jg, GS_EGPUFILE, "pcie_lanes", "must be 1, 2, 4, 8 or 16 (got %d)", g->pcie_lanes);
+	/* A price is a quote: it names its day, and a day names a price. */
+	g->price_usd_hour = gs_jget_pos(&jg, root, "price_usd_per_hour", 0, false);
+	if (jg.rc == GS_OK && g->price_usd_hour >= GS_PRICE_MAX_USD_HOUR)
+		gs_jget_fail(&jg, GS_EGPUFILE, "price_usd_per_hour", "%g USD an hour is not a GPU's rent (at most %g)",
+		             g->price_usd_hour, (double)GS_PRICE_MAX_USD_HOUR);
+	if (jg.rc == GS_OK) {
+		const char *day = gs_jget_str(&jg, root, "price_date", false);
+		if (day != NULL && !valid_date(day))
+			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "expected a day, YYYY-MM-DD (got \"%.40s\")", day);
+		else if (day != NULL && !(g->price_usd_hour > 0))
+			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "given without \"price_usd_per_hour\"");
+		else if (day == NULL && g->price_usd_hour > 0)
+			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "missing (a price names the day it was quoted)");
+		else if (day != NULL)
+			memcpy(g->price_date, day, 11);
+	}
 	if ((rc = jg.rc) != GS_OK)
 		goto out;
 	src = cJSON_GetObjectItemCaseSensitive(root, "sources");
@@ -285,5 +314,48 @@ gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, c
 	}
 	free(all);
 	*ng = n;
+	return GS_OK;
+}
+
+gs_err gs_gpus_price(gs_gpu *g, size_t ng, const char *spec, const char *cmd, gs_error *e)
+{
+	const char *p = spec;
+
+	if (*p == '\0')
+		return gs_fail(e, GS_EUSAGE, "%s: --price: expected ID=USD[,ID=USD...] (e.g. h100-sxm=2.49)", cmd);
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		char num[32];
+		gs_gpu *hit = NULL;
+		size_t idlen = eq ? (size_t)(eq - p) : len, nlen = eq ? len - idlen - 1 : 0;
+		for (size_t i = 0; i < ng && hit == NULL; i++)
+			if (strlen(g[i].id) == idlen && strncmp(g[i].id, p, idlen) == 0)
+				hit = &g[i];
+		if (eq == NULL || idlen == 0)
+			return gs_fail(e, GS_EUSAGE, "%s: --price: \"%.*s\": expected ID=USD (a GPU id, '=', dollars "
+			               "an hour)", cmd, (int)len, p);
+		if (hit == NULL)
+			return gs_fail(e, GS_EUSAGE, "%s: --price: unknown GPU class \"%.*s\" (see gpusizer list gpus)",
+			               cmd, (int)idlen, p);
+		double v = -1;
+		if (nlen > 0 && nlen < sizeof num) {
+			char *stop = NULL;
+			memcpy(num, eq + 1, nlen);
+			num[nlen] = '\0';
+			v = strtod(num, &stop);
+			if (stop == num || *stop != '\0')
+				v = -1;
+		}
+		if (!(v > 0) || v >= GS_PRICE_MAX_USD_HOUR)
+			return gs_fail(e, GS_EUSAGE, "%s: --price: %.*s: expected a positive price in USD an hour, "
+			               "below %g (got \"%.*s\")", cmd, (int)idlen, p, (double)GS_PRICE_MAX_USD_HOUR,
+			               (int)nlen, eq + 1);
+		hit->price_usd_hour = v;
+		hit->price_date[0] = '\0';
+		hit->price_cli = true;
+		p += len + (end != NULL);
+	}
 	return GS_OK;
 }

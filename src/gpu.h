@@ -39,6 +39,11 @@ typedef struct gs_gpu {
 	char interconnect[24];  /* GPU-to-GPU link: "nvlink4", "none", ...; "": not given */
 	double link_gbs;        /* that link's bandwidth per GPU, one direction, GB/s; 0: none */
 	int pcie_gen, pcie_lanes; /* host link; 0: not given */
+	/* Cost (optional): the rent of one GPU for an hour, USD, with the day
+	 * it was quoted; 0: no price. price_cli: set by --price, not the file. */
+	double price_usd_hour;
+	char price_date[11];    /* "YYYY-MM-DD"; "" with price_cli */
+	bool price_cli;
 	char source[512];       /* where the figures come from */
 } gs_gpu;
 
@@ -55,5 +60,10 @@ const gs_gpu *gs_gpu_find(const gs_gpu *g, size_t n, const char *id_or_name);
  * the directory. */
 gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, const char *cmd,
                       gs_error *e);
+
+/* Prices from the command line, "ID=USD[,ID=USD...]" (--price), over the
+ * files' own. An unknown id or a price that is not a positive number of
+ * dollars below 1000 an hour: GS_EUSAGE naming cmd and the entry. */
+gs_err gs_gpus_price(gs_gpu *g, size_t ng, const char *spec, const char *cmd, gs_error *e);
 
 #endif

@@ -64,6 +64,16 @@ gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double
 /* The same for a row (a row without an estimate is not runnable). */
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom);
 const char *gs_verdict_name(gs_verdict v); /* "fits", "tight", "does not fit", "not runnable" */
+/* Serving capacity (pure): how many sequences of ctx tokens a serving
+ * engine's KV-cache pool holds on g beside the inference estimate x, the
+ * pool being mem_frac of the GPU's total memory (never past its usable)
+ * less x's peak without its cache, cut in blocks of `block` tokens
+ * (constants.h, GS_SERVE_*). *pool (may be NULL) gets the pool's bytes
+ * (negative where the weights and activations alone pass the fraction:
+ * 0 sequences). -1 where x has no cache figure (training, the seeds'
+ * formulas) or the GPU cannot run the row. */
+int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, double mem_frac, int64_t ctx,
+                        int64_t block, double *pool);
 
 struct gs_plan_opts; /* plan_view.h */
 

@@ -244,8 +244,11 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		t->tok_s_total = t->tokens_step / t->step_s;
 		t->tok_s_gpu = t->tok_s_total / n;
 		t->mfu = t->model_flops_step / t->step_s / (n * peak * 1e12);
-		if (o->tokens_budget > 0)
+		if (o->tokens_budget > 0) {
 			t->budget_s = o->tokens_budget / t->tok_s_total;
+			t->gpu_hours = t->budget_s * n / 3600;
+			t->cost_usd = t->gpu_hours * g->price_usd_hour;
+		}
 		return GS_OK;
 	}
 
@@ -282,6 +285,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		t->decode_tok_s_seq = 1 / t->decode_step_s;
 		t->decode_tok_s_total = b / t->decode_step_s;
 		t->generate_s = t->prefill_s + gen * t->decode_step_s;
+		t->usd_per_mtok = g->price_usd_hour * n / 3600 / t->decode_tok_s_total * 1e6;
 	}
 	return GS_OK;
 }

@@ -41,6 +41,10 @@
  * the runtime's efficiency, plus the runtime's fixed cost per layer (kernel
  * launches: HF generate at batch 1 is launch-bound), and is at least its
  * compute time.
+ *
+ * Cost, where the GPU has a price (price_usd_hour): a token budget's
+ * GPU-hours (its time x the GPUs) at that price; in inference, the GPUs'
+ * price an hour over the tokens they decode an hour, per million.
  */
 #ifndef GS_TIMING_H
 #define GS_TIMING_H
@@ -110,6 +114,8 @@ typedef struct gs_time {
 	double tok_s_gpu, tok_s_total;
 	double mfu;             /* model FLOPs rate / (GPUs * peak) */
 	double budget_s;        /* time for opts.tokens_budget (0: none) */
+	double gpu_hours;       /* budget_s x GPUs / 3600 (0: no budget) */
+	double cost_usd;        /* gpu_hours x the GPU's price (0: no budget or no price) */
 
 	/* Inference (zero for training): batch s->batch, prompt s->seq,
 	 * s->new_tokens generated */
@@ -119,6 +125,8 @@ typedef struct gs_time {
 	double weight_bytes;    /* weights read per decode step, per GPU */
 	double decode_bytes;    /* weights + KV cache read per decode step, per GPU */
 	double generate_s;      /* prefill + new_tokens decode steps */
+	double usd_per_mtok;    /* the GPUs' price per million tokens decoded at
+	                           decode_tok_s_total (0: no price) */
 } gs_time;
 
 /* Fill *t. The arch must be tallied (gs_arch_tally). GS_EUSAGE when the GPU

@@ -71,6 +71,34 @@ gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double
 		       : GS_TIGHT;
 }
 
+int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, double mem_frac, int64_t ctx,
+                        int64_t block, double *pool)
+{
+	double budget, rest, per_block;
+	int64_t blocks;
+
+	if (pool != NULL)
+		*pool = 0;
+	if (!(x->kv_bytes_token > 0) || ctx < 1 || block < 1 || !(mem_frac > 0) || mem_frac > 1 ||
+	    gs_verdict_of(0, need, g, NULL) == GS_NOT_RUNNABLE)
+		return -1;
+	budget = mem_frac * (double)g->total_bytes;
+	if (budget > (double)g->usable_bytes)
+		budget = (double)g->usable_bytes;
+	/* x's peak without its cache: the weights, the prefill's activations,
+	 * the allocator's share and the CUDA context, as vLLM's profiling run */
+	rest = (double)x->device - (double)x->kv_at_peak;
+	budget -= rest;
+	if (pool != NULL)
+		*pool = budget;
+	if (budget <= 0)
+		return 0;
+	/* whole blocks in the pool; a sequence holds whole blocks */
+	per_block = x->kv_bytes_token * (double)block;
+	blocks = (ctx + block - 1) / block;
+	return (int64_t)(budget / per_block) / blocks;
+}
+
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)
 {
 	if (r->err != GS_OK) {

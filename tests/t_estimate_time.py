@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """estimate's time block (issue 17): text and --json, per listed GPU class;
---runtime and --tokens; bad values are exit 2."""
+--runtime, --tokens, --price (and a GPU file's price), the serving capacity
+and --mem-fraction; bad values are exit 2."""
 import json
+import math
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from lib import GS, TOP, Checks
 
@@ -17,10 +21,83 @@ def est(*extra):
                           timeout=120)
 
 
+def cost():
+    """A token budget's GPU-hours and cost at --price, and a GPU file's own
+    dated price; --price wins over the file."""
+    r = est("--gpu", "h100-sxm,rtx-4090", "--gpus", "8", "--sharding", "fsdp", "--tokens", "2e9",
+            "--price", "h100-sxm=2.49", "--json")
+    d = json.loads(r.stdout) if r.returncode == 0 else {}
+    gs = {g["id"]: g for g in d.get("time", {}).get("gpus", [])}
+    h, c = gs.get("h100-sxm", {}), gs.get("rtx-4090", {})
+    ok(r.returncode == 0 and abs(h["gpu_hours"] - h["budget_s"] * 8 / 3600) < 1e-5 * h["gpu_hours"]
+       and abs(h["cost_usd"] - 2.49 * h["gpu_hours"]) < 1e-5 * h["cost_usd"] and h["price_from"] == "--price",
+       "estimate --price: GPU-hours = budget x 8 GPUs, cost = GPU-hours x $2.49", r.stdout[-500:] + r.stderr)
+    ok(r.returncode == 0 and c.get("price_usd_per_hour", 0) is None and c.get("cost_usd", 0) is None
+       and c["gpu_hours"] > h["gpu_hours"],
+       "estimate: an unpriced class has GPU-hours and a null cost", str(c))
+    r = est("--gpu", "h100-sxm", "--gpus", "8", "--sharding", "fsdp", "--tokens", "2e9", "--price", "h100-sxm=2.49")
+    ok(r.returncode == 0 and "2 B tokens in" in r.stdout and "GPU-h = $" in r.stdout and "$2.49  --price" in r.stdout,
+       "estimate text: the cost and where its price comes from", r.stdout[-600:])
+    tmp = tempfile.mkdtemp(prefix="gs-t-price-")
+    try:
+        gdir = os.path.join(tmp, "gpus")
+        shutil.copytree(os.path.join(TOP, "gpus"), gdir)
+        p = os.path.join(gdir, "h100-sxm.json")
+        g = json.load(open(p))
+        g["price_usd_per_hour"] = 3.0
+        g["price_date"] = "2026-11-30"
+        g["sources"]["price_usd_per_hour"] = "test fixture: a made-up quote"
+        json.dump(g, open(p, "w"))
+        base = ["--gpus-dir", gdir, "--gpu", "h100-sxm", "--tokens", "1e9", "--json"]
+        r = est(*base)
+        t = json.loads(r.stdout)["time"]["gpus"][0] if r.returncode == 0 else {}
+        ok(r.returncode == 0 and t.get("price_from") == "file" and t.get("price_date") == "2026-11-30"
+           and abs(t["cost_usd"] - 3.0 * t["gpu_hours"]) < 1e-5 * t["cost_usd"],
+           "a GPU file's price_usd_per_hour with its day prices the budget", r.stdout[-400:] + r.stderr)
+        r = est(*(base + ["--price", "h100-sxm=1.5"]))
+        t = json.loads(r.stdout)["time"]["gpus"][0] if r.returncode == 0 else {}
+        ok(r.returncode == 0 and t.get("price_from") == "--price" and abs(t["cost_usd"] - 1.5 * t["gpu_hours"]) < 1e-3,
+           "--price over the file's price", str(t))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def serving():
+    """The serving capacity: Llama-3.1-8B caches 128 KiB a token (32 layers x
+    2 x 8 KV heads x 128 x 2 bytes); sequences = whole 16-token blocks of the
+    pool over the blocks of one sequence."""
+    args = ["--gpu", "a100-80gb,rtx-4090,rtx-3060-12gb", "--method", "inference", "--seq", "2048",
+            "--new-tokens", "512", "--runtime", "vllm", "--json"]
+    r = est(*args)
+    d = json.loads(r.stdout) if r.returncode == 0 else {"time": {"gpus": []}}
+    t = d["time"]
+    gs = {g["id"]: g for g in t["gpus"]}
+    ok(r.returncode == 0 and t.get("kv_bytes_per_token") == 32 * 2 * 8 * 128 * 2 and t.get("block_tokens") == 16
+       and t.get("mem_fraction") == 0.9, "estimate inference: 128 KiB a cached token, 16-token blocks, 0.9",
+       str({k: v for k, v in t.items() if k != "gpus"}))
+    a = gs.get("a100-80gb", {})
+    want = math.floor(a.get("serving_pool_bytes", 0) / (131072 * 16)) // math.ceil(2560 / 16)
+    ok(r.returncode == 0 and a["serving_sequences"] == want and 100 < want < 250,
+       "A100 80GB: %s sequences of 2560 tokens = its pool's blocks / 160" % want, str(a))
+    ok(r.returncode == 0 and gs["rtx-3060-12gb"]["serving_sequences"] == 0
+       and 0 < gs["rtx-4090"]["serving_sequences"] < want,
+       "12 GB: no room for a cache beside 15 GiB of weights; 24 GB: fewer than 80 GB",
+       str({k: v.get("serving_sequences") for k, v in gs.items()}))
+    r2 = est(*(args + ["--mem-fraction", "0.5"]))
+    a2 = json.loads(r2.stdout)["time"]["gpus"][0] if r2.returncode == 0 else {}
+    pools = (a.get("serving_pool_bytes", 0), a2.get("serving_pool_bytes", 0))
+    total = json.load(open(os.path.join(TOP, "gpus", "a100-80gb.json")))["total_mib"] * 2**20
+    ok(r2.returncode == 0 and abs((pools[0] - pools[1]) - 0.4 * total) < 2**20,
+       "--mem-fraction 0.5: the pool shrinks by 0.4 of the total memory", "%s %s" % (pools, total))
+    r = est(*args[:-1])
+    ok(r.returncode == 0 and "serving capacity" in r.stdout and "sequences of 2560 tokens" in r.stdout,
+       "estimate text: the serving capacity block", r.stdout[-600:])
+
+
 def main():
     r = est("--gpu", "h100-sxm,rtx-4090", "--gpus", "8", "--sharding", "fsdp", "--tokens", "1e9")
     ok(r.returncode == 0 and "time per optimizer step" in r.stdout and "tokens/s/GPU" in r.stdout
-       and "MFU" in r.stdout and "1e+09 tokens in" in r.stdout,
+       and "MFU" in r.stdout and "1 B tokens in" in r.stdout and "GPU-h" in r.stdout and "$" not in r.stdout,
        "estimate: a time block for training, with the token budget", r.stdout[-600:] + r.stderr)
     r = est("--gpu", "h100-sxm", "--json", "--tokens", "1e9")
     d = json.loads(r.stdout) if r.returncode == 0 else {}
@@ -39,9 +116,17 @@ def main():
     r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "hf")
     ok(r.returncode == 0 and "prefill" in r.stdout and "tokens/s a sequence" in r.stdout,
        "estimate: a time block for inference", r.stdout[-400:])
-    for bad in (["--runtime", "nope"], ["--tokens", "0"], ["--tokens", "x"]):
+    cost()
+    serving()
+    for bad in (["--runtime", "nope"], ["--tokens", "0"], ["--tokens", "x"], ["--price", "h100-sxm"],
+                ["--price", "nope=2"], ["--price", "h100-sxm=0"], ["--price", "h100-sxm=2,rtx-4090=x"],
+                ["--price", "h100-sxm=5000"], ["--mem-fraction", "0.5"],
+                ["--method", "inference", "--mem-fraction", "1.5"],
+                ["--method", "inference", "--mem-fraction", "0"]):
         r = est(*bad)
-        ok(r.returncode == 2 and bad[0] in r.stderr, "estimate %s: exit 2 naming the option" % " ".join(bad),
+        opt = [a for a in bad if a.startswith("--") and a != "--method"][0]
+        ok(r.returncode == 2 and opt in r.stderr and r.stdout == "",
+           "estimate %s: exit 2 naming the option, nothing on stdout" % " ".join(bad),
            "rc=%d %s" % (r.returncode, r.stderr))
     return ok.status()
 

@@ -66,6 +66,15 @@ def committed():
        "gpus/: time figures as the audit (H100 NVLink 4 450 GB/s, 4090 fp8 330.3, T4 Gen3, 4060 Ti x8)")
 
 
+def priced(d, usd, day, sourced=True):
+    """A GPU file with a price (a made-up quote: the tests own it)."""
+    d["price_usd_per_hour"] = usd
+    if day is not None:
+        d["price_date"] = day
+    if sourced:
+        d["sources"]["price_usd_per_hour"] = "test fixture"
+
+
 def bad_files(tmp):
     base = json.load(open(os.path.join(GPUS, "rtx-4090.json")))
     cases = {
@@ -92,6 +101,14 @@ def bad_files(tmp):
         "pcie_gen out of range": ("pcie_gen", lambda d: d.update({"pcie_gen": 9})),
         "pcie_lanes not a power of two": ("pcie_lanes", lambda d: d.update({"pcie_lanes": 12})),
         "pcie_lanes missing source": ("sources.pcie_lanes", lambda d: d["sources"].pop("pcie_lanes")),
+        "price without its day": ("price_date", lambda d: priced(d, 0.69, None)),
+        "price day without a price": ("price_date", lambda d: d.update({"price_date": "2026-11-30"})),
+        "price day not a day": ("price_date", lambda d: priced(d, 0.69, "30/11/2026")),
+        "price day month 13": ("price_date", lambda d: priced(d, 0.69, "2026-13-01")),
+        "price missing source": ("sources.price_usd_per_hour", lambda d: priced(d, 0.69, "2026-11-30", False)),
+        "price negative": ("price_usd_per_hour", lambda d: priced(d, -1, "2026-11-30")),
+        "price absurd": ("price_usd_per_hour", lambda d: priced(d, 69000, "2026-11-30")),
+        "price a string": ("price_usd_per_hour", lambda d: priced(d, "$0.69", "2026-11-30")),
     }
     for name, (field, mutate) in cases.items():
         gdir = os.path.join(tmp, name.replace(" ", "-"))

@@ -9,6 +9,7 @@
 #include "arch.h"
 #include "check.h"
 #include "settings.h"
+#include "report.h"
 #include "timing.h"
 
 static int close_to(double a, double b)
@@ -179,11 +180,18 @@ static void test_step_parts(void)
 		      "optimizer: 28 bytes a parameter over the bandwidth (%g)", t.optim_s);
 	}
 	CHECK(close_to(t.budget_s, 1e6 / t.tok_s_total), "budget: tokens / tokens per second");
+	CHECK(close_to(t.gpu_hours, t.budget_s / 3600) && t.cost_usd == 0,
+	      "1 GPU: GPU-hours = the budget's hours; no price, no cost (%g, %g)", t.gpu_hours, t.cost_usd);
+	g.price_usd_hour = 2.5;
+	gs_time_estimate(&a, &s, &g, &o, &t, &e);
+	CHECK(close_to(t.cost_usd, 2.5 * t.budget_s / 3600), "cost: GPU-hours x price (%g)", t.cost_usd);
+	g.price_usd_hour = 0;
 	CHECK(t.mfu > 0 && t.mfu < 1, "mfu in (0, 1): %g", t.mfu);
 	CHECK(close_to(t.tok_s_gpu * t.step_s, t.tokens_step), "tokens/s x step = tokens");
 	s.gpus = 8;
 	s.sharding = GS_SH_ZERO3;
 	gs_time_estimate(&a, &s, &g, &o, &t8, &e);
+	CHECK(close_to(t8.gpu_hours, 8 * t8.budget_s / 3600), "8 GPUs: 8 GPU-hours an hour (%g)", t8.gpu_hours);
 	/* ZeRO-3: per micro-batch 7/8 x (2 x P x 2 bytes + P x 2 bytes) over 100 GB/s */
 	CHECK(close_to(t8.comm_s, 7.0 / 8 * 6 * (double)a.params_total / 100e9), "zero3: comm %g, want %g",
 	      t8.comm_s, 7.0 / 8 * 6 * (double)a.params_total / 100e9);
@@ -219,6 +227,16 @@ static void test_inference_and_errors(void)
 	CHECK(close_to(t.decode_bytes, TOY_NMM * 2 + 15 * 128 * 2 * 2.0), "decode bytes %g", t.decode_bytes);
 	CHECK(close_to(t.generate_s, t.prefill_s + 10 * t.decode_step_s), "generate = prefill + steps");
 	CHECK(close_to(t.decode_tok_s_seq, 1 / t.decode_step_s), "decode tokens/s");
+	CHECK(t.usd_per_mtok == 0, "no price: no cost a token");
+	g.price_usd_hour = 3.6;
+	s.gpus = 2;
+	s.tp = 2;
+	gs_time_estimate(&a, &s, &g, NULL, &t, &e);
+	/* 2 GPUs at $3.60 an hour = $0.002 a second, over the tokens a second */
+	CHECK(close_to(t.usd_per_mtok, 0.002 / t.decode_tok_s_total * 1e6), "USD per M tokens (%g)", t.usd_per_mtok);
+	g.price_usd_hour = 0;
+	s.gpus = 1;
+	s.tp = 1;
 	s.precision = GS_P_AWQ_INT4;
 	s.precision_set = true;
 	gs_time_estimate(&a, &s, &g, NULL, &t, &e);
@@ -232,8 +250,43 @@ static void test_inference_and_errors(void)
 	      "a GPU without bandwidth: GS_EUSAGE naming it (%s)", e.msg);
 }
 
+/* Serving capacity, by hand: an 80 GiB GPU (79 usable), an estimate of
+ * 20 GiB with 1 GiB of cache at its peak, 128 KiB a cached token (Llama-3
+ * 8B: 32 layers x 2 x 8 heads x 128 x 2 bytes). */
+static void test_serving(void)
+{
+	gs_estimate x;
+	gs_gpu g = toy_gpu();
+	gs_needs need = { true, false };
+	double pool;
+	const double GIB = 1073741824.0;
+
+	memset(&x, 0, sizeof x);
+	g.total_bytes = 80 * (uint64_t)GIB;
+	g.usable_bytes = 79 * (uint64_t)GIB;
+	g.bf16 = true;
+	x.device = 20 * (uint64_t)GIB;
+	x.kv_at_peak = 1 * (uint64_t)GIB;
+	x.kv_bytes_token = 131072;
+	/* 0.9 x 80 - 19 = 53 GiB = 27136 blocks of 2 MiB; 2560 tokens = 160 blocks */
+	CHECK(gs_serving_seqs(&x, need, &g, 0.9, 2560, 16, &pool) == 169 && close_to(pool, 53 * GIB),
+	      "0.9 of 80 GiB less 19: 27136 blocks, 169 sequences of 160 (pool %g)", pool);
+	CHECK(gs_serving_seqs(&x, need, &g, 0.9, 2561, 16, NULL) == 168, "2561 tokens: 161 blocks, 168 sequences");
+	/* the fraction never passes what one process can allocate: 79 - 19 = 60 GiB */
+	CHECK(gs_serving_seqs(&x, need, &g, 1.0, 2560, 16, &pool) == 192 && close_to(pool, 60 * GIB),
+	      "fraction 1: the usable 79 GiB, 192 sequences (pool %g)", pool);
+	CHECK(gs_serving_seqs(&x, need, &g, 0.2, 2560, 16, &pool) == 0 && pool < 0,
+	      "0.2 of 80 GiB is below the weights: none (pool %g)", pool);
+	g.bf16 = false;
+	CHECK(gs_serving_seqs(&x, need, &g, 0.9, 2560, 16, NULL) == -1, "a GPU without bf16: not runnable");
+	g.bf16 = true;
+	x.kv_bytes_token = 0;
+	CHECK(gs_serving_seqs(&x, need, &g, 0.9, 2560, 16, NULL) == -1, "no cache figure (training): -1");
+}
+
 int main(void)
 {
+	test_serving();
 	test_dense_flops();
 	test_ckpt_and_lora();
 	test_moe_flops();
