@@ -4,7 +4,10 @@
  * baseline then a slice of the detailed loop, so machine noise hits both
  * alike; a rate is the best round's. Then the process's peak RSS before
  * and after many estimates (the engine allocates nothing, so it must not
- * grow). Target: >= 1,000,000 detailed estimates/s, RSS flat. */
+ * grow). Target: >= 1,000,000 detailed estimates/s, RSS flat. A third
+ * loop in the same rounds runs each detailed estimate and then the time
+ * model (src/timing.h) on one GPU class: its rate against the detailed
+ * loop's is what the time model costs a sweep (issue 17). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "timing.h"
 
 #define ROUNDS 10
 
@@ -45,11 +49,34 @@ static void settings_for(gs_formula f, gs_settings s[4])
 	}
 }
 
+/* A GPU class for the time model's loop: H100 SXM's figures as
+ * gpus/h100-sxm.json has them (a bench input; the time it takes does not
+ * depend on the figures). */
+static gs_gpu bench_gpu(void)
+{
+	gs_gpu g;
+	memset(&g, 0, sizeof g);
+	strcpy(g.id, "h100-sxm");
+	g.bf16 = g.fp8 = true;
+	g.bandwidth_gbs = 3350;
+	g.bf16_tflops = 989;
+	g.fp8_tflops = 1979;
+	strcpy(g.interconnect, "nvlink4");
+	g.link_gbs = 450;
+	g.pcie_gen = 5;
+	g.pcie_lanes = 16;
+	return g;
+}
+
 /* Estimates FIRST .. FIRST+N-1 (varying the settings so nothing is hoisted
- * out of the loop); returns the seconds they took. */
-static double slice(const gs_arch *a, gs_settings s[4], long first, long n, unsigned long long *sink)
+ * out of the loop), each followed by the time model on *g unless g is
+ * NULL; returns the seconds they took. */
+static double slice(const gs_arch *a, gs_settings s[4], long first, long n, const gs_gpu *g,
+                    unsigned long long *sink)
 {
 	gs_error e = {0};
+	gs_time_opts to;
+	gs_time_opts_default(&to);
 	double t0 = now();
 	for (long i = first; i < first + n; i++) {
 		gs_settings *x = &s[i & 3];
@@ -62,6 +89,15 @@ static double slice(const gs_arch *a, gs_settings s[4], long first, long n, unsi
 			exit(1);
 		}
 		*sink += est.device;
+		if (g != NULL) {
+			gs_time t;
+			to.params_trainable = est.params_trainable;
+			if (gs_time_estimate(a, x, g, &to, &t, &e) != GS_OK) {
+				fprintf(stderr, "bench: %s\n", e.msg);
+				exit(1);
+			}
+			*sink += (unsigned long long)((t.step_s + t.decode_step_s) * 1e9);
+		}
 	}
 	return now() - t0;
 }
@@ -74,7 +110,8 @@ int main(int argc, char **argv)
 	gs_error e = {0};
 	gs_settings cook[4], det[4];
 	unsigned long long sink = 0;
-	double best_base = 0, best_det = 0, sum_base = 0, sum_det = 0;
+	double best_base = 0, best_det = 0, best_time = 0, sum_base = 0, sum_det = 0, sum_time = 0;
+	gs_gpu gpu = bench_gpu();
 
 	if (gs_config_load(cfg, &a, &e) != GS_OK) {
 		fprintf(stderr, "bench: %s\n", e.msg);
@@ -84,29 +121,36 @@ int main(int argc, char **argv)
 		n = ROUNDS;
 	settings_for(GS_F_COOKBOOK, cook);
 	settings_for(GS_F_DETAILED, det);
-	slice(&a, det, 0, n / 20, &sink); /* warm-up */
+	slice(&a, det, 0, n / 20, &gpu, &sink); /* warm-up */
 	long rss0 = rss_kib();
 	long per = n / ROUNDS;
 	for (int r = 0; r < ROUNDS; r++) {
-		double tb = slice(&a, cook, r * per, per, &sink);
-		double td = slice(&a, det, r * per, per, &sink);
+		double tb = slice(&a, cook, r * per, per, NULL, &sink);
+		double td = slice(&a, det, r * per, per, NULL, &sink);
+		double tt = slice(&a, det, r * per, per, &gpu, &sink);
 		sum_base += tb;
 		sum_det += td;
+		sum_time += tt;
+		if (per / tt > best_time)
+			best_time = per / tt;
 		if (per / tb > best_base)
 			best_base = per / tb;
 		if (per / td > best_det)
 			best_det = per / td;
 	}
 	long rss1 = rss_kib();
-	slice(&a, det, 0, n * 4, &sink);
+	slice(&a, det, 0, n * 4, NULL, &sink);
 	long rss2 = rss_kib();
 	printf("engine: model %s (%d layer kinds, %lld layers)\n", cfg, a.n_kinds, (long long)a.layers);
-	printf("engine: %d interleaved rounds of %ld baseline then %ld detailed estimates; best round (mean of all)\n",
-	       ROUNDS, per, per);
+	printf("engine: %d interleaved rounds of %ld baseline, %ld detailed, %ld detailed + time model estimates; "
+	       "best round (mean of all)\n", ROUNDS, per, per, per);
 	printf("engine: cookbook formula (baseline): %.0f estimates/s (%.0f)\n", best_base, per * ROUNDS / sum_base);
 	printf("engine: detailed with timeline:      %.0f estimates/s (%.0f) (target >= 1000000) %s\n", best_det,
 	       per * ROUNDS / sum_det, best_det >= 1e6 ? "OK" : "BELOW TARGET");
 	printf("engine: detailed / baseline speed ratio: %.3f (%.3f)\n", best_det / best_base, sum_base / sum_det);
+	printf("engine: detailed + time model (1 GPU class): %.0f estimates/s (%.0f)\n", best_time, per * ROUNDS / sum_time);
+	printf("engine: with / without the time model speed ratio: %.3f (%.3f)\n", best_time / best_det,
+	       sum_det / sum_time);
 	printf("engine: peak RSS %ld KiB before, %ld KiB after %ld estimates, %ld KiB after %ld more: %s\n", rss0, rss1,
 	       2 * per * ROUNDS, rss2, 4 * n, rss2 == rss1 ? "flat" : "GREW");
 	printf("(checksum %llu)\n", sink % 1000);
