@@ -1,8 +1,10 @@
-/* gpusizer: the row flags shared by estimate and verify. */
+/* gpusizer: the row flags shared by estimate, plan and verify, and the
+ * time flags shared by estimate and plan. */
 #include "cli.h"
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,4 +254,103 @@ gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool
 			        (long long)ctx, (long long)a->max_pos);
 	}
 	return rc;
+}
+
+const gs_opt gs_cli_time_opts[] = {
+	{ "runtime", 0, "NAME", 0, GS_CLI_RUNTIME, "inference runtime of the time model: hf\n"
+	  "(transformers generate), compiled (gpt-fast,\n"
+	  "torch.compile), llama.cpp, serving (vllm, sglang,\n"
+	  "tensorrt-llm) (hf)" },
+	{ "tokens", 0, "N", 0, GS_CLI_TOKENS, "training token budget: the time and GPU-hours\n"
+	  "to process N tokens (and their cost, where priced)" },
+	{ "price", 0, "ID=USD,...", 0, GS_CLI_PRICE, "rent of one GPU of class ID for an hour, USD,\n"
+	  "over its GPU file's price_usd_per_hour: the cost of\n"
+	  "the token budget and of a million decoded tokens\n"
+	  "(unpriced: no cost)" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+void gs_cli_time_init(gs_cli_time *t)
+{
+	memset(t, 0, sizeof *t);
+	gs_time_opts_default(&t->to);
+}
+
+int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, const char *val, gs_error *e)
+{
+	if (opt == NULL)
+		return 0;
+	switch (opt->id) {
+	case GS_CLI_RUNTIME: {
+		int rt = gs_runtime_parse(val);
+		if (rt < 0) {
+			gs_fail(e, GS_EUSAGE, "%s: --runtime: unknown runtime \"%s\" (hf, compiled, llama.cpp, "
+			        "serving, vllm, sglang, tensorrt-llm)", c->name, val);
+			return -1;
+		}
+		t->to.runtime = (gs_runtime)rt;
+		return 1;
+	}
+	case GS_CLI_TOKENS: {
+		char *end = NULL;
+		double v = strtod(val, &end);
+		if (end == val || *end != '\0' || !(v > 0) || v > 1e18) {
+			gs_fail(e, GS_EUSAGE, "%s: --tokens: expected a positive number of tokens, at most 1e18 "
+			        "(got \"%s\")", c->name, val);
+			return -1;
+		}
+		t->to.tokens_budget = v;
+		return 1;
+	}
+	case GS_CLI_PRICE:
+		t->price = val;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+gs_err gs_cli_time_price(const gs_cli_time *t, gs_gpu *g, size_t ng, const char *cmd, gs_error *e)
+{
+	return t->price != NULL ? gs_gpus_price(g, ng, t->price, cmd, e) : GS_OK;
+}
+
+void gs_cli_print_count(FILE *fp, double v)
+{
+	if (v >= 1e12)
+		fprintf(fp, "%.3g T", v / 1e12);
+	else if (v >= 1e9)
+		fprintf(fp, "%.3g B", v / 1e9);
+	else if (v >= 1e6)
+		fprintf(fp, "%.3g M", v / 1e6);
+	else
+		fprintf(fp, "%.0f", v);
+}
+
+void gs_cli_print_usd(FILE *fp, double usd)
+{
+	if (usd < 10)
+		fprintf(fp, "$%.2f", usd);
+	else
+		fprintf(fp, "$%.0f", usd);
+}
+
+void gs_cli_print_secs(FILE *fp, double sec)
+{
+	if (sec < 1)
+		fprintf(fp, "%.1f ms", sec * 1e3);
+	else if (sec < 120)
+		fprintf(fp, "%.2f s", sec);
+	else if (sec < 7200)
+		fprintf(fp, "%.1f min", sec / 60);
+	else if (sec < 3 * 86400)
+		fprintf(fp, "%.1f h", sec / 3600);
+	else
+		fprintf(fp, "%.1f days", sec / 86400);
+}
+
+void gs_cli_print_tp_note(FILE *fp)
+{
+	fputs("  (tensor parallel: the all-reduces of each layer are not in the time model, so its speed is\n"
+	      "  an upper bound there, loosest over PCIe)\n", fp);
 }

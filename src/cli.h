@@ -10,8 +10,10 @@
 
 #include "arch.h"
 #include "err.h"
+#include "gpu.h"
 #include "opt.h"
 #include "settings.h"
+#include "timing.h"
 
 typedef struct gs_cli_row {
 	gs_settings s;
@@ -36,6 +38,9 @@ enum {
 	GS_CLI_OFFLINE,
 	GS_CLI_MANUAL,  /* --params --layers --hidden --heads --kv-heads --intermediate --vocab */
 	GS_CLI_SETTING, /* a gs_settings_set name: the option's own name */
+	GS_CLI_RUNTIME, /* the time flags (gs_cli_time_opts) */
+	GS_CLI_TOKENS,
+	GS_CLI_PRICE,
 };
 
 /* The row option groups, for a command's gs_opt_cmd: the model (id,
@@ -63,5 +68,32 @@ gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
  * past them is GS_EUSAGE unless allow_long; a default one is lowered to
  * them. Any warning goes to stderr unless quiet. */
 gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool quiet, gs_error *e);
+
+/* The time and cost flags, shared by estimate and plan: --runtime NAME,
+ * --tokens N (a training token budget), --price ID=USD,... (borrowed from
+ * argv until gs_cli_time_price). */
+typedef struct gs_cli_time {
+	gs_time_opts to;
+	const char *price;
+} gs_cli_time;
+
+extern const gs_opt gs_cli_time_opts[];
+void gs_cli_time_init(gs_cli_time *t);
+/* As gs_cli_row_apply, for the time flags: 1 one of them, 0 not, -1 a bad
+ * value (GS_EUSAGE naming the command and option). */
+int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, const char *val, gs_error *e);
+/* Apply --price to the loaded classes (gs_gpus_price), before any --gpu
+ * selection so that a price may name any class. */
+gs_err gs_cli_time_price(const gs_cli_time *t, gs_gpu *g, size_t ng, const char *cmd, gs_error *e);
+
+/* The time model's figures as the text outputs print them: a token count
+ * as people say it ("1 B", "250 M", "3.5 T"), dollars ("$2.49", "$82"),
+ * a duration ("243.2 ms", "1.37 s", "4.1 h", "23.2 days"). */
+void gs_cli_print_count(FILE *fp, double v);
+void gs_cli_print_usd(FILE *fp, double usd);
+void gs_cli_print_secs(FILE *fp, double sec);
+/* The note under a time listing with a tensor-parallel layout
+ * (gs_time.tp_unmodelled). */
+void gs_cli_print_tp_note(FILE *fp);
 
 #endif

@@ -18,7 +18,7 @@
 #include "timing.h"
 #include "util.h"
 
-enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_LONG_CONTEXT, OPT_RUNTIME, OPT_TOKENS, OPT_PRICE, OPT_MEM_FRACTION };
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_LONG_CONTEXT, OPT_MEM_FRACTION };
 
 static const gs_opt estimate_opts[] = {
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document, the schema of out/sizing.json\n"
@@ -29,16 +29,9 @@ static const gs_opt estimate_opts[] = {
 	{ "allow-long-context", 0, NULL, 0, OPT_LONG_CONTEXT, "size a --seq past the model's\n"
 	  "max_position_embeddings (a RoPE-scaled context), with a warning;\n"
 	  "without it such a --seq is exit 2" },
-	{ "runtime", 0, "NAME", 0, OPT_RUNTIME, "inference runtime of the time block: hf (transformers\n"
-	  "generate), compiled (gpt-fast, torch.compile), llama.cpp, serving (vllm,\n"
-	  "sglang, tensorrt-llm) (hf)" },
-	{ "tokens", 0, "N", 0, OPT_TOKENS, "training token budget: the time block adds the time\n"
-	  "and GPU-hours to process N tokens (and their cost, where priced)" },
-	{ "price", 0, "ID=USD,...", 0, OPT_PRICE, "rent of one GPU of class ID for an hour, in USD,\n"
-	  "over the GPU file's price_usd_per_hour: the cost of the token budget,\n"
-	  "and of a million decoded tokens (none: no cost)" },
-	{ "mem-fraction", 0, "F", 0, OPT_MEM_FRACTION, "inference: the serving engine's share of the\n"
-	  "GPU's memory (vLLM gpu_memory_utilization) for the serving capacity (0.9)" },
+	{ "mem-fraction", 0, "F", 0, OPT_MEM_FRACTION, "inference: a serving engine's share of each\n"
+	  "GPU's memory (vLLM gpu_memory_utilization), for\n"
+	  "the serving capacity (0.9)" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
@@ -46,6 +39,7 @@ static const gs_opt_group estimate_groups[] = {
 	{ "model (one of: an id org/name[@rev], --config FILE, or the manual shape)", gs_cli_model_opts, NULL },
 	{ "settings (defaults in parentheses)", NULL, gs_cli_setting_opts },
 	{ "output", estimate_opts, NULL },
+	{ "time and cost", gs_cli_time_opts, NULL },
 	{ "common", gs_opt_common, NULL },
 	{ NULL, NULL, NULL },
 };
@@ -142,38 +136,6 @@ static int name_width(const gs_gpu *g, size_t ng)
 	return w > 40 ? 40 : w;
 }
 
-/* A token count as people say it: "1 B", "250 M", "3.5 T". */
-static void print_count(FILE *fp, double v)
-{
-	if (v >= 1e12)
-		fprintf(fp, "%.3g T", v / 1e12);
-	else if (v >= 1e9)
-		fprintf(fp, "%.3g B", v / 1e9);
-	else if (v >= 1e6)
-		fprintf(fp, "%.3g M", v / 1e6);
-	else
-		fprintf(fp, "%.0f", v);
-}
-
-static void print_usd(FILE *fp, double usd)
-{
-	fprintf(fp, usd < 10 ? "$%.2f" : "$%.0f", usd);
-}
-
-static void print_secs(FILE *fp, double sec)
-{
-	if (sec < 1)
-		fprintf(fp, "%.1f ms", sec * 1e3);
-	else if (sec < 120)
-		fprintf(fp, "%.2f s", sec);
-	else if (sec < 7200)
-		fprintf(fp, "%.1f min", sec / 60);
-	else if (sec < 3 * 86400)
-		fprintf(fp, "%.1f h", sec / 3600);
-	else
-		fprintf(fp, "%.1f days", sec / 86400);
-}
-
 static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
                             const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok)
 {
@@ -194,38 +156,40 @@ static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x
 		}
 		if (s->method == GS_INFER) {
 			fputs("prefill ", fp);
-			print_secs(fp, t[i].prefill_s);
+			gs_cli_print_secs(fp, t[i].prefill_s);
 			fprintf(fp, "  decode %.1f tokens/s a sequence, %.1f total", t[i].decode_tok_s_seq,
 			        t[i].decode_tok_s_total);
 			if (s->new_tokens > 0) {
 				fputs("  generate ", fp);
-				print_secs(fp, t[i].generate_s);
+				gs_cli_print_secs(fp, t[i].generate_s);
 			}
 			if (t[i].usd_per_mtok > 0) {
 				fputs("  ", fp);
-				print_usd(fp, t[i].usd_per_mtok);
+				gs_cli_print_usd(fp, t[i].usd_per_mtok);
 				fputs(" per M tokens", fp);
 			}
 		} else {
 			fputs("step ", fp);
-			print_secs(fp, t[i].step_s);
+			gs_cli_print_secs(fp, t[i].step_s);
 			fprintf(fp, "  %.0f tokens/s/GPU, %.0f total  MFU %.0f%%", t[i].tok_s_gpu, t[i].tok_s_total,
 			        t[i].mfu * 100);
 			if (to->tokens_budget > 0) {
 				fputs("  ", fp);
-				print_count(fp, to->tokens_budget);
+				gs_cli_print_count(fp, to->tokens_budget);
 				fputs(" tokens in ", fp);
-				print_secs(fp, t[i].budget_s);
+				gs_cli_print_secs(fp, t[i].budget_s);
 				fprintf(fp, ", %.3g GPU-h", t[i].gpu_hours);
 				if (t[i].cost_usd > 0) {
 					fputs(" = ", fp);
-					print_usd(fp, t[i].cost_usd);
+					gs_cli_print_usd(fp, t[i].cost_usd);
 				}
 			}
 		}
 		fputc('\n', fp);
 	}
 	fputs("  (efficiencies calibrated on published measured speeds; their errors: make speed-accuracy)\n", fp);
+	if (s->tp > 1)
+		gs_cli_print_tp_note(fp);
 	print_prices(fp, g, ng, w);
 	if (s->method != GS_INFER)
 		return;
@@ -258,7 +222,7 @@ static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w)
 			fputs("  prices (USD per GPU-hour):\n", fp);
 		any = true;
 		fprintf(fp, "    %-*s  ", w, g[i].name);
-		print_usd(fp, g[i].price_usd_hour);
+		gs_cli_print_usd(fp, g[i].price_usd_hour);
 		if (g[i].price_cli)
 			fputs("  --price\n", fp);
 		else
@@ -309,7 +273,8 @@ static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
 			continue;
 		}
-		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g", t[i].peak_tflops, t[i].eff);
+		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g, \"tp_comm_modelled\": %s",
+		        t[i].peak_tflops, t[i].eff, t[i].tp_unmodelled ? "false" : "true");
 		if (s->method == GS_INFER) {
 			fprintf(fp, ", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, \"decode_tokens_per_s_seq\": %.6g, "
 			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g",
@@ -396,7 +361,7 @@ int cmd_estimate(int argc, char **argv)
 	size_t ng = 0;
 	bool json = false, verbose = false, quiet = false, long_ctx = false;
 	char gpus_buf[4096];
-	const char *gpus_dir = gpus_buf, *only = NULL, *price = NULL;
+	const char *gpus_dir = gpus_buf, *only = NULL;
 	double mem_frac = GS_SERVE_MEM_FRACTION;
 	bool mem_frac_given = false;
 	bool gpus_dir_given = false;
@@ -404,17 +369,19 @@ int cmd_estimate(int argc, char **argv)
 	const gs_opt *o;
 	const char *val;
 	int k;
-	gs_time_opts to;
+	gs_cli_time ct;
 	gs_time *tm = NULL;
 	bool *tok = NULL;
 
-	gs_time_opts_default(&to);
+	gs_cli_time_init(&ct);
 
 	gs_cli_row_init(&r);
 	gs_data_path(GS_DATA_GPUS, gpus_buf, sizeof gpus_buf);
 	gs_opt_begin(&it, argc, argv);
 	while ((k = gs_opt_next(&gs_cmd_estimate, &it, &o, &val, &e)) > 0) {
 		int m = gs_cli_row_apply(&r, &gs_cmd_estimate, k == 2 ? NULL : o, val, &e);
+		if (m == 0)
+			m = gs_cli_time_apply(&ct, &gs_cmd_estimate, k == 2 ? NULL : o, val, &e);
 		if (m < 0)
 			goto fail;
 		if (m > 0)
@@ -442,30 +409,6 @@ int cmd_estimate(int argc, char **argv)
 		case OPT_GPUS_DIR:
 			gpus_dir = val;
 			gpus_dir_given = true;
-			break;
-		case OPT_RUNTIME: {
-			int rt = gs_runtime_parse(val);
-			if (rt < 0) {
-				gs_fail(&e, GS_EUSAGE, "estimate: --runtime: unknown runtime \"%s\" (hf, compiled, "
-				        "llama.cpp, serving, vllm, sglang, tensorrt-llm)", val);
-				goto fail;
-			}
-			to.runtime = (gs_runtime)rt;
-			break;
-		}
-		case OPT_TOKENS: {
-			char *end = NULL;
-			double v = strtod(val, &end);
-			if (end == val || *end != '\0' || !(v > 0) || v > 1e18) {
-				gs_fail(&e, GS_EUSAGE, "estimate: --tokens: expected a positive number of tokens "
-				        "(got \"%s\")", val);
-				goto fail;
-			}
-			to.tokens_budget = v;
-			break;
-		}
-		case OPT_PRICE:
-			price = val;
 			break;
 		case OPT_MEM_FRACTION: {
 			char *end = NULL;
@@ -503,7 +446,7 @@ int cmd_estimate(int argc, char **argv)
 		g = NULL;
 		ng = 0;
 	}
-	if (price != NULL && gs_gpus_price(g, ng, price, "estimate", &e) != GS_OK)
+	if (gs_cli_time_price(&ct, g, ng, "estimate", &e) != GS_OK)
 		goto fail;
 	if (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "estimate", &e) != GS_OK)
 		goto fail;
@@ -513,12 +456,12 @@ int cmd_estimate(int argc, char **argv)
 	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
 	tm = gs_xcalloc(ng ? ng : 1, sizeof *tm);
 	tok = gs_xcalloc(ng ? ng : 1, sizeof *tok);
-	time_all(&a, &r.s, &x, g, ng, &to, tm, tok);
+	time_all(&a, &r.s, &x, g, ng, &ct.to, tm, tok);
 	if (json) {
-		print_json(stdout, &r, model, &a, &x, g, ng, &to, mem_frac, tm, tok);
+		print_json(stdout, &r, model, &a, &x, g, ng, &ct.to, mem_frac, tm, tok);
 	} else {
 		print_text(stdout, model, &a, &r.s, &x, g, ng);
-		print_time_text(stdout, &r.s, &x, g, ng, &to, mem_frac, tm, tok);
+		print_time_text(stdout, &r.s, &x, g, ng, &ct.to, mem_frac, tm, tok);
 	}
 	free(tm);
 	free(tok);

@@ -241,6 +241,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		optb = (s->optimizer == GS_O_SGD ? 12 : 28) * trainable / tp / shard;
 		t->optim_s = optb / (g->bandwidth_gbs * 1e9 * P->dec_bw_eff[GS_RT_COMPILED]);
 		t->step_s = (t->compute_s > t->comm_s ? t->compute_s : t->comm_s) + t->optim_s;
+		t->tp_unmodelled = s->tp > 1 ? (int)s->tp : 0;
 		t->tok_s_total = t->tokens_step / t->step_s;
 		t->tok_s_gpu = t->tok_s_total / n;
 		t->mfu = t->model_flops_step / t->step_s / (n * peak * 1e12);
@@ -252,7 +253,12 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		return GS_OK;
 	}
 
-	/* Inference: prefill of batch x seq prompt tokens, then new_tokens steps. */
+	/* Inference: prefill of batch x seq prompt tokens, then new_tokens steps.
+	 * A pipeline's stages run in turn: one GPU at a time works. */
+	t->tp_unmodelled = s->tp > 1 ? (int)s->tp : 0;
+	double paid = n;
+	if (s->sharding == GS_SH_PIPELINE)
+		n = 1;
 	{
 		double b = (double)s->batch, p = (double)s->seq, gen = (double)s->new_tokens;
 		double bpp = weight_bytes_per_param(prec);
@@ -285,7 +291,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		t->decode_tok_s_seq = 1 / t->decode_step_s;
 		t->decode_tok_s_total = b / t->decode_step_s;
 		t->generate_s = t->prefill_s + gen * t->decode_step_s;
-		t->usd_per_mtok = g->price_usd_hour * n / 3600 / t->decode_tok_s_total * 1e6;
+		t->usd_per_mtok = g->price_usd_hour * paid / 3600 / t->decode_tok_s_total * 1e6;
 	}
 	return GS_OK;
 }

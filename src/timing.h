@@ -40,7 +40,12 @@
  * experts: those a batch touches) and the KV cache once, over bandwidth x
  * the runtime's efficiency, plus the runtime's fixed cost per layer (kernel
  * launches: HF generate at batch 1 is launch-bound), and is at least its
- * compute time.
+ * compute time. A pipeline (--sharding pipeline: HF device_map, litgpt's
+ * generate_sequentially) runs its stages one after the other: one GPU's
+ * speed, the whole model read over one GPU's bandwidth. Tensor parallel
+ * divides the compute and the reads by tp; its all-reduces (two a layer)
+ * are not modelled, so the time under --tp is a bound from below
+ * (tp_unmodelled says so), loosest over PCIe.
  *
  * Cost, where the GPU has a price (price_usd_hour): a token budget's
  * GPU-hours (its time x the GPUs) at that price; in inference, the GPUs'
@@ -127,6 +132,8 @@ typedef struct gs_time {
 	double generate_s;      /* prefill + new_tokens decode steps */
 	double usd_per_mtok;    /* the GPUs' price per million tokens decoded at
 	                           decode_tok_s_total (0: no price) */
+	int tp_unmodelled;      /* the tensor-parallel degree whose all-reduces
+	                           the time leaves out (0: none): an upper bound */
 } gs_time;
 
 /* Fill *t. The arch must be tallied (gs_arch_tally). GS_EUSAGE when the GPU

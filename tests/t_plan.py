@@ -98,8 +98,65 @@ def main():
     ok(r.returncode == 2 and "nope" in r.stderr, "an unknown class: exit 2 naming it", r.stderr)
     r = run(["plan", "Qwen/Qwen2.5-7B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu", "t4"], env)
     ok(r.returncode == 0 and "fewest GPUs per class" in r.stdout and "GiB" in r.stdout, "text output", r.stderr)
+    ranked(env)
     report_view(env, tmp)
     return ok.status()
+
+
+def ranked(env):
+    """The time model at each fewest count, --tokens/--price, and --rank."""
+    m = "meta-llama/Llama-3.1-8B"
+    prices = "h100-sxm=2.49,a100-80gb=1.79,rtx-4090=0.69,l40s=0.86"
+    lo = ["--method", "lora", "--tokens", "1e9", "--price", prices]
+    doc = plan(env, m, *lo, "--rank", "cost")
+    if doc:
+        cl = doc["classes"]
+        found = [c for c in cl if c["fewest"]]
+        priced = [c for c in found if c["time"] and c["time"]["price_usd_per_hour"]]
+        ok(doc["rank"] == "cost" and len(priced) == 4 and cl[:4] == priced,
+           "--rank cost: the priced classes first", str([c["gpu"] for c in cl[:6]]))
+        costs = [c["time"]["cost_usd"] for c in priced]
+        ok(costs == sorted(costs), "--rank cost: cheapest first", str(costs))
+        for c in priced:
+            t, n = c["time"], c["fewest"]["gpus"]
+            ok(abs(t["gpu_hours"] - t["budget_s"] * n / 3600) < 1e-5 * t["gpu_hours"]
+               and abs(t["cost_usd"] - t["price_usd_per_hour"] * t["gpu_hours"]) < 1e-4 * t["cost_usd"]
+               and abs(t["budget_s"] - 1e9 / t["tokens_per_s_total"]) < 1e-4 * t["budget_s"],
+               "%s: budget = tokens / rate, GPU-hours = budget x %d, cost = GPU-hours x price" % (c["gpu"], n), str(t))
+        ok(all(c["time"] is None for c in cl if c["fewest"] is None), "no count, no time")
+        h = [c for c in cl if c["gpu"] == "rtx-4090"][0]
+        r = run(["estimate", m, "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu", "rtx-4090",
+                 "--method", "lora", "--tokens", "1e9", "--gpus", str(h["fewest"]["gpus"]), "--sharding",
+                 h["fewest"]["sharding"], "--json"], env)
+        et = json.loads(r.stdout)["time"]["gpus"][0] if r.returncode == 0 else {}
+        ok(et.get("step_s") == h["time"]["step_s"], "plan's time at %d x 4090 is estimate's there (%s, %s)"
+           % (h["fewest"]["gpus"], et.get("step_s"), h["time"]["step_s"]))
+    doc = plan(env, m, *lo, "--rank", "time")
+    if doc:
+        rates = [c["time"]["tokens_per_s_total"] for c in doc["classes"] if c["time"]]
+        ok(doc["rank"] == "time" and len(rates) > 5 and rates == sorted(rates, reverse=True),
+           "--rank time: training, the most tokens/s first", str(rates))
+    doc = plan(env, m, "--method", "lora", "--rank", "fewest-gpus")
+    if doc:
+        counts = [c["fewest"]["gpus"] for c in doc["classes"] if c["fewest"]]
+        ok(counts == sorted(counts), "--rank fewest-gpus: fewest first", str(counts))
+    doc = plan(env, "meta-llama/Llama-3.1-70B", "--method", "inference", "--runtime", "vllm", "--rank", "time",
+               "--gpu", "h100-sxm,a100-80gb,l40s,b200")
+    if doc:
+        steps = [c["time"]["decode_step_s"] for c in doc["classes"] if c["time"]]
+        ok(len(steps) == 4 and steps == sorted(steps), "--rank time: inference, the shortest decode step first",
+           str(steps))
+        tp = [c["time"]["tp_comm_modelled"] for c in doc["classes"] if c["fewest"]["tp"] > 1]
+        ok(tp and not any(tp), "a tensor-parallel layout says its all-reduces are not modelled", str(tp))
+    r = run(["plan", "meta-llama/Llama-3.1-70B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS,
+             "--method", "inference", "--gpu", "l40s"], env)
+    ok(r.returncode == 0 and "up to " in r.stdout and "not in the time model" in r.stdout,
+       "text: tensor parallel speeds read 'up to', with the note", r.stdout[-500:])
+    for bad, what in ((["--rank", "nope"], "--rank"), (["--rank", "cost"], "price"),
+                      (["--price", "h100-sxm=x"], "--price"), (["--tokens", "-1"], "--tokens")):
+        r = run(["plan", m, "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS] + bad, env)
+        ok(r.returncode == 2 and what in r.stderr and r.stdout == "", "plan %s: exit 2 (%s)" % (" ".join(bad), what),
+           r.stderr)
 
 
 def cell_count(text):
