@@ -7,7 +7,7 @@ $(BUILD)/bench/engine_bench: bench/engine_bench.c $(call unit_objs,engine_bench)
 	  $(call unit_objs,engine_bench) $(call unit_libs,engine_bench)
 
 # Plan benchmark: the engine's objects with the planner and the GPU files.
-plan_bench_OBJ = $(test_engine_OBJ) gpu plan verdict measured
+plan_bench_OBJ = $(test_engine_OBJ) gpu plan verdict measured timing
 $(BUILD)/bench/plan_bench: bench/plan_bench.c $(call unit_objs,plan_bench)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(call unit_cflags,plan_bench) -Isrc $(GS_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \

@@ -317,36 +317,20 @@ gs_err gs_cli_time_price(const gs_cli_time *t, gs_gpu *g, size_t ng, const char 
 
 void gs_cli_print_count(FILE *fp, double v)
 {
-	if (v >= 1e12)
-		fprintf(fp, "%.3g T", v / 1e12);
-	else if (v >= 1e9)
-		fprintf(fp, "%.3g B", v / 1e9);
-	else if (v >= 1e6)
-		fprintf(fp, "%.3g M", v / 1e6);
-	else
-		fprintf(fp, "%.0f", v);
+	char b[32];
+	fputs(gs_time_fmt_count(b, sizeof b, v), fp);
 }
 
 void gs_cli_print_usd(FILE *fp, double usd)
 {
-	if (usd < 10)
-		fprintf(fp, "$%.2f", usd);
-	else
-		fprintf(fp, "$%.0f", usd);
+	char b[32];
+	fputs(gs_time_fmt_usd(b, sizeof b, usd), fp);
 }
 
 void gs_cli_print_secs(FILE *fp, double sec)
 {
-	if (sec < 1)
-		fprintf(fp, "%.1f ms", sec * 1e3);
-	else if (sec < 120)
-		fprintf(fp, "%.2f s", sec);
-	else if (sec < 7200)
-		fprintf(fp, "%.1f min", sec / 60);
-	else if (sec < 3 * 86400)
-		fprintf(fp, "%.1f h", sec / 3600);
-	else
-		fprintf(fp, "%.1f days", sec / 86400);
+	char b[32];
+	fputs(gs_time_fmt_secs(b, sizeof b, sec), fp);
 }
 
 void gs_cli_print_tp_note(FILE *fp)

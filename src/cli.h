@@ -86,9 +86,7 @@ int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, co
  * selection so that a price may name any class. */
 gs_err gs_cli_time_price(const gs_cli_time *t, gs_gpu *g, size_t ng, const char *cmd, gs_error *e);
 
-/* The time model's figures as the text outputs print them: a token count
- * as people say it ("1 B", "250 M", "3.5 T"), dollars ("$2.49", "$82"),
- * a duration ("243.2 ms", "1.37 s", "4.1 h", "23.2 days"). */
+/* The time model's figures on fp, as gs_time_fmt_* (timing.h) writes them. */
 void gs_cli_print_count(FILE *fp, double v);
 void gs_cli_print_usd(FILE *fp, double usd);
 void gs_cli_print_secs(FILE *fp, double sec);

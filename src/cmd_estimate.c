@@ -119,9 +119,7 @@ static void time_all(const gs_arch *a, const gs_settings *s, const gs_estimate *
 {
 	for (size_t i = 0; i < ng; i++) {
 		gs_error sub = { 0 };
-		gs_time_opts o = *to;
-		o.params_trainable = x->params_trainable;
-		ok[i] = gs_time_estimate(a, s, &g[i], &o, &t[i], &sub) == GS_OK;
+		ok[i] = gs_time_row(a, s, x, &g[i], to, &t[i], &sub) == GS_OK;
 	}
 }
 

@@ -151,10 +151,8 @@ static void plan_class(const gs_arch *a, const gs_settings *s, const gs_gpu *g, 
 	if (c->count.found) {
 		c->batchn = gs_plan_max(a, &c->count.s, g, GS_PLAN_BATCH, &c->batchn_bound, &f);
 		c->seqn = gs_plan_max(a, &c->count.s, g, GS_PLAN_SEQ, &c->seqn_bound, &f);
-		gs_time_opts o = *to;
 		gs_error sub = { 0 };
-		o.params_trainable = c->count.est.params_trainable;
-		c->timed = gs_time_estimate(a, &c->count.s, g, &o, &c->t, &sub) == GS_OK;
+		c->timed = gs_time_row(a, &c->count.s, &c->count.est, g, to, &c->t, &sub) == GS_OK;
 	}
 	if (ladder) { /* none where the settings fit as given (the ladder's first step) */
 		size_t n = gs_plan_ladder(a, s, g, max_gpus, all, c->ladder);

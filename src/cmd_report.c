@@ -20,6 +20,7 @@
 #include "outdir.h"
 #include "plan_view.h"
 #include "report.h"
+#include "timing.h"
 #include "resolve.h"
 #include "spec.h"
 #include "sweep.h"
@@ -119,6 +120,7 @@ typedef struct run {
 	gs_measured_store measured; /* our verified runs, shown beside their rows */
 	size_t *plan_classes;       /* the plan view's classes: indexes into gpus */
 	gs_plan_opts plan;
+	gs_time_opts time;          /* the spec's "time", for the writers */
 } run;
 
 /* A signal came (outdir.h): stop, keeping the previous reports. */
@@ -374,6 +376,10 @@ static gs_err generate(run *R, gs_error *e)
 	meta.assumptions = R->assumptions;
 	meta.measured = &R->measured;
 	meta.plan = &R->plan;
+	gs_time_opts_default(&R->time);
+	R->time.runtime = (gs_runtime)R->sp.time_runtime;
+	R->time.tokens_budget = R->sp.time_tokens;
+	meta.time = &R->time;
 	for (int i = 0; i < R->n_w; i++)
 		if ((rc = R->w[i]->begin(R->w[i], &meta, e)) != GS_OK)
 			return rc;

@@ -64,6 +64,16 @@ gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double
 /* The same for a row (a row without an estimate is not runnable). */
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom);
 const char *gs_verdict_name(gs_verdict v); /* "fits", "tight", "does not fit", "not runnable" */
+struct gs_report_meta; /* below */
+/* A row's step on class g by the time model (timing.h, with m->time):
+ * *step_s its seconds (training: an optimizer step; inference: a decode
+ * step) and *tokens what it processes (every GPU's tokens; inference: a
+ * token per sequence), so tokens/s = *tokens / *step_s. false where the
+ * row has no estimate, the GPU file lacks a figure, or the row does not run
+ * on g: with fits_only, a verdict other than fits or tight; else not
+ * runnable (the GPU lacks bf16 or fp8). Pure. */
+bool gs_row_step(const struct gs_report_meta *m, const gs_row *r, const gs_gpu *g, bool fits_only,
+                 double *step_s, double *tokens);
 /* Serving capacity (pure): how many sequences of ctx tokens a serving
  * engine's KV-cache pool holds on g beside the inference estimate x, the
  * pool being mem_frac of the GPU's total memory (never past its usable)
@@ -90,6 +100,8 @@ typedef struct gs_report_meta {
 	const char *assumptions;   /* Markdown text: the named assumptions */
 	const gs_measured_store *measured; /* our own verified runs (never NULL; may be empty) */
 	const struct gs_plan_opts *plan;   /* the spec's plan view; NULL: every class, least memory */
+	const struct gs_time_opts *time;   /* the spec's "time" (runtime, token budget); NULL: the
+	                                      time model's defaults, no budget */
 } gs_report_meta;
 
 /* The text for gs_report_meta.assumptions: templates/partials/assumptions.md.tmpl

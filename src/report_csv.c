@@ -119,6 +119,14 @@ static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		fputc(',', fp);
 		cstr(fp, col);
 	}
+	/* the time model where the row runs (gs_row_step) */
+	fputs(",\"tokens_per_step\"", fp);
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		char col[96];
+		snprintf(col, sizeof col, "%s step_s", m->gpus[i].id);
+		fputc(',', fp);
+		cstr(fp, col);
+	}
 	fputs("\r\n", fp);
 	return GS_OK;
 }
@@ -129,6 +137,24 @@ static gs_err csv_model(gs_writer *w, const gs_model *model, gs_error *e)
 	(void)model;
 	(void)e;
 	return GS_OK;
+}
+
+/* tokens_per_step, then each class's step seconds where the row runs
+ * there (gs_row_step); empty elsewhere. */
+static void c_time(FILE *fp, const gs_report_meta *m, const gs_row *r)
+{
+	double tokens = 0, step;
+	char *cells = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, 16);
+
+	for (size_t i = 0; i < m->n_gpus; i++)
+		if (gs_row_step(m, r, &m->gpus[i], true, &step, &tokens))
+			snprintf(cells + 16 * i, 16, "%.4g", step);
+	fputc(',', fp);
+	if (tokens > 0)
+		fprintf(fp, "%.17g", tokens);
+	for (size_t i = 0; i < m->n_gpus; i++)
+		fprintf(fp, ",%s", cells + 16 * i);
+	free(cells);
 }
 
 static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
@@ -190,6 +216,7 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 		else
 			fprintf(fp, ",%.4f", h);
 	}
+	c_time(fp, st->meta, r);
 	fputs("\r\n", fp);
 	if (ferror(fp))
 		return gs_fail(e, GS_EIO, "%s: write failed: %s", st->out.path, strerror(errno ? errno : EIO));

@@ -170,6 +170,26 @@ static void j_measured(FILE *fp, const gs_measured *mr)
 	fputc('}', fp);
 }
 
+/* "time": where the row runs (gs_row_step), the tokens a step processes
+ * and its seconds per class; null where it runs nowhere. */
+static void j_time(FILE *fp, const gs_report_meta *m, const gs_row *r)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		double step, tokens;
+		if (!gs_row_step(m, r, &m->gpus[i], true, &step, &tokens))
+			continue;
+		if (!any)
+			fprintf(fp, ",\"time\":{\"tokens_per_step\":%.17g,\"gpu_step_s\":{", tokens);
+		fputs(any ? "," : "", fp);
+		jstr(fp, m->gpus[i].id);
+		fprintf(fp, ":%.4g", step);
+		any = true;
+	}
+	fputs(any ? "}}" : ",\"time\":null", fp);
+}
+
 void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 {
 	const gs_estimate *x = &r->est;
@@ -234,6 +254,7 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 			fprintf(fp, ",%.4f]", h);
 	}
 	fputc('}', fp);
+	j_time(fp, m, r);
 	j_measured(fp, gs_row_measured(m, r));
 	fputc('}', fp);
 }

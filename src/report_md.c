@@ -19,6 +19,7 @@
 #include "plan_view.h"
 #include "svg.h"
 #include "template.h"
+#include "timing.h"
 #include "util.h"
 
 /* The named assumptions every writer shows (gs_report_assumptions). */
@@ -824,10 +825,49 @@ static void index_entry(mdw *w, imodel *im)
 /* The page's answer first: per method and context, the smallest GPU class
  * and count that fits (the index's cell, by the spec's rule) and the
  * configuration that does it. */
-static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
+/* The time model on an answer's class and count (timing.h): "time" a
+ * training step, or one sequence's decode rate; "budget" the spec's token
+ * budget's time and, where the class is priced, cost (training only). */
+static void answer_time(const mdw *w, const gs_arch *a, const crow *c, const gs_gpu *g, gs_tval *x)
+{
+	gs_time t;
+	gs_error sub = { 0 };
+	char b[96], s1[32], s2[32];
+	double budget = w->meta.time ? w->meta.time->tokens_budget : 0;
+
+	gs_tv_set_str(x, "time", "");
+	gs_tv_set_str(x, "budget", "");
+	if (a == NULL || c->err != GS_OK || gs_time_row(a, &c->s, &c->est, g, w->meta.time, &t, &sub) != GS_OK)
+		return;
+	if (c->s.method == GS_INFER) {
+		snprintf(b, sizeof b, "%s%.1f tokens/s", t.tp_unmodelled ? "up to " : "", t.decode_tok_s_seq);
+		gs_tv_set_str(x, "time", b);
+		return;
+	}
+	snprintf(b, sizeof b, "%s%s a step", t.tp_unmodelled ? "at least " : "", gs_time_fmt_secs(s1, sizeof s1, t.step_s));
+	gs_tv_set_str(x, "time", b);
+	if (budget > 0) {
+		gs_time_fmt_secs(s1, sizeof s1, t.budget_s);
+		if (t.cost_usd > 0)
+			snprintf(b, sizeof b, "%s, %s", s1, gs_time_fmt_usd(s2, sizeof s2, t.cost_usd));
+		else
+			snprintf(b, sizeof b, "%s", s1);
+		gs_tv_set_str(x, "budget", b);
+	}
+}
+
+static void page_answers(const mdw *w, const imodel *im, const gs_arch *a, gs_tval *d)
 {
 	gs_tval *list = gs_tv_set(d, "answers", gs_tv_list());
 	char b[256];
+	double budget = w->meta.time ? w->meta.time->tokens_budget : 0;
+	bool priced = false;
+
+	for (size_t g = 0; g < w->meta.n_gpus; g++)
+		priced = priced || w->meta.gpus[g].price_usd_hour > 0;
+	gs_tv_set_str(d, "budget", budget > 0 ? gs_time_fmt_count(b, sizeof b, budget) : "");
+	gs_tv_set_str(d, "priced", priced ? "yes" : "");
+	gs_tv_set_str(d, "runtime", gs_runtime_name(w->meta.time ? w->meta.time->runtime : GS_RT_HF));
 
 	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
 	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
@@ -849,6 +889,8 @@ static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
 				gs_tv_set_str(x, "gpus", "none fits");
 				gs_tv_set_str(x, "label", "");
 				gs_tv_set_str(x, "device", "");
+				gs_tv_set_str(x, "time", "");
+				gs_tv_set_str(x, "budget", "");
 				continue;
 			}
 			const gs_gpu *g = &w->meta.gpus[bb->gpu];
@@ -859,6 +901,7 @@ static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
 			gs_tv_set_str(x, "label", c->label);
 			gib(b, sizeof b, c->est.device);
 			gs_tv_set_str(x, "device", b);
+			answer_time(w, a, c, g, x);
 		}
 	}
 }
@@ -916,7 +959,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	gs_tv_set(d, "reps", ch.reps);
 	gs_tv_set(d, "series", ch.series);
 
-	page_answers(w, im, d);
+	page_answers(w, im, model->arch, d);
 	methods = gs_tv_set(d, "methods", gs_tv_list());
 	size_t shown = 0;
 	for (m = 0; m < GS_METHOD_MAX; m++) {

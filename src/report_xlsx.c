@@ -20,10 +20,12 @@
 #include <xlsxwriter.h>
 #include <zlib.h>
 
+#include "constants.h"
 #include "palette.h"
 #include "plan_view.h"
 #include "report_xlsx.h"
 #include "settings.h"
+#include "timing.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -39,7 +41,8 @@
 #define GPU_ROW_TIGHT 1 /* B2: the tight headroom */
 #define GPU_ROW_HEAD 3
 #define GPU_ROW0 4 /* first GPU: Excel row 5 */
-enum { GC_ID, GC_NAME, GC_CLASS, GC_TOTAL, GC_USABLE, GC_BF16, GC_FP8, GC_BW, GC_TFLOPS, GC_SOURCE, GC_MAX };
+enum { GC_ID, GC_NAME, GC_CLASS, GC_TOTAL, GC_USABLE, GC_BF16, GC_FP8, GC_BW, GC_TFLOPS, GC_PRICE, GC_SOURCE,
+       GC_MAX };
 
 /* Model sheet: fixed front columns, one verdict column per GPU, then the
  * detail columns (offset by n_gpus): the model, every setting of the
@@ -130,6 +133,7 @@ typedef struct xl_best {
 	double headroom;
 	char label[160];
 	char row_id[64];
+	double step_s, tokens; /* the time model of the chosen row on its class (0: none) */
 	/* Where its rows are (for the Summary's live formulas): the parts
 	 * (sheets, 1-based) of its first and last rows, the first row's
 	 * position in its part, the chosen row's position in its part. */
@@ -168,7 +172,8 @@ typedef struct xl_state {
 	lxw_row_t plan_row;   /* next row of the Plan sheet */
 	gs_plan_view view;    /* the model being written */
 	lxw_error lerr; /* first libxlsxwriter failure */
-	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_pct, *f_wrap, *f_key, *f_verdict[GS_VERDICT_MAX];
+	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_usd, *f_pct, *f_wrap, *f_key,
+		*f_verdict[GS_VERDICT_MAX];
 
 	char **names; /* sheet names in use */
 	size_t n_names;
@@ -334,6 +339,15 @@ static void put_bool(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, 
 
 /* The value Excel reads back from a number cell: libxlsxwriter writes
  * numbers with "%.16G". Cached verdicts are computed from these. */
+/* v to 4 significant digits, as the JSON and CSV carry a step's time:
+ * more would be noise of the model, and bytes. */
+static double sig4(double v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%.4g", v);
+	return strtod(b, NULL);
+}
+
 static double as_stored(double v)
 {
 	char buf[40];
@@ -648,6 +662,8 @@ static void make_formats(xl_state *st)
 	format_set_num_format(st->f_int, "#,##0");
 	st->f_dec = workbook_add_format(wb);
 	format_set_num_format(st->f_dec, "0.0");
+	st->f_usd = workbook_add_format(wb);
+	format_set_num_format(st->f_usd, "#,##0.00");
 	st->f_key = workbook_add_format(wb);
 	format_set_num_format(st->f_key, "0");
 	st->f_pct = workbook_add_format(wb);
@@ -731,16 +747,18 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 		[GC_ID] = "Id", [GC_NAME] = "Name", [GC_CLASS] = "Class",
 		[GC_TOTAL] = "Total GiB (driver)", [GC_USABLE] = "Usable GiB (one process)",
 		[GC_BF16] = "bf16", [GC_FP8] = "fp8", [GC_BW] = "Bandwidth GB/s",
-		[GC_TFLOPS] = "Dense bf16 TFLOPS", [GC_SOURCE] = "Source",
+		[GC_TFLOPS] = "Dense bf16 TFLOPS", [GC_PRICE] = "Price USD per GPU-hour (edit)",
+		[GC_SOURCE] = "Source",
 	};
-	static const double widths[GC_MAX] = {16, 34, 9, 11, 11, 7, 7, 11, 11, 80};
+	static const double widths[GC_MAX] = {16, 34, 9, 11, 11, 7, 7, 11, 11, 12, 80};
 	const gs_report_meta *m = st->m;
 	lxw_row_t last = GPU_ROW0 + (lxw_row_t)m->n_gpus - 1;
 
 	for (int c = 0; c < GC_MAX; c++)
 		worksheet_set_column(ws, (lxw_col_t)c, (lxw_col_t)c, widths[c], NULL);
 	put_lit(st, ws, 0, 0, st->keyed ? "GPU classes: edit a usable memory, bf16, fp8 or the tight "
-	        "headroom below and every verdict on the model sheets, and the Summary, recalculates." :
+	        "headroom below and every verdict on the model sheets, and the Summary, recalculates; "
+	        "a price, and the Summary's costs do." :
 	        "GPU classes: edit a usable memory, bf16, fp8 or the tight headroom below and "
 	        "every verdict on the model sheets recalculates.", st->f_title);
 	put_lit(st, ws, GPU_ROW_TIGHT, 0, "Tight below headroom", NULL);
@@ -748,7 +766,7 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 	put_lit(st, ws, GPU_ROW_TIGHT, 2, "(a configuration fits with at least this share of usable "
 	        "memory left; under it, tight)", NULL);
 	put_lit(st, ws, 2, 0, "Memory in GiB (2^30 bytes). Usable: what one process can allocate. "
-	        "bf16/fp8: TRUE or FALSE.", NULL);
+	        "bf16/fp8: TRUE or FALSE. Price: the rent of one GPU for an hour, USD (blank: none).", NULL);
 	worksheet_set_row(ws, GPU_ROW_HEAD, 32, NULL);
 	for (int c = 0; c < GC_MAX; c++)
 		put_lit(st, ws, GPU_ROW_HEAD, (lxw_col_t)c, heads[c], st->f_head);
@@ -765,6 +783,8 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 		put_bool(st, ws, r, GC_FP8, g->fp8);
 		put_num(st, ws, r, GC_BW, g->bandwidth_gbs, st->f_int);
 		put_num(st, ws, r, GC_TFLOPS, g->bf16_tflops, st->f_dec);
+		if (g->price_usd_hour > 0)
+			put_num(st, ws, r, GC_PRICE, g->price_usd_hour, st->f_usd);
 		put_str(st, ws, r, GC_SOURCE, g->source, NULL);
 	}
 	worksheet_freeze_panes(ws, GPU_ROW0, 2);
@@ -781,6 +801,8 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 		               "Usable memory in GiB: a number, 0 or more (no unit).");
 		validate_cells(st, ws, GPU_ROW0, GC_BF16, last, true, 0, 0, "bf16: TRUE or FALSE.");
 		validate_cells(st, ws, GPU_ROW0, GC_FP8, last, true, 0, 0, "fp8: TRUE or FALSE.");
+		validate_cells(st, ws, GPU_ROW0, GC_PRICE, last, false, 0, GS_PRICE_MAX_USD_HOUR,
+		               "Price: USD for one GPU for an hour, a number (no unit), or blank for none.");
 	}
 	print_setup(st, ws, GPU_ROW_HEAD, GPU_ROW_HEAD);
 	/* on paper the table (not the Summary's key row below it) */
@@ -983,7 +1005,7 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	gs_err rc;
 
 	st->m = m;
-	if ((size_t)MC_V0 + m->n_gpus + xl_detail_cols() + 1 > LXW_COL_MAX)
+	if ((size_t)MC_V0 + 2 * m->n_gpus + xl_detail_cols() + 2 > LXW_COL_MAX)
 		return gs_fail(e, GS_EUSAGE, "xlsx: %zu GPU classes do not fit in one sheet's %d columns",
 		               m->n_gpus, LXW_COL_MAX);
 	if (snprintf(st->path, sizeof st->path, "%s/%s", m->out_dir, GS_XLSX_FILE) >=
@@ -1131,6 +1153,16 @@ static void sheet_header(xl_state *st, lxw_worksheet *ws)
 		put_lit(st, ws, 0, st->key_col, "Summary key (the row's best GPU, for the Summary)",
 		        st->f_head);
 	}
+	/* The time model's columns, last: the tokens a step processes, then the
+	 * step's seconds on each class that can run the row (whether it fits:
+	 * the verdict columns), for the Summary's time and cost. */
+	put_lit(st, ws, 0, (lxw_col_t)(st->key_col + 1), "Tokens per step (time model)", st->f_head);
+	worksheet_set_column(ws, (lxw_col_t)(st->key_col + 1), (lxw_col_t)(st->key_col + 1 + m->n_gpus), 14, NULL);
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		char head[300];
+		snprintf(head, sizeof head, "Step s, %s", st->gpu_head[i]);
+		put_str(st, ws, 0, (lxw_col_t)(st->key_col + 2 + i), head, st->f_head);
+	}
 	worksheet_freeze_panes(ws, 1, MC_DEVICE);
 }
 
@@ -1258,6 +1290,10 @@ static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_
 	b->device = r->est.device;
 	b->headroom = headroom;
 	b->best_pos = st->part_rows + 1;
+	if (gs_row_step(st->m, r, g, true, &b->step_s, &b->tokens))
+		b->step_s = sig4(b->step_s);
+	else
+		b->step_s = b->tokens = 0;
 	snprintf(b->label, sizeof b->label, "%s", r->label);
 	snprintf(b->row_id, sizeof b->row_id, "%s", r->id);
 }
@@ -1361,6 +1397,14 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		char kf[1024];
 		key_formula(st, kf, sizeof kf, row);
 		note_err(st, worksheet_write_formula_num(ws, row, st->key_col, kf, st->f_key, (double)key));
+	}
+	{
+		double step, tokens = 0;
+		for (size_t i = 0; i < m->n_gpus; i++)
+			if (gs_row_step(m, r, &m->gpus[i], false, &step, &tokens))
+				put_num(st, ws, row, (lxw_col_t)(st->key_col + 2 + i), sig4(step), NULL);
+		if (tokens > 0)
+			put_num(st, ws, row, (lxw_col_t)(st->key_col + 1), tokens, st->f_int);
 	}
 	put_num(st, ws, row, t0 + D_PTOTAL, (double)x->params_total, st->f_int);
 	put_num(st, ws, row, t0 + D_PTRAIN, (double)x->params_trainable, st->f_int);
@@ -1596,7 +1640,8 @@ static void put_para(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c1,
 
 /* The Summary's detail table columns. */
 enum { SD_MODEL, SD_METHOD, SD_CTX, SD_CLASS, SD_GPU, SD_COUNT, SD_DEVICE, SD_USABLE, SD_HEAD,
-       SD_VERDICT, SD_CONFIG, SD_ROWID, SD_NCONF, SD_MINDEV, SD_KEY, SD_GPUNO, SD_ROW, SD_MAX };
+       SD_VERDICT, SD_CONFIG, SD_ROWID, SD_NCONF, SD_MINDEV, SD_KEY, SD_GPUNO, SD_ROW, SD_STEP,
+       SD_HOURS, SD_COST, SD_MAX };
 
 /* Summary entry b's cached key: best_offer's answer, encoded (key_of). */
 static uint64_t best_key(const xl_state *st, const xl_best *b)
@@ -1774,6 +1819,67 @@ static void summary_detail_live(xl_state *st, lxw_worksheet *ws, lxw_row_t r, co
 	}
 }
 
+/*
+ * The time and cost of a Summary detail row: the chosen row's step on its
+ * class (the model sheet's step column of the class at $P, on the row at
+ * $Q), the hours of the spec's token budget (training), and their cost,
+ * hours x GPUs x the class's price on the GPUs sheet; blank where there
+ * is no answer, no budget or no price. Live where the row's other cells
+ * are (one sheet for the model), else as written.
+ */
+static void summary_time(xl_state *st, lxw_worksheet *ws, lxw_row_t r, const xl_best *b)
+{
+	const gs_report_meta *m = st->m;
+	const xl_model *xm = &st->models[b->model_no];
+	double budget = m->time ? m->time->tokens_budget : 0;
+	bool train = b->method != GS_INFER && budget > 0;
+	bool live = st->live && b->part_first == b->part_last && m->n_gpus > 0;
+	bool has = b->found && b->step_s > 0;
+	double hours = has && train && b->tokens > 0 ? budget * b->step_s / b->tokens / 3600 : 0;
+	double price = b->found ? m->gpus[b->gpu].price_usd_hour : 0;
+	unsigned R = (unsigned)r + 1, gl = GPU_ROW0 + (unsigned)m->n_gpus;
+	char f[1200], rng[400], tok[448], step[16], hrs[16], pr[64], c0[16], c1[16], ref[2 * LXW_MAX_SHEETNAME_LENGTH + 4];
+
+	lxw_col_to_name(step, SD_STEP, 0);
+	lxw_col_to_name(hrs, SD_HOURS, 0);
+	snprintf(pr, sizeof pr, "INDEX(GPUs!$%c$%u:$%c$%u,$P%u)", 'A' + GC_PRICE, GPU_ROW0 + 1, 'A' + GC_PRICE, gl, R);
+	if (!live) {
+		if (has)
+			put_num(st, ws, r, SD_STEP, b->step_s, NULL);
+		if (hours > 0)
+			put_num(st, ws, r, SD_HOURS, hours, st->f_dec);
+		if (hours > 0 && price > 0)
+			put_num(st, ws, r, SD_COST, hours * (double)b->count * price, st->f_usd);
+		return;
+	}
+	/* the step: the class's column on the row's sheet */
+	lxw_col_to_name(c0, (lxw_col_t)(st->key_col + 2), 1);
+	lxw_col_to_name(c1, (lxw_col_t)(st->key_col + 1 + m->n_gpus), 1);
+	sheet_ref(ref, sizeof ref, xm->part_name[b->part_first - 1]);
+	snprintf(rng, sizeof rng, "%s!%s$2:%s$%u", ref, c0, c1, (unsigned)xm->part_rows[b->part_first - 1] + 1);
+	if (xm->part_rows[b->part_first - 1] == 1 && m->n_gpus == 1)
+		snprintf(f, sizeof f, "=IF($O%u>=" KEY_NONE_F ",\"\",%s!%s$2)", R, ref, c0);
+	else
+		snprintf(f, sizeof f, "=IF($O%u>=" KEY_NONE_F ",\"\",INDEX(%s,$Q%u,$P%u))", R, rng, R, R);
+	if (has)
+		note_err(st, worksheet_write_formula_num(ws, r, SD_STEP, f, NULL, b->step_s));
+	else
+		put_fstr(st, ws, r, SD_STEP, f, "", NULL);
+	if (!train)
+		return;
+	part_cell(tok, sizeof tok, xm, b->part_first, (lxw_col_t)(st->key_col + 1), R);
+	snprintf(f, sizeof f, "=IF($%s%u=\"\",\"\",%.17g*$%s%u/%s/3600)", step, R, budget, step, R, tok);
+	if (hours > 0)
+		note_err(st, worksheet_write_formula_num(ws, r, SD_HOURS, f, st->f_dec, hours));
+	else
+		put_fstr(st, ws, r, SD_HOURS, f, "", st->f_dec);
+	snprintf(f, sizeof f, "=IF($%s%u=\"\",\"\",IF(%s=\"\",\"\",$%s%u*$F%u*%s))", hrs, R, pr, hrs, R, R, pr);
+	if (hours > 0 && price > 0)
+		note_err(st, worksheet_write_formula_num(ws, r, SD_COST, f, st->f_usd, hours * (double)b->count * price));
+	else
+		put_fstr(st, ws, r, SD_COST, f, "", st->f_usd);
+}
+
 static void write_summary(xl_state *st)
 {
 	static const char *const how[] = {
@@ -1785,6 +1891,10 @@ static void write_summary(xl_state *st)
 		"Model sheets: one row per configuration with every setting and the estimate. The verdict "
 		"columns (one per GPU class) are live formulas over the GPUs sheet: edit a GPU's usable "
 		"memory, bf16/fp8 support or the tight headroom there and every verdict updates.",
+		"Time and cost (the detail rows' last columns): the time model's step on the answer's class "
+		"(a training optimizer step, or a decode step), the hours of the spec's token budget, and "
+		"their cost at the GPUs sheet's price (blank there: none; edit it and the cost follows). "
+		"Model sheets: a step column per class after the Summary key.",
 		"Colours: green fits, yellow tight, red does not fit, grey not runnable (needs bf16 or fp8 "
 		"the GPU lacks). Charts sheet: W/G/O/A/B per configuration, stacked.",
 		"Memory is per GPU in GiB (2^30 bytes); multi-GPU rows are already divided by their "
@@ -1795,6 +1905,7 @@ static void write_summary(xl_state *st)
 		"Usable GiB per GPU", "Headroom", "Verdict", "Configuration", "Row id",
 		"Configurations sized", "Smallest device GiB per GPU", "Summary key (least of the rows')",
 		"GPU (row on the GPUs sheet, from 1)", "Row (data row on the model sheet)",
+		"Step s (time model)", NULL /* hours: the budget's, below */, "Cost USD (hours x GPUs x price)",
 	};
 	const gs_report_meta *m = st->m;
 	lxw_worksheet *ws = st->summary;
@@ -1804,7 +1915,9 @@ static void write_summary(xl_state *st)
 	bool split = false;
 	char buf[768];
 	char *scratch = gs_xmalloc(9000);
-	const size_t n_heads = st->live ? SD_MAX : SD_KEY;
+	const size_t n_heads = SD_MAX;
+	char hours_head[96];
+	double budget = m->time ? m->time->tokens_budget : 0;
 
 	for (size_t i = 0; i < st->n_best; i++)
 		ctx[n_ctx++] = st->best[i].seq;
@@ -1952,8 +2065,16 @@ static void write_summary(xl_state *st)
 
 	/* Detail: one row per model, method and context. */
 	lxw_row_t head = r;
-	for (size_t c = 0; c < n_heads; c++)
-		put_lit(st, ws, r, (lxw_col_t)c, detail_heads[c], st->f_head);
+	{
+		char cnt[32];
+		snprintf(hours_head, sizeof hours_head, "Hours for %s tokens (training)",
+		         budget > 0 ? gs_time_fmt_count(cnt, sizeof cnt, budget) : "a budget of");
+	}
+	for (size_t c = 0; c < n_heads; c++) {
+		if (!st->live && c >= SD_KEY && c <= SD_ROW)
+			continue; /* the live formulas' helpers */
+		put_lit(st, ws, r, (lxw_col_t)c, c == SD_HOURS ? hours_head : detail_heads[c], st->f_head);
+	}
 	r++;
 	for (size_t i = 0; i < st->n_best; i++) {
 		const xl_best *b = &st->best[i];
@@ -1981,6 +2102,7 @@ static void write_summary(xl_state *st)
 		put_num(st, ws, r, SD_NCONF, (double)b->n_configs, NULL);
 		if (b->min_device != UINT64_MAX)
 			put_gib(st, ws, r, SD_MINDEV, b->min_device);
+		summary_time(st, ws, r, b);
 		r++;
 	}
 	if (st->live && r > head + 1) {

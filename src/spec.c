@@ -14,6 +14,7 @@
 
 #include "paths.h"
 #include "plan_view.h"
+#include "timing.h"
 #include "util.h"
 
 #define SPEC_FILE_MAX (4 * 1024 * 1024)
@@ -52,7 +53,7 @@ static char axis_type(int a)
 
 static const char *const top_keys[] = {
 	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "rank",
-	"eligible", "plan", "out", "models_dir", "gpus_dir", NULL,
+	"eligible", "plan", "time", "out", "models_dir", "gpus_dir", NULL,
 };
 /* The default formats first: the rest (gzip-compressed JSON and CSV) only
  * when named. */
@@ -760,6 +761,38 @@ static gs_err read_plan(gs_spec *sp, const cJSON *root, gs_error *e)
 	return GS_OK;
 }
 
+/* "time": {"tokens": N, "runtime": NAME}, every key optional. */
+static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
+{
+	static const char *const keys[] = { "tokens", "runtime", NULL };
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "time"), *it;
+
+	sp->time_tokens = 0;
+	sp->time_runtime = GS_RT_HF;
+	if (v == NULL)
+		return GS_OK;
+	if (!cJSON_IsObject(v))
+		return spec_fail(e, sp, "time", -1, "expected an object {tokens, runtime}");
+	for (it = v->child; it != NULL; it = it->next)
+		if (!in_list(keys, it->string))
+			return spec_fail(e, sp, "time", -1, "unknown key \"%.60s\" (known: tokens, runtime)", it->string);
+	it = cJSON_GetObjectItemCaseSensitive(v, "tokens");
+	if (it != NULL) {
+		if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1) || it->valuedouble > 1e18)
+			return spec_fail(e, sp, "time.tokens", -1, "expected a token budget, a number from 1 to 1e18");
+		sp->time_tokens = it->valuedouble;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(v, "runtime");
+	if (it != NULL) {
+		int rt = cJSON_IsString(it) ? gs_runtime_parse(it->valuestring) : -1;
+		if (rt < 0)
+			return spec_fail(e, sp, "time.runtime", -1, "expected \"hf\", \"compiled\", \"llama.cpp\", "
+			                 "\"serving\" (or \"vllm\", \"sglang\", \"tensorrt-llm\")");
+		sp->time_runtime = rt;
+	}
+	return GS_OK;
+}
+
 static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 {
 	const cJSON *v;
@@ -773,7 +806,7 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 			snprintf(key, sizeof key, "%.60s", v->string);
 			return spec_fail(e, sp, key, -1,
 			                 "unknown key (known: version, date, models, gpus, gpu_counts, axes, "
-			                 "settings, formats, rank, eligible, plan, out, models_dir, gpus_dir)");
+			                 "settings, formats, rank, eligible, plan, time, out, models_dir, gpus_dir)");
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "version");
@@ -807,6 +840,8 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 	if ((rc = read_axes(sp, cJSON_GetObjectItemCaseSensitive(root, "axes"), e)) != GS_OK)
 		return rc;
 	if ((rc = read_settings(sp, cJSON_GetObjectItemCaseSensitive(root, "settings"), e)) != GS_OK)
+		return rc;
+	if ((rc = read_time(sp, root, e)) != GS_OK)
 		return rc;
 	if ((rc = read_plan(sp, root, e)) != GS_OK)
 		return rc;

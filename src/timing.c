@@ -2,6 +2,8 @@
  * (the GS_TIME_* block) for the calibrated figures. Pure. */
 #include "timing.h"
 
+#include <stdio.h>
+
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -147,6 +149,16 @@ static double pass_s(const gs_time_params *P, const gs_gpu *g, double n, double 
 	return cmp + mem;
 }
 
+/* Never an absurd figure printed as an answer: a time that is not a
+ * positive finite number (a degenerate shape) is refused, *t zeroed. */
+static gs_err sane(gs_time *t, double key, gs_error *e)
+{
+	if (key > 0 && isfinite(key) && key < 1e12)
+		return GS_OK;
+	memset(t, 0, sizeof *t);
+	return gs_fail(e, GS_EUSAGE, "time: the time model gives no finite time for this shape");
+}
+
 gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
                         gs_time *t, gs_error *e)
 {
@@ -181,6 +193,9 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 	L = (double)a->layers;
 	matmul_params(a, (double)s->batch, &n_act, &n_read);
 	t->n_mm = n_act;
+	if (!(n_act > 0) || !(L > 0) || !(a->hidden > 0))
+		return gs_fail(e, GS_EUSAGE, "time: the model's shape has no matmul work (%g parameters in "
+		               "%g layers): no time to give", n_act, L);
 	/* Score (q.k) and value GEMMs, 2 FLOPs a multiply-add: 2 * s * heads *
 	 * (head_dim + v_head_dim) per token per layer, = 4 * s * h for MHA.
 	 * Causal flash/sdpa kernels skip the masked half; eager computes it. */
@@ -250,7 +265,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 			t->gpu_hours = t->budget_s * n / 3600;
 			t->cost_usd = t->gpu_hours * g->price_usd_hour;
 		}
-		return GS_OK;
+		return sane(t, t->step_s, e);
 	}
 
 	/* Inference: prefill of batch x seq prompt tokens, then new_tokens steps.
@@ -292,6 +307,56 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		t->decode_tok_s_total = b / t->decode_step_s;
 		t->generate_s = t->prefill_s + gen * t->decode_step_s;
 		t->usd_per_mtok = g->price_usd_hour * paid / 3600 / t->decode_tok_s_total * 1e6;
+		return sane(t, t->prefill_s + t->decode_step_s, e);
 	}
-	return GS_OK;
+}
+
+gs_err gs_time_row(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g,
+                   const gs_time_opts *o, gs_time *t, gs_error *e)
+{
+	gs_time_opts oo;
+
+	if (o != NULL)
+		oo = *o;
+	else
+		gs_time_opts_default(&oo);
+	oo.params_trainable = x->params_trainable;
+	return gs_time_estimate(a, s, g, &oo, t, e);
+}
+
+char *gs_time_fmt_secs(char *buf, size_t n, double sec)
+{
+	if (sec < 1)
+		snprintf(buf, n, "%.1f ms", sec * 1e3);
+	else if (sec < 120)
+		snprintf(buf, n, "%.2f s", sec);
+	else if (sec < 7200)
+		snprintf(buf, n, "%.1f min", sec / 60);
+	else if (sec < 3 * 86400)
+		snprintf(buf, n, "%.1f h", sec / 3600);
+	else
+		snprintf(buf, n, "%.1f days", sec / 86400);
+	return buf;
+}
+
+char *gs_time_fmt_count(char *buf, size_t n, double v)
+{
+	if (v >= 1e12)
+		snprintf(buf, n, "%.3g T", v / 1e12);
+	else if (v >= 1e9)
+		snprintf(buf, n, "%.3g B", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, n, "%.3g M", v / 1e6);
+	else
+		snprintf(buf, n, "%.0f", v);
+	return buf;
+}
+
+char *gs_time_fmt_usd(char *buf, size_t n, double usd)
+{
+	if (usd < 10)
+		snprintf(buf, n, "$%.2f", usd);
+	else
+		snprintf(buf, n, "$%.0f", usd);
+	return buf;
 }

@@ -54,9 +54,11 @@
 #ifndef GS_TIMING_H
 #define GS_TIMING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arch.h"
+#include "engine.h"
 #include "err.h"
 #include "gpu.h"
 #include "settings.h"
@@ -140,6 +142,20 @@ typedef struct gs_time {
  * lacks a figure the model needs (bandwidth, TFLOPS), naming it. */
 gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
                         gs_time *t, gs_error *e);
+
+/* The time of a configuration the engine sized: gs_time_estimate with the
+ * estimate's trainable count (o NULL: the defaults). Every place that
+ * times an estimated row (estimate, plan, the reports) asks this. */
+gs_err gs_time_row(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g,
+                   const gs_time_opts *o, gs_time *t, gs_error *e);
+
+/* The time model's figures as readers get them, into buf (n bytes): a
+ * duration ("243.2 ms", "1.37 s", "12.5 min", "4.1 h", "23.2 days"), a
+ * token count ("1 B", "250 M", "3.5 T", "5000"), dollars ("$2.49",
+ * "$82"). Each returns buf. */
+char *gs_time_fmt_secs(char *buf, size_t n, double sec);
+char *gs_time_fmt_count(char *buf, size_t n, double v);
+char *gs_time_fmt_usd(char *buf, size_t n, double usd);
 
 /* The GEMM efficiency curve, eff_max * x / (x + x_half_ridge * ridge) *
  * h / (h + h_half), x tokens per micro-step per GPU, ridge = the tokens at

@@ -1,5 +1,6 @@
 /* gpusizer: the verdict of one sizing row on one GPU class (pure). */
 #include "report.h"
+#include "timing.h"
 
 #include <string.h>
 
@@ -97,6 +98,26 @@ int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, do
 	per_block = x->kv_bytes_token * (double)block;
 	blocks = (ctx + block - 1) / block;
 	return (int64_t)(budget / per_block) / blocks;
+}
+
+bool gs_row_step(const struct gs_report_meta *m, const gs_row *r, const gs_gpu *g, bool fits_only,
+                 double *step_s, double *tokens)
+{
+	gs_time t;
+	gs_error sub = { 0 };
+	gs_verdict v = gs_row_verdict(r, g, NULL);
+
+	if ((fits_only ? v != GS_FITS && v != GS_TIGHT : v == GS_NOT_RUNNABLE) || r->model == NULL || r->model->arch == NULL ||
+	    gs_time_row(r->model->arch, &r->settings, &r->est, g, m->time, &t, &sub) != GS_OK)
+		return false;
+	if (r->settings.method == GS_INFER) {
+		*step_s = t.decode_step_s;
+		*tokens = (double)r->settings.batch;
+	} else {
+		*step_s = t.step_s;
+		*tokens = t.tokens_step;
+	}
+	return true;
 }
 
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)

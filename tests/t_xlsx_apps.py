@@ -8,7 +8,9 @@ equal those of a fresh run on the edited GPU file, and so does the Summary
 (its answers are formulas over the model sheets' key column and the GPUs
 sheet). LibreOffice, set to recalculate on load, agrees: every formula of
 the workbook to its cached value, and the edited workbook's Summary to the
-fresh run's. LibreOffice prints the default spec's workbook: the Summary on
+fresh run's. With a token budget and priced classes, the Summary's cost is
+hours x GPUs x the GPUs sheet's price, and both applications follow an
+edit of that price. LibreOffice prints the default spec's workbook: the Summary on
 at most 10 pages, the whole workbook on a few hundred (it was 5,465 before
 print set-up).
 
@@ -173,6 +175,23 @@ def col_name(i):
     return s
 
 
+def edit_gpu_cell(src, dst, gxml, gpu, col, value):
+    """What a buyer does: the GPUs sheet's cell in column col of class gpu's
+    row set to value, the workbook src written again as dst. False when the
+    cell is not there."""
+    row = next(int(m.group(1)) for m in re.finditer(r'<row r="(\d+)"[^>]*>(.*?)</row>', gxml)
+               if ">%s<" % gpu in m.group(2))
+    new, k = re.subn(r'(<c r="%s%d"[^>]*><v>)[^<]*(</v>)' % (col, row), r"\g<1>%s\g<2>" % value, gxml)
+    if k != 1:
+        return False
+    zin = zipfile.ZipFile(src)
+    part = [n for n in zin.namelist() if n.startswith("xl/worksheets/") and zin.read(n).decode() == gxml][0]
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            zout.writestr(item, new.encode() if item.filename == part else zin.read(item.filename))
+    return True
+
+
 def gnumeric(env, work, variant=None):
     """variant: spec keys over the default (the rank rule, eligible classes)."""
     os.makedirs(work)
@@ -211,20 +230,10 @@ def gnumeric(env, work, variant=None):
     # A buyer edits the RTX 4090's usable memory to 10 GiB on the GPUs sheet.
     names = [s for s, _ in book]
     gi = names.index("GPUs")
-    gxml = book[gi][1]
-    row = next(int(m.group(1)) for m in re.finditer(r'<row r="(\d+)"[^>]*>(.*?)</row>', gxml)
-               if ">rtx-4090<" in m.group(2))
-    new, k = re.subn(r'(<c r="E%d"[^>]*><v>)[^<]*(</v>)' % row, r"\g<1>10\g<2>", gxml)
-    if not check(k == 1, "the usable cell of rtx-4090 found on the GPUs sheet"):
-        return
     b = os.path.join(work, "b.xlsx")
-    zin = zipfile.ZipFile(a)
-    sheet_part = [n for n in zin.namelist() if n.startswith("xl/worksheets/")
-                  and zin.read(n).decode() == gxml][0]
-    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as zout:
-        for item in zin.infolist():
-            data = zin.read(item.filename)
-            zout.writestr(item, new.encode() if item.filename == sheet_part else data)
+    if not check(edit_gpu_cell(a, b, book[gi][1], "rtx-4090", "E", "10"),
+                 "the usable cell of rtx-4090 found on the GPUs sheet"):
+        return
     edited = recalc(b, work, "b")
     with open(os.path.join(gpus, "rtx-4090.json")) as f:
         g = json.load(f)
@@ -303,6 +312,90 @@ def gnumeric(env, work, variant=None):
           "%d differ: %r" % (len(off), off[:3]))
 
 
+def prices(env, work):
+    """Time and cost on the Summary: with a token budget in the spec and a
+    priced class, each detail row's cost is its hours x GPUs x the GPUs
+    sheet's price; editing that price, Gnumeric and LibreOffice follow."""
+    os.makedirs(work)
+    gpus = os.path.join(work, "gpus")
+    shutil.copytree(os.path.join(TOP, "gpus"), gpus)
+    for gid, usd in (("h100-sxm", 3.0), ("rtx-4090", 0.5)):
+        p = os.path.join(gpus, gid + ".json")
+        with open(p) as f:
+            g = json.load(f)
+        g.update({"price_usd_per_hour": usd, "price_date": "2026-11-30"})
+        g["sources"]["price_usd_per_hour"] = "test fixture: a made-up quote"
+        with open(p, "w") as f:
+            json.dump(g, f, indent=2)
+    spec = {
+        "version": 1, "models": ["meta-llama/Llama-3.1-8B", "Qwen/Qwen2.5-7B"],
+        "gpus": ["rtx-4090", "a100-80gb", "h100-sxm"],
+        "gpu_counts": [{"count": 1}, {"count": 2, "sharding": "zero3"}],
+        "axes": {"method": ["full", "lora", "inference"], "optimizer": ["adamw"], "grad_ckpt": [True],
+                 "attn": ["sdpa"], "batch": [1], "seq": [512, 4096]},
+        "time": {"tokens": 100000000},
+        "formats": ["xlsx"], "models_dir": os.path.join(TOP, "models"),
+    }
+    r, a = report(env, spec, os.path.join(work, "a"), gpus)
+    if not check(r.returncode == 0, "prices: report writes the workbook", r.stderr[-400:]):
+        return
+    book = sheets(a)
+    names = [n for n, _ in book]
+    si, gi = names.index("Summary"), names.index("GPUs")
+    calc = recalc(a, work, "pa")
+    if not check(calc is not None, "prices: Gnumeric recalculates it"):
+        return
+    fs = formulas(book[si][1])
+    bad = [(k, cell(calc[si], *k), v) for k, v in fs.items() if not same(cell(calc[si], *k), v)]
+    check(len(fs) > 20 and not bad, "prices: Gnumeric: every Summary formula (hours and cost among them) "
+          "recalculates to its cached value (%d)" % len(fs), repr(bad[:3]))
+    rows = calc[si]
+    head = next(i for i, row in enumerate(rows) if "Cost USD (hours x GPUs x price)" in row)
+    col = {h: k for k, h in enumerate(rows[head])}
+    det = [row for row in rows[head + 1:] if len(row) > col["Cost USD (hours x GPUs x price)"] and row[0]]
+    hc, cc, gc, sc = (col["Hours for 100 M tokens (training)"], col["Cost USD (hours x GPUs x price)"],
+                      col["GPU"], col["Step s (time model)"])
+    price = {"NVIDIA H100 80GB HBM3 (SXM)": 3.0, "NVIDIA GeForce RTX 4090": 0.5}
+
+    def costs_ok(rows_, price_):
+        good = n = 0
+        for row in rows_:
+            if not row[hc]:
+                continue
+            n += 1
+            want = float(row[hc]) * float(row[col["GPUs"]]) * price_[row[gc]] if row[gc] in price_ else None
+            got = float(row[cc]) if row[cc] else None
+            good += (want is None and got is None) or (want is not None and got is not None
+                                                       and abs(got - want) <= 1e-9 * want)
+        return n, good
+
+    n, good = costs_ok(det, price)
+    trained = [row for row in det if row[1] != "inference" and row[sc]]
+    ok_steps = all(float(row[sc]) > 0 for row in trained)
+    check(n > 4 and good == n and ok_steps and all(row[hc] == "" for row in det if row[1] == "inference"),
+          "prices: each training answer has a step, its hours and, priced, cost = hours x GPUs x price "
+          "(%d answers; inference: no hours)" % n, "%d of %d" % (good, n))
+    check(any(row[gc] == "NVIDIA A100 80GB SXM" and row[hc] and not row[cc] for row in det) or
+          not any(row[gc] == "NVIDIA A100 80GB SXM" for row in det),
+          "prices: an unpriced class's answers have hours and no cost")
+    # The buyer edits the H100's price to 6 on the GPUs sheet.
+    b = os.path.join(work, "pb.xlsx")
+    if not check(edit_gpu_cell(a, b, book[gi][1], "h100-sxm", "J", "6"),
+                 "prices: the H100's price cell found on the GPUs sheet (column J)"):
+        return
+    price2 = dict(price, **{"NVIDIA H100 80GB HBM3 (SXM)": 6.0})
+    for app, got in (("Gnumeric", recalc(b, work, "pb")), ("LibreOffice", lo_recalc(b, work, "lo_pb"))):
+        if not check(got is not None, "prices: %s recalculates the edited workbook" % app):
+            continue
+        rows2 = got[si] if app == "Gnumeric" else got["Summary"]
+        det2 = [row for row in rows2[head + 1:] if len(row) > cc and row[0]]
+        n2, good2 = costs_ok(det2, price2)
+        h100 = sum(1 for row in det2 if row[gc] == "NVIDIA H100 80GB HBM3 (SXM)" and row[cc])
+        check(n2 == n and good2 == n2 and h100 > 0,
+              "prices: %s: after the price edit every cost follows (%d of them on the H100)" % (app, h100),
+              "%d of %d" % (good2, n2))
+
+
 def libreoffice(env, work):
     out = os.path.join(work, "default")
     # The printed pages are under test here, not gpusizer's memory safety:
@@ -344,6 +437,7 @@ def main():
         gnumeric(env, os.path.join(work, "least"),
                  {"rank": "least-memory", "eligible": ["consumer", "datacenter"],
                   "gpus": ["rtx-4080", "rtx-4090", "rtx-a6000", "a100-80gb", "h100-sxm"]})
+        prices(env, os.path.join(work, "prices"))
         libreoffice(env, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

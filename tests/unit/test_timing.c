@@ -244,6 +244,13 @@ static void test_inference_and_errors(void)
 	rt = gs_runtime_parse("vLLM");
 	CHECK(rt == GS_RT_SERVING && gs_runtime_parse("nope") == -1, "runtime names");
 	CHECK(strcmp(gs_runtime_name(GS_RT_LLAMACPP), "llama.cpp") == 0, "runtime name");
+	{
+		gs_arch z;
+		memset(&z, 0, sizeof z);
+		memset(&e, 0, sizeof e);
+		CHECK(gs_time_estimate(&z, &s, &g, NULL, &t, &e) == GS_EUSAGE && t.decode_step_s == 0,
+		      "a shape with no matmul work: refused, never an infinite speed (%s)", e.msg);
+	}
 	g.bandwidth_gbs = 0;
 	memset(&e, 0, sizeof e);
 	CHECK(gs_time_estimate(&a, &s, &g, NULL, &t, &e) == GS_EUSAGE && strstr(e.msg, "toy") != NULL,
