@@ -99,6 +99,7 @@ static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const g
 	meta.n_models = 1;
 	meta.tool_version = GS_VERSION;
 	meta.measured = &none;
+	meta.time = to; /* the row's step times with the time block's runtime */
 	gs_sweep_row(&row, &m, &r->s);
 	row.est = *x; /* the formula asked for (the detailed one by default) */
 	row.err = GS_OK;

@@ -113,6 +113,14 @@ def main():
     ok(r.returncode == 0 and d["time"]["runtime"] == "serving" and len(gs) == 2
        and gs[0]["decode_tokens_per_s_seq"] > gs[1]["decode_tokens_per_s_seq"] > 0,
        "estimate --json inference: decode faster on H100 than A100 (bandwidth)", r.stdout[-400:] + r.stderr)
+    r = est("--gpu", "h100-sxm,a100-80gb", "--method", "inference", "--runtime", "vllm", "--batch", "8", "--json")
+    d = json.loads(r.stdout) if r.returncode == 0 else {}
+    row_t = (d.get("rows") or [{}])[0].get("time") or {}
+    blk = {g["id"]: g for g in d.get("time", {}).get("gpus", [])}
+    ok(r.returncode == 0 and row_t.get("tokens_per_step") == 8 and all(
+       abs(row_t["gpu_step_s"][k] - blk[k]["decode_step_s"]) <= 1e-3 * blk[k]["decode_step_s"] for k in blk),
+       "the row's time (as in sizing.json) is the time block's: a decode step of 8 tokens, runtime vllm",
+       str(row_t))
     r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "hf")
     ok(r.returncode == 0 and "prefill" in r.stdout and "tokens/s a sequence" in r.stdout,
        "estimate: a time block for inference", r.stdout[-400:])
