@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""docs/time.md says what the time model is calibrated to: its table of the
+GS_TIME_* constants holds every one of src/constants.h at the header's value,
+and its error table is tests/speed/baseline.json's (rounded to 0.1%)."""
+import json
+import os
+import re
+import sys
+
+from lib import TOP, Checks
+
+check = Checks("time docs: ")
+
+
+def main():
+    with open(os.path.join(TOP, "src", "constants.h")) as f:
+        header = dict(re.findall(r"^#define (GS_TIME_\w+) (\S+)", f.read(), re.M))
+    with open(os.path.join(TOP, "docs", "time.md")) as f:
+        doc = f.read()
+    table = dict(re.findall(r"^\| `(GS_TIME_\w+)` \| (\S+) \|", doc, re.M))
+    check(len(header) > 15, "constants.h has the time model's constants (%d)" % len(header))
+    missing = sorted(set(header) - set(table))
+    extra = sorted(set(table) - set(header))
+    check(not missing and not extra, "docs/time.md lists every GS_TIME_* constant and no other",
+          "missing %s, extra %s" % (missing, extra))
+    off = [(k, table[k], v) for k, v in header.items() if k in table and float(table[k]) != float(v)]
+    check(not off, "docs/time.md's values are the header's", repr(off))
+    with open(os.path.join(TOP, "tests", "speed", "baseline.json")) as f:
+        base = json.load(f)["tasks"]
+    rows = {m.group(1): (int(m.group(2)), float(m.group(3)), float(m.group(4)))
+            for m in re.finditer(r"^\| (\w+) \| (\d+) \| ([\d.]+)% \| ([\d.]+)% \|$", doc, re.M)}
+    bad = [(t, rows.get(t), b) for t, b in base.items()
+           if t not in rows or rows[t][0] != b["n"] or abs(rows[t][1] - 100 * b["median"]) > 0.051
+           or abs(rows[t][2] - 100 * b["p90"]) > 0.051]
+    check(rows and not bad, "docs/time.md's error table is tests/speed/baseline.json's (%d tasks)" % len(rows),
+          repr(bad))
+    return check.status()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
