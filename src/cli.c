@@ -261,6 +261,11 @@ const gs_opt gs_cli_time_opts[] = {
 	  "(transformers generate), compiled (gpt-fast,\n"
 	  "torch.compile), llama.cpp, serving (vllm, sglang,\n"
 	  "tensorrt-llm) (hf)" },
+	{ "train-runtime", 0, "NAME", 0, GS_CLI_TRAIN_RUNTIME, "training stack of the time model: pytorch\n"
+	  "(HF Trainer, torchtune, llm-foundry, torchao; fp8\n"
+	  "Linear layers), megatron (Megatron-Core, NeMo,\n"
+	  "Megatron-Bridge; Transformer Engine's fused fp8\n"
+	  "layers); differ under fp8-mixed (pytorch)" },
 	{ "tokens", 0, "N", 0, GS_CLI_TOKENS, "training token budget: the time and GPU-hours\n"
 	  "to process N tokens (and their cost, where priced)" },
 	{ "price", 0, "ID=USD,...", 0, GS_CLI_PRICE, "rent of one GPU of class ID for an hour, USD,\n"
@@ -289,6 +294,17 @@ int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, co
 			return -1;
 		}
 		t->to.runtime = (gs_runtime)rt;
+		return 1;
+	}
+	case GS_CLI_TRAIN_RUNTIME: {
+		int rt = gs_train_runtime_parse(val);
+		if (rt < 0) {
+			gs_fail(e, GS_EUSAGE, "%s: --train-runtime: unknown training stack \"%s\" (pytorch, "
+			        "megatron; also hf, transformers, torchtune, nemo, megatron-core, megatron-lm, "
+			        "megatron-bridge)", c->name, val);
+			return -1;
+		}
+		t->to.train_runtime = (gs_train_runtime)rt;
 		return 1;
 	}
 	case GS_CLI_TOKENS: {

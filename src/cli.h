@@ -39,6 +39,7 @@ enum {
 	GS_CLI_MANUAL,  /* --params --layers --hidden --heads --kv-heads --intermediate --vocab */
 	GS_CLI_SETTING, /* a gs_settings_set name: the option's own name */
 	GS_CLI_RUNTIME, /* the time flags (gs_cli_time_opts) */
+	GS_CLI_TRAIN_RUNTIME,
 	GS_CLI_TOKENS,
 	GS_CLI_PRICE,
 };

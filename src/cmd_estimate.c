@@ -146,7 +146,8 @@ static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x
 		fprintf(fp, "\ntime (time model, runtime %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
 		        " new tokens):\n", gs_runtime_name(to->runtime), s->batch, s->seq, s->new_tokens);
 	else
-		fprintf(fp, "\ntime per optimizer step (time model; %" PRId64 " GPU%s):\n", s->gpus, s->gpus > 1 ? "s" : "");
+		fprintf(fp, "\ntime per optimizer step (time model, %s stack; %" PRId64 " GPU%s):\n",
+		        gs_train_runtime_name(to->train_runtime), s->gpus, s->gpus > 1 ? "s" : "");
 	for (size_t i = 0; i < ng; i++) {
 		fprintf(fp, "  %-*s  ", w, g[i].name);
 		if (!ok[i]) {
@@ -244,8 +245,8 @@ static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x
 {
 	gs_needs need = gs_settings_needs(s);
 
-	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"tokens_budget\": %.17g", gs_runtime_name(to->runtime),
-	        to->tokens_budget);
+	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"train_runtime\": \"%s\", \"tokens_budget\": %.17g",
+	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
 	if (s->method == GS_INFER)
 		fprintf(fp, ", \"mem_fraction\": %.6g, \"block_tokens\": %d, \"kv_bytes_per_token\": %.17g",
 		        mem_frac, GS_SERVE_BLOCK_TOKENS, x->kv_bytes_token);

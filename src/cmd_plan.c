@@ -217,7 +217,7 @@ static void print_text(FILE *fp, const char *model, const gs_settings *s, const 
 	if (rank != RANK_NONE)
 		fprintf(fp, ", ranked by %s", rank_name(rank));
 	if (s->method != GS_INFER) {
-		fputs(";\ntime per optimizer step there", fp);
+		fprintf(fp, ";\ntime per optimizer step there (%s stack)", gs_train_runtime_name(to->train_runtime));
 		if (to->tokens_budget > 0) {
 			fputs(" and for ", fp);
 			gs_cli_print_count(fp, to->tokens_budget);
@@ -352,7 +352,8 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 		fputs("null", fp);
 	else
 		gs_json_str(fp, rank_name(rank));
-	fprintf(fp, ",\"runtime\":\"%s\",\"tokens_budget\":%.17g", gs_runtime_name(to->runtime), to->tokens_budget);
+	fprintf(fp, ",\"runtime\":\"%s\",\"train_runtime\":\"%s\",\"tokens_budget\":%.17g",
+	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
 	fprintf(fp, ",\"max_gpus\":%" PRId64 ",\"classes\":[", max_gpus);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n {\"gpu\":" : "\n {\"gpu\":", fp);

@@ -378,6 +378,7 @@ static gs_err generate(run *R, gs_error *e)
 	meta.plan = &R->plan;
 	gs_time_opts_default(&R->time);
 	R->time.runtime = (gs_runtime)R->sp.time_runtime;
+	R->time.train_runtime = (gs_train_runtime)R->sp.time_train_runtime;
 	R->time.tokens_budget = R->sp.time_tokens;
 	meta.time = &R->time;
 	for (int i = 0; i < R->n_w; i++)

@@ -868,6 +868,8 @@ static void page_answers(const mdw *w, const imodel *im, const gs_arch *a, gs_tv
 	gs_tv_set_str(d, "budget", budget > 0 ? gs_time_fmt_count(b, sizeof b, budget) : "");
 	gs_tv_set_str(d, "priced", priced ? "yes" : "");
 	gs_tv_set_str(d, "runtime", gs_runtime_name(w->meta.time ? w->meta.time->runtime : GS_RT_HF));
+	gs_tv_set_str(d, "train_runtime",
+	              gs_train_runtime_name(w->meta.time ? w->meta.time->train_runtime : GS_TRT_PYTORCH));
 
 	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
 	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));

@@ -761,21 +761,23 @@ static gs_err read_plan(gs_spec *sp, const cJSON *root, gs_error *e)
 	return GS_OK;
 }
 
-/* "time": {"tokens": N, "runtime": NAME}, every key optional. */
+/* "time": {"tokens": N, "runtime": NAME, "train_runtime": NAME}, every key optional. */
 static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 {
-	static const char *const keys[] = { "tokens", "runtime", NULL };
+	static const char *const keys[] = { "tokens", "runtime", "train_runtime", NULL };
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "time"), *it;
 
 	sp->time_tokens = 0;
 	sp->time_runtime = GS_RT_HF;
+	sp->time_train_runtime = GS_TRT_PYTORCH;
 	if (v == NULL)
 		return GS_OK;
 	if (!cJSON_IsObject(v))
-		return spec_fail(e, sp, "time", -1, "expected an object {tokens, runtime}");
+		return spec_fail(e, sp, "time", -1, "expected an object {tokens, runtime, train_runtime}");
 	for (it = v->child; it != NULL; it = it->next)
 		if (!in_list(keys, it->string))
-			return spec_fail(e, sp, "time", -1, "unknown key \"%.60s\" (known: tokens, runtime)", it->string);
+			return spec_fail(e, sp, "time", -1, "unknown key \"%.60s\" (known: tokens, runtime, "
+			                 "train_runtime)", it->string);
 	it = cJSON_GetObjectItemCaseSensitive(v, "tokens");
 	if (it != NULL) {
 		if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1) || it->valuedouble > 1e18)
@@ -789,6 +791,15 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 			return spec_fail(e, sp, "time.runtime", -1, "expected \"hf\", \"compiled\", \"llama.cpp\", "
 			                 "\"serving\" (or \"vllm\", \"sglang\", \"tensorrt-llm\")");
 		sp->time_runtime = rt;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(v, "train_runtime");
+	if (it != NULL) {
+		int rt = cJSON_IsString(it) ? gs_train_runtime_parse(it->valuestring) : -1;
+		if (rt < 0)
+			return spec_fail(e, sp, "time.train_runtime", -1, "expected \"pytorch\" or \"megatron\" "
+			                 "(or \"hf\", \"torchtune\", \"nemo\", \"megatron-core\", \"megatron-lm\", "
+			                 "\"megatron-bridge\")");
+		sp->time_train_runtime = rt;
 	}
 	return GS_OK;
 }

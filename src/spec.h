@@ -61,12 +61,14 @@ typedef struct gs_spec {
 	 * smallest, as a bit set (1u << segment); 0: every class. */
 	unsigned eligible;
 	int64_t plan_max_gpus;
-	/* "time": {"tokens": N, "runtime": NAME}, both optional: the training
-	 * token budget whose hours (and, priced, cost) the reports show beside
-	 * each answer (0: none), and the inference runtime of the time model
-	 * (a gs_runtime; default GS_RT_HF). */
+	/* "time": {"tokens": N, "runtime": NAME, "train_runtime": NAME}, each
+	 * optional: the training token budget whose hours (and, priced, cost)
+	 * the reports show beside each answer (0: none), the inference runtime
+	 * of the time model (a gs_runtime; default GS_RT_HF) and its training
+	 * stack (a gs_train_runtime; default GS_TRT_PYTORCH). */
 	double time_tokens;
 	int time_runtime;
+	int time_train_runtime;
 	/* Paths: relative ones in the spec are resolved against the spec
 	 * file's directory (kept as written when that is the current
 	 * directory: a spec path without '/', or "./"). Absent keys: */

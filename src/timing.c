@@ -20,7 +20,7 @@ void gs_time_params_default(gs_time_params *p)
 		.h_half = GS_TIME_H_HALF,
 		.elem_bytes = GS_TIME_ELEM_BYTES,
 		.attn_eff = GS_TIME_ATTN_EFF,
-		.fp8_scale = GS_TIME_FP8_EFF_SCALE,
+		.fp8_scale = { GS_TIME_FP8_EFF_SCALE, GS_TIME_FP8_EFF_SCALE_MEGATRON },
 		.dequant_train = GS_TIME_DEQUANT_TRAIN,
 		.dequant_prefill = GS_TIME_DEQUANT_PREFILL,
 		.dequant_decode = GS_TIME_DEQUANT_DECODE,
@@ -53,10 +53,30 @@ int gs_runtime_parse(const char *s)
 	return -1;
 }
 
+const char *gs_train_runtime_name(gs_train_runtime r)
+{
+	return r == GS_TRT_MEGATRON ? "megatron" : r == GS_TRT_PYTORCH ? "pytorch" : "";
+}
+
+int gs_train_runtime_parse(const char *s)
+{
+	static const struct { const char *name; gs_train_runtime rt; } alias[] = {
+		{ "pytorch", GS_TRT_PYTORCH }, { "hf", GS_TRT_PYTORCH }, { "transformers", GS_TRT_PYTORCH },
+		{ "torchtune", GS_TRT_PYTORCH }, { "megatron", GS_TRT_MEGATRON }, { "nemo", GS_TRT_MEGATRON },
+		{ "megatron-core", GS_TRT_MEGATRON }, { "megatron-lm", GS_TRT_MEGATRON },
+		{ "megatron-bridge", GS_TRT_MEGATRON },
+	};
+	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+		if (strcasecmp(s, alias[i].name) == 0)
+			return (int)alias[i].rt;
+	return -1;
+}
+
 void gs_time_opts_default(gs_time_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->runtime = GS_RT_HF;
+	o->train_runtime = GS_TRT_PYTORCH;
 	o->gpus_per_node = 8;
 }
 
@@ -184,6 +204,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		return gs_fail(e, GS_EUSAGE, "%s: the time model needs bf16_tflops and bandwidth_gbs", g->id);
 	if (o->runtime < 0 || o->runtime >= GS_RT_MAX)
 		return gs_fail(e, GS_EUSAGE, "time: unknown runtime %d", (int)o->runtime);
+	if (o->train_runtime < 0 || o->train_runtime >= GS_TRT_MAX)
+		return gs_fail(e, GS_EUSAGE, "time: unknown training runtime %d", (int)o->train_runtime);
 	if (s->batch < 1 || s->seq < 1 || s->gpus < 1 || s->tp < 1)
 		return gs_fail(e, GS_EUSAGE, "time: batch, seq, gpus and tp must be positive");
 
@@ -228,7 +250,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		peak = fp8 ? g->fp8_tflops : g->bf16_tflops;
 		t->peak_tflops = peak;
 		ridge = peak * 1e12 / (g->bandwidth_gbs * 1e9) * (fp8 ? 1 : 2) / 2;
-		t->eff = gs_time_eff(P, micro, ridge, (double)a->hidden) * (fp8 ? P->fp8_scale : 1);
+		t->eff = gs_time_eff(P, micro, ridge, (double)a->hidden) * (fp8 ? P->fp8_scale[o->train_runtime] : 1);
 		t->compute_s = pass_s(P, g, n, peak, t->eff, 2 * n_act * gemm_passes * t->tokens_step,
 		                      attn * 3 * t->tokens_step * (s->grad_ckpt ? 4.0 / 3 : 1),
 		                      passes * t->tokens_step * L * (double)a->hidden);

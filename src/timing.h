@@ -75,6 +75,24 @@ typedef enum gs_runtime {
 const char *gs_runtime_name(gs_runtime r);  /* "hf", "compiled", "llama.cpp", "serving" */
 int gs_runtime_parse(const char *s);         /* also vllm, sglang, tensorrt-llm; -1: none */
 
+/* Training stacks, each with its calibrated fp8 efficiency: PyTorch loops
+ * that swap their Linear layers for fp8 ones (HF Trainer, torchtune,
+ * llm-foundry/Composer with Transformer Engine's te.Linear, torchao float8,
+ * NeMo-Automodel, Answer.AI fsdp_qlora) cast and scale around each GEMM in
+ * eager code; Megatron-Core (Megatron-LM, NeMo 2, Megatron-Bridge) runs
+ * Transformer Engine's fused fp8 layers (norm + linear fused, fp8 kept
+ * between them), which keeps more of fp8's doubled peak. bf16 is shared:
+ * one bf16 Megatron record is all the data has. */
+typedef enum gs_train_runtime {
+	GS_TRT_PYTORCH = 0,
+	GS_TRT_MEGATRON,
+	GS_TRT_MAX
+} gs_train_runtime;
+
+const char *gs_train_runtime_name(gs_train_runtime r); /* "pytorch", "megatron" */
+int gs_train_runtime_parse(const char *s);  /* also hf, transformers, torchtune, nemo, megatron-core,
+                                               megatron-lm, megatron-bridge; -1: none */
+
 /* The calibrated figures (constants.h, GS_TIME_*), as one struct so that
  * tests/speed/fit.py can refit them through the driver. */
 typedef struct gs_time_params {
@@ -83,7 +101,7 @@ typedef struct gs_time_params {
 	double h_half;         /* GEMM width (hidden) at which the efficiency halves */
 	double elem_bytes;     /* non-GEMM bytes per hidden element, layer and token (training) */
 	double attn_eff;       /* attention kernels' rate relative to the GEMMs' */
-	double fp8_scale;      /* fp8 GEMMs' efficiency relative to bf16's */
+	double fp8_scale[GS_TRT_MAX]; /* fp8 GEMMs' efficiency relative to bf16's, per stack */
 	double dequant_train;  /* QLoRA time factor */
 	double dequant_prefill, dequant_decode; /* quantized bases, inference */
 	double dec_bw_eff[GS_RT_MAX], dec_layer_s[GS_RT_MAX], prefill_eff[GS_RT_MAX];
@@ -94,7 +112,8 @@ void gs_time_params_default(gs_time_params *p);
 
 typedef struct gs_time_opts {
 	const gs_time_params *params; /* NULL: gs_time_params_default */
-	gs_runtime runtime;
+	gs_runtime runtime;               /* inference */
+	gs_train_runtime train_runtime;   /* training */
 	double tokens_budget;       /* training: tokens to process (0: none) */
 	double weight_bytes;        /* inference: stored weight bytes, e.g. a GGUF file (0: from
 	                               the precision) */

@@ -94,6 +94,30 @@ def serving():
        "estimate text: the serving capacity block", r.stdout[-600:])
 
 
+def stacks():
+    """--train-runtime: the Megatron-Core stack keeps more of fp8's peak
+    (docs/time.md, "Training stacks"); in bf16 the two stacks are one."""
+    def step(prec, stack):
+        r = est("--gpu", "h100-sxm", "--gpus", "8", "--sharding", "zero1", "--precision", prec,
+                "--seq", "4096", "--batch", "2", "--train-runtime", stack, "--json")
+        d = json.loads(r.stdout) if r.returncode == 0 else {}
+        t = d.get("time", {})
+        return r, t.get("train_runtime"), (t.get("gpus") or [{}])[0]
+    r1, n1, p = step("fp8-mixed", "pytorch")
+    r2, n2, m = step("fp8-mixed", "nemo")
+    ok(r1.returncode == 0 and r2.returncode == 0 and n1 == "pytorch" and n2 == "megatron"
+       and m["step_s"] < p["step_s"] and m["mfu"] > p["mfu"],
+       "estimate --train-runtime megatron (alias nemo): an fp8-mixed step is shorter than pytorch's",
+       "%s %s %s %s" % (n1, n2, p.get("step_s"), m.get("step_s")))
+    _, _, pb = step("amp-bf16", "pytorch")
+    _, _, mb = step("amp-bf16", "megatron")
+    ok(pb.get("step_s") and pb["step_s"] == mb["step_s"],
+       "estimate --train-runtime: in bf16 the stacks share one efficiency", "%s %s" % (pb, mb))
+    r = est("--gpu", "h100-sxm", "--train-runtime", "megatron")
+    ok(r.returncode == 0 and "megatron stack" in r.stdout, "estimate text names the training stack",
+       r.stdout[-300:])
+
+
 def main():
     r = est("--gpu", "h100-sxm,rtx-4090", "--gpus", "8", "--sharding", "fsdp", "--tokens", "1e9")
     ok(r.returncode == 0 and "time per optimizer step" in r.stdout and "tokens/s/GPU" in r.stdout
@@ -126,7 +150,8 @@ def main():
        "estimate: a time block for inference", r.stdout[-400:])
     cost()
     serving()
-    for bad in (["--runtime", "nope"], ["--tokens", "0"], ["--tokens", "x"], ["--price", "h100-sxm"],
+    stacks()
+    for bad in (["--runtime", "nope"], ["--train-runtime", "vllm"], ["--tokens", "0"], ["--tokens", "x"], ["--price", "h100-sxm"],
                 ["--price", "nope=2"], ["--price", "h100-sxm=0"], ["--price", "h100-sxm=2,rtx-4090=x"],
                 ["--price", "h100-sxm=5000"], ["--mem-fraction", "0.5"],
                 ["--method", "inference", "--mem-fraction", "1.5"],

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """docs/time.md says what the time model is calibrated to: its table of the
 GS_TIME_* constants holds every one of src/constants.h at the header's value,
-and its error table is tests/speed/baseline.json's (rounded to 0.1%)."""
+and its error table is tests/speed/baseline.json's (rounded to 0.1%), as are
+the medians the reports' Assumptions quote (rounded to 1%)."""
 import json
 import os
 import re
@@ -34,6 +35,14 @@ def main():
            or abs(rows[t][2] - 100 * b["p90"]) > 0.051]
     check(rows and not bad, "docs/time.md's error table is tests/speed/baseline.json's (%d tasks)" % len(rows),
           repr(bad))
+    # The Assumptions (every report) quote the medians, rounded to a percent.
+    with open(os.path.join(TOP, "templates", "partials", "assumptions.md.tmpl")) as f:
+        part = f.read()
+    quoted = {"train_full": "full fine-tuning", "train_lora": "LoRA", "train_qlora": "QLoRA",
+              "decode": "decode", "prefill": "prefill"}
+    stale = [(t, words, round(100 * base[t]["median"])) for t, words in quoted.items()
+             if "%s %d%%" % (words, round(100 * base[t]["median"])) not in part]
+    check(not stale, "the Assumptions quote tests/speed/baseline.json's medians", repr(stale))
     return check.status()
 
 

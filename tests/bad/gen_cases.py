@@ -134,6 +134,10 @@ cfg_raw("invalid-utf8-key", sub(b'"hidden_size"', b'"hidden_\xc0\xafsize"'), 3, 
 cfg_raw("top-level-array", b"[1, 2]\n", 3, "the top level must be a JSON object")
 cfg_raw("empty", b"", 3, "invalid JSON")
 cfg_raw("truncated", ok_text[:200], 3, "invalid JSON at line")
+gemma2 = json.load(open(os.path.join(TOP, "models", "google--gemma-2-9b", "config.json")))
+gemma2["final_logit_softcapping"] = "30"
+cfg_raw("softcap-string", json.dumps(gemma2, indent=2) + "\n", 3,
+        'field "final_logit_softcapping": must be a positive number or null (got "30")')
 cfg("unknown-model_type", put(model_type="zzz-unknown"), 0,
     'unknown model_type "zzz-unknown": sized as a generic LLaMA-style decoder',
     why="documented in config.h: an unknown family with the LLaMA fields is sized as a "
@@ -207,10 +211,16 @@ spc("invalid-utf8", None, 3, "UTF-8",
     raw=json.dumps(spec, indent=2).encode().replace(b'"out": "out"', b'"out": "o\xffut"'),
     why="decision: an error naming the file; today an output directory named with the raw "
         "byte is created")
+spc("time-negative-tokens", put(time={"tokens": -5}), 3, "time.tokens: expected a token budget")
+spc("time-string-tokens", put(time={"tokens": "1e9"}), 3, "time.tokens: expected a token budget")
+spc("time-unknown-runtime", put(time={"runtime": "warp"}), 3, "time.runtime: expected")
+spc("time-unknown-key", put(time={"tokens": 1e8, "price": 2}), 3, 'unknown key "price"')
+spc("time-unknown-train-runtime", put(time={"train_runtime": "deepspeed-ultra"}), 3,
+    "time.train_runtime: expected")
 cases.append(dict(name="spec.deep-nesting", file=None, generate="deep-spec",
                   args=["report", "--spec", "{tmp}/deep.json", "--offline", "--quiet", "--out",
                         "{tmp}/out", "--gpus-dir", "{top}/gpus"],
-                  exit=3, message="not valid JSON", heavy=True, max_seconds=5))
+                  exit=3, message="nesting deeper than 1000 levels", heavy=True, max_seconds=5))
 
 # ---- gpus/*.json ---------------------------------------------------------------
 gp("missing-name", delete("name"), 3, '"name"')

@@ -188,7 +188,15 @@ def train_case(r):
         read = lambda o: 1024 * seq / o["tok_s_total"]
     else:
         return None, "metric %s (%s) not expressible" % (metric, (r.get("metric_def") or "")[:60])
-    return (method, st, read, "serving"), None
+    return (method, st, read, train_runtime(r)), None
+
+
+def train_runtime(r):
+    """The training stack: Megatron-Core (Megatron-LM, NeMo 24.07's Megatron-Core
+    recipes, Megatron-Bridge) or a PyTorch loop (everything else, NeMo-Automodel
+    included: it trains with PyTorch's own FSDP2, not Megatron-Core)."""
+    fw = (r.get("framework") or "").lower()
+    return "megatron" if "megatron" in fw else "pytorch"
 
 
 def infer_case(r):

@@ -31,7 +31,8 @@ static int load_model(const char *spec, gs_arch *a, gs_error *e)
 }
 
 /* GS_TIME_PARAMS="name=value,...": override the calibrated figures (for
- * tests/speed/fit.py); names as gs_time_params, runtime arrays NAME.RUNTIME. */
+ * tests/speed/fit.py); names as gs_time_params, runtime arrays NAME.RUNTIME
+ * (fp8_scale.pytorch, fp8_scale.megatron for the training stacks). */
 static int params_env(gs_time_params *P)
 {
 	const char *env = getenv("GS_TIME_PARAMS");
@@ -42,7 +43,8 @@ static int params_env(gs_time_params *P)
 		{ "h_half", offsetof(gs_time_params, h_half) },
 		{ "elem_bytes", offsetof(gs_time_params, elem_bytes) },
 		{ "attn_eff", offsetof(gs_time_params, attn_eff) },
-		{ "fp8_scale", offsetof(gs_time_params, fp8_scale) },
+		{ "fp8_scale.pytorch", offsetof(gs_time_params, fp8_scale[GS_TRT_PYTORCH]) },
+		{ "fp8_scale.megatron", offsetof(gs_time_params, fp8_scale[GS_TRT_MEGATRON]) },
 		{ "dequant_train", offsetof(gs_time_params, dequant_train) },
 		{ "dequant_prefill", offsetof(gs_time_params, dequant_prefill) },
 		{ "dequant_decode", offsetof(gs_time_params, dequant_decode) },
@@ -155,7 +157,15 @@ int main(int argc, char **argv)
 			printf("%s\terror\t%s\n", f[0], e.msg);
 			continue;
 		}
-		o.runtime = (gs_runtime)gs_runtime_parse(f[3]);
+		/* an inference runtime, or a training stack (pytorch, megatron) */
+		if (gs_runtime_parse(f[3]) >= 0)
+			o.runtime = (gs_runtime)gs_runtime_parse(f[3]);
+		else if (gs_train_runtime_parse(f[3]) >= 0)
+			o.train_runtime = (gs_train_runtime)gs_train_runtime_parse(f[3]);
+		else {
+			printf("%s\terror\tunknown runtime %s\n", f[0], f[3]);
+			continue;
+		}
 		o.weight_bytes = atof(f[4]);
 		o.params = &P;
 		if (gs_estimate_run(&a, &s, &est, &e) == GS_OK)

@@ -8,6 +8,7 @@
 
 #include "arch.h"
 #include "check.h"
+#include "constants.h"
 #include "settings.h"
 #include "report.h"
 #include "timing.h"
@@ -84,6 +85,23 @@ static void test_dense_flops(void)
 	s.precision_set = true;
 	gs_time_estimate(&a, &s, &g, NULL, &t, &e);
 	CHECK(t.peak_tflops == 200, "dense: fp8-mixed uses fp8_tflops (%g)", t.peak_tflops);
+	{
+		/* the training stack scales fp8's efficiency, and only fp8's */
+		gs_time_opts o;
+		gs_time tm;
+		double pyt = t.eff;
+		gs_time_opts_default(&o);
+		o.train_runtime = GS_TRT_MEGATRON;
+		gs_time_estimate(&a, &s, &g, &o, &tm, &e);
+		CHECK(close_to(tm.eff / pyt, GS_TIME_FP8_EFF_SCALE_MEGATRON / GS_TIME_FP8_EFF_SCALE),
+		      "dense: fp8 under megatron: efficiency x %g/%g (%g)", GS_TIME_FP8_EFF_SCALE_MEGATRON,
+		      GS_TIME_FP8_EFF_SCALE, tm.eff / pyt);
+		s.precision = GS_P_AMP_BF16;
+		gs_time_estimate(&a, &s, &g, NULL, &t, &e);
+		gs_time_estimate(&a, &s, &g, &o, &tm, &e);
+		CHECK(tm.eff == t.eff && tm.step_s == t.step_s, "dense: bf16: the stacks share one efficiency");
+		s.precision = GS_P_FP8_MIXED;
+	}
 	g.fp8_tflops = 0;
 	gs_time_estimate(&a, &s, &g, NULL, &t, &e);
 	CHECK(t.peak_tflops == 100, "dense: fp8-mixed on a GPU without fp8 falls back to bf16");
@@ -244,6 +262,16 @@ static void test_inference_and_errors(void)
 	rt = gs_runtime_parse("vLLM");
 	CHECK(rt == GS_RT_SERVING && gs_runtime_parse("nope") == -1, "runtime names");
 	CHECK(strcmp(gs_runtime_name(GS_RT_LLAMACPP), "llama.cpp") == 0, "runtime name");
+	CHECK(gs_train_runtime_parse("NeMo") == GS_TRT_MEGATRON && gs_train_runtime_parse("hf") == GS_TRT_PYTORCH &&
+	      gs_train_runtime_parse("vllm") == -1 && strcmp(gs_train_runtime_name(GS_TRT_MEGATRON), "megatron") == 0,
+	      "training stack names");
+	{
+		gs_time_opts o;
+		gs_time_opts_default(&o);
+		o.train_runtime = GS_TRT_MAX;
+		memset(&e, 0, sizeof e);
+		CHECK(gs_time_estimate(&a, &s, &g, &o, &t, &e) == GS_EUSAGE, "an unknown training stack is refused");
+	}
 	{
 		gs_arch z;
 		memset(&z, 0, sizeof z);
