@@ -99,7 +99,11 @@
  * llama-bench tg512 records (GGUF F16 and Q4_K_M at their file size; 3090,
  * 4090, L40S, A100, H100 PCIe). SERVING: the 16 TensorRT-LLM v0.5/0.6.1
  * static-batch throughput records (generate_end_to_end; H100, L40S, A100),
- * BW_EFF at its prior's ceiling 1. */
+ * BW_EFF at its prior's ceiling 1; refitted with the 21 SGLang records of
+ * Qwen3's speed page (H20, batch 1) beside them, LAYER_S moves under 1%
+ * (1.18e-4), so it stands. HF is AutoAWQ's fused modules in a manual loop:
+ * plain transformers generate() is slower (Qwen3's speed page, transformers
+ * 4.51.3 on an H20: ~0.6 ms a layer, CPU-bound; docs/time.md). */
 #define GS_TIME_DECODE_BW_EFF_HF 0.96
 #define GS_TIME_DECODE_BW_EFF_COMPILED 0.85
 #define GS_TIME_DECODE_BW_EFF_LLAMACPP 0.92

@@ -4,7 +4,8 @@ Each supported record becomes one driver line (id, model, gpu, runtime,
 weight bytes, settings) and a way to read the measured value off the
 driver's output; every other record gets the reason it is unsupported.
 
-Models: a config.json from models/ or ../shared/models-reference/ where one
+Models: a config.json from models/, ../shared/models-reference/ or the second
+calibration set's tests/accuracy/models/set2/ where one
 is committed (`cfg:`), else a shape of our own from the record's `params`
 and the architecture's published layers/hidden/heads/kv-heads/vocab
 (`manual:`, gs_arch_manual: a LLaMA-style decoder whose MLP width is solved
@@ -19,6 +20,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # checks it against the original where that is present).
 SPEED = os.path.join(TOP, "tests", "speed", "speed.jsonl")
 REF = os.path.join(TOP, "..", "shared", "models-reference")
+SET2 = os.path.join(TOP, "tests", "accuracy", "models", "set2")
 
 # Configs committed in models/ (or the reference set), by a substring of the record's `config`.
 CONFIGS = [
@@ -29,6 +31,13 @@ CONFIGS = [
     ("Llama-3.1-8B", "meta-llama--Llama-3.1-8B"),
     ("Llama-3.1-70B", "meta-llama--Llama-3.1-70B"),
     ("TinyLlama", "TinyLlama--TinyLlama-1.1B-Chat-v1.0"),
+    # the second calibration set's configs (tests/accuracy/models/set2, with provenance)
+    ("Qwen/Qwen3-0.6B", "Qwen--Qwen3-0.6B"),
+    ("Qwen/Qwen3-1.7B", "Qwen--Qwen3-1.7B"),
+    ("Qwen/Qwen3-4B", "Qwen--Qwen3-4B"),
+    ("Qwen/Qwen3-8B", "Qwen--Qwen3-8B"),
+    ("Qwen/Qwen3-14B", "Qwen--Qwen3-14B"),
+    ("Qwen/Qwen3-32B", "Qwen--Qwen3-32B"),
 ]
 
 # Own shapes: (layers, hidden, heads, kv_heads, vocab), the MLP solved from params.
@@ -74,6 +83,7 @@ GPUS = {
     "L40S": "l40s",
     "H100 PCIe": "h100-pcie",          # tests/speed/gpus/
     "A100-80GB PCIe": "a100-80gb-pcie",  # tests/speed/gpus/
+    "H20": "h20",                      # tests/speed/gpus/
 }
 
 
@@ -81,7 +91,8 @@ def model_spec(r):
     cfg = r["config"] or ""
     for key, d in CONFIGS:
         if key.lower() in cfg.lower():
-            for base in (os.path.join(TOP, "models", d, "config.json"), os.path.join(REF, d + ".config.json")):
+            for base in (os.path.join(TOP, "models", d, "config.json"), os.path.join(REF, d + ".config.json"),
+                         os.path.join(SET2, d + ".json")):
                 if os.path.exists(base):
                     return "cfg:" + os.path.relpath(base, TOP), None
     for key, (L, h, H, kv, V) in SHAPES:
