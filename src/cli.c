@@ -258,9 +258,10 @@ gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool
 
 const gs_opt gs_cli_time_opts[] = {
 	{ "runtime", 0, "NAME", 0, GS_CLI_RUNTIME, "inference runtime of the time model: hf\n"
-	  "(transformers generate), compiled (gpt-fast,\n"
-	  "torch.compile), llama.cpp, serving (vllm, sglang,\n"
-	  "tensorrt-llm) (hf)" },
+	  "(transformers generate, host-bound at small\n"
+	  "batches), compiled (gpt-fast, torch.compile),\n"
+	  "llama.cpp, serving (vllm, sglang, tensorrt-llm),\n"
+	  "autoawq (its fused layers) (hf)" },
 	{ "train-runtime", 0, "NAME", 0, GS_CLI_TRAIN_RUNTIME, "training stack of the time model: pytorch\n"
 	  "(HF Trainer, torchtune, llm-foundry, torchao; fp8\n"
 	  "Linear layers), megatron (Megatron-Core, NeMo,\n"
@@ -290,7 +291,7 @@ int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, co
 		int rt = gs_runtime_parse(val);
 		if (rt < 0) {
 			gs_fail(e, GS_EUSAGE, "%s: --runtime: unknown runtime \"%s\" (hf, compiled, llama.cpp, "
-			        "serving, vllm, sglang, tensorrt-llm)", c->name, val);
+			        "serving, vllm, sglang, tensorrt-llm, autoawq)", c->name, val);
 			return -1;
 		}
 		t->to.runtime = (gs_runtime)rt;

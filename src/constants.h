@@ -92,34 +92,44 @@
  * (9: int4, int8) and torchao (7: int4wo, int8wo, int8dq). */
 #define GS_TIME_DEQUANT_PREFILL 1.0
 #define GS_TIME_DEQUANT_DECODE 1.18
-/* Decode per runtime: step = bytes / (bandwidth * BW_EFF) + layers * LAYER_S.
- * HF: the 16 AutoAWQ decode records (int4 GEMM/GEMV, fused modules; with
- * DEQUANT_DECODE), RTX 4090. COMPILED: the 15 bf16/fp8 decode records of
- * gpt-fast (10) and torchao generate (5) (A100, H100; TP 1-8). LLAMACPP: the 16
- * llama-bench tg512 records (GGUF F16 and Q4_K_M at their file size; 3090,
- * 4090, L40S, A100, H100 PCIe). SERVING: the 16 TensorRT-LLM v0.5/0.6.1
- * static-batch throughput records (generate_end_to_end; H100, L40S, A100),
- * BW_EFF at its prior's ceiling 1; refitted with the 21 SGLang records of
- * Qwen3's speed page (H20, batch 1) beside them, LAYER_S moves under 1%
- * (1.18e-4), so it stands. HF is AutoAWQ's fused modules in a manual loop:
- * plain transformers generate() is slower (Qwen3's speed page, transformers
- * 4.51.3 on an H20: ~0.6 ms a layer, CPU-bound; docs/time.md). */
+/* Decode per runtime: step = bytes / (bandwidth * BW_EFF) + layers * LAYER_S;
+ * for HF (transformers generate(), host-bound) the larger of the two, not
+ * their sum: Python launches a layer's kernels while the GPU runs the last.
+ * HF: LAYER_S, the host's time a decoder layer, on the 6 dense records of
+ * Qwen3's speed page (transformers 4.51.3, flash-attention 2, batch 1, an H20:
+ * 0.6B-32B all run at 0.6 ms a layer, mean |log error| 1%); one host, so a
+ * faster CPU runs faster. Those records are all host-bound, so HF's BW_EFF
+ * (and PREFILL_EFF) cannot be fitted there: AutoAWQ's are taken.
+ * AUTOAWQ: the 16 AutoAWQ decode records (its fused modules, fuse_layers=True,
+ * in its own loop; int4 GEMM/GEMV with DEQUANT_DECODE), RTX 4090.
+ * COMPILED: the 15 bf16/fp8 decode records of gpt-fast (10) and torchao
+ * generate (5) (A100, H100; TP 1-8). LLAMACPP: the 16 llama-bench tg512
+ * records (GGUF F16 and Q4_K_M at their file size; 3090, 4090, L40S, A100,
+ * H100 PCIe). SERVING: the 16 TensorRT-LLM v0.5/0.6.1 static-batch
+ * throughput records (generate_end_to_end; H100, L40S, A100), BW_EFF at its
+ * prior's ceiling 1; refitted with the 21 SGLang records of Qwen3's speed
+ * page (H20, batch 1) beside them, LAYER_S moves under 1% (1.18e-4), so it
+ * stands. */
 #define GS_TIME_DECODE_BW_EFF_HF 0.96
 #define GS_TIME_DECODE_BW_EFF_COMPILED 0.85
 #define GS_TIME_DECODE_BW_EFF_LLAMACPP 0.92
 #define GS_TIME_DECODE_BW_EFF_SERVING 1.0
-#define GS_TIME_DECODE_LAYER_S_HF 5.5e-5
+#define GS_TIME_DECODE_BW_EFF_AUTOAWQ 0.96
+#define GS_TIME_DECODE_LAYER_S_HF 6.1e-4
 #define GS_TIME_DECODE_LAYER_S_COMPILED 7.9e-5
 #define GS_TIME_DECODE_LAYER_S_LLAMACPP 1.35e-4
 #define GS_TIME_DECODE_LAYER_S_SERVING 1.17e-4
-/* Prefill per runtime, a factor on the GEMM efficiency: HF on the 16
- * AutoAWQ prefill records, LLAMACPP on the 12 llama-bench pp512 records,
- * SERVING on the 10 TensorRT-LLM time-to-first-token records (at the
- * ceiling 1). COMPILED: no prefill records; not calibrated (1). */
+#define GS_TIME_DECODE_LAYER_S_AUTOAWQ 5.5e-5
+/* Prefill per runtime, a factor on the GEMM efficiency: AUTOAWQ on its 16
+ * prefill records (HF takes it: no plain-transformers prefill records),
+ * LLAMACPP on the 12 llama-bench pp512 records, SERVING on the 10
+ * TensorRT-LLM time-to-first-token records (at the ceiling 1). COMPILED: no
+ * prefill records; not calibrated (1). */
 #define GS_TIME_PREFILL_EFF_HF 0.76
 #define GS_TIME_PREFILL_EFF_COMPILED 1.0
 #define GS_TIME_PREFILL_EFF_LLAMACPP 0.97
 #define GS_TIME_PREFILL_EFF_SERVING 1.0
+#define GS_TIME_PREFILL_EFF_AUTOAWQ 0.76
 /* Links (not efficiencies; not calibrated). PCIe per lane, one direction,
  * Gen3 8 GT/s with 128b/130b coding = 0.985 GB/s, doubling per generation
  * (PCI-SIG). Between nodes: assumed one 400 Gb/s NIC per GPU (DGX H100:

@@ -789,7 +789,7 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 		int rt = cJSON_IsString(it) ? gs_runtime_parse(it->valuestring) : -1;
 		if (rt < 0)
 			return spec_fail(e, sp, "time.runtime", -1, "expected \"hf\", \"compiled\", \"llama.cpp\", "
-			                 "\"serving\" (or \"vllm\", \"sglang\", \"tensorrt-llm\")");
+			                 "\"serving\" (or \"vllm\", \"sglang\", \"tensorrt-llm\"), \"autoawq\"");
 		sp->time_runtime = rt;
 	}
 	it = cJSON_GetObjectItemCaseSensitive(v, "train_runtime");

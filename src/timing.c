@@ -10,7 +10,10 @@
 
 #include "constants.h"
 
-static const char *const rt_names[GS_RT_MAX] = { "hf", "compiled", "llama.cpp", "serving" };
+static const char *const rt_names[GS_RT_MAX] = { "hf", "compiled", "llama.cpp", "serving", "autoawq" };
+/* Runtimes whose host launches each layer's kernels while the GPU runs the
+ * previous ones: a pass takes the larger of the two times (timing.h). */
+static const bool rt_host_overlaps[GS_RT_MAX] = { true, false, false, false, false };
 
 void gs_time_params_default(gs_time_params *p)
 {
@@ -25,11 +28,14 @@ void gs_time_params_default(gs_time_params *p)
 		.dequant_prefill = GS_TIME_DEQUANT_PREFILL,
 		.dequant_decode = GS_TIME_DEQUANT_DECODE,
 		.dec_bw_eff = { GS_TIME_DECODE_BW_EFF_HF, GS_TIME_DECODE_BW_EFF_COMPILED,
-		                GS_TIME_DECODE_BW_EFF_LLAMACPP, GS_TIME_DECODE_BW_EFF_SERVING },
+		                GS_TIME_DECODE_BW_EFF_LLAMACPP, GS_TIME_DECODE_BW_EFF_SERVING,
+		                GS_TIME_DECODE_BW_EFF_AUTOAWQ },
 		.dec_layer_s = { GS_TIME_DECODE_LAYER_S_HF, GS_TIME_DECODE_LAYER_S_COMPILED,
-		                 GS_TIME_DECODE_LAYER_S_LLAMACPP, GS_TIME_DECODE_LAYER_S_SERVING },
+		                 GS_TIME_DECODE_LAYER_S_LLAMACPP, GS_TIME_DECODE_LAYER_S_SERVING,
+		                 GS_TIME_DECODE_LAYER_S_AUTOAWQ },
 		.prefill_eff = { GS_TIME_PREFILL_EFF_HF, GS_TIME_PREFILL_EFF_COMPILED,
-		                 GS_TIME_PREFILL_EFF_LLAMACPP, GS_TIME_PREFILL_EFF_SERVING },
+		                 GS_TIME_PREFILL_EFF_LLAMACPP, GS_TIME_PREFILL_EFF_SERVING,
+		                 GS_TIME_PREFILL_EFF_AUTOAWQ },
 	};
 	*p = def;
 }
@@ -45,7 +51,7 @@ int gs_runtime_parse(const char *s)
 		{ "hf", GS_RT_HF }, { "transformers", GS_RT_HF }, { "compiled", GS_RT_COMPILED },
 		{ "gpt-fast", GS_RT_COMPILED }, { "llama.cpp", GS_RT_LLAMACPP }, { "llamacpp", GS_RT_LLAMACPP },
 		{ "serving", GS_RT_SERVING }, { "vllm", GS_RT_SERVING }, { "sglang", GS_RT_SERVING },
-		{ "tensorrt-llm", GS_RT_SERVING }, { "trt-llm", GS_RT_SERVING },
+		{ "tensorrt-llm", GS_RT_SERVING }, { "trt-llm", GS_RT_SERVING }, { "autoawq", GS_RT_AUTOAWQ },
 	};
 	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
 		if (strcasecmp(s, alias[i].name) == 0)
@@ -301,7 +307,9 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		double bpp = weight_bytes_per_param(prec);
 		double kvb = dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
 		double ctx = p + gen / 2, attn_p = 2 * p * d_attn * L * causal;
-		double mem_s, cmp_s, kv, rt_eff = P->prefill_eff[o->runtime];
+		double mem_s, cmp_s, kv, gpu_s, rt_eff = P->prefill_eff[o->runtime];
+		double host_s = L * P->dec_layer_s[o->runtime]; /* per pass: prefill or a decode step */
+		bool overlap = rt_host_overlaps[o->runtime];
 		bool fp8c = (prec == GS_P_FP8) && g->fp8_tflops > 0;
 
 		peak = fp8c ? g->fp8_tflops : g->bf16_tflops;
@@ -312,9 +320,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		t->eff = gs_time_eff(P, b * p, ridge, (double)a->hidden) * rt_eff;
 		if (gs_prec_quantized(prec))
 			t->eff /= P->dequant_prefill;
-		t->prefill_s = pass_s(P, g, n, peak, t->eff, 2 * n_act * b * p, attn_p * b * p,
-		                      b * p * L * (double)a->hidden) +
-		               L * P->dec_layer_s[o->runtime];
+		gpu_s = pass_s(P, g, n, peak, t->eff, 2 * n_act * b * p, attn_p * b * p, b * p * L * (double)a->hidden);
+		t->prefill_s = overlap ? (gpu_s > host_s ? gpu_s : host_s) : gpu_s + host_s;
 		t->weight_bytes = (o->weight_bytes > 0 ? o->weight_bytes * n_read / n_act : n_read * bpp) / tp;
 		/* The KV cache of every sequence, at the mean context. */
 		kv = b * ctx * (double)a->kv_cache_dim * L * kvb / tp;
@@ -324,7 +331,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 			mem_s *= P->dequant_decode;
 		/* Compute floor of a step: b tokens at the saturated efficiency. */
 		cmp_s = b * (2 * n_act + 2 * ctx * d_attn * L / P->attn_eff) / (n * peak * 1e12 * P->eff_max * rt_eff);
-		t->decode_step_s = (mem_s > cmp_s ? mem_s : cmp_s) + L * P->dec_layer_s[o->runtime];
+		gpu_s = mem_s > cmp_s ? mem_s : cmp_s;
+		t->decode_step_s = overlap ? (gpu_s > host_s ? gpu_s : host_s) : gpu_s + host_s;
 		t->decode_tok_s_seq = 1 / t->decode_step_s;
 		t->decode_tok_s_total = b / t->decode_step_s;
 		t->generate_s = t->prefill_s + gen * t->decode_step_s;

@@ -38,9 +38,10 @@
  * Inference: prefill is compute-bound with the same throughput model (and
  * the runtime's prefill factor); a decode step reads the weights (routed
  * experts: those a batch touches) and the KV cache once, over bandwidth x
- * the runtime's efficiency, plus the runtime's fixed cost per layer (kernel
- * launches: HF generate at batch 1 is launch-bound), and is at least its
- * compute time. A pipeline (--sharding pipeline: HF device_map, litgpt's
+ * the runtime's efficiency, and is at least its compute time; the runtime's
+ * fixed cost per layer is added to it, or under HF (transformers generate(),
+ * whose host launches a layer while the GPU runs the last) the pass takes the
+ * larger of the two: at batch 1 the host decides. A pipeline (--sharding pipeline: HF device_map, litgpt's
  * generate_sequentially) runs its stages one after the other: one GPU's
  * speed, the whole model read over one GPU's bandwidth. Tensor parallel
  * divides the compute and the reads by tp; its all-reduces (two a layer)
@@ -65,14 +66,18 @@
 
 /* Inference runtimes, each with its calibrated efficiency profile. */
 typedef enum gs_runtime {
-	GS_RT_HF = 0,   /* transformers generate / eager PyTorch loops (AutoAWQ) */
+	GS_RT_HF = 0,   /* transformers generate(), eager modules: each layer's kernels are
+	                   launched from Python, and at small batches the host is the
+	                   bottleneck: a step is the larger of the GPU's time and the host's
+	                   (layers x DECODE_LAYER_S_HF), not their sum */
 	GS_RT_COMPILED, /* torch.compile + CUDA graphs (gpt-fast, torchao generate) */
 	GS_RT_LLAMACPP, /* llama.cpp (GGUF) */
 	GS_RT_SERVING,  /* vLLM, SGLang, TensorRT-LLM */
+	GS_RT_AUTOAWQ,  /* AutoAWQ's fused modules (fuse_layers=True) in its own loop */
 	GS_RT_MAX
 } gs_runtime;
 
-const char *gs_runtime_name(gs_runtime r);  /* "hf", "compiled", "llama.cpp", "serving" */
+const char *gs_runtime_name(gs_runtime r);  /* "hf", "compiled", "llama.cpp", "serving", "autoawq" */
 int gs_runtime_parse(const char *s);         /* also vllm, sglang, tensorrt-llm; -1: none */
 
 /* Training stacks, each with its calibrated fp8 efficiency: PyTorch loops

@@ -116,6 +116,8 @@ def runtime(r):
         return "llama.cpp"
     if "gpt-fast" in fw or "torchao" in fw:
         return "compiled"
+    if "AutoAWQ" in fw:
+        return "autoawq"  # fuse_layers=True in its own loop, not transformers generate()
     if "TensorRT" in fw or "vLLM" in fw or "SGLang" in fw or "llm-compressor" in fw:
         return "serving"
     return "hf"
@@ -219,6 +221,8 @@ def infer_case(r):
     prec = inference_precision(r)
     if prec is None:
         return None, "weight format %s not modelled" % r.get("weight_dtype")
+    if rt == "hf" and re.search(r"-a\d+b|moe|mixtral", (r.get("config") or "").lower()):
+        return None, "transformers' MoE block loops over every expert with a host sync: not modelled"
     tp = n
     par = (r.get("parallelism") or "").lower()
     if "layer split" in par:

@@ -22,8 +22,11 @@ START = {
     "eff_max": 0.8, "x_half_ridge": 1.0, "h_half": 4000.0, "elem_bytes": 100.0, "attn_eff": 0.7, "fp8_scale.pytorch": 0.6, "fp8_scale.megatron": 0.6,
     "dequant_train": 1.3, "dequant_prefill": 1.0, "dequant_decode": 1.0,
     "dec_bw_eff.hf": 0.7, "dec_bw_eff.compiled": 0.7, "dec_bw_eff.llama.cpp": 0.7, "dec_bw_eff.serving": 0.7,
-    "dec_layer_s.hf": 1e-4, "dec_layer_s.compiled": 1e-5, "dec_layer_s.llama.cpp": 1e-5, "dec_layer_s.serving": 1e-5,
+    "dec_bw_eff.autoawq": 0.7,
+    "dec_layer_s.hf": 5e-4, "dec_layer_s.compiled": 1e-5, "dec_layer_s.llama.cpp": 1e-5, "dec_layer_s.serving": 1e-5,
+    "dec_layer_s.autoawq": 1e-4,
     "prefill_eff.hf": 1.0, "prefill_eff.compiled": 1.0, "prefill_eff.llama.cpp": 1.0, "prefill_eff.serving": 1.0,
+    "prefill_eff.autoawq": 1.0,
 }
 # Priors, not fits: efficiencies are fractions of a peak; attention kernels
 # (FlashAttention 2/3, cuDNN) run at no less than 30% of the GEMMs' rate;
@@ -35,7 +38,7 @@ BOUNDS["attn_eff"] = (0.3, 1.0)
 BOUNDS["dequant_train"] = (1.0, 10.0)
 BOUNDS["dequant_decode"] = (1.0, 10.0)
 BOUNDS["dequant_prefill"] = (1.0, 10.0)
-BOUNDS.update({"prefill_eff." + r: (0.05, 1.0) for r in ("hf", "compiled", "llama.cpp", "serving")})
+BOUNDS.update({"prefill_eff." + r: (0.05, 1.0) for r in ("hf", "compiled", "llama.cpp", "serving", "autoawq")})
 
 
 def is_fp8(r):
@@ -62,10 +65,15 @@ for _rt in ("compiled", "llama.cpp", "serving"):
                     and not any(x in r["line"] for x in QUANT))(_rt)))
 # The dequantisation cost on the quantized decode records of the runtimes
 # that also have unquantized ones; then HF (AutoAWQ: int4 only) with it.
-GROUPS.append((["dequant_decode"], lambda r: r["task"] == "decode" and rt(r) != "hf"
+GROUPS.append((["dequant_decode"], lambda r: r["task"] == "decode" and rt(r) not in ("hf", "autoawq")
                and any(x in r["line"] for x in QUANT)))
-GROUPS.append((["dec_bw_eff.hf", "dec_layer_s.hf"], lambda r: r["task"] == "decode" and rt(r) == "hf"))
-for _rt in ("hf", "llama.cpp", "serving"):
+GROUPS.append((["dec_bw_eff.autoawq", "dec_layer_s.autoawq"], lambda r: r["task"] == "decode" and rt(r) == "autoawq"))
+# Plain transformers generate(): its records (Qwen3's speed page, batch 1) are
+# all host-bound, so only the host's time a layer is identifiable; its
+# bandwidth efficiency and prefill factor are AutoAWQ's (TIED, below).
+GROUPS.append((["dec_layer_s.hf"], lambda r: r["task"] in ("decode", "generate_end_to_end") and rt(r) == "hf"))
+TIED = {"dec_bw_eff.hf": "dec_bw_eff.autoawq", "prefill_eff.hf": "prefill_eff.autoawq"}
+for _rt in ("autoawq", "llama.cpp", "serving"):
     GROUPS.append((["prefill_eff." + _rt], (lambda q: lambda r: r["task"] == "prefill" and rt(r) == q)(_rt)))
 
 
@@ -134,6 +142,8 @@ def main():
             x, v = nelder_mead(f, [math.log(p[k]) for k in names])
             for k, xv in zip(names, x):
                 p[k] = math.exp(xv)
+            for k, src in TIED.items():
+                p[k] = p[src]
             print("%-45s objective %.3f on %d records" % (",".join(names), v, evaluate(driver, p, flt)[1]),
                   file=sys.stderr)
     for k, v in p.items():

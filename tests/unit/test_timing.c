@@ -246,6 +246,34 @@ static void test_inference_and_errors(void)
 	CHECK(close_to(t.generate_s, t.prefill_s + 10 * t.decode_step_s), "generate = prefill + steps");
 	CHECK(close_to(t.decode_tok_s_seq, 1 / t.decode_step_s), "decode tokens/s");
 	CHECK(t.usd_per_mtok == 0, "no price: no cost a token");
+	{
+		/* hf: the host's time and the GPU's overlap (the larger decides);
+		 * autoawq, with the same figures, adds them. Both orders. */
+		gs_time_params P;
+		gs_time_opts o;
+		gs_time th, tg, ta;
+		gs_time_params_default(&P);
+		gs_time_opts_default(&o);
+		o.params = &P;
+		P.dec_layer_s[GS_RT_HF] = 0;
+		P.dec_bw_eff[GS_RT_AUTOAWQ] = P.dec_bw_eff[GS_RT_HF];
+		P.prefill_eff[GS_RT_AUTOAWQ] = P.prefill_eff[GS_RT_HF];
+		gs_time_estimate(&a, &s, &g, &o, &tg, &e); /* the GPU's time alone */
+		for (int k = 0; k < 2; k++) {
+			double host = k == 0 ? tg.decode_step_s / 2 : tg.decode_step_s * 3; /* the toy's 2 layers */
+			P.dec_layer_s[GS_RT_HF] = P.dec_layer_s[GS_RT_AUTOAWQ] = host / 2;
+			o.runtime = GS_RT_HF;
+			gs_time_estimate(&a, &s, &g, &o, &th, &e);
+			o.runtime = GS_RT_AUTOAWQ;
+			gs_time_estimate(&a, &s, &g, &o, &ta, &e);
+			CHECK(close_to(th.decode_step_s, tg.decode_step_s > host ? tg.decode_step_s : host),
+			      "hf: a decode step is max(GPU %g, host %g) = %g", tg.decode_step_s, host, th.decode_step_s);
+			CHECK(close_to(ta.decode_step_s, tg.decode_step_s + host), "autoawq: GPU + host (%g)",
+			      ta.decode_step_s);
+			CHECK(close_to(th.prefill_s, tg.prefill_s > host ? tg.prefill_s : host), "hf: prefill likewise");
+		}
+		o.runtime = GS_RT_HF;
+	}
 	g.price_usd_hour = 3.6;
 	s.gpus = 2;
 	s.tp = 2;
@@ -260,7 +288,8 @@ static void test_inference_and_errors(void)
 	gs_time_estimate(&a, &s, &g, NULL, &t, &e);
 	CHECK(t.weight_bytes < TOY_NMM * 0.6, "int4: about a quarter of bf16's bytes (%g)", t.weight_bytes);
 	rt = gs_runtime_parse("vLLM");
-	CHECK(rt == GS_RT_SERVING && gs_runtime_parse("nope") == -1, "runtime names");
+	CHECK(rt == GS_RT_SERVING && gs_runtime_parse("nope") == -1 && gs_runtime_parse("AutoAWQ") == GS_RT_AUTOAWQ,
+	      "runtime names");
 	CHECK(strcmp(gs_runtime_name(GS_RT_LLAMACPP), "llama.cpp") == 0, "runtime name");
 	CHECK(gs_train_runtime_parse("NeMo") == GS_TRT_MEGATRON && gs_train_runtime_parse("hf") == GS_TRT_PYTORCH &&
 	      gs_train_runtime_parse("vllm") == -1 && strcmp(gs_train_runtime_name(GS_TRT_MEGATRON), "megatron") == 0,
