@@ -266,7 +266,7 @@ const gs_opt gs_cli_time_opts[] = {
 	  "(HF Trainer, torchtune, llm-foundry, torchao; fp8\n"
 	  "Linear layers), megatron (Megatron-Core, NeMo,\n"
 	  "Megatron-Bridge; Transformer Engine's fused fp8\n"
-	  "layers); differ under fp8-mixed (pytorch)" },
+	  "layers; faster in fp8) (pytorch)" },
 	{ "tokens", 0, "N", 0, GS_CLI_TOKENS, "training token budget: the time and GPU-hours\n"
 	  "to process N tokens (and their cost, where priced)" },
 	{ "price", 0, "ID=USD,...", 0, GS_CLI_PRICE, "rent of one GPU of class ID for an hour, USD,\n"

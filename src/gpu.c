@@ -18,15 +18,15 @@
 
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
-	"bandwidth_gbs", "bf16_tflops", "segment", "fp8_tflops", "interconnect", "link_gbs",
-	"pcie_gen", "pcie_lanes", "price_usd_per_hour", "price_date", "sources", "notes", NULL,
+	"bandwidth_gbs", "bf16_tflops", "segment", "architecture", "fp8_tflops", "interconnect",
+	"link_gbs", "pcie_gen", "pcie_lanes", "price_usd_per_hour", "price_date", "sources", "notes", NULL,
 };
 
 /* Figures that need an entry in "sources" when present. */
 static const char *const sourced_fields[] = {
 	"total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
-	"bandwidth_gbs", "bf16_tflops", "fp8_tflops", "interconnect", "link_gbs", "pcie_gen",
-	"pcie_lanes", "price_usd_per_hour", NULL,
+	"bandwidth_gbs", "bf16_tflops", "architecture", "fp8_tflops", "interconnect", "link_gbs",
+	"pcie_gen", "pcie_lanes", "price_usd_per_hour", NULL,
 };
 
 /* The GPU-to-GPU links a file may name ("none": only the host link). */
@@ -122,6 +122,12 @@ static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error 
 		const char *seg = gs_jget_str(&jg, root, "segment", false);
 		if (seg != NULL && (g->segment = gs_segment_parse(seg)) == GS_SEG_MAX)
 			gs_jget_fail(&jg, GS_EGPUFILE, "segment", "expected \"consumer\", \"workstation\" or \"datacenter\"");
+	}
+	if (jg.rc == GS_OK) {
+		const char *ua = gs_jget_str(&jg, root, "architecture", false);
+		if (ua != NULL && (g->uarch = gs_uarch_parse(ua)) == GS_UARCH_MAX)
+			gs_jget_fail(&jg, GS_EGPUFILE, "architecture", "expected \"volta\", \"turing\", \"ampere\", "
+			             "\"ada\", \"hopper\", \"blackwell\" or \"cdna3\"");
 	}
 	g->fp8_tflops = gs_jget_pos(&jg, root, "fp8_tflops", 0, false);
 	if (jg.rc == GS_OK && g->fp8_tflops > 0 && !g->fp8)

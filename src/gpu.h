@@ -24,6 +24,27 @@ const char *gs_segment_name(gs_segment s);
 /* The segment named s; GS_SEG_MAX when s names none. */
 gs_segment gs_segment_parse(const char *s);
 
+/* The GPU's architecture (optional "architecture"), for the time model:
+ * the stacks' kernels reach a different share of each one's datasheet peak
+ * (docs/time.md). GS_UARCH_NONE: the file names none. */
+typedef enum gs_uarch {
+	GS_UARCH_NONE = 0,
+	GS_UARCH_VOLTA,
+	GS_UARCH_TURING,
+	GS_UARCH_AMPERE,
+	GS_UARCH_ADA,
+	GS_UARCH_HOPPER,
+	GS_UARCH_BLACKWELL,
+	GS_UARCH_CDNA3,
+	GS_UARCH_MAX
+} gs_uarch;
+
+/* "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3" (""
+ * for GS_UARCH_NONE). Static. In verdict.c (pure). */
+const char *gs_uarch_name(gs_uarch u);
+/* The architecture named s; GS_UARCH_MAX when s names none. */
+gs_uarch gs_uarch_parse(const char *s);
+
 typedef struct gs_gpu {
 	char id[48];            /* file stem, e.g. "rtx-4090" */
 	char name[96];          /* "NVIDIA GeForce RTX 4090" */
@@ -32,6 +53,7 @@ typedef struct gs_gpu {
 	uint64_t usable_bytes;  /* what one process can actually allocate */
 	bool bf16, fp8;
 	gs_segment segment;     /* optional "segment" */
+	gs_uarch uarch;         /* optional "architecture" */
 	double bandwidth_gbs;   /* memory bandwidth, GB/s */
 	double bf16_tflops;     /* dense bf16 (fp16 where no bf16) TFLOPS */
 	/* For the time model (src/timing.h); each optional in a file. */

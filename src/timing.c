@@ -19,6 +19,9 @@ void gs_time_params_default(gs_time_params *p)
 {
 	static const gs_time_params def = {
 		.eff_max = GS_TIME_TRAIN_EFF_MAX,
+		.eff_max_uarch = { [GS_UARCH_AMPERE] = GS_TIME_TRAIN_EFF_MAX_AMPERE,
+		                   [GS_UARCH_ADA] = GS_TIME_TRAIN_EFF_MAX_ADA,
+		                   [GS_UARCH_HOPPER] = GS_TIME_TRAIN_EFF_MAX_HOPPER },
 		.x_half_ridge = GS_TIME_X_HALF_RIDGE,
 		.h_half = GS_TIME_H_HALF,
 		.elem_bytes = GS_TIME_ELEM_BYTES,
@@ -257,6 +260,12 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		t->peak_tflops = peak;
 		ridge = peak * 1e12 / (g->bandwidth_gbs * 1e9) * (fp8 ? 1 : 2) / 2;
 		t->eff = gs_time_eff(P, micro, ridge, (double)a->hidden) * (fp8 ? P->fp8_scale[o->train_runtime] : 1);
+		/* PyTorch stacks reach a different share of each architecture's
+		 * datasheet peak (constants.h); Megatron-Core, and a GPU of an
+		 * architecture no record covers, take the all-records figure. */
+		if (o->train_runtime == GS_TRT_PYTORCH && g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX &&
+		    P->eff_max_uarch[g->uarch] > 0 && P->eff_max > 0)
+			t->eff *= P->eff_max_uarch[g->uarch] / P->eff_max;
 		t->compute_s = pass_s(P, g, n, peak, t->eff, 2 * n_act * gemm_passes * t->tokens_step,
 		                      attn * 3 * t->tokens_step * (s->grad_ckpt ? 4.0 / 3 : 1),
 		                      passes * t->tokens_step * L * (double)a->hidden);

@@ -86,8 +86,10 @@ int gs_runtime_parse(const char *s);         /* also vllm, sglang, tensorrt-llm;
  * NeMo-Automodel, Answer.AI fsdp_qlora) cast and scale around each GEMM in
  * eager code; Megatron-Core (Megatron-LM, NeMo 2, Megatron-Bridge) runs
  * Transformer Engine's fused fp8 layers (norm + linear fused, fp8 kept
- * between them), which keeps more of fp8's doubled peak. bf16 is shared:
- * one bf16 Megatron record is all the data has. */
+ * between them), which keeps more of fp8's doubled peak. In bf16 the
+ * pytorch stack takes its GPU architecture's efficiency (eff_max_uarch),
+ * Megatron-Core the all-records one: one bf16 Megatron record is all the
+ * data has. */
 typedef enum gs_train_runtime {
 	GS_TRT_PYTORCH = 0,
 	GS_TRT_MEGATRON,
@@ -102,6 +104,8 @@ int gs_train_runtime_parse(const char *s);  /* also hf, transformers, torchtune,
  * tests/speed/fit.py can refit them through the driver. */
 typedef struct gs_time_params {
 	double eff_max;        /* GEMM fraction of peak at large sizes */
+	double eff_max_uarch[GS_UARCH_MAX]; /* the same for the pytorch training stack on
+	                                       each GPU architecture; 0: eff_max */
 	double x_half_ridge;   /* x_half in units of the GPU's ridge point */
 	double h_half;         /* GEMM width (hidden) at which the efficiency halves */
 	double elem_bytes;     /* non-GEMM bytes per hidden element, layer and token (training) */

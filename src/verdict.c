@@ -160,6 +160,23 @@ void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf
 
 static const char *const segment_names[GS_SEG_MAX] = { "", "consumer", "workstation", "datacenter" };
 
+static const char *const uarch_names[GS_UARCH_MAX] = {
+	"", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3",
+};
+
+const char *gs_uarch_name(gs_uarch u)
+{
+	return (unsigned)u < GS_UARCH_MAX ? uarch_names[u] : "";
+}
+
+gs_uarch gs_uarch_parse(const char *s)
+{
+	for (int i = GS_UARCH_VOLTA; i < GS_UARCH_MAX; i++)
+		if (strcmp(s, uarch_names[i]) == 0)
+			return (gs_uarch)i;
+	return GS_UARCH_MAX;
+}
+
 const char *gs_segment_name(gs_segment s)
 {
 	return (unsigned)s < GS_SEG_MAX ? segment_names[s] : "";

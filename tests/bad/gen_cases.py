@@ -229,6 +229,8 @@ gp("negative-total", put(total_mib=-1), 3, '"total_mib"')
 gp("usable-above-total", put(usable_mib=99999), 3, "larger than the total")
 gp("wrong-type-bf16", put(bf16="yes"), 3, '"bf16"')
 gp("enormous-total", put(total_mib=1e300, usable_mib=1e300), 3, '"total_mib"')
+gp("unknown-architecture", put(architecture="pascal"), 3, '"architecture": expected "volta"')
+gp("architecture-unsourced", lambda d: d["sources"].pop("architecture"), 3, 'field "sources.architecture": missing')
 gp("nan", None, 3, "bad-gpu.json",
    raw=json.dumps(gpu, indent=2).replace('"bandwidth_gbs": 1008', '"bandwidth_gbs": NaN'))
 

@@ -39,6 +39,9 @@ static int params_env(gs_time_params *P)
 	char buf[2048];
 	static const struct { const char *name; size_t off; } f[] = {
 		{ "eff_max", offsetof(gs_time_params, eff_max) },
+		{ "eff_max.ampere", offsetof(gs_time_params, eff_max_uarch[GS_UARCH_AMPERE]) },
+		{ "eff_max.ada", offsetof(gs_time_params, eff_max_uarch[GS_UARCH_ADA]) },
+		{ "eff_max.hopper", offsetof(gs_time_params, eff_max_uarch[GS_UARCH_HOPPER]) },
 		{ "x_half_ridge", offsetof(gs_time_params, x_half_ridge) },
 		{ "h_half", offsetof(gs_time_params, h_half) },
 		{ "elem_bytes", offsetof(gs_time_params, elem_bytes) },

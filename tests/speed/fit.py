@@ -10,6 +10,7 @@ constant (README-speed.md: "weight by source_key when scoring"). Nelder-Mead
 on log-parameters, one group of constants at a time, each on the records it
 governs (GROUPS). Prints the values to paste into constants.h.
 """
+import json
 import math
 import os
 import sys
@@ -33,7 +34,8 @@ START = {
 # dequantisation cannot make a step faster. x_half_ridge is not fitted: 1
 # makes the curve the sum of a GEMM's compute and its weight read
 # (x_half = the GPU's ridge point).
-BOUNDS = {k: (0.05, 1.0) for k in START if k in ("eff_max",) or k.startswith("fp8_scale") or k.startswith("dec_bw_eff")}
+START.update({"eff_max." + u: 0.51 for u in ("ampere", "ada", "hopper")})
+BOUNDS = {k: (0.05, 1.0) for k in START if k.startswith("eff_max") or k.startswith("fp8_scale") or k.startswith("dec_bw_eff")}
 BOUNDS["attn_eff"] = (0.3, 1.0)
 BOUNDS["dequant_train"] = (1.0, 10.0)
 BOUNDS["dequant_decode"] = (1.0, 10.0)
@@ -49,10 +51,37 @@ def rt(r):
     return r["line"].split("\t")[3]
 
 
+def _uarchs():
+    """GPU id -> its file's "architecture" (gpus/ and tests/speed/gpus/)."""
+    out = {}
+    for d in (os.path.join(sa.TOP, "gpus"), os.path.join(HERE, "gpus")):
+        for f in os.listdir(d):
+            if f.endswith(".json"):
+                with open(os.path.join(d, f)) as fh:
+                    out[f[:-5]] = json.load(fh).get("architecture", "")
+    return out
+
+
+UARCH = _uarchs()
+UARCHS = ("ampere", "ada", "hopper")  # the architectures the training records cover
+
+
+def uarch(r):
+    return UARCH.get(r["line"].split("\t")[2], "")
+
+
+# (parameters, which rows[, parameters held at a value while fitting])
 GROUPS = [
-    # (parameters, which rows)
+    # the all-records figures: for Megatron-Core, and for architectures no record covers
     (["eff_max", "h_half", "elem_bytes", "attn_eff"],
-     lambda r: r["task"] in ("train_full", "train_lora") and not is_fp8(r)),
+     lambda r: r["task"] in ("train_full", "train_lora") and not is_fp8(r),
+     {"eff_max." + u: 0 for u in UARCHS}),
+] + [
+    # the pytorch stack on each architecture: its bf16 training records, QLoRA's included
+    (["eff_max." + u], (lambda q: lambda r: r["task"].startswith("train") and not is_fp8(r)
+                        and rt(r) == "pytorch" and uarch(r) == q)(u))
+    for u in UARCHS
+] + [
     # fp8 per training stack (tests/speed/cases.py train_runtime)
     (["fp8_scale.pytorch"], lambda r: r["task"] in ("train_full", "train_lora") and is_fp8(r) and rt(r) == "pytorch"),
     (["fp8_scale.megatron"], lambda r: r["task"] in ("train_full", "train_lora") and is_fp8(r) and rt(r) == "megatron"),
@@ -129,9 +158,10 @@ def main():
     driver = sys.argv[sys.argv.index("--driver") + 1] if "--driver" in sys.argv else sa.driver_path()
     p = dict(START)
     for _ in range(2):  # two rounds: the groups interact a little (eff_max in decode's compute floor)
-        for names, flt in GROUPS:
-            def f(x, names=names, flt=flt):
+        for names, flt, *held in GROUPS:
+            def f(x, names=names, flt=flt, held=held):
                 q = dict(p)
+                q.update(held[0] if held else {})
                 for k, v in zip(names, x):
                     v = math.exp(v)
                     lo, hi = BOUNDS.get(k, (1e-9, 1e9))

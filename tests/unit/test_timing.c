@@ -100,6 +100,22 @@ static void test_dense_flops(void)
 		gs_time_estimate(&a, &s, &g, NULL, &t, &e);
 		gs_time_estimate(&a, &s, &g, &o, &tm, &e);
 		CHECK(tm.eff == t.eff && tm.step_s == t.step_s, "dense: bf16: the stacks share one efficiency");
+		/* a Hopper GPU: the pytorch stack takes Hopper's figure, Megatron-Core
+		 * the all-records one; a GPU without an architecture, that one too */
+		g.uarch = GS_UARCH_HOPPER;
+		{
+			gs_time th, tmh;
+			gs_time_estimate(&a, &s, &g, NULL, &th, &e);
+			gs_time_estimate(&a, &s, &g, &o, &tmh, &e);
+			CHECK(close_to(th.eff / t.eff, GS_TIME_TRAIN_EFF_MAX_HOPPER / GS_TIME_TRAIN_EFF_MAX),
+			      "dense: pytorch on hopper: efficiency x %g/%g (%g)", GS_TIME_TRAIN_EFF_MAX_HOPPER,
+			      GS_TIME_TRAIN_EFF_MAX, th.eff / t.eff);
+			CHECK(tmh.eff == tm.eff, "dense: megatron on hopper: the all-records efficiency");
+		}
+		g.uarch = GS_UARCH_VOLTA;
+		gs_time_estimate(&a, &s, &g, NULL, &tm, &e);
+		CHECK(tm.eff == t.eff, "dense: an architecture no record covers: the all-records efficiency");
+		g.uarch = GS_UARCH_NONE;
 		s.precision = GS_P_FP8_MIXED;
 	}
 	g.fp8_tflops = 0;
