@@ -158,23 +158,19 @@ void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf
 	gs_measured_text(mr, GS_MK_DEVICE, now, buf, n);
 }
 
+/* The GPU files' named values: index 0 is "none" (""), names[1..n-1] the
+ * values; a lookup of s returns n when it names none. */
 static const char *const segment_names[GS_SEG_MAX] = { "", "consumer", "workstation", "datacenter" };
-
 static const char *const uarch_names[GS_UARCH_MAX] = {
 	"", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3",
 };
 
-const char *gs_uarch_name(gs_uarch u)
+static int name_index(const char *const *names, int n, const char *s)
 {
-	return (unsigned)u < GS_UARCH_MAX ? uarch_names[u] : "";
-}
-
-gs_uarch gs_uarch_parse(const char *s)
-{
-	for (int i = GS_UARCH_VOLTA; i < GS_UARCH_MAX; i++)
-		if (strcmp(s, uarch_names[i]) == 0)
-			return (gs_uarch)i;
-	return GS_UARCH_MAX;
+	for (int i = 1; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return n;
 }
 
 const char *gs_segment_name(gs_segment s)
@@ -184,8 +180,15 @@ const char *gs_segment_name(gs_segment s)
 
 gs_segment gs_segment_parse(const char *s)
 {
-	for (int i = GS_SEG_CONSUMER; i < GS_SEG_MAX; i++)
-		if (strcmp(s, segment_names[i]) == 0)
-			return (gs_segment)i;
-	return GS_SEG_MAX;
+	return (gs_segment)name_index(segment_names, GS_SEG_MAX, s);
+}
+
+const char *gs_uarch_name(gs_uarch u)
+{
+	return (unsigned)u < GS_UARCH_MAX ? uarch_names[u] : "";
+}
+
+gs_uarch gs_uarch_parse(const char *s)
+{
+	return (gs_uarch)name_index(uarch_names, GS_UARCH_MAX, s);
 }
