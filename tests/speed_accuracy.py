@@ -69,11 +69,16 @@ def quantile(v, q):
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
+# The "training" task: full fine-tuning, LoRA and QLoRA together.
+POOLED = {"training": ("train_full", "train_lora", "train_qlora")}
+
+
 def summary(rows, unsupported):
     s = {}
-    for t in TASKS:
-        e = [r["err"] for r in rows if r["task"] == t]
-        s[t] = {"n": len(e), "unsupported": sum(1 for r, _ in unsupported if r["task"] == t),
+    for t in list(TASKS) + list(POOLED):
+        of = POOLED.get(t, (t,))
+        e = [r["err"] for r in rows if r["task"] in of]
+        s[t] = {"n": len(e), "unsupported": sum(1 for r, _ in unsupported if r["task"] in of),
                 "median": round(quantile(e, 0.5), 4) if e else None,
                 "p90": round(quantile(e, 0.9), 4) if e else None}
     return s
@@ -99,7 +104,7 @@ def main():
             print()
         print("Time model vs speed.jsonl (grade A/B): |predicted - measured| / measured")
         print("%-20s %5s %8s %8s %12s" % ("task", "n", "median", "p90", "unsupported"))
-        for t in TASKS:
+        for t in list(TASKS) + list(POOLED):
             x = s[t]
             print("%-20s %5d %8s %8s %12d" % (t, x["n"], "-" if x["median"] is None else "%.1f%%" % (100 * x["median"]),
                                              "-" if x["p90"] is None else "%.1f%%" % (100 * x["p90"]), x["unsupported"]))
