@@ -271,6 +271,23 @@ static gs_err spec_fail(gs_error *e, const gs_spec *sp, const char *key, int ind
 	return gs_fail(e, GS_ESPEC, "%s:%d: %s: %s", sp->path, line, key, detail);
 }
 
+/* An optional object member of the spec ("plan", "time"): an object whose
+ * keys are all in keys; the errors name the member and list the keys. */
+static gs_err check_object(gs_spec *sp, const cJSON *v, const char *name, const char *const *keys, gs_error *e)
+{
+	char known[160] = "";
+	size_t k = 0;
+
+	for (int i = 0; keys[i] != NULL && k < sizeof known; i++)
+		k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "", keys[i]);
+	if (!cJSON_IsObject(v))
+		return spec_fail(e, sp, name, -1, "expected an object {%s}", known);
+	for (const cJSON *it = v->child; it != NULL; it = it->next)
+		if (!in_list(keys, it->string))
+			return spec_fail(e, sp, name, -1, "unknown key \"%.60s\" (known: %s)", it->string, known);
+	return GS_OK;
+}
+
 /* ---- lists ---- */
 
 static void list_free(gs_spec_list *l)
@@ -742,12 +759,8 @@ static gs_err read_plan(gs_spec *sp, const cJSON *root, gs_error *e)
 	v = cJSON_GetObjectItemCaseSensitive(root, "plan");
 	if (v == NULL)
 		return GS_OK;
-	if (!cJSON_IsObject(v))
-		return spec_fail(e, sp, "plan", -1, "expected an object {gpus, max_gpus}");
-	for (it = v->child; it != NULL; it = it->next)
-		if (!in_list(keys, it->string))
-			return spec_fail(e, sp, "plan", -1, "unknown key \"%.60s\" (known: gpus, max_gpus)",
-			                 it->string);
+	if ((rc = check_object(sp, v, "plan", keys, e)) != GS_OK)
+		return rc;
 	it = cJSON_GetObjectItemCaseSensitive(v, "gpus");
 	if (it != NULL && (rc = read_list(sp, it, "plan.gpus", 's', &sp->plan_gpus, e)) != GS_OK)
 		return rc;
@@ -766,18 +779,15 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 {
 	static const char *const keys[] = { "tokens", "runtime", "train_runtime", NULL };
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "time"), *it;
+	gs_err rc;
 
 	sp->time_tokens = 0;
 	sp->time_runtime = GS_RT_HF;
 	sp->time_train_runtime = GS_TRT_PYTORCH;
 	if (v == NULL)
 		return GS_OK;
-	if (!cJSON_IsObject(v))
-		return spec_fail(e, sp, "time", -1, "expected an object {tokens, runtime, train_runtime}");
-	for (it = v->child; it != NULL; it = it->next)
-		if (!in_list(keys, it->string))
-			return spec_fail(e, sp, "time", -1, "unknown key \"%.60s\" (known: tokens, runtime, "
-			                 "train_runtime)", it->string);
+	if ((rc = check_object(sp, v, "time", keys, e)) != GS_OK)
+		return rc;
 	it = cJSON_GetObjectItemCaseSensitive(v, "tokens");
 	if (it != NULL) {
 		if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1) || it->valuedouble > 1e18)

@@ -48,37 +48,46 @@ const char *gs_runtime_name(gs_runtime r)
 	return r >= 0 && r < GS_RT_MAX ? rt_names[r] : "";
 }
 
+/* Runtime names and their aliases, matched case-insensitively. */
+typedef struct rt_alias {
+	const char *name;
+	int rt;
+} rt_alias;
+
+static int alias_find(const rt_alias *t, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(s, t[i].name) == 0)
+			return t[i].rt;
+	return -1;
+}
+
 int gs_runtime_parse(const char *s)
 {
-	static const struct { const char *name; gs_runtime rt; } alias[] = {
+	static const rt_alias alias[] = {
 		{ "hf", GS_RT_HF }, { "transformers", GS_RT_HF }, { "compiled", GS_RT_COMPILED },
 		{ "gpt-fast", GS_RT_COMPILED }, { "llama.cpp", GS_RT_LLAMACPP }, { "llamacpp", GS_RT_LLAMACPP },
 		{ "serving", GS_RT_SERVING }, { "vllm", GS_RT_SERVING }, { "sglang", GS_RT_SERVING },
 		{ "tensorrt-llm", GS_RT_SERVING }, { "trt-llm", GS_RT_SERVING }, { "autoawq", GS_RT_AUTOAWQ },
 	};
-	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
-		if (strcasecmp(s, alias[i].name) == 0)
-			return (int)alias[i].rt;
-	return -1;
+	return alias_find(alias, sizeof alias / sizeof alias[0], s);
 }
 
 const char *gs_train_runtime_name(gs_train_runtime r)
 {
-	return r == GS_TRT_MEGATRON ? "megatron" : r == GS_TRT_PYTORCH ? "pytorch" : "";
+	static const char *const names[GS_TRT_MAX] = { "pytorch", "megatron" };
+	return r >= 0 && r < GS_TRT_MAX ? names[r] : "";
 }
 
 int gs_train_runtime_parse(const char *s)
 {
-	static const struct { const char *name; gs_train_runtime rt; } alias[] = {
+	static const rt_alias alias[] = {
 		{ "pytorch", GS_TRT_PYTORCH }, { "hf", GS_TRT_PYTORCH }, { "transformers", GS_TRT_PYTORCH },
 		{ "torchtune", GS_TRT_PYTORCH }, { "megatron", GS_TRT_MEGATRON }, { "nemo", GS_TRT_MEGATRON },
 		{ "megatron-core", GS_TRT_MEGATRON }, { "megatron-lm", GS_TRT_MEGATRON },
 		{ "megatron-bridge", GS_TRT_MEGATRON },
 	};
-	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
-		if (strcasecmp(s, alias[i].name) == 0)
-			return (int)alias[i].rt;
-	return -1;
+	return alias_find(alias, sizeof alias / sizeof alias[0], s);
 }
 
 void gs_time_opts_default(gs_time_opts *o)
@@ -176,6 +185,13 @@ static double pass_s(const gs_time_params *P, const gs_gpu *g, double n, double 
 	double cmp = (gemm_flops + attn_flops / P->attn_eff) / (n * peak * 1e12 * eff);
 	double mem = elem_units * P->elem_bytes / (n * g->bandwidth_gbs * 1e9);
 	return cmp + mem;
+}
+
+/* A pass (prefill or a decode step) with the runtime's host time: the
+ * larger of the two where the host overlaps the GPU (hf), else their sum. */
+static double with_host(double gpu_s, double host_s, bool overlap)
+{
+	return overlap ? (gpu_s > host_s ? gpu_s : host_s) : gpu_s + host_s;
 }
 
 /* Never an absurd figure printed as an answer: a time that is not a
@@ -330,7 +346,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		if (gs_prec_quantized(prec))
 			t->eff /= P->dequant_prefill;
 		gpu_s = pass_s(P, g, n, peak, t->eff, 2 * n_act * b * p, attn_p * b * p, b * p * L * (double)a->hidden);
-		t->prefill_s = overlap ? (gpu_s > host_s ? gpu_s : host_s) : gpu_s + host_s;
+		t->prefill_s = with_host(gpu_s, host_s, overlap);
 		t->weight_bytes = (o->weight_bytes > 0 ? o->weight_bytes * n_read / n_act : n_read * bpp) / tp;
 		/* The KV cache of every sequence, at the mean context. */
 		kv = b * ctx * (double)a->kv_cache_dim * L * kvb / tp;
@@ -340,8 +356,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 			mem_s *= P->dequant_decode;
 		/* Compute floor of a step: b tokens at the saturated efficiency. */
 		cmp_s = b * (2 * n_act + 2 * ctx * d_attn * L / P->attn_eff) / (n * peak * 1e12 * P->eff_max * rt_eff);
-		gpu_s = mem_s > cmp_s ? mem_s : cmp_s;
-		t->decode_step_s = overlap ? (gpu_s > host_s ? gpu_s : host_s) : gpu_s + host_s;
+		t->decode_step_s = with_host(mem_s > cmp_s ? mem_s : cmp_s, host_s, overlap);
 		t->decode_tok_s_seq = 1 / t->decode_step_s;
 		t->decode_tok_s_total = b / t->decode_step_s;
 		t->generate_s = t->prefill_s + gen * t->decode_step_s;

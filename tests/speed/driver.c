@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 		gs_time t;
 		gs_estimate est;
 		const gs_gpu *gpu;
-		int k = 0;
+		int k = 0, rt, trt;
 
 		line[strcspn(line, "\n")] = '\0';
 		for (; k < 6 && p != NULL; k++) {
@@ -161,10 +161,12 @@ int main(int argc, char **argv)
 			continue;
 		}
 		/* an inference runtime, or a training stack (pytorch, megatron) */
-		if (gs_runtime_parse(f[3]) >= 0)
-			o.runtime = (gs_runtime)gs_runtime_parse(f[3]);
-		else if (gs_train_runtime_parse(f[3]) >= 0)
-			o.train_runtime = (gs_train_runtime)gs_train_runtime_parse(f[3]);
+		rt = gs_runtime_parse(f[3]);
+		trt = gs_train_runtime_parse(f[3]);
+		if (rt >= 0)
+			o.runtime = (gs_runtime)rt;
+		else if (trt >= 0)
+			o.train_runtime = (gs_train_runtime)trt;
 		else {
 			printf("%s\terror\tunknown runtime %s\n", f[0], f[3]);
 			continue;
