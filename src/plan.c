@@ -54,16 +54,67 @@ static size_t layouts(const gs_settings *s, int64_t n, gs_settings *out)
 	return k;
 }
 
+/* The fewest GPUs, lo to hi, at which layout t fits; 0 when it does not fit
+ * at hi. Whether a training layout fits is monotone in the count: its
+ * per-GPU memory never rises with more GPUs (the shards shrink; ddp's
+ * buckets do not depend on the count), which test_engine's sharded_counts
+ * and test_plan's scan comparison hold. So a bisection finds what trying
+ * every count in turn would. */
+static int64_t fewest(const gs_arch *a, gs_settings t, const gs_gpu *g, int64_t lo, int64_t hi)
+{
+	gs_plan_fit f;
+
+	t.gpus = hi;
+	if (lo > hi || !gs_plan_try(a, &t, g, &f))
+		return 0;
+	while (lo < hi) {
+		t.gpus = lo + (hi - lo) / 2;
+		if (gs_plan_try(a, &t, g, &f))
+			hi = t.gpus;
+		else
+			lo = t.gpus + 1;
+	}
+	return hi;
+}
+
 void gs_plan_count(const gs_arch *a, const gs_settings *base, const gs_gpu *g, int64_t max_gpus,
                    gs_plan_fit *out)
 {
 	gs_settings cand[8];
+	int64_t best = 0;
+	size_t bi = 0, k;
 
 	memset(out, 0, sizeof *out);
-	for (int64_t n = 1; n <= max_gpus; n++) {
-		size_t k = layouts(base, n, cand);
-		/* One replica per GPU does not lower the memory of one: past one
-		 * GPU, ddp inference is never the answer (layouts has none). */
+	if (max_gpus < 1)
+		return;
+	k = layouts(base, 1, cand);
+	if (gs_plan_try(a, &cand[0], g, out))
+		return;
+	if (base->method != GS_INFER) {
+		/* Each layout's fewest count; a later layout wins only with fewer
+		 * GPUs (the order is the preference), so its search stops below
+		 * the best so far. */
+		k = layouts(base, 2, cand);
+		for (size_t i = 0; i < k; i++) {
+			int64_t n = fewest(a, cand[i], g, 2, best ? best - 1 : max_gpus);
+			if (n > 0) {
+				best = n;
+				bi = i;
+			}
+		}
+		memset(out, 0, sizeof *out);
+		if (best > 0) {
+			cand[bi].gpus = best;
+			gs_plan_try(a, &cand[bi], g, out);
+		}
+		return;
+	}
+	/* Inference: tensor parallel needs a count the heads divide, so the
+	 * counts are tried in turn. One replica per GPU does not lower the
+	 * memory of one: past one GPU, ddp inference is never the answer
+	 * (layouts has none). */
+	for (int64_t n = 2; n <= max_gpus; n++) {
+		k = layouts(base, n, cand);
 		for (size_t i = 0; i < k; i++)
 			if (gs_plan_try(a, &cand[i], g, out))
 				return;

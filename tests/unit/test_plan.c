@@ -98,6 +98,70 @@ static void test_count(void)
 	      "fewest GPUs: %zu answers fit and one fewer GPU does not (%zu fit nowhere up to 16)", found, none);
 }
 
+/* What gs_plan_count's bisections assume and what they must give: under
+ * every training layout per-GPU memory never rises with the GPU count, and
+ * the answer is the one trying every count in turn (each layout in order
+ * at 1, 2, ... max) gives: the same count, layout and estimate. */
+static void test_count_scan(void)
+{
+	static const gs_shard order[] = { GS_SH_DDP, GS_SH_ZERO1, GS_SH_ZERO2, GS_SH_FSDP2, GS_SH_ZERO3,
+	                                  GS_SH_FSDP };
+	static const double sizes[] = { 12, 16, 24, 48, 80 };
+	size_t same = 0, differ = 0, far = 0, none = 0, rises = 0, points = 0;
+
+	for (int it = 0; it < 200; it++) {
+		gs_arch a;
+		gs_settings s, t;
+		gs_plan_fit got, want, f;
+		gs_gpu g = gpu_of(sizes[draw(5)], true);
+		int64_t max = 64;
+
+		if (!draw_arch(&a))
+			continue;
+		draw_settings(&s);
+		if (s.method == GS_INFER)
+			continue;
+		for (size_t i = 1; i < sizeof order / sizeof *order; i++) {
+			uint64_t prev = 0;
+			t = s;
+			t.tp = 1;
+			t.sharding = order[i];
+			for (int64_t n = 2; n <= max; n += 1 + draw(6)) {
+				t.gpus = n;
+				gs_plan_try(&a, &t, &g, &f);
+				points++;
+				rises += prev > 0 && f.est.device > prev;
+				prev = f.est.device;
+			}
+		}
+		memset(&want, 0, sizeof want);
+		for (int64_t n = 1; n <= max && !want.found; n++)
+			for (size_t i = 0; i < (n == 1 ? 1 : sizeof order / sizeof *order) && !want.found; i++) {
+				t = s;
+				t.gpus = n;
+				t.tp = 1;
+				t.sharding = order[i];
+				gs_plan_try(&a, &t, &g, &want);
+			}
+		gs_plan_count(&a, &s, &g, max, &got);
+		if (!want.found)
+			none++;
+		else if (want.s.gpus > 8)
+			far++;
+		if (got.found == want.found &&
+		    (!got.found || (got.s.gpus == want.s.gpus && got.s.sharding == want.s.sharding &&
+		                    got.est.device == want.est.device)))
+			same++;
+		else
+			differ++;
+	}
+	CHECK(rises == 0, "plan: under every training layout per-GPU memory never rises with the GPU count "
+	      "(%zu points, %zu rises)", points, rises);
+	CHECK(differ == 0 && far > 3 && none > 3,
+	      "fewest GPUs: the bisections give what trying every count gives (%zu same, %zu differ; "
+	      "%zu answers past 8 GPUs, %zu fit nowhere up to 64)", same, differ, far, none);
+}
+
 static void test_max(void)
 {
 	size_t answers = 0, wrong = 0, mono = 0, pairs = 0;
@@ -347,6 +411,7 @@ static void test_view_classes(void)
 int main(void)
 {
 	test_count();
+	test_count_scan();
 	test_max();
 	test_ladder();
 	test_ladder_stops();
