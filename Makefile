@@ -62,26 +62,27 @@ safetensors_PKGS = libcjson
 spec_PKGS = libcjson
 
 # The sizing core (check-core): pure arithmetic, no cJSON, curl or FILE*.
-CORE := arch engine settings err redact
+CORE := arch engine settings err redact numfmt
 test_arch_OBJ = arch err redact
 test_engine_core_OBJ = $(CORE)
 test_err_OBJ = err redact
 test_redact_OBJ = redact
+test_numfmt_OBJ = numfmt
 test_settings_OBJ = $(CORE)
 # The rest (`make unit-deps` prints what each test's link needs).
-test_buf_OBJ = buf err util redact
-test_config_OBJ = arch config err fileio jsoncheck jsonget utf8 util redact
+test_buf_OBJ = buf err util redact numfmt
+test_config_OBJ = arch config err fileio jsoncheck jsonget utf8 util redact numfmt
 test_engine_OBJ = $(CORE) config fileio jsoncheck jsonget utf8 util
-test_jsoncheck_OBJ = err jsoncheck utf8 util redact
+test_jsoncheck_OBJ = err jsoncheck utf8 util redact numfmt
 test_jsonget_OBJ = err jsonget redact
-test_measured_OBJ = err fileio measured nvml settings util redact
+test_measured_OBJ = err fileio measured nvml settings util redact numfmt
 test_plan_OBJ = $(CORE) fileio measured plan plan_view util verdict timing
-test_models_OBJ = arch config err fileio hub jsoncheck jsonget modelid models paths redact resolve safetensors utf8 util
+test_models_OBJ = arch config err fileio hub jsoncheck jsonget modelid models paths redact resolve safetensors utf8 util numfmt
 test_report_driver_OBJ = $(CORE) fileio jsoncheck measured outdir paths plan plan_view spec sweep utf8 util verdict timing
 test_report_md_OBJ = $(CORE) buf fileio mdesc measured paths plan plan_view report_html report_md svg template utf8 util verdict timing
 test_report_xlsx_OBJ = $(CORE) fileio measured plan plan_view report_xlsx utf8 util verdict timing
 test_safetensors_OBJ = err safetensors redact
-test_template_OBJ = buf err fileio mdesc template utf8 util redact
+test_template_OBJ = buf err fileio mdesc template utf8 util redact numfmt
 test_utf8_OBJ = utf8
 test_verify_OBJ = verify
 
@@ -127,7 +128,7 @@ unit-deps: $(LIBOBJ)
 	}; \
 	$(foreach t,$(UNIT_NAMES),need $(t) "$(sort $($(t)_OBJ))";)
 
-# The sizing core on its own: src/arch.c, engine.c, settings.c and err.c
+# The sizing core on its own: src/arch.c, engine.c, settings.c, numfmt.c and err.c
 # compiled with no pkg-config flags and linked with nothing but -lm into
 # their unit tests (CORE_TESTS), which then run. Fails first when a core
 # file includes a header of another module (any src/ header not in
@@ -136,8 +137,8 @@ unit-deps: $(LIBOBJ)
 # stdio stream outside comments (err.c is exempt: gs_report_error() prints
 # to stderr). Prints the FAIL lines and one summary line; GS_WRAP prefixes
 # each run (as in tests/run.sh).
-CORE_HDRS := arch.h engine.h settings.h err.h redact.h constants.h
-CORE_TESTS := test_arch test_err test_engine_core test_redact \
+CORE_HDRS := arch.h engine.h settings.h err.h redact.h constants.h numfmt.h
+CORE_TESTS := test_arch test_err test_engine_core test_redact test_numfmt \
   $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_settings*.c))
 CORE_DIR = $(BUILD)/core
 # C source without its comments, each line prefixed "LINE:" (strings that

@@ -5,7 +5,7 @@
 # tests/t_speed_accuracy.py (in make check) fails when it gets worse than
 # tests/speed/baseline.json.
 #   make speed-accuracy
-speed_driver_OBJ = arch config engine err fileio gpu measured nvml verdict jsoncheck jsonget redact settings timing utf8 util
+speed_driver_OBJ = arch config engine err fileio gpu measured nvml verdict jsoncheck jsonget redact settings timing utf8 util numfmt
 $(BUILD)/speed/driver: tests/speed/driver.c $(call unit_objs,speed_driver)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(call unit_cflags,speed_driver) -Isrc $(GS_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \

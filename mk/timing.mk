@@ -3,4 +3,4 @@
 # nothing of gpu.c) and verdict.c, the serving capacity, with what it calls:
 #   make build/tests/test_timing && build/tests/test_timing
 #   TESTS=timing make check
-test_timing_OBJ = arch engine settings err redact timing verdict measured fileio util
+test_timing_OBJ = arch engine settings err redact timing verdict measured fileio util numfmt

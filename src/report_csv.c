@@ -27,11 +27,12 @@ static void cstr(FILE *fp, const char *s)
 	fputc('"', fp);
 	if (*s != '\0' && strchr("=+-@\t\r", *s) != NULL)
 		fputc('\'', fp);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', fp);
-		fputc(*p, fp);
+	/* runs out whole, each quote doubled */
+	for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
+		fwrite(s, 1, (size_t)(q - s + 1), fp);
+		fputc('"', fp);
 	}
+	fputs(s, fp);
 	fputc('"', fp);
 }
 
@@ -53,10 +54,9 @@ static const char *const measured_cols[] = {
 
 static void c_bytes(FILE *fp, uint64_t v)
 {
+	fputc(',', fp);
 	if (v)
-		fprintf(fp, ",%" PRIu64, v);
-	else
-		fputc(',', fp);
+		gs_put_u64(fp, v);
 }
 
 static void c_measured(FILE *fp, const gs_measured *mr)
@@ -165,7 +165,8 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	const gs_estimate *x = &r->est;
 	bool ok = r->err == GS_OK;
 
-	fprintf(fp, "%zu,", r->index);
+	gs_put_u64(fp, r->index);
+	fputc(',', fp);
 	cstr(fp, r->id);
 	fputc(',', fp);
 	cstr(fp, r->model->id);
@@ -188,17 +189,19 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 	fputc(',', fp);
 	if (ok) {
 		cstr(fp, x->recipe);
-		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		        ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
-		        x->params_total, x->params_trainable, x->params_active, x->W, x->G, x->O, x->A,
-		        x->B, x->allocated, x->reserved, x->device, x->host);
+		const uint64_t n[] = { x->params_total, x->params_trainable, x->params_active, x->W, x->G, x->O,
+		                       x->A, x->B, x->allocated, x->reserved, x->device, x->host };
+		for (size_t i = 0; i < sizeof n / sizeof *n; i++) {
+			fputc(',', fp);
+			gs_put_u64(fp, n[i]);
+		}
+		fputc(',', fp);
 		cstr(fp, gs_phase_name(x->peak_phase));
 		fprintf(fp, ",%d", x->peak_step);
 		for (int f = 1; f < GS_F_MAX; f++) {
-			if (r->seeds[f].recipe == NULL)
-				fputs(",", fp);
-			else
-				fprintf(fp, ",%" PRIu64, r->seeds[f].device);
+			fputc(',', fp);
+			if (r->seeds[f].recipe != NULL)
+				gs_put_u64(fp, r->seeds[f].device);
 		}
 	} else {
 		fputs(",,,,,,,,,,,,,,", fp);
@@ -211,10 +214,11 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 		gs_verdict v = gs_row_verdict(r, &st->meta->gpus[i], &h);
 		fputc(',', fp);
 		cstr(fp, gs_verdict_name(v));
-		if (v == GS_NOT_RUNNABLE)
-			fputs(",", fp);
-		else
-			fprintf(fp, ",%.4f", h);
+		fputc(',', fp);
+		if (v != GS_NOT_RUNNABLE) {
+			char b[400]; /* %.4f of any double */
+			fputs(gs_fmt_f4(b, sizeof b, h), fp);
+		}
 	}
 	c_time(fp, st->meta, r);
 	fputs("\r\n", fp);

@@ -128,14 +128,28 @@ static void j_settings(FILE *fp, const gs_settings *s)
 	fputc('}', fp);
 }
 
+/* ,"key":v (first: no comma) */
+static void j_u64(FILE *fp, const char *key, uint64_t v, bool first)
+{
+	fputs(first ? "\"" : ",\"", fp);
+	fputs(key, fp);
+	fputs("\":", fp);
+	gs_put_u64(fp, v);
+}
+
 static void j_components(FILE *fp, const gs_estimate *x, bool pools)
 {
-	fprintf(fp, "\"W\":%" PRIu64 ",\"G\":%" PRIu64 ",\"O\":%" PRIu64 ",\"A\":%" PRIu64
-	        ",\"B\":%" PRIu64, x->W, x->G, x->O, x->A, x->B);
-	if (pools)
-		fprintf(fp, ",\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64,
-		        x->allocated, x->reserved);
-	fprintf(fp, ",\"device\":%" PRIu64 ",\"host\":%" PRIu64, x->device, x->host);
+	j_u64(fp, "W", x->W, true);
+	j_u64(fp, "G", x->G, false);
+	j_u64(fp, "O", x->O, false);
+	j_u64(fp, "A", x->A, false);
+	j_u64(fp, "B", x->B, false);
+	if (pools) {
+		j_u64(fp, "allocated", x->allocated, false);
+		j_u64(fp, "reserved", x->reserved, false);
+	}
+	j_u64(fp, "device", x->device, false);
+	j_u64(fp, "host", x->host, false);
 }
 
 static void j_bytes_or_null(FILE *fp, const char *key, uint64_t v)
@@ -194,7 +208,9 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 {
 	const gs_estimate *x = &r->est;
 
-	fprintf(fp, "%s\n{\"index\":%zu,\"id\":", first ? "" : ",", r->index);
+	fputs(first ? "\n{\"index\":" : ",\n{\"index\":", fp);
+	gs_put_u64(fp, r->index);
+	fputs(",\"id\":", fp);
 	jstr_or_null(fp, r->id);
 	fputs(",\"model\":", fp);
 	jstr(fp, r->model->id);
@@ -211,9 +227,10 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 		jstr(fp, gs_formula_name(x->formula));
 		fputs(",\"recipe\":", fp);
 		jstr(fp, x->recipe);
-		fprintf(fp, ",\"params_total\":%" PRIu64 ",\"params_trainable\":%" PRIu64
-		        ",\"params_active\":%" PRIu64 ", ",
-		        x->params_total, x->params_trainable, x->params_active);
+		j_u64(fp, "params_total", x->params_total, false);
+		j_u64(fp, "params_trainable", x->params_trainable, false);
+		j_u64(fp, "params_active", x->params_active, false);
+		fputs(", ", fp);
 		j_components(fp, x, true);
 		fputs(",\"bpp_W\":", fp);
 		jnum(fp, x->bpp_W);
@@ -250,8 +267,12 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 		jstr(fp, gs_verdict_name(v));
 		if (v == GS_NOT_RUNNABLE)
 			fputs(",null]", fp);
-		else
-			fprintf(fp, ",%.4f]", h);
+		else {
+			char b[400]; /* %.4f of any double */
+			fputc(',', fp);
+			fputs(gs_fmt_f4(b, sizeof b, h), fp);
+			fputc(']', fp);
+		}
 	}
 	fputc('}', fp);
 	j_time(fp, m, r);

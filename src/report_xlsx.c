@@ -171,6 +171,8 @@ typedef struct xl_state {
 	lxw_worksheet *summary, *charts, *plan;
 	lxw_row_t plan_row;   /* next row of the Plan sheet */
 	gs_plan_view view;    /* the model being written */
+	char **vf_text;       /* [class x 4 + needs]: verdict_formula's texts, owned */
+	size_t n_vf_text;
 	lxw_error lerr; /* first libxlsxwriter failure */
 	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_usd, *f_pct, *f_wrap, *f_key,
 		*f_verdict[GS_VERDICT_MAX];
@@ -380,9 +382,9 @@ static gs_verdict cached_verdict(double dev_gib, double usable_gib, double tight
  * say so), which keeps a sweep's workbook small; a usable memory edited to
  * 0 reads as "does not fit".
  */
-static void verdict_formula(char *buf, size_t n, lxw_row_t row, size_t gi, bool nb, bool nf)
+static void verdict_text(char *buf, size_t n, const char *r, size_t gi, bool nb, bool nf)
 {
-	unsigned r = (unsigned)row + 1, g = GPU_ROW0 + 1 + (unsigned)gi;
+	unsigned g = GPU_ROW0 + 1 + (unsigned)gi;
 	char need[96];
 	int k = 0;
 
@@ -396,9 +398,38 @@ static void verdict_formula(char *buf, size_t n, lxw_row_t row, size_t gi, bool 
 		k = snprintf(buf, n, "=");
 	if (k < 0 || (size_t)k >= n)
 		return;
-	snprintf(buf + k, n - (size_t)k, "IF($C%u>GPUs!$E$%u,\"%s\",IF(1-$C%u/GPUs!$E$%u>=GPUs!$B$%u,"
+	snprintf(buf + k, n - (size_t)k, "IF($C%s>GPUs!$E$%u,\"%s\",IF(1-$C%s/GPUs!$E$%u>=GPUs!$B$%u,"
 	         "\"%s\",\"%s\"))%s", r, g, gs_verdict_name(GS_NO_FIT), r, g, GPU_ROW_TIGHT + 1,
 	         gs_verdict_name(GS_FITS), gs_verdict_name(GS_TIGHT), nb || nf ? ")" : "");
+}
+
+/* The formula of (0-based) sheet row `row` on class gi: verdict_text once
+ * per class and needs with a '\1' for the row number, kept, and the row's
+ * number put in its place (a sweep writes one per row and class). */
+static void verdict_formula(xl_state *st, char *buf, size_t n, lxw_row_t row, size_t gi, bool nb, bool nf)
+{
+	char **t = &st->vf_text[gi * 4 + (nb ? 2 : 0) + (nf ? 1 : 0)];
+	char rs[GS_INT_CHARS];
+	size_t rl = gs_fmt_u64(rs, (uint64_t)row + 1), k = 0;
+
+	if (n == 0)
+		return;
+	if (*t == NULL) {
+		char tmp[512];
+		verdict_text(tmp, sizeof tmp, "\1", gi, nb, nf);
+		*t = gs_xstrdup(tmp);
+	}
+	for (const char *p = *t; *p != '\0'; p++) {
+		size_t add = *p == '\1' ? rl : 1;
+		if (k + add >= n)
+			break;
+		if (*p == '\1')
+			memcpy(buf + k, rs, rl);
+		else
+			buf[k] = *p;
+		k += add;
+	}
+	buf[k] = '\0';
 }
 
 /* ---- the Summary's key ------------------------------------------------ */
@@ -974,7 +1005,7 @@ static void plan_rows(xl_state *st, const xl_model *xm)
 					gs_plan_cell_layout(x, buf, sizeof buf);
 					put_lit(st, ws, r, PC_LAYOUT, buf, NULL);
 					put_num(st, ws, r, PC_HEAD, x->headroom, st->f_pct);
-					verdict_formula(f, sizeof f, r, gi, need.bf16, need.fp8);
+					verdict_formula(st, f, sizeof f, r, gi, need.bf16, need.fp8);
 					note_err(st, worksheet_write_formula_str(ws, r, PC_VERDICT, f, NULL,
 					                                         gs_verdict_name(now)));
 				} else {
@@ -1040,6 +1071,8 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	make_formats(st);
 	st->tight = as_stored(GS_TIGHT_HEADROOM);
 	st->usable_gib = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *st->usable_gib);
+	st->n_vf_text = 4 * (m->n_gpus ? m->n_gpus : 1);
+	st->vf_text = gs_xcalloc(st->n_vf_text, sizeof *st->vf_text);
 	st->gpu_head = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *st->gpu_head);
 	st->n_gpu_head = m->n_gpus;
 	for (size_t i = 0; i < m->n_gpus; i++) {
@@ -1377,7 +1410,7 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		gs_verdict v = cached_verdict(dev, st->usable_gib[i], st->tight, nb, nf, &m->gpus[i]);
 		double h = st->usable_gib[i] > 0 ? 1 - dev / st->usable_gib[i] : 0;
 
-		verdict_formula(f, sizeof f, row, i, nb, nf);
+		verdict_formula(st, f, sizeof f, row, i, nb, nf);
 		note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
 		                                         gs_verdict_name(v)));
 		best_offer(st, b, r, i, v, h);
@@ -2398,6 +2431,9 @@ static void xl_free(gs_writer *w)
 			free(st->gpu_head[i]);
 		free(st->gpu_head);
 		free(st->usable_gib);
+		for (size_t i = 0; i < st->n_vf_text; i++)
+			free(st->vf_text[i]);
+		free(st->vf_text);
 		free(st->gpu_key);
 		for (size_t i = 0; i < st->n_models; i++) {
 			free(st->models[i].id);

@@ -1,5 +1,6 @@
 /* gpusizer: settings of one sizing row: names, defaults, parsing. Pure. */
 #include "settings.h"
+#include "numfmt.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -379,6 +380,17 @@ void gs_settings_default(gs_settings *s)
 	s->trainable_fraction = -1.0; /* the seed's default for the method */
 }
 
+/* v->text = t, cut to its size (as snprintf's "%s" would). */
+static void copy_text(gs_setting_value *v, const char *t)
+{
+	size_t n = strlen(t);
+
+	if (n >= sizeof v->text)
+		n = sizeof v->text - 1;
+	memcpy(v->text, t, n);
+	v->text[n] = '\0';
+}
+
 void gs_setting_get(const gs_setting *d, const gs_settings *s, gs_setting_value *v)
 {
 	int i = 0;
@@ -393,29 +405,29 @@ void gs_setting_get(const gs_setting *d, const gs_settings *s, gs_setting_value 
 			i = d->derive(s);
 		v->i = i;
 		v->unset = !given(d, s) && d->def == NULL && d->derive == NULL;
-		snprintf(v->text, sizeof v->text, "%s", v->unset ? "auto" : name_of(d->values, i));
+		copy_text(v, v->unset ? "auto" : name_of(d->values, i));
 		break;
 	case GS_ST_BOOL:
 		v->b = *CFIELD(s, d, bool);
 		v->named = d->values != NULL;
-		snprintf(v->text, sizeof v->text, "%s", v->named ? d->values[v->b ? 1 : 0] : v->b ? "true" : "false");
+		copy_text(v, v->named ? d->values[v->b ? 1 : 0] : v->b ? "true" : "false");
 		break;
 	case GS_ST_INT:
 		v->i = *CFIELD(s, d, int64_t);
 		v->d = (double)v->i;
-		snprintf(v->text, sizeof v->text, "%lld", (long long)v->i);
+		gs_fmt_i64(v->text, v->i);
 		break;
 	case GS_ST_REAL:
 		v->d = *CFIELD(s, d, double);
 		v->unset = v->d < d->lo; /* below the range: not given (trainable-fraction) */
 		if (v->unset)
-			snprintf(v->text, sizeof v->text, "auto");
+			copy_text(v, "auto");
 		else
 			snprintf(v->text, sizeof v->text, "%.10g", v->d);
 		break;
 	case GS_ST_TEXT:
 		v->named = true;
-		snprintf(v->text, sizeof v->text, "%s", CFIELD(s, d, char));
+		copy_text(v, CFIELD(s, d, char));
 		break;
 	}
 }
@@ -530,6 +542,19 @@ void gs_settings_label_without(const gs_settings *s, const char *name, char *buf
 		}
 }
 
+/* label_add's "%s" without the format: the key is built for every row. */
+static void key_add(char *buf, size_t n, size_t *k, const char *t)
+{
+	size_t m = strlen(t);
+
+	if (*k < n) {
+		size_t c = m < n - *k ? m : n - *k - 1;
+		memcpy(buf + *k, t, c);
+		buf[*k + c] = '\0';
+	}
+	*k += m;
+}
+
 size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
 {
 	size_t k = 0;
@@ -543,7 +568,11 @@ size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
 		if (!gs_setting_applies(d, s))
 			continue;
 		gs_setting_get(d, s, &v);
-		label_add(buf, n, &k, "%s%s=%s", k ? ";" : "", d->name, v.text);
+		if (k)
+			key_add(buf, n, &k, ";");
+		key_add(buf, n, &k, d->name);
+		key_add(buf, n, &k, "=");
+		key_add(buf, n, &k, v.text);
 	}
 	return k;
 }

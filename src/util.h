@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "numfmt.h"
 #include "fileio.h"
 
 /* The release, in --version, reports and verify records. */
@@ -33,6 +34,9 @@ void *gs_xmalloc(size_t n);
 void *gs_xcalloc(size_t n, size_t size);
 void *gs_xrealloc(void *p, size_t n);
 char *gs_xstrdup(const char *s);
+
+/* Decimal integers (numfmt.h) written to fp. */
+void gs_put_u64(FILE *fp, uint64_t v);
 
 /* Write s as a JSON string (quotes, \" \\ \n \r \t, other control
  * characters below 0x20 as \u00XX; bytes >= 0x80 pass through: the callers' text is

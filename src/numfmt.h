@@ -1,0 +1,25 @@
+/* gpusizer: decimal integers as text, fast and locale-free: the report
+ * writers and the settings' keys print millions of them, and snprintf's
+ * format parsing was a fifth of a report's time. Pure (part of the sizing
+ * core). */
+#ifndef GS_NUMFMT_H
+#define GS_NUMFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for any 64-bit integer, its sign and the NUL. */
+#define GS_INT_CHARS 21
+
+/* The decimal text of v, what "%" PRIu64 / "%" PRId64 print, into buf (at
+ * least GS_INT_CHARS bytes), NUL-terminated; returns its length. */
+size_t gs_fmt_u64(char *buf, uint64_t v);
+size_t gs_fmt_i64(char *buf, int64_t v);
+
+/* Exactly what printf's "%.4f" prints for v (the binary value rounded half
+ * to even, "-0.0000" for a small negative), into buf of n bytes; returns
+ * buf. Integer arithmetic where that is exact, snprintf where it may not
+ * be (|v| >= 1e6, NaN, infinities, a value within a hair of a tie). */
+char *gs_fmt_f4(char *buf, size_t n, double v);
+
+#endif
