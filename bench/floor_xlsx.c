@@ -13,6 +13,16 @@
  *                                 lengths; written to OUT.xlsx.tmp and
  *                                 renamed, as ours is. It draws no charts
  *                                 (ours has one small chart per model).
+ *   floor_xlsx cells CELLS OUT.xlsx   replays a real workbook's cells
+ *                                 verbatim, as bench/xlsx_cells.py dumps
+ *                                 them: the same sheets, cells, numbers,
+ *                                 strings, formulas and cached results, a
+ *                                 style per style id (one of 8 formats), in
+ *                                 constant-memory mode, so that deflate
+ *                                 compresses the same text as in ours. The
+ *                                 dump is read and parsed as
+ *                                 part of the floor's work, a line at a
+ *                                 time.
  *   floor_xlsx text SRC DST       writes every file under SRC again under DST
  *                                 with plain fwrite from a 64 KiB buffer,
  *                                 each to a temporary, fsync'ed and renamed
@@ -20,8 +30,9 @@
  *                                 name ends in .gz holds the plain text and
  *                                 is gzipped on the way (zlib level 6, as
  *                                 ours).
- *   floor_xlsx job MIX OUT.xlsx SRC DST   both, in one process (the floor
- *                                 of the whole job: every format).
+ *   floor_xlsx job CELLS OUT.xlsx SRC DST   cells and text, in one process
+ *                                 (the floor of the whole job: every
+ *                                 format).
  *   floor_xlsx --run CMD...       runs CMD (stdout to /dev/null) and prints
  *                                 "wall_seconds peak_rss_kib" of that child
  *                                 alone (fork from this small process, then
@@ -242,11 +253,39 @@ static int replay_sheet(lxw_workbook *wb, const sheet_mix *m, lxw_format **fmts)
 	return err != LXW_NO_ERROR;
 }
 
+/* A constant-memory workbook writing to OUT.tmp (tmp; its temporary files
+ * in OUT's directory, dir; both 4096 bytes), with N_FORMATS formats. */
+static lxw_workbook *new_book(const char *out, char *tmp, char *dir, lxw_format **fmts)
+{
+	lxw_workbook_options opt = { .constant_memory = LXW_TRUE, .tmpdir = dir };
+	lxw_workbook *wb;
+	char *slash;
+
+	snprintf(tmp, 4096, "%s.tmp", out);
+	snprintf(dir, 4096, "%s", out);
+	slash = strrchr(dir, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	else
+		snprintf(dir, 4096, ".");
+	if ((wb = workbook_new_opt(tmp, &opt)) == NULL)
+		return NULL;
+	for (int i = 0; i < N_FORMATS; i++) {
+		static const char *nf[] = {"0.00", "0", "0.0%", "#,##0", "0.000", "@", "0.0", "General"};
+		fmts[i] = workbook_add_format(wb);
+		format_set_num_format(fmts[i], nf[i]);
+		if (i & 1)
+			format_set_bold(fmts[i]);
+		if (i & 2)
+			format_set_bg_color(fmts[i], 0xC6EFCE + (lxw_color_t)i);
+	}
+	return wb;
+}
+
 /* The floor of our workbook: MIX's sheets replayed into OUT (via OUT.tmp). */
 static int floor_xlsx(const char *mix, const char *out)
 {
 	char tmp[4096], dir[4096], line[512];
-	lxw_workbook_options opt = { .constant_memory = LXW_TRUE, .tmpdir = dir };
 	lxw_format *fmts[N_FORMATS];
 	lxw_workbook *wb;
 	FILE *fp = fopen(mix, "r");
@@ -256,26 +295,9 @@ static int floor_xlsx(const char *mix, const char *out)
 		perror(mix);
 		return 1;
 	}
-	snprintf(tmp, sizeof tmp, "%s.tmp", out);
-	snprintf(dir, sizeof dir, "%s", out);
-	char *slash = strrchr(dir, '/');
-	if (slash != NULL)
-		*slash = '\0';
-	else
-		snprintf(dir, sizeof dir, ".");
-	wb = workbook_new_opt(tmp, &opt);
-	if (wb == NULL) {
+	if ((wb = new_book(out, tmp, dir, fmts)) == NULL) {
 		fclose(fp);
 		return 1;
-	}
-	for (int i = 0; i < N_FORMATS; i++) {
-		static const char *nf[] = {"0.00", "0", "0.0%", "#,##0", "0.000", "@", "0.0", "General"};
-		fmts[i] = workbook_add_format(wb);
-		format_set_num_format(fmts[i], nf[i]);
-		if (i & 1)
-			format_set_bold(fmts[i]);
-		if (i & 2)
-			format_set_bg_color(fmts[i], 0xC6EFCE + (lxw_color_t)i);
 	}
 	while (!bad && fgets(line, sizeof line, fp) != NULL) {
 		sheet_mix m;
@@ -303,6 +325,93 @@ static int floor_xlsx(const char *mix, const char *out)
 	return rename(tmp, out) != 0;
 }
 
+/* One field of a bench/xlsx_cells.py line, unescaped in place (\\ \t \n);
+ * *p moves past it and its TAB or newline. */
+static char *field(char **p)
+{
+	char *s = *p, *w = s, *r = s;
+
+	for (; *r != '\t' && *r != '\n' && *r != '\0'; r++) {
+		if (*r == '\\' && r[1] != '\0') {
+			r++;
+			*w++ = *r == 't' ? '\t' : *r == 'n' ? '\n' : *r;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*p = *r != '\0' ? r + 1 : r;
+	*w = '\0';
+	return s;
+}
+
+/* The floor of our workbook, cell for cell: CELLS replayed into OUT (read
+ * a line at a time, so that its memory stays flat, as ours does). */
+static int floor_cells(const char *cells, const char *out)
+{
+	char tmp[4096], dir[4096];
+	lxw_format *fmts[N_FORMATS];
+	lxw_worksheet *ws = NULL;
+	lxw_workbook *wb;
+	lxw_error err = LXW_NO_ERROR;
+	FILE *fp = fopen(cells, "rb");
+	char *line = NULL;
+	size_t cap = 0;
+	int sheets = 0, ended = 0;
+
+	if (fp == NULL) {
+		perror(cells);
+		return 1;
+	}
+	if ((wb = new_book(out, tmp, dir, fmts)) == NULL) {
+		fclose(fp);
+		return 1;
+	}
+	while (err == LXW_NO_ERROR && !ended && getline(&line, &cap, fp) > 0) {
+		char kind = line[0], *p = line, *end;
+		if (kind == 'S') {
+			if ((ws = workbook_add_worksheet(wb, NULL)) == NULL)
+				break;
+			worksheet_freeze_panes(ws, 1, 2);
+			sheets++;
+			continue;
+		}
+		if (kind == 'E') {
+			ended = 1;
+			break;
+		}
+		if (ws == NULL || line[1] != ' ')
+			break;
+		unsigned long row = strtoul(p + 2, &end, 10), col = strtoul(end, &end, 10), sty = strtoul(end, &end, 10);
+		if (*end != '\t')
+			break;
+		p = end + 1;
+		char *t = field(&p), *res = (kind == 'f' || kind == 't' || kind == 'b' || kind == 'a') ? field(&p) : "";
+		lxw_format *fm = sty ? fmts[sty % N_FORMATS] : NULL;
+		lxw_row_t r = (lxw_row_t)row;
+		lxw_col_t c = (lxw_col_t)col;
+		switch (kind) {
+		case 'n': err = worksheet_write_number(ws, r, c, strtod(t, NULL), fm); break;
+		case 'f':
+		case 'b': err = worksheet_write_formula_num(ws, r, c, t, fm, strtod(res, NULL)); break;
+		case 't': err = worksheet_write_formula_str(ws, r, c, t, fm, res); break;
+		case 'a': err = worksheet_write_array_formula_num(ws, r, c, r, c, t, fm, strtod(res, NULL)); break;
+		case 's': err = worksheet_write_string(ws, r, c, t, fm); break;
+		case 'o': err = worksheet_write_boolean(ws, r, c, t[0] == '1', fm); break;
+		default: err = worksheet_write_blank(ws, r, c, fm != NULL ? fm : fmts[0]); break;
+		}
+	}
+	free(line);
+	fclose(fp);
+	if (err != LXW_NO_ERROR)
+		fprintf(stderr, "floor_xlsx: %s\n", lxw_strerror(err));
+	if (workbook_close(wb) != LXW_NO_ERROR || err != LXW_NO_ERROR || sheets == 0 || !ended) {
+		unlink(tmp);
+		fprintf(stderr, "floor_xlsx: %s: no workbook written (%s cut short?)\n", out, cells);
+		return 1;
+	}
+	return rename(tmp, out) != 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[1], "--run") == 0)
@@ -311,8 +420,10 @@ int main(int argc, char **argv)
 		return floor_xlsx(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "text") == 0)
 		return floor_text(argv[2], argv[3]);
+	if (argc == 4 && strcmp(argv[1], "cells") == 0)
+		return floor_cells(argv[2], argv[3]);
 	if (argc == 6 && strcmp(argv[1], "job") == 0)
-		return floor_xlsx(argv[2], argv[3]) || floor_text(argv[4], argv[5]);
-	fprintf(stderr, "usage: floor_xlsx xlsx MIX OUT.xlsx | text SRC DST | job MIX OUT.xlsx SRC DST | --run CMD...\n");
+		return floor_cells(argv[2], argv[3]) || floor_text(argv[4], argv[5]);
+	fprintf(stderr, "usage: floor_xlsx xlsx MIX OUT.xlsx | cells CELLS OUT.xlsx | text SRC DST | job CELLS OUT.xlsx SRC DST | --run CMD...\n");
 	return 2;
 }
