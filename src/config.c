@@ -392,7 +392,7 @@ static void set_common(cfg *c, const dims *d, bool tied)
 
 typedef enum llama_kind {
 	LK_LLAMA, LK_MISTRAL, LK_QWEN2, LK_QWEN3, LK_GEMMA, LK_GEMMA2, LK_GEMMA3, LK_PHI3, LK_OLMO,
-	LK_OLMO2, LK_GENERIC
+	LK_OLMO2, LK_QWEN1, LK_GENERIC
 } llama_kind;
 
 /* Sliding window when every layer uses it; 0 otherwise. */
@@ -477,6 +477,17 @@ static void fam_llama(cfg *c, llama_kind lk)
 	} else {
 		read_dims(c, &d, hd_def, true);
 	}
+	if (lk == LK_QWEN1 && c->rc == GS_OK) {
+		/* Qwen v1's remote code (modeling_qwen.py, QWenAttention and
+		 * QWenMLP): heads of kv_channels, and w1 and w2 each
+		 * intermediate_size / 2 wide. */
+		int64_t kvc = get_int(c, "kv_channels", 1, d.hd, false);
+		d.hd = kvc;
+		if (c->rc == GS_OK && d.I % 2 != 0)
+			field_fail(c, GS_ECONFIG, "intermediate_size",
+			           "must be even: Qwen v1's w1 and w2 are half of it each (got %" PRId64 ")", d.I);
+		d.I /= 2;
+	}
 	switch (lk) {
 	case LK_LLAMA:
 	case LK_GENERIC:
@@ -485,6 +496,10 @@ static void fam_llama(cfg *c, llama_kind lk)
 		break;
 	case LK_QWEN2:
 		qkv_bias = true;
+		break;
+	case LK_QWEN1: /* c_attn always has a bias; c_proj, w1, w2 and the MLP's c_proj not when no_bias */
+		qkv_bias = true;
+		o_bias = mlp_bias = !get_bool(c, "no_bias", true);
 		break;
 	case LK_QWEN3:
 	case LK_GEMMA:
@@ -508,7 +523,16 @@ static void fam_llama(cfg *c, llama_kind lk)
 	a->sliding_window = sliding(c, lk, d.L);
 	a->n_kinds = 1;
 	k->n_layers = d.L;
-	if (lk == LK_PHI3) {
+	if (lk == LK_QWEN1) {
+		int64_t q = mul(c, d.nh, d.hd, "kv_channels");
+		lin(k, "c_attn", GS_ROLE_QKV, d.H, mul(c, 3, q, "kv_channels"), qkv_bias);
+		lin(k, "attn.c_proj", GS_ROLE_O, q, d.H, o_bias);
+		lin(k, "w2", GS_ROLE_GATE, d.H, d.I, mlp_bias);
+		lin(k, "w1", GS_ROLE_UP, d.H, d.I, mlp_bias);
+		lin(k, "mlp.c_proj", GS_ROLE_DOWN, d.I, d.H, mlp_bias);
+		if (a->max_pos == 0) /* older files give the context as seq_length only */
+			a->max_pos = get_int(c, "seq_length", 1, 0, false);
+	} else if (lk == LK_PHI3) {
 		int64_t q = mul(c, d.nh, d.hd, "head_dim");
 		int64_t qkv = add(c, q, mul(c, mul(c, 2, d.nkv, "num_key_value_heads"), d.hd, "head_dim"),
 		                  "head_dim");
@@ -1413,6 +1437,8 @@ static void build(cfg *c)
 		fam_llama(c, LK_QWEN2);
 	} else if (strcmp(mt, "qwen3") == 0) {
 		fam_llama(c, LK_QWEN3);
+	} else if (strcmp(mt, "qwen") == 0) {
+		fam_llama(c, LK_QWEN1);
 	} else if (strcmp(mt, "gemma") == 0) {
 		fam_llama(c, LK_GEMMA);
 	} else if (strcmp(mt, "gemma2") == 0) {

@@ -616,6 +616,34 @@ static void test_more_families(void)
 		              mod_is(&a, 0, "output.dense", GS_ROLE_DOWN, 3072, 768) && a.max_pos == 514 && !a.generic,
 		      "roberta: BERT modules, encoder, 514 positions: %s", names(&a, 0));
 	}
+	{
+		/* Qwen v1 (model_type qwen, QWenLMHeadModel's remote code),
+		 * Qwen-7B's fields: c_attn 4096 -> 3 x 4096 with a bias, c_proj
+		 * 4096 -> 4096, w1 and w2 4096 -> 22016 / 2, c_proj back, two
+		 * RMSNorms; untied 151936 x 4096 embedding and head; final norm:
+		 * 7,721,324,544 (the published 7.72B; a generic decoder read it
+		 * as 12.05B). */
+		const char *q1 = "{\"model_type\":\"qwen\",\"hidden_size\":4096,\"num_hidden_layers\":32,"
+		                 "\"num_attention_heads\":32,\"kv_channels\":128,\"intermediate_size\":22016,"
+		                 "\"vocab_size\":151936,\"no_bias\":true,\"seq_length\":8192,"
+		                 "\"tie_word_embeddings\":false}";
+		uint64_t layer = 4096ull * 12288 + 12288 + 4096ull * 4096 + 3 * 4096ull * 11008 + 2 * 4096;
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_parse(q1, strlen(q1), "qwen1.json", &a, &e) == GS_OK, "qwen v1 parses (%s)", e.msg);
+		CHECK_EQ_U64(a.params_total, 32 * layer + 2 * 151936ull * 4096 + 4096, "qwen v1 (Qwen-7B): total (hand)");
+		CHECK_EQ_U64(a.params_total, 7721324544ull, "qwen v1 (Qwen-7B): 7,721,324,544");
+		CHECK(mod_is(&a, 0, "c_attn", GS_ROLE_QKV, 4096, 12288) && mod_is(&a, 0, "w1", GS_ROLE_UP, 4096, 11008) &&
+		              mod_is(&a, 0, "mlp.c_proj", GS_ROLE_DOWN, 11008, 4096) && a.kind[0].n_lin == 5 &&
+		              !a.tied && a.max_pos == 8192 && !a.generic && a.kv_cache_dim == 2 * 4096,
+		      "qwen v1: c_attn, attn.c_proj, w1, w2, mlp.c_proj; untied; seq_length as the context: %s",
+		      names(&a, 0));
+		const char *odd = "{\"model_type\":\"qwen\",\"hidden_size\":64,\"num_hidden_layers\":1,"
+		                  "\"num_attention_heads\":2,\"intermediate_size\":127,\"vocab_size\":100}";
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_parse(odd, strlen(odd), "qwen1-odd.json", &a, &e) == GS_ECONFIG &&
+		              strstr(e.msg, "intermediate_size") != NULL,
+		      "qwen v1: an odd intermediate_size is a config error naming the field (%s)", e.msg);
+	}
 	if (load("tests/fixtures/configs/olmo-1b-shaped.json", &a)) {
 		/* H 2048, 16 layers, 16 heads of 128, I 8192, vocab 50304, tied;
 		 * no biases; LayerNorms without parameters (none in the tally). */
