@@ -1219,6 +1219,61 @@ static void fam_starcoder2(cfg *c)
 	a->p_final = mul(c, 2, d.H, "hidden_size");
 }
 
+/* ChatGLM2/3 and GLM-4 (model_type chatglm; THUDM's remote code,
+ * modeling_chatglm.py: SelfAttention, MLP, GLMBlock): a fused
+ * query_key_value (heads of kv_channels, multi_query_group_num key/value
+ * groups under multi_query_attention) with a bias under add_qkv_bias;
+ * dense, dense_h_to_4h (gate and up fused, 2 x ffn_hidden_size) and
+ * dense_4h_to_h with one under add_bias_linear; RMSNorm or LayerNorm
+ * (rmsnorm) before attention and MLP, a final one under post_layer_norm;
+ * separate embedding and output_layer of padded_vocab_size. */
+static void fam_chatglm(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool qkv_bias, bias, rms, post;
+	int64_t q, qkv, per_norm;
+
+	d.H = get_int(c, "hidden_size", 1, 0, true);
+	d.L = get_int(c, "num_layers", 1, 0, true);
+	d.nh = get_int(c, "num_attention_heads", 1, 0, true);
+	d.I = get_int(c, "ffn_hidden_size", 1, 0, true);
+	d.V = get_int(c, "padded_vocab_size", 1, 0, true);
+	d.hd = get_int(c, "kv_channels", 1, 0, false);
+	d.nkv = get_bool(c, "multi_query_attention", false) ? get_int(c, "multi_query_group_num", 1, 1, false) : d.nh;
+	qkv_bias = get_bool(c, "add_qkv_bias", false);
+	bias = get_bool(c, "add_bias_linear", false);
+	rms = get_bool(c, "rmsnorm", true);
+	post = get_bool(c, "post_layer_norm", true);
+	if (c->rc != GS_OK)
+		return;
+	if (d.hd == 0 && !heads_divide(c, &d, "num_attention_heads"))
+		return;
+	if (d.nkv > d.nh || d.nh % d.nkv != 0) {
+		field_fail(c, GS_ECONFIG, "multi_query_group_num",
+		           "must divide num_attention_heads (got %" PRId64 " for %" PRId64 " heads)", d.nkv, d.nh);
+		return;
+	}
+	set_common(c, &d, get_bool(c, "tie_word_embeddings", false));
+	a->max_pos = get_int(c, "seq_length", 1, 0, false);
+	a->act = GS_ACT_GATED;
+	a->norm = rms ? GS_NORM_RMS : GS_NORM_LAYER;
+	a->rotary = true;
+	a->n_kinds = 1;
+	k->n_layers = d.L;
+	k->mlp_inner = d.I;
+	q = mul(c, d.nh, d.hd, "kv_channels");
+	qkv = add(c, q, mul(c, mul(c, 2, d.nkv, "multi_query_group_num"), d.hd, "kv_channels"), "kv_channels");
+	lin(k, "query_key_value", GS_ROLE_QKV, d.H, qkv, qkv_bias);
+	lin(k, "dense", GS_ROLE_O, q, d.H, bias);
+	lin(k, "dense_h_to_4h", GS_ROLE_GATE_UP, d.H, mul(c, 2, d.I, "ffn_hidden_size"), bias);
+	lin(k, "dense_4h_to_h", GS_ROLE_DOWN, d.I, d.H, bias);
+	per_norm = rms ? d.H : mul(c, 2, d.H, "hidden_size");
+	k->other_params = mul(c, 2, per_norm, "hidden_size");
+	a->p_final = post ? per_norm : 0;
+}
+
 /* DistilBERT (DistilBertModel): BERT-like encoder without token types or
  * pooler; position embeddings are a table of max_position_embeddings rows
  * (filled with fixed sinusoids when sinusoidal_pos_embds). */
@@ -1439,6 +1494,8 @@ static void build(cfg *c)
 		fam_llama(c, LK_QWEN3);
 	} else if (strcmp(mt, "qwen") == 0) {
 		fam_llama(c, LK_QWEN1);
+	} else if (strcmp(mt, "chatglm") == 0) {
+		fam_chatglm(c);
 	} else if (strcmp(mt, "gemma") == 0) {
 		fam_llama(c, LK_GEMMA);
 	} else if (strcmp(mt, "gemma2") == 0) {

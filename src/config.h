@@ -6,7 +6,8 @@
  * the field ("models/x/config.json: field \"hidden_size\": must be a
  * positive integer (got -4)").
  *
- * Families read (model_type): llama, mistral, mixtral, qwen (Qwen v1), qwen2, qwen2_moe,
+ * Families read (model_type): llama, mistral, mixtral, qwen (Qwen v1), chatglm (ChatGLM2/3,
+ * GLM-4), qwen2, qwen2_moe,
  * qwen3, qwen3_moe, gemma, gemma2, gemma3 (its text_config) and
  * gemma3_text, phi3, phi, gptj, gpt2, gpt_bigcode, gpt_neox, falcon, bloom,
  * stablelm, starcoder2, olmo, olmo2, bert, roberta, distilbert,
@@ -34,6 +35,7 @@
  *     shared_experts.gate_proj/.up_proj/.down_proj (expert = false)
  *   gpt2, gpt_bigcode: c_attn attn.c_proj c_fc mlp.c_proj
  *   qwen (v1): c_attn attn.c_proj w2 (gate) w1 (up) mlp.c_proj
+ *   chatglm: query_key_value dense dense_h_to_4h dense_4h_to_h
  *   gpt_neox, falcon, bloom: query_key_value dense dense_h_to_4h dense_4h_to_h
  *   bert, roberta: query key value attention.output.dense
  *     intermediate.dense output.dense

@@ -644,6 +644,35 @@ static void test_more_families(void)
 		              strstr(e.msg, "intermediate_size") != NULL,
 		      "qwen v1: an odd intermediate_size is a config error naming the field (%s)", e.msg);
 	}
+	{
+		/* ChatGLM3-6B's fields (model_type chatglm): query_key_value
+		 * 4096 -> 32 x 128 + 2 x 2 x 128 with its bias, dense 4096 ->
+		 * 4096, dense_h_to_4h 4096 -> 2 x 13696, dense_4h_to_h back, two
+		 * RMSNorms; untied 65024 x 4096 embedding and output_layer; final
+		 * RMSNorm: 6,243,584,000 (the record's 6.24B). */
+		const char *glm = "{\"model_type\":\"chatglm\",\"add_bias_linear\":false,\"add_qkv_bias\":true,"
+		                  "\"ffn_hidden_size\":13696,\"hidden_size\":4096,\"kv_channels\":128,"
+		                  "\"multi_query_attention\":true,\"multi_query_group_num\":2,"
+		                  "\"num_attention_heads\":32,\"num_layers\":28,\"padded_vocab_size\":65024,"
+		                  "\"post_layer_norm\":true,\"rmsnorm\":true,\"seq_length\":8192,"
+		                  "\"tie_word_embeddings\":false}";
+		uint64_t layer = 4096ull * 4608 + 4608 + 4096ull * 4096 + 4096ull * 27392 + 13696ull * 4096 + 2 * 4096;
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_parse(glm, strlen(glm), "chatglm.json", &a, &e) == GS_OK, "chatglm parses (%s)", e.msg);
+		CHECK_EQ_U64(a.params_total, 28 * layer + 2 * 65024ull * 4096 + 4096, "chatglm (ChatGLM3-6B): total (hand)");
+		CHECK_EQ_U64(a.params_total, 6243584000ull, "chatglm (ChatGLM3-6B): 6,243,584,000");
+		CHECK(mod_is(&a, 0, "query_key_value", GS_ROLE_QKV, 4096, 4608) &&
+		              mod_is(&a, 0, "dense_h_to_4h", GS_ROLE_GATE_UP, 4096, 27392) && a.kind[0].n_lin == 4 &&
+		              a.max_pos == 8192 && a.kv_cache_dim == 2 * 2 * 128 && a.norm == GS_NORM_RMS && !a.generic,
+		      "chatglm: fused qkv of 2 key/value groups, fused gate/up, RMSNorm, seq_length: %s", names(&a, 0));
+		const char *bad = "{\"model_type\":\"chatglm\",\"ffn_hidden_size\":64,\"hidden_size\":64,"
+		                  "\"multi_query_attention\":true,\"multi_query_group_num\":3,\"num_attention_heads\":4,"
+		                  "\"num_layers\":1,\"padded_vocab_size\":100}";
+		memset(&e, 0, sizeof e);
+		CHECK(gs_config_parse(bad, strlen(bad), "chatglm-bad.json", &a, &e) == GS_ECONFIG &&
+		              strstr(e.msg, "multi_query_group_num") != NULL,
+		      "chatglm: groups that do not divide the heads are a config error naming the field (%s)", e.msg);
+	}
 	if (load("tests/fixtures/configs/olmo-1b-shaped.json", &a)) {
 		/* H 2048, 16 layers, 16 heads of 128, I 8192, vocab 50304, tied;
 		 * no biases; LayerNorms without parameters (none in the tally). */
