@@ -60,15 +60,18 @@ pair() {
 # output is what the floors replay.
 once() { "$@" >/dev/null || { echo "b_report: failed: $*"; exit 1; }; }
 
-# prep OUT DIR: the floors' inputs from a real output directory OUT:
-# DIR/cells (the workbook's cells, when OUT has one), DIR/mix (its cell
-# mix) and DIR/src (every other file, a .gz one decompressed under the same
-# name).
+# prep OUT DIR [mix]: the floors' inputs from a real output directory OUT:
+# DIR/cells (the workbook's cells, when OUT has one), or with "mix" DIR/mix
+# (its cell mix) instead, and DIR/src (every other file, a .gz one
+# decompressed under the same name).
 prep() {
 	mkdir -p "$2/src" "$2/floor"
 	if [ -f "$1/gpusizer.xlsx" ]; then
-		python3 bench/xlsx_mix.py "$1/gpusizer.xlsx" >"$2/mix" || exit 1
-		[ "${3:-}" = mix ] || python3 bench/xlsx_cells.py "$1/gpusizer.xlsx" "$2/cells" || exit 1
+		if [ "${3:-}" = mix ]; then
+			python3 bench/xlsx_mix.py "$1/gpusizer.xlsx" >"$2/mix" || exit 1
+		else
+			python3 bench/xlsx_cells.py "$1/gpusizer.xlsx" "$2/cells" || exit 1
+		fi
 	fi
 	(cd "$1" && find . -type f ! -name '*.xlsx') | while IFS= read -r p; do
 		mkdir -p "$2/src/${p%/*}"
@@ -108,7 +111,7 @@ once "$BIN" report --offline --quiet --out "$W/default/out"
 prep "$W/default/out" "$W/default"
 r=$(pair default "'$BIN' report --offline --quiet --out '$W/default/out'" "$(floor_cmd "$W/default")") || exit 1
 formats=$(python3 -c 'import json; print(" ".join(json.load(open("sizing.json"))["formats"]))')
-echo "default job: $(rows_of "$W/default/out") rows, formats: $formats; floor: $(tail -1 "$W/default/mix" |
+echo "default job: $(rows_of "$W/default/out") rows, formats: $formats; floor: $(tail -1 "$W/default/cells" |
 	cut -d' ' -f2) workbook cells replayed verbatim, $(find "$W/default/src" -type f | wc -l) text files, \
 $(du -sk "$W/default/src" | cut -f1) KiB before gzip"
 ratio "default job (every format)" "$r" 1.5

@@ -339,6 +339,17 @@ static void experts3(gs_layer_kind *k, gs_linear *first, int64_t n, int64_t top)
 
 /* Read H, L, heads, kv heads, head_dim, intermediate, vocab for a
  * LLaMA-style decoder. hd_default: head_dim when absent (0: H/heads). */
+/* The key/value heads (the field key) must divide the attention heads:
+ * false, with the field named, when they do not. */
+static bool kv_divides(cfg *c, const dims *d, const char *key)
+{
+	if (d->nkv >= 1 && d->nkv <= d->nh && d->nh % d->nkv == 0)
+		return true;
+	field_fail(c, GS_ECONFIG, key, "must divide num_attention_heads (got %" PRId64 " for %" PRId64 " heads)",
+	           d->nkv, d->nh);
+	return false;
+}
+
 static void read_dims(cfg *c, dims *d, int64_t hd_default, bool need_inter)
 {
 	d->H = get_int(c, "hidden_size", 1, 0, true);
@@ -362,10 +373,7 @@ static void read_dims(cfg *c, dims *d, int64_t hd_default, bool need_inter)
 		}
 		d->hd = d->H / d->nh;
 	}
-	if (d->nkv > d->nh || d->nh % d->nkv != 0)
-		field_fail(c, GS_ECONFIG, "num_key_value_heads",
-		           "must divide num_attention_heads (got %" PRId64 " for %" PRId64 " heads)", d->nkv,
-		           d->nh);
+	kv_divides(c, d, "num_key_value_heads");
 }
 
 /* Scalars every family sets from dims; embeddings and the untied head. */
@@ -470,10 +478,8 @@ static void fam_llama(cfg *c, llama_kind lk)
 		d.hd = gemma3_get(c, "head_dim", 256);
 		d.I = get_int(c, "intermediate_size", 1, 0, true);
 		d.V = gemma3_get(c, "vocab_size", 262208);
-		if (c->rc == GS_OK && (d.nkv > d.nh || d.nh % d.nkv != 0))
-			field_fail(c, GS_ECONFIG, "num_key_value_heads",
-			           "must divide num_attention_heads (got %" PRId64 " for %" PRId64 " heads)",
-			           d.nkv, d.nh);
+		if (c->rc == GS_OK)
+			kv_divides(c, &d, "num_key_value_heads");
 	} else {
 		read_dims(c, &d, hd_def, true);
 	}
@@ -481,8 +487,7 @@ static void fam_llama(cfg *c, llama_kind lk)
 		/* Qwen v1's remote code (modeling_qwen.py, QWenAttention and
 		 * QWenMLP): heads of kv_channels, and w1 and w2 each
 		 * intermediate_size / 2 wide. */
-		int64_t kvc = get_int(c, "kv_channels", 1, d.hd, false);
-		d.hd = kvc;
+		d.hd = get_int(c, "kv_channels", 1, d.hd, false);
 		if (c->rc == GS_OK && d.I % 2 != 0)
 			field_fail(c, GS_ECONFIG, "intermediate_size",
 			           "must be even: Qwen v1's w1 and w2 are half of it each (got %" PRId64 ")", d.I);
@@ -1250,11 +1255,8 @@ static void fam_chatglm(cfg *c)
 		return;
 	if (d.hd == 0 && !heads_divide(c, &d, "num_attention_heads"))
 		return;
-	if (d.nkv > d.nh || d.nh % d.nkv != 0) {
-		field_fail(c, GS_ECONFIG, "multi_query_group_num",
-		           "must divide num_attention_heads (got %" PRId64 " for %" PRId64 " heads)", d.nkv, d.nh);
+	if (!kv_divides(c, &d, "multi_query_group_num"))
 		return;
-	}
 	set_common(c, &d, get_bool(c, "tie_word_embeddings", false));
 	a->max_pos = get_int(c, "seq_length", 1, 0, false);
 	a->act = GS_ACT_GATED;

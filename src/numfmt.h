@@ -21,5 +21,8 @@ size_t gs_fmt_i64(char *buf, int64_t v);
  * buf. Integer arithmetic where that is exact, snprintf where it may not
  * be (|v| >= 1e6, NaN, infinities, a value within a hair of a tie). */
 char *gs_fmt_f4(char *buf, size_t n, double v);
+/* Room for "%.4f" of any double: DBL_MAX has 309 digits, then a sign, the
+ * point, 4 decimals and the NUL. */
+#define GS_F4_CHARS 320
 
 #endif

@@ -87,7 +87,7 @@ void gs_plan_count(const gs_arch *a, const gs_settings *base, const gs_gpu *g, i
 	memset(out, 0, sizeof *out);
 	if (max_gpus < 1)
 		return;
-	k = layouts(base, 1, cand);
+	layouts(base, 1, cand); /* one: ddp on one GPU */
 	if (gs_plan_try(a, &cand[0], g, out))
 		return;
 	if (base->method != GS_INFER) {

@@ -216,7 +216,7 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 		cstr(fp, gs_verdict_name(v));
 		fputc(',', fp);
 		if (v != GS_NOT_RUNNABLE) {
-			char b[400]; /* %.4f of any double */
+			char b[GS_F4_CHARS];
 			fputs(gs_fmt_f4(b, sizeof b, h), fp);
 		}
 	}

@@ -155,7 +155,7 @@ static void j_components(FILE *fp, const gs_estimate *x, bool pools)
 static void j_bytes_or_null(FILE *fp, const char *key, uint64_t v)
 {
 	if (v)
-		fprintf(fp, ",\"%s\":%" PRIu64, key, v);
+		j_u64(fp, key, v, false);
 	else
 		fprintf(fp, ",\"%s\":null", key);
 }
@@ -268,7 +268,7 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 		if (v == GS_NOT_RUNNABLE)
 			fputs(",null]", fp);
 		else {
-			char b[400]; /* %.4f of any double */
+			char b[GS_F4_CHARS];
 			fputc(',', fp);
 			fputs(gs_fmt_f4(b, sizeof b, h), fp);
 			fputc(']', fp);

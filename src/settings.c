@@ -380,15 +380,27 @@ void gs_settings_default(gs_settings *s)
 	s->trainable_fraction = -1.0; /* the seed's default for the method */
 }
 
-/* v->text = t, cut to its size (as snprintf's "%s" would). */
+/* Append t to buf (n bytes) at *k, cut where it is full (as snprintf's
+ * "%s" cuts); *k grows by t's whole length, so *k >= n says it was cut.
+ * Settings' texts and keys are built for every row: no format to parse. */
+static void text_add(char *buf, size_t n, size_t *k, const char *t)
+{
+	size_t m = strlen(t);
+
+	if (*k < n) {
+		size_t c = m < n - *k ? m : n - *k - 1;
+		memcpy(buf + *k, t, c);
+		buf[*k + c] = '\0';
+	}
+	*k += m;
+}
+
+/* v->text = t, cut to its size. */
 static void copy_text(gs_setting_value *v, const char *t)
 {
-	size_t n = strlen(t);
+	size_t k = 0;
 
-	if (n >= sizeof v->text)
-		n = sizeof v->text - 1;
-	memcpy(v->text, t, n);
-	v->text[n] = '\0';
+	text_add(v->text, sizeof v->text, &k, t);
 }
 
 void gs_setting_get(const gs_setting *d, const gs_settings *s, gs_setting_value *v)
@@ -542,19 +554,6 @@ void gs_settings_label_without(const gs_settings *s, const char *name, char *buf
 		}
 }
 
-/* label_add's "%s" without the format: the key is built for every row. */
-static void key_add(char *buf, size_t n, size_t *k, const char *t)
-{
-	size_t m = strlen(t);
-
-	if (*k < n) {
-		size_t c = m < n - *k ? m : n - *k - 1;
-		memcpy(buf + *k, t, c);
-		buf[*k + c] = '\0';
-	}
-	*k += m;
-}
-
 size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
 {
 	size_t k = 0;
@@ -569,10 +568,10 @@ size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
 			continue;
 		gs_setting_get(d, s, &v);
 		if (k)
-			key_add(buf, n, &k, ";");
-		key_add(buf, n, &k, d->name);
-		key_add(buf, n, &k, "=");
-		key_add(buf, n, &k, v.text);
+			text_add(buf, n, &k, ";");
+		text_add(buf, n, &k, d->name);
+		text_add(buf, n, &k, "=");
+		text_add(buf, n, &k, v.text);
 	}
 	return k;
 }
