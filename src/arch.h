@@ -90,6 +90,8 @@ typedef struct gs_arch {
 	bool qk_norm;         /* RMSNorm over queries and keys (Qwen3, Gemma 3, OLMo 2) */
 	double attn_softcap;  /* Gemma 2: tanh cap on attention scores (0 = none) */
 	double final_softcap; /* Gemma 2: tanh cap on the final logits (0 = none) */
+	bool loss_16bit;      /* the head hands its 16-bit logits to cross-entropy with no
+	                         .float() (Qwen v1's remote code) */
 
 	int n_kinds;
 	gs_layer_kind kind[GS_MAX_LAYER_KINDS];

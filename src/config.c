@@ -1571,6 +1571,13 @@ static void build(cfg *c)
 		a->generic = true;
 		fam_llama(c, LK_GENERIC);
 	}
+	/* Remote code whose head hands 16-bit logits to cross-entropy as they
+	 * are: Qwen v1 (modeling_qwen.py, QWenLMHeadModel.forward: lm_head,
+	 * shifted .contiguous() copy, CrossEntropyLoss, no .float()).
+	 * transformers' own heads up-cast (logits.float()); Baichuan's remote
+	 * code exists in copies with and without the up-cast, so it keeps
+	 * the default. */
+	a->loss_16bit = strcmp(mt, "qwen") == 0;
 	read_quant(c);
 }
 

@@ -113,9 +113,20 @@ static bool fabric_bnb(gs_prec p)
 	return p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT;
 }
 
-/* Bytes per parameter of the transient dequantized weight. */
-static double deq_bytes(gs_prec p, double cb)
+static bool gptq(gs_prec p)
 {
+	return p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8;
+}
+
+/* Bytes per parameter of the transient dequantized weight. Training
+ * through GPTQ's torch path unpacks the codes by shifting the expanded
+ * qweight (an int32 tensor a weight element) and casting it (int8 for
+ * 4 bits, int16 for 8): both live at the cast; its fp16 result is the
+ * saved copy (layer_cost.wcopy). */
+static double deq_bytes(gs_prec p, double cb, bool training)
+{
+	if (training && gptq(p))
+		return 4 + (p == GS_P_GPTQ_INT8 ? 2 : 1);
 	return fabric_bnb(p) ? 2 + cb : cb;
 }
 
@@ -262,7 +273,8 @@ typedef struct layer_cost {
 	double ckpt;       /* bytes kept per layer under checkpointing */
 	double fwd_tmp;    /* forward temporaries on top of saved */
 	double bwd_tmp;    /* backward temporaries (activation grads) */
-	double amp_copy;   /* AMP weight copies (saved until the layer's backward) */
+	double wcopy;      /* 16-bit weight copies saved until the layer's backward:
+	                      autocast's casts, GPTQ's dequantized weights */
 	double deq;        /* quantized: one dequantized weight at a time */
 	double wgrad;      /* gradient bytes of this layer's trainable params */
 	double lin_params; /* linear params of this layer (all instances) */
@@ -282,7 +294,50 @@ typedef struct ctx {
 	double T;      /* tokens per micro-batch per GPU */
 	double tp;     /* tensor-parallel degree */
 	double ab;     /* adapter bytes */
+	double lb;     /* the loss buffers' bytes per element (loss_bytes) */
+	bool kcast;    /* PEFT's k-bit preparation casts the unquantized parameters to fp32 */
+	double eb;     /* bytes of the linears' elementwise outputs (gate, up) */
 } ctx;
+
+/* The loss buffers' bytes per element (--loss-dtype): fp32 where the loop
+ * autocasts or the head up-casts; the compute dtype where a full fine-tune
+ * runs no autocast (pure 16-bit and mixed recipes: DeepSpeed's engine and
+ * pure 16-bit loops cast the model) and the family's head hands 16-bit
+ * logits to cross-entropy (torch's log_softmax and nll_loss then keep and
+ * return their input's dtype). */
+static double loss_bytes(const gs_settings *s, const gs_arch *a, gs_prec p, const recipe *r)
+{
+	switch (s->loss_dtype) {
+	case GS_LD_FP32: return 4;
+	case GS_LD_COMPUTE: return r->cb;
+	default:
+		return s->method == GS_FULL && !r->amp && p != GS_P_FP8_MIXED && r->cb < 4 && a->loss_16bit ? r->cb : 4;
+	}
+}
+
+/* Whether PEFT's prepare_model_for_kbit_training casts the base's
+ * unquantized parameters to fp32 (peft/utils/other.py: every fp16/bf16
+ * parameter, unless the model is GPTQ-quantized). auto: on for the bases
+ * PEFT trains on one GPU, replicated or pipelined (bitsandbytes, AWQ);
+ * off when zero3/fsdp/fsdp2 shard the weights (TRL's SFTTrainer skips it
+ * for sharded QLoRA, fsdp_qlora never calls it), under zero1/zero2
+ * (DeepSpeed's engine casts the module back to 16 bits) and for the
+ * stacks that never call it (torchao's NF4 in torchtune, Lightning
+ * Fabric's plugin). */
+static bool kbit_cast(const gs_settings *s, gs_prec p)
+{
+	bool peft_base = p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_AWQ_INT4;
+
+	if ((s->method != GS_LORA && s->method != GS_QLORA) || !gs_prec_quantized(p) ||
+	    p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8)
+		return false;
+	switch (s->kbit_prep) {
+	case GS_KP_ON: return true;
+	case GS_KP_OFF: return false;
+	default:
+		return peft_base && (s->sharding == GS_SH_DDP || s->sharding == GS_SH_PIPELINE);
+	}
+}
 
 /* Bytes a norm over a width w saves per token. RMSNorm up-casts and saves
  * an fp32 copy; LayerNorm saves its input and, per normalised vector, an
@@ -390,7 +445,7 @@ static void cost_infer(const ctx *c, const layer_dims *d, layer_cost *o)
 	double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * d->inner * cb * T;
 	o->fwd_act = 2 * d->rb * d->h * T + (att > mlp ? att : mlp);
 	if (gs_prec_quantized(c->p))
-		o->deq = o->max_unit * deq_bytes(c->p, cb);
+		o->deq = o->max_unit * deq_bytes(c->p, cb, false);
 }
 
 /* Bytes per token the layer's norms save (norm_saved); q_norm/k_norm
@@ -492,9 +547,9 @@ static void saved_mlp(const ctx *c, const gs_layer_kind *k, const layer_dims *d,
 	if (a->act == GS_ACT_GATED)
 		/* gate (the activation's input), activation output, up; compiled,
 		 * act(gate)*up is one fused kernel that saves only gate and up */
-		*tok += (c->s->compile ? 2 : 3) * inner * cb;
+		*tok += (c->s->compile ? 2 : 3) * inner * c->eb;
 	else
-		*tok += inner * cb * (strcmp(a->model_type, "gpt2") == 0 ? 4 : 1); /* gelu_new saves 4 tensors */
+		*tok += inner * c->eb * (strcmp(a->model_type, "gpt2") == 0 ? 4 : 1); /* gelu_new saves 4 tensors */
 	if (k->n_experts > 0) {
 		double kx = (double)k->experts_per_tok;
 		*tok += 2 * kx * h * cb + 4 * (double)k->n_experts; /* gathered input, weighted output, router probs */
@@ -538,14 +593,21 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 	saved_linear_inputs(c, k, &d, lora_in, lora_tok, &tok);
 	/* Autocast over fp32 weights: every linear's 16-bit weight cast is
 	 * saved for the input gradient (frozen or not) until its backward. */
-	o->amp_copy = c->r.amp ? 2 * o->lin_params : 0;
+	o->wcopy = c->r.amp ? 2 * o->lin_params : 0;
+	/* GPTQ (auto-gptq's qlinear_cuda_old torch path, which trainable
+	 * layers and inputs of 128 rows or more take): each linear dequantizes
+	 * its weight to fp16 and matmuls the input with it, so autograd saves
+	 * that fp16 weight for the input's gradient until the layer's
+	 * backward (the recomputed layer's under checkpointing). */
+	if (gptq(c->p))
+		o->wcopy = 2 * o->lin_params;
 	saved_attention(c, &d, &tok, &sqr);
 	saved_mlp(c, k, &d, &tok);
 	o->saved = tok * d.T + sqr * (d.nh / d.tp) * d.sq * d.sq * d.seqs;
 	o->ckpt = d.rb * d.h * d.T;
 	layer_temporaries(c, &d, o);
 	if (gs_prec_quantized(c->p))
-		o->deq = o->max_unit * deq_bytes(c->p, d.cb); /* one dequantised weight at a time */
+		o->deq = o->max_unit * deq_bytes(c->p, d.cb, true); /* one dequantised weight at a time */
 	o->wgrad = o->trainable * c->r.g;
 }
 
@@ -664,7 +726,9 @@ typedef struct plan {
 	double opt_tmp;         /* the optimizer step's temporaries */
 	/* Per GPU, after sharding and offload. */
 	double W_gpu, G_gpu, O_gpu;
-	double bucket;          /* gradient reduce buckets */
+	double bucket;          /* gradient reduce buckets kept across steps (DDP) */
+	double ipg;             /* DeepSpeed ZeRO-2: the contiguous-gradient buffer, live through backward */
+	double flat_tmp;        /* DeepSpeed ZeRO-1: a bucket flattened for its reduce */
 	double gather;          /* ZeRO-3/FSDP: gathered units */
 	double host;            /* bytes on the host */
 	double grad_frac;       /* the share of each gradient this GPU keeps */
@@ -683,9 +747,28 @@ static void plan_init(plan *P, const gs_arch *a, const gs_settings *s)
 	c->full = s->method == GS_FULL;
 	c->lora = s->method == GS_LORA || s->method == GS_QLORA;
 	c->infer = s->method == GS_INFER;
+	c->ab = dtype_bytes(s->adapter_dtype);
+	/* DeepSpeed (engine.py) casts the whole module, adapters included,
+	 * to the 16-bit dtype, and its stage 1/2 optimizer keeps an fp32
+	 * master partition of the trainable parameters (requires_grad only)
+	 * with fp32 Adam states: --adapter-dtype gives way. */
+	if (c->lora && c->r.cb < 4 && (s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2)) {
+		c->ab = c->r.g = c->r.cb;
+		c->r.state = c->r.master = 4;
+		c->r.text = "lora under DeepSpeed ZeRO-1/2: the module cast to 16 bits, adapters too; an fp32 master "
+		            "partition of the adapters with fp32 states";
+	}
 	c->T = (double)s->batch * (double)s->seq;
 	c->tp = (double)s->tp;
-	c->ab = dtype_bytes(s->adapter_dtype);
+	c->lb = loss_bytes(s, a, c->p, &c->r);
+	/* PEFT's k-bit preparation: the embeddings' output is fp32, so is
+	 * the residual stream (and each checkpointed layer input); a
+	 * bitsandbytes linear returns its input's dtype (Linear4bit:
+	 * out.to(inp_dtype)), so gate and up come out fp32 too. */
+	c->kcast = kbit_cast(s, c->p);
+	if (c->kcast)
+		c->r.rb = 4;
+	c->eb = c->kcast && bnb_quant(c->p) ? 4 : c->r.cb;
 	P->n_dp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / c->tp;
 	P->emb = (double)a->p_embed;
 	P->head = (double)a->p_head;
@@ -725,7 +808,7 @@ static void plan_layers(plan *P)
 			else if (c->p == GS_P_GPTQ_INT4 || c->p == GS_P_GPTQ_INT8 || c->p == GS_P_AWQ_INT4)
 				local += bpp * n_el; /* qweight, qzeros, scales, g_idx: registered buffers */
 		}
-		lw += c->r.w * (double)k->other_params + c->r.fp8_copy * lc->lin_params;
+		lw += (c->kcast ? 4 : c->r.w) * (double)k->other_params + c->r.fp8_copy * lc->lin_params;
 		P->W += nl * lw;
 		P->qmeta += nl * local;
 		if (lw - local > P->layer_store_max) /* what a gather moves */
@@ -744,14 +827,14 @@ static void plan_embeddings(plan *P)
 	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
 
 	P->emb_w = (emb + head) / tp + emb_other + fin;
-	P->W += c->r.w * P->emb_w;
+	P->W += (c->kcast ? 4 : c->r.w) * P->emb_w; /* k-bit preparation: fp32 */
 	/* Lightning Fabric's plugin quantizes an untied head like the other
 	 * linears; it dequantizes it (fp16, then cast) at its forward and
 	 * backward, and bitsandbytes saves the head's input. */
 	if (fabric_bnb(c->p) && head > 0) {
 		const gs_linear lm_head = {.in = a->hidden, .out = a->vocab, .count = 1, .active = 1};
 		P->W -= (c->r.w - linear_storage(c->p, &lm_head)) * head / tp;
-		P->head_deq = deq_bytes(c->p, c->r.cb) * head / tp;
+		P->head_deq = deq_bytes(c->p, c->r.cb, false) * head / tp;
 	}
 	if (c->full) {
 		P->trainable += P->emb_w;
@@ -813,6 +896,11 @@ static void plan_opt_tmp(plan *P)
 		P->opt_tmp /= P->n_dp;
 	if (c->r.master > 0)
 		P->opt_tmp += 4 * P->params_trainable / P->n_dp; /* fp32 gradient partition */
+	/* DeepSpeed stage 1/2's step: single_grad_partition =
+	 * flatten(averaged_gradients).to(fp32), the 16-bit flat copy of the
+	 * rank's gradient partition beside its fp32 conversion */
+	if (c->r.master > 0 && (c->s->sharding == GS_SH_ZERO1 || c->s->sharding == GS_SH_ZERO2))
+		P->opt_tmp += c->r.g * P->params_trainable / P->n_dp;
 }
 
 /* Per-GPU shares of weights, gradients and states under --sharding, with
@@ -844,14 +932,26 @@ static void plan_sharding(plan *P)
 			P->bucket = grad_total;
 		break;
 	case GS_SH_ZERO1:
-		/* same reduce bucket as ZeRO-2 (DeepSpeed's stage 1/2 optimizer) */
+		/* DeepSpeed stage 1 (runtime/zero/stage_1_and_2.py): no gradient
+		 * hooks (the engine turns overlap_comm and contiguous_gradients
+		 * off for stage 1), so whole 16-bit gradients build up; after
+		 * backward, reduce_gradients flattens them a bucket of
+		 * reduce_bucket_size elements at a time (allreduce_bucket) */
 		P->O_gpu /= n_dp;
-		P->bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c->r.g);
+		if (!c->infer)
+			P->flat_tmp = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c->r.g);
 		break;
 	case GS_SH_ZERO2:
+		/* stage 2: backward() allocates the ipg_buffer, reduce_bucket_size
+		 * elements of the gradient dtype whatever the model's size (a
+		 * second one with overlap_comm, off by default for stages 1 and
+		 * 2: zero/config.py); gradients are copied into it and reduced
+		 * from it (newer releases' allreduce_bucket also flattens a
+		 * copy for the reduce, older ones reduced views: not counted) */
 		P->O_gpu /= n_dp;
 		P->G_gpu /= n_dp;
-		P->bucket = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c->r.g);
+		if (!c->infer)
+			P->ipg = GS_ZERO_BUCKET_ELEMS * c->r.g;
 		break;
 	case GS_SH_ZERO3: case GS_SH_FSDP: case GS_SH_FSDP2:
 		P->O_gpu /= n_dp;
@@ -1046,11 +1146,11 @@ static void train_forward(const plan *P, const step_info *st, tl *t)
 		double d[C_N] = {0}, tr[C_N] = {0};
 		double kept = s->grad_ckpt ? l->ckpt : l->saved;
 		d[C_A] = st->act_off ? 0 : kept;
-		d[C_W] = s->grad_ckpt ? 0 : l->amp_copy;
+		d[C_W] = s->grad_ckpt ? 0 : l->wcopy;
 		tr[C_A] = l->fwd_tmp + l->saved; /* the layer being computed: its tensors and temporaries */
 		if (st->act_off)
 			tr[C_A] += kept; /* the previous layer's, still copying out */
-		tr[C_W] = l->amp_copy;
+		tr[C_W] = l->wcopy;
 		tr[C_B] = l->deq + P->gather;
 		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_FORWARD, st->n);
 	}
@@ -1069,13 +1169,18 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 
 	/* Final norm and the head's saved input. */
 	t->live[C_A] += (a->norm == GS_NORM_RMS ? 4 : c->r.rb) * h * T + st->head_in;
-	if (c->r.amp)
+	/* autocast casts the fp32 head (AMP; a k-bit-prepared base under the
+	 * HF Trainer's autocast) to 16 bits, and the matmul saves that cast
+	 * for the input's gradient until the head's backward */
+	if (c->r.amp || c->kcast)
 		t->live[C_W] += 2 * (head > 0 ? head : emb) / c->tp;
 
 	/* Loss. */
 	double logits = a->encoder ? 0 : c->r.cb * V * T;
-	double up = c->r.cb < 4 ? 4 * V * T : 0;
-	double lsm = a->encoder ? 0 : 4 * V * T;
+	/* the loss's up-cast copy (transient) and saved log-probabilities,
+	 * at --loss-dtype (loss_bytes) */
+	double up = c->r.cb < c->lb ? c->lb * V * T : 0;
+	double lsm = a->encoder ? 0 : c->lb * V * T;
 	if (s->loss == GS_LOSS_CHUNKED) {
 		/* chunked CE: 16-bit logits and fp32 log-probs, chunk by chunk */
 		up = 0;
@@ -1098,10 +1203,10 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	/* Backward: loss gradients (the log-softmax grad and its input's
 	 * grad in fp32), then the head. */
 	memset(ex, 0, sizeof ex);
-	ex[C_A] = s->loss == GS_LOSS_CHUNKED || a->encoder ? 0 : 8 * V * T;
+	ex[C_A] = s->loss == GS_LOSS_CHUNKED || a->encoder ? 0 : 2 * c->lb * V * T;
 	/* chunked: the head's backward runs chunk by chunk while the
 	 * other chunks' logits are live */
-	ex[C_B] = s->loss == GS_LOSS_CHUNKED ? P->head_deq : 0;
+	ex[C_B] = (s->loss == GS_LOSS_CHUNKED ? P->head_deq : 0) + P->ipg;
 	mark(t, ex, GS_PH_BACKWARD, st->n);
 	t->live[C_A] -= logits + lsm + cap;
 	if (st->head_trains && !st->accum) {
@@ -1117,10 +1222,10 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	memset(ex, 0, sizeof ex);
 	/* 16-bit logits grad; through a soft cap, tanh's input grad too */
 	ex[C_A] = c->r.cb * V * T * (cap > 0 ? 2 : 1);
-	ex[C_B] = P->head_deq;
+	ex[C_B] = P->head_deq + P->ipg;
 	mark(t, ex, GS_PH_BACKWARD, st->n);
 	t->live[C_A] -= (a->norm == GS_NORM_RMS ? 4 : c->r.rb) * h * T + st->head_in;
-	if (c->r.amp)
+	if (c->r.amp || c->kcast)
 		t->live[C_W] -= 2 * (head > 0 ? head : emb) / c->tp;
 }
 
@@ -1139,14 +1244,14 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		double wg = st->accum ? 0 : l->wgrad * P->grad_frac;
 		double kept = s->grad_ckpt ? l->ckpt : l->saved;
 		d[C_A] = st->act_off ? 0 : -kept;
-		d[C_W] = s->grad_ckpt ? 0 : -l->amp_copy;
+		d[C_W] = s->grad_ckpt ? 0 : -l->wcopy;
 		d[C_G] = st->in_bwd ? 0 : wg; /* stepped and freed at once */
 		tr[C_G] = wg;
 		tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0);
 		if (st->act_off)
 			tr[C_A] += 2 * kept; /* this layer's, back from the host, and the next one prefetched */
-		tr[C_W] = s->grad_ckpt ? l->amp_copy : 0;
-		tr[C_B] = l->deq + P->gather;
+		tr[C_W] = s->grad_ckpt ? l->wcopy : 0;
+		tr[C_B] = l->deq + P->gather + P->ipg; /* ZeRO-2: its ipg buffer */
 		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, st->n);
 	}
 	t->live[C_A] -= c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
@@ -1161,6 +1266,13 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		t->live[C_G] = 0;
 	} else if (t->live[C_G] < P->G_gpu) {
 		t->live[C_G] = P->G_gpu; /* norms, biases: all gradients exist now */
+	}
+	if (P->flat_tmp > 0) {
+		/* ZeRO-1's reduce after backward: a bucket flattened while
+		 * every gradient is live */
+		double ex[C_N] = {0};
+		ex[C_B] = P->flat_tmp;
+		mark(t, ex, GS_PH_BACKWARD, st->n);
 	}
 	t->live[C_B] = P->bucket;
 }

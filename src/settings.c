@@ -30,6 +30,8 @@ static const char *const formula_names[] = {"detailed", "cookbook", "rule-of-thu
 static const char *const load_names[] = {"sharded", "full", NULL}; /* full_state_dict_load off, on */
 static const char *const logits_names[] = {"last", "all", "all-fp32", NULL}; /* gs_logits */
 static const char *const kvcache_names[] = {"dynamic", "legacy", "static", NULL}; /* gs_kvcache */
+static const char *const loss_dtype_names[] = {"auto", "fp32", "compute", NULL}; /* gs_loss_dtype */
+static const char *const kbit_prep_names[] = {"auto", "on", "off", NULL}; /* gs_kbit_prep */
 
 /* Every ENUM setting is stored in an enum field read and written as int. */
 _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int) &&
@@ -224,6 +226,12 @@ static const gs_setting table[] = {
 	{ "train-embeddings", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "embeddings and head fully trained (modules_to_save)", GS_M_ADAPTER,
 	  GS_SF_HARNESS, "Train embeddings", 12, NULL, GS_LW_NEVER, 0, F(train_embeddings), 0, NULL },
+	{ "kbit-prep", GS_ST_ENUM, kbit_prep_names, 0, 0, "auto", "K",
+	  "quantized base (LoRA/QLoRA): PEFT's prepare_model_for_kbit_training casts the unquantized "
+	  "parameters (embeddings, norms, head) to fp32; auto: on for bitsandbytes and AWQ bases on one "
+	  "GPU, ddp or pipeline, off otherwise (GPTQ bases are never cast)",
+	  GS_M_ADAPTER, GS_SF_NO_HARNESS, "k-bit prep", 8, " kbit-prep-%s", GS_LW_CHANGED, 21,
+	  F(kbit_prep), 0, NULL },
 	{ "batch", GS_ST_INT, NULL, 1, MAX_BATCH, "1", "N", "micro-batch per GPU", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0, NULL },
 	{ "seq", GS_ST_INT, NULL, 1, MAX_SEQ, "2048", "N", "tokens per sequence", GS_M_ALL,
@@ -241,6 +249,12 @@ static const gs_setting table[] = {
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L", "cross-entropy over the vocabulary",
 	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " chunked-loss", GS_LW_CHANGED, 12, F(loss), 0, NULL },
+	{ "loss-dtype", GS_ST_ENUM, loss_dtype_names, 0, 0, "auto", "D",
+	  "the loss buffers' precision: fp32 (autocast, transformers' heads up-cast), compute (16-bit "
+	  "logits into cross-entropy), auto (compute only for a full fine-tune with no autocast, "
+	  "bf16/fp16/mixed-*, of a family whose head does not up-cast: Qwen v1)",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS, "Loss dtype", 8, " loss-%s", GS_LW_CHANGED, 22,
+	  F(loss_dtype), 0, NULL },
 	{ "gpus", GS_ST_INT, NULL, 1, MAX_GPUS, "1", "N", "how many GPUs: a count, never a GPU class",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX, "GPUs", 6, " %sx",
 	  GS_LW_MULTI, 13, F(gpus), 0, NULL },

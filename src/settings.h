@@ -47,6 +47,21 @@ typedef enum gs_optim {
 
 typedef enum gs_attn { GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_MAX } gs_attn;
 typedef enum gs_loss { GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_MAX } gs_loss;
+/* The precision of the loss's buffers (log-probabilities and their
+ * gradients). auto: fp32, unless the loop runs no autocast (the pure 16-bit
+ * and mixed recipes of full fine-tuning: DeepSpeed's engine and pure 16-bit
+ * loops cast the model) and the family's head hands its 16-bit logits to
+ * cross-entropy as they are (gs_arch.loss_16bit: Qwen v1's remote code); fp32: up-cast (autocast, transformers' heads);
+ * compute: at the compute dtype. */
+typedef enum gs_loss_dtype { GS_LD_AUTO = 0, GS_LD_FP32, GS_LD_COMPUTE, GS_LD_MAX } gs_loss_dtype;
+/* PEFT's prepare_model_for_kbit_training on a quantized base (LoRA/QLoRA):
+ * every 16-bit parameter that is not quantized (embeddings, norms, head,
+ * biases) cast to fp32 (never on a GPTQ base: PEFT skips the cast). auto:
+ * on for bitsandbytes int8/nf4/nf4-dq and AWQ on one GPU, ddp or pipeline;
+ * off under zero1/zero2 (DeepSpeed casts the module back to 16 bits),
+ * zero3/fsdp/fsdp2 (TRL skips it for sharded QLoRA) and for the Lightning
+ * Fabric and torchao variants, which never call it. */
+typedef enum gs_kbit_prep { GS_KP_AUTO = 0, GS_KP_ON, GS_KP_OFF, GS_KP_MAX } gs_kbit_prep;
 typedef enum gs_shard { GS_SH_DDP = 0, GS_SH_ZERO1, GS_SH_ZERO2, GS_SH_ZERO3, GS_SH_FSDP, GS_SH_FSDP2, GS_SH_PIPELINE, GS_SH_MAX } gs_shard;
 typedef enum gs_offload { GS_OFF_NONE = 0, GS_OFF_OPTIMIZER, GS_OFF_PARAMS, GS_OFF_ACTIVATIONS, GS_OFF_MAX } gs_offload;
 typedef enum gs_dtype { GS_DT_FP32 = 0, GS_DT_BF16, GS_DT_FP16, GS_DT_FP8, GS_DT_MAX } gs_dtype;
@@ -79,12 +94,14 @@ typedef struct gs_settings {
 	char lora_targets[GS_LORA_NAMES_MAX]; /* "qv", "attn", "all-linear" or names */
 	double lora_dropout;
 	bool train_embeddings;   /* embeddings + head fully trained (modules_to_save) */
+	gs_kbit_prep kbit_prep;  /* quantized base: PEFT's fp32 cast of the unquantized parameters */
 	int64_t batch, seq;
 	int64_t grad_accum;      /* micro-batches per optimizer step (grads live across them) */
 	bool grad_ckpt;
 	bool compile;            /* torch.compile (inductor): fused norms and gated activations */
 	gs_attn attn;
 	gs_loss loss;
+	gs_loss_dtype loss_dtype; /* the loss buffers' precision (gs_loss_dtype) */
 	int64_t gpus;
 	gs_shard sharding;
 	int64_t tp;

@@ -244,8 +244,8 @@ def case(r):
                          "saves no input) -> nf4-torchao")
         elif w.startswith("int8"):
             prec = "int8"
-            notes.append("precision: LLM.int8 linear weights; prepare_model_for_int8_training casts the rest to "
-                         "fp32, which the int8 recipe may not model")
+            notes.append("precision: LLM.int8 linear weights; prepare_model_for_int8_training casts the rest "
+                         "(embeddings, norms, head) to fp32: --kbit-prep auto (on, one GPU) models it")
         else:
             raise SystemExit("lora precision? " + i)
         args += ["--precision", fabric_prec(prec, litgpt, notes)]

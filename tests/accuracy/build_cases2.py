@@ -336,7 +336,15 @@ def case(r):
         if i.startswith("answerai-"):
             args += ["--adapter-dtype", "bf16"]
             notes.append("adapters: fsdp_qlora train.py casts the whole model, LoRA included, to bf16")
-        else:
+            if prec.startswith("nf4"):
+                args += ["--kbit-prep", "off"]
+                notes.append("k-bit preparation: off (train.py builds its Linear4bit layers and never calls "
+                             "PEFT's prepare_model_for_kbit_training; everything stays bf16, its ddp rows too)")
+        elif prec == "nf4-dq":
+            notes.append("k-bit preparation: auto (on: one GPU); that swift v1's sft.py runs PEFT's "
+                         "prepare_model_for_kbit_training, casting embeddings, norms and head to fp32, is "
+                         "assumed, as HF/PEFT QLoRA recipes do")
+        if not i.startswith("answerai-"):
             args += ["--adapter-dtype", "fp32"]
             notes.append("adapters: PEFT default fp32 (as the first set's HF/PEFT records)")
         args += ["--lora-r", str(r["lora_r"])]

@@ -12,17 +12,24 @@
 
 #define REF "../shared/models-reference/"
 
-static gs_arch load(const char *file)
+/* A config by its path from the repository root. */
+static gs_arch gs_arch_from(const char *path)
 {
 	gs_arch a;
 	gs_error e = {0};
-	char path[512];
-	snprintf(path, sizeof path, REF "%s", file);
 	if (gs_config_load(path, &a, &e) != GS_OK) {
 		printf("FAIL load %s: %s\n", path, e.msg);
 		exit(1);
 	}
 	return a;
+}
+
+/* A reference config (shared/models-reference) by its file name. */
+static gs_arch load(const char *file)
+{
+	char path[512];
+	snprintf(path, sizeof path, REF "%s", file);
+	return gs_arch_from(path);
 }
 
 static gs_settings base(const char *method, const char *prec, const char *opt)
@@ -165,9 +172,11 @@ static void recipes(void)
 		CHECK_EQ_U64(x.params_trainable, (uint64_t)want, "engine: LoRA by module names q_proj,k_proj");
 	}
 
-	/* QLoRA NF4: linears 0.5 + 4/64 B/param; embeddings, head, norms bf16. */
+	/* QLoRA NF4: linears 0.5 + 4/64 B/param; embeddings, head, norms bf16
+	 * (loaded as they are: PEFT's k-bit preparation off). */
 	{
 		gs_settings s = base("qlora", NULL, "adamw");
+		set(&s, "kbit-prep=off");
 		gs_estimate x = run(&a, &s);
 		double lin = linear_params(&a);
 		double want = lin * (0.5 + 4.0 / 64) + (P - lin) * 2;
@@ -237,7 +246,7 @@ static void compiled(void)
 	CHECK(strstr(l, " compile") != NULL, "settings: the row label says compile (%s)", l);
 	/* torchao NF4: nf4-dq storage, but its matmul saves no input */
 	gs_settings q = base("qlora", "nf4-dq", "adamw");
-	gs_settings_set(&q, "seq", "2048", &e);
+	set(&q, "seq=2048 kbit-prep=off");
 	gs_estimate bnb = run(&a, &q);
 	gs_settings_set(&q, "precision", "nf4-torchao", &e);
 	gs_estimate tao = run(&a, &q);
@@ -301,7 +310,7 @@ static void fabric_nf4(void)
 	 * its two dequantized copies (4 bytes/param) live. */
 	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
 	gs_settings s = base("qlora", "nf4", "adamw");
-	set(&s, "adapter-dtype=bf16 batch=2 seq=512 loss=chunked");
+	set(&s, "adapter-dtype=bf16 batch=2 seq=512 loss=chunked kbit-prep=off");
 	gs_estimate x = run(&a, &s);
 	set(&s, "precision=nf4-litgpt");
 	gs_estimate y = run(&a, &s);
@@ -382,6 +391,7 @@ static void sharded_lora(void)
 	 * codes. Llama-3.1-70B: 80 layers x 855,638,016 linear weights. */
 	gs_arch b = load("meta-llama--Llama-3.1-70B.config.json");
 	gs_settings z = base("qlora", "nf4", "adamw");
+	set(&z, "kbit-prep=off");
 	gs_estimate z1 = run(&b, &z);
 	set(&z, "gpus=8 sharding=zero3");
 	gs_estimate z8 = run(&b, &z);
@@ -551,6 +561,148 @@ static void generation(void)
 	CHECK(strstr(l, " +4096 new") && strstr(l, " legacy-cache"), "settings: new tokens and the cache in the label (%s)", l);
 }
 
+/* Issue 13 item 4: the loss buffers' precision. Qwen2.5-0.5B (vocab
+ * 151,936), full bf16, one 8192-token sequence: the loss's backward is the
+ * peak, where the 16-bit logits, the saved log-probabilities and their two
+ * gradients live: 2 + 4 + 2 x 4 bytes an element up-cast to fp32, 2 + 2 +
+ * 2 x 2 at the compute dtype, 6 x V x T apart. transformers' heads up-cast,
+ * so auto is fp32 there; Qwen v1's head does not, so a full bf16 run with
+ * no autocast gets 16-bit buffers, and amp-bf16 (autocast) fp32 again. */
+static void loss_dtype(void)
+{
+	gs_arch a = load("Qwen--Qwen2.5-0.5B.config.json");
+	gs_settings s = base("full", "bf16", "adamw");
+	set(&s, "seq=8192");
+	gs_estimate au = run(&a, &s);
+	set(&s, "loss-dtype=fp32");
+	gs_estimate f32 = run(&a, &s);
+	set(&s, "loss-dtype=compute");
+	gs_estimate c16 = run(&a, &s);
+	double want = 6.0 * 151936 * 8192;
+	CHECK(au.allocated == f32.allocated && f32.peak_phase == GS_PH_BACKWARD && c16.peak_phase == GS_PH_BACKWARD &&
+	          near((double)f32.A - (double)c16.A, want, 1e-9),
+	      "engine: fp32 loss buffers hold 6 x V x T bytes more than 16-bit ones at the loss's backward (%.6g, "
+	      "got %.6g); auto is fp32 for transformers' heads",
+	      want, (double)f32.A - (double)c16.A);
+
+	gs_arch q = gs_arch_from("tests/accuracy/models/set2/Qwen--Qwen-1_8B-Chat.json");
+	gs_settings t = base("full", "bf16", "adamw");
+	set(&t, "seq=4096");
+	gs_estimate qa = run(&q, &t);
+	set(&t, "loss-dtype=compute");
+	gs_estimate qc = run(&q, &t);
+	set(&t, "loss-dtype=auto precision=amp-bf16");
+	gs_estimate qm = run(&q, &t);
+	set(&t, "loss-dtype=fp32");
+	gs_estimate qf = run(&q, &t);
+	CHECK(q.loss_16bit && qa.allocated == qc.allocated && qm.allocated == qf.allocated,
+	      "engine: Qwen v1's head hands 16-bit logits to the loss: auto is 16-bit with no autocast (bf16), "
+	      "fp32 under autocast (amp-bf16)");
+}
+
+/* Issue 13 item 5: DeepSpeed ZeRO-1/2 as stage_1_and_2.py allocates. */
+static void deepspeed_zero12(void)
+{
+	/* The step of stage 1 on N ranks holds the fp32 master and Adam states
+	 * of its partition (12 bytes a parameter), and converts the partition's
+	 * gradients: flatten(...) (16-bit, 2) .to(fp32) (4): 18 P / N in all,
+	 * so 4 ranks hold 18 P / 8 more than 8 ranks. Llama-3.1-8B full
+	 * mixed-bf16, seq 1: the step is the peak. */
+	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings s = base("full", "mixed-bf16", "adamw-fused");
+	set(&s, "sharding=zero1 gpus=4");
+	gs_estimate z4 = run(&a, &s);
+	set(&s, "gpus=8");
+	gs_estimate z8 = run(&a, &s);
+	double P = (double)a.params_total;
+	CHECK(z4.peak_phase == GS_PH_OPTIMIZER && z8.peak_phase == GS_PH_OPTIMIZER &&
+	          near((double)z4.allocated - (double)z8.allocated, 18 * P / 8, 1e-6),
+	      "engine: zero1's step holds 12 + 2 + 4 bytes a parameter of its partition (%.6g, got %.6g)",
+	      18 * P / 8, (double)z4.allocated - (double)z8.allocated);
+	/* Stage 2 shards the 16-bit gradients too: 2 P - 2 P / 8 fewer. */
+	set(&s, "sharding=zero2");
+	gs_estimate s8 = run(&a, &s);
+	CHECK(s8.peak_phase == GS_PH_OPTIMIZER && near((double)z8.allocated - (double)s8.allocated, 2 * P - 2 * P / 8, 1e-6),
+	      "engine: zero2's step holds a gradient partition, zero1's every gradient (%.6g, got %.6g)",
+	      2 * P - 2 * P / 8, (double)z8.allocated - (double)s8.allocated);
+
+	/* Stage 2's backward() allocates the ipg buffer at reduce_bucket_size
+	 * (5e8 elements, 1e9 bytes in bf16) whatever the model's size: GPT-2
+	 * (124 M parameters, 248 MB of bf16 gradients) on 8 ranks peaks in
+	 * backward with that buffer on top of the weights and, from the second
+	 * step on, its master and states shard (12 bytes / 8); its gradient
+	 * shard (31 MB) is still filling. */
+	gs_arch g = load("openai-community--gpt2.config.json");
+	gs_settings z = base("full", "mixed-bf16", "adamw-fused");
+	set(&z, "sharding=zero2 gpus=8");
+	gs_estimate ge = run(&g, &z);
+	double gp = (double)g.params_total, floor_ = 2 * gp + 12 * gp / 8 + 1e9;
+	CHECK(ge.peak_phase == GS_PH_BACKWARD && (double)ge.allocated >= floor_ && (double)ge.allocated < floor_ + 64e6,
+	      "engine: zero2's ipg buffer is reduce_bucket_size elements whatever the model (allocated %.6g, want "
+	      "%.6g to +64 MB)", (double)ge.allocated, floor_);
+
+	/* DeepSpeed casts the module, adapters included, to 16 bits and keeps
+	 * an fp32 master partition with fp32 states: 2 bytes of gradient, 4 + 8
+	 * of state a trainable parameter, whatever --adapter-dtype says. */
+	gs_settings l = base("lora", "bf16", "adamw");
+	set(&l, "adapter-dtype=fp32 sharding=zero2 gpus=2");
+	gs_estimate le = run(&a, &l);
+	set(&l, "sharding=ddp");
+	gs_estimate ld = run(&a, &l);
+	CHECK(le.bpp_G == 2 && le.bpp_O == 12 && ld.bpp_G == 4 && ld.bpp_O == 8,
+	      "engine: LoRA under zero2 has 16-bit adapters with fp32 master and states (G %.2f O %.2f; ddp %.2f %.2f)",
+	      le.bpp_G, le.bpp_O, ld.bpp_G, ld.bpp_O);
+}
+
+/* Issue 13 item 6: quantized bases per backend. */
+static void quantized_backends(void)
+{
+	/* PEFT's prepare_model_for_kbit_training casts what is not quantized
+	 * to fp32: on Qwen2.5-7B (untied, 544,997,376 parameters each in the
+	 * embedding and the head) 2 more bytes for each of them and the norms,
+	 * and under the HF Trainer's autocast the head's 16-bit cast is saved
+	 * until its backward, where a one-token step peaks. auto is on for
+	 * bitsandbytes on one GPU, off under fsdp. */
+	gs_arch a = load("Qwen--Qwen2.5-7B.config.json");
+	gs_settings s = base("qlora", "nf4", "adamw");
+	gs_estimate au = run(&a, &s);
+	set(&s, "kbit-prep=off");
+	gs_estimate off = run(&a, &s);
+	double norms = 0;
+	for (int i = 0; i < a.n_kinds; i++)
+		norms += (double)a.kind[i].n_layers * (double)a.kind[i].other_params;
+	norms += (double)a.p_final;
+	double want = 2 * (2 * 544997376.0 + norms) + 2 * 544997376.0;
+	CHECK(near((double)au.W - (double)off.W, want, 1e-6),
+	      "engine: k-bit preparation: fp32 embeddings, norms and head, and the head's saved 16-bit cast (%.6g, "
+	      "got %.6g)", want, (double)au.W - (double)off.W);
+	set(&s, "kbit-prep=auto gpus=2 sharding=fsdp");
+	gs_estimate fa = run(&a, &s);
+	set(&s, "kbit-prep=off");
+	gs_estimate fo = run(&a, &s);
+	CHECK(fa.allocated == fo.allocated, "engine: k-bit preparation is off by default when fsdp shards the base");
+	set(&s, "kbit-prep=auto gpus=1 sharding=ddp precision=nf4-torchao");
+	gs_estimate ta = run(&a, &s);
+	set(&s, "kbit-prep=off");
+	gs_estimate to = run(&a, &s);
+	CHECK(ta.allocated == to.allocated, "engine: k-bit preparation is off by default for torchao's NF4 (torchtune)");
+
+	/* GPTQ trains through auto-gptq's torch path, whose matmul with the
+	 * fp16 dequantized weight saves that weight for the input's gradient:
+	 * without checkpointing every layer's until its backward. Against
+	 * AWQ of the same storage (kbit-prep off), the first backward moment
+	 * holds 2 bytes a linear weight of all 28 layers more. */
+	gs_settings g = base("qlora", "gptq-int4", "adamw");
+	set(&g, "seq=16 kbit-prep=off");
+	gs_estimate gq = run(&a, &g);
+	set(&g, "precision=awq-int4");
+	gs_estimate aw = run(&a, &g);
+	double lin = linear_params(&a);
+	CHECK(gq.peak_phase == GS_PH_BACKWARD && near((double)gq.W - (double)aw.W, 2 * lin, 1e-6),
+	      "engine: GPTQ training keeps each layer's fp16 dequantized weight for backward (%.6g, got %.6g)",
+	      2 * lin, (double)gq.W - (double)aw.W);
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -613,9 +765,14 @@ static void monotonic(void)
 					if (k != 4) {
 						gs_settings z = s;
 						gs_settings_set(&z, "gpus", "4", &e);
+						/* zero2's ipg buffer is reduce_bucket_size elements
+						 * (2e9 bytes with fp32 gradients, plus the
+						 * allocator's 5%) even for a model whose gradients
+						 * are smaller */
 						const char *st[] = {"ddp", "zero1", "zero2", "zero3"};
 						for (int i = 0; i + 1 < 4; i++)
-							if (dev(&a, z, "sharding", st[i]) < dev(&a, z, "sharding", st[i + 1]))
+							if ((double)dev(&a, z, "sharding", st[i]) + (i == 1 ? 2.1e9 : 0) <
+							    (double)dev(&a, z, "sharding", st[i + 1]))
 								bad_z++;
 					}
 				}
@@ -624,7 +781,8 @@ static void monotonic(void)
 	CHECK(bad_b == 0, "engine: more batch never lowers the peak (%d violated)", bad_b);
 	CHECK(bad_r == 0, "engine: higher LoRA rank never lowers the peak (%d violated)", bad_r);
 	CHECK(bad_c == 0, "engine: gradient checkpointing never raises the peak (%d violated)", bad_c);
-	CHECK(bad_z == 0, "engine: a higher ZeRO stage never raises per-GPU memory (%d violated)", bad_z);
+	CHECK(bad_z == 0, "engine: a higher ZeRO stage never raises per-GPU memory beyond zero2's preallocated ipg "
+	                  "buffer (%d violated)", bad_z);
 	CHECK(bad_compile == 0, "engine: --compile never raises the peak (%d violated)", bad_compile);
 }
 
@@ -708,6 +866,9 @@ int main(void)
 	ddp_inference();
 	prefill_logits();
 	generation();
+	loss_dtype();
+	deepspeed_zero12();
+	quantized_backends();
 	monotonic();
 	sharded_counts();
 	CHECK_DONE();
