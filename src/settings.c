@@ -230,7 +230,7 @@ static const gs_setting table[] = {
 	  "quantized base (LoRA/QLoRA): PEFT's prepare_model_for_kbit_training casts the unquantized "
 	  "parameters (embeddings, norms, head) to fp32; auto: on for bitsandbytes and AWQ bases on one "
 	  "GPU, ddp or pipeline, off otherwise (GPTQ bases are never cast)",
-	  GS_M_ADAPTER, GS_SF_NO_HARNESS, "k-bit prep", 8, " kbit-prep-%s", GS_LW_CHANGED, 21,
+	  GS_M_ADAPTER, GS_SF_HARNESS, "k-bit prep", 8, " kbit-prep-%s", GS_LW_CHANGED, 21,
 	  F(kbit_prep), 0, NULL },
 	{ "batch", GS_ST_INT, NULL, 1, MAX_BATCH, "1", "N", "micro-batch per GPU", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0, NULL },

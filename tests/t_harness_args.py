@@ -73,6 +73,14 @@ check(rc == 0 and p["lora"]["target_modules"] == ["qkv_proj"], "lora qv on Phi-3
 rc, p, err = plan(["--config", QWEN, "--method", "qlora", "--precision", "nf4-dq", "--optimizer", "paged-adamw-8bit"])
 check(rc == 0 and p["quantization"]["type"] == "nf4" and p["quantization"]["double_quant"] is True
       and "PagedAdamW8bit" in p["optimizer_impl"], "qlora nf4-dq with paged 8-bit AdamW", str(p))
+rc, p, err = plan(["--config", QWEN, "--method", "qlora", "--precision", "nf4"])
+check(rc == 0 and p["kbit_prep"] is True and p["autocast_dtype"] == "bfloat16",
+      "qlora nf4: PEFT's k-bit preparation under bf16 autocast by default (gpusizer's auto)", str(p))
+rc, p, err = plan(["--config", QWEN, "--method", "qlora", "--precision", "nf4", "--kbit-prep", "off"])
+check(rc == 0 and p["kbit_prep"] is False and p["autocast_dtype"] is None, "qlora nf4 --kbit-prep off: as loaded",
+      str(p))
+rc, p, err = plan(["--config", QWEN, "--method", "lora", "--kbit-prep", "on"])
+check(rc == 0 and p["kbit_prep"] is False, "a bf16 LoRA base has nothing to prepare", str(p))
 rc, p, err = plan(["--config", QWEN, "--method", "inference", "--batch", "2", "--seq", "4096"])
 check(rc == 0 and p["use_cache"] is True and p["optimizer"] is None and p["kv_dtype"] == "bf16"
       and p["decode_tokens"] == 8, "inference: KV cache at the compute dtype", str(p))
@@ -147,6 +155,7 @@ grid = [
     ["--method", "lora", "--lora-r", "64", "--lora-targets", "all-linear", "--optimizer", "lion"],
     ["--method", "lora", "--lora-targets", "attn", "--adapter-dtype", "bf16", "--train-embeddings"],
     ["--method", "qlora", "--precision", "nf4-dq", "--optimizer", "paged-adamw-32bit", "--lora-dropout", "0.1"],
+    ["--method", "qlora", "--precision", "nf4", "--kbit-prep", "off"],
     ["--method", "inference", "--batch", "8", "--seq", "512", "--kv-dtype", "bf16"],
     ["--method", "inference", "--logits", "all"],
 ]

@@ -125,6 +125,9 @@ def parser():
                    help="qv, attn, all-linear, or comma-separated module names")
     p.add_argument("--lora-dropout", type=dropout_arg, default=0.05)
     p.add_argument("--train-embeddings", type=bool_arg, default=False)
+    p.add_argument("--kbit-prep", choices=["auto", "on", "off"], default="auto",
+                   help="quantized base: PEFT's prepare_model_for_kbit_training (auto: on for "
+                        "bitsandbytes and AWQ bases, as gpusizer's --kbit-prep on one GPU)")
     p.add_argument("--batch", type=pos_int, default=1)
     p.add_argument("--seq", type=pos_int, default=2048)
     p.add_argument("--grad-accum", type=pos_int, default=1)
@@ -222,8 +225,15 @@ def make_plan(a):
                 "not implemented in the harness" % prec)
     else:
         skip = "--precision %s is not implemented in the harness" % prec
+    # PEFT's k-bit preparation (gpusizer's --kbit-prep; one GPU here): the
+    # unquantized parameters cast to fp32, the step under bf16 autocast as
+    # the HF Trainer runs it. PEFT never casts a GPTQ base.
+    kbit = a.method in ("lora", "qlora") and prec in ("int8", "nf4", "nf4-dq", "awq-int4") and (
+        a.kbit_prep != "off")
+    if kbit:
+        autocast = "bfloat16"
     plan.update({"weights_dtype": weights, "autocast_dtype": autocast, "quantization": quant,
-                 "grad_scaler": prec == "amp-fp16"})
+                 "grad_scaler": prec == "amp-fp16", "kbit_prep": kbit})
     if a.method in ("lora", "qlora"):
         plan["lora"] = {
             "r": a.lora_r, "alpha": 2 * a.lora_r, "dropout": a.lora_dropout,
@@ -411,6 +421,9 @@ def apply_method(torch, model, plan):
     if plan["method"] in ("lora", "qlora"):
         peft = require("peft", "LoRA")
         lo = plan["lora"]
+        if plan.get("kbit_prep"):
+            # checkpointing was set above, as the row asks
+            model = peft.prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
         for p in model.parameters():
             p.requires_grad_(False)
         lc = peft.LoraConfig(r=lo["r"], lora_alpha=lo["alpha"], lora_dropout=lo["dropout"],
