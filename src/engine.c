@@ -113,6 +113,11 @@ static bool fabric_bnb(gs_prec p)
 	return p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT;
 }
 
+static bool eager_attn(const gs_settings *s)
+{
+	return s->attn == GS_ATTN_EAGER || s->attn == GS_ATTN_EAGER_UPCAST;
+}
+
 static bool gptq(gs_prec p)
 {
 	return p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8;
@@ -440,8 +445,15 @@ static void cost_infer(const ctx *c, const layer_dims *d, layer_cost *o)
 	double cb = d->cb, T = d->T, nh = d->nh, tp = d->tp, sq = d->sq;
 
 	double att = (d->q_dim + 2 * d->kv_dim + d->v_dim) * cb * T;
+	/* eager's widest moment per score: transformers' eager attention
+	 * (softmax(scores, dtype=torch.float32).to(dtype)) holds the masked
+	 * 16-bit scores, the fp32 probabilities and their 16-bit cast;
+	 * softmax(scores.float()) holds the scores, their fp32 copy and the
+	 * fp32 probabilities */
 	if (c->s->attn == GS_ATTN_EAGER)
-		att += (4 + cb) * nh / tp * sq * sq * d->seqs;
+		att += (cb + 4 + cb) * nh / tp * sq * sq * d->seqs;
+	else if (c->s->attn == GS_ATTN_EAGER_UPCAST)
+		att += (cb + 4 + 4) * nh / tp * sq * sq * d->seqs;
 	double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * d->inner * cb * T;
 	o->fwd_act = 2 * d->rb * d->h * T + (att > mlp ? att : mlp);
 	if (gs_prec_quantized(c->p))
@@ -517,7 +529,7 @@ static void saved_attention(const ctx *c, const layer_dims *d, double *tok, doub
 	double kv_saved = expand ? q_dim : kv_dim;
 	double vv = expand ? v_dim : kv_dim * d->vhd / d->hd;
 
-	if (s->attn == GS_ATTN_EAGER) {
+	if (eager_attn(s)) {
 		/* q, k for QK^T; fp32 softmax output and its 16-bit cast;
 		 * v and the probabilities for PV; dropout mask and output. */
 		*tok += (q_dim + kv_saved + vv) * cb + v_dim * cb;
@@ -565,9 +577,11 @@ static void saved_mlp(const ctx *c, const gs_layer_kind *k, const layer_dims *d,
 static void layer_temporaries(const ctx *c, const layer_dims *d, layer_cost *o)
 {
 	double cb = d->cb, nh = d->nh, tp = d->tp, sq = d->sq, seqs = d->seqs, q_dim = d->q_dim;
-	bool eager = c->s->attn == GS_ATTN_EAGER;
+	bool eager = eager_attn(c->s);
 
-	o->fwd_tmp = eager ? 2 * cb * (nh / tp) * sq * sq * seqs : 0;
+	/* the scores and their masked copy; up-cast, the masked scores and
+	 * their fp32 copy (the softmax's input) */
+	o->fwd_tmp = eager ? (c->s->attn == GS_ATTN_EAGER_UPCAST ? cb + 4 : 2 * cb) * (nh / tp) * sq * sq * seqs : 0;
 	double mlp_b = 2 * d->inner * cb;
 	double att_b = (3 * q_dim * cb + 4 * q_dim);
 	double eager_b = eager ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;

@@ -20,7 +20,7 @@ static const char *const optim_names[] = {
 	"adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit",
 	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
 };
-static const char *const attn_names[] = {"sdpa", "eager", "flash", NULL};
+static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", NULL};
 static const char *const loss_names[] = {"standard", "chunked", NULL};
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations", NULL};
@@ -245,7 +245,9 @@ static const gs_setting table[] = {
 	{ "compile", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "torch.compile: fused norms and gated activations save less", GS_M_TRAIN,
 	  GS_SF_NO_HARNESS, "torch.compile", 13, " compile", GS_LW_CHANGED, 10, F(compile), 0, NULL },
-	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A", "attention kernel", GS_M_ALL,
+	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A",
+	  "attention kernel (eager-upcast: eager with softmax(scores.float()), as AutoAWQ's fused "
+	  "attention and Meta's reference Llama)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L", "cross-entropy over the vocabulary",
 	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " chunked-loss", GS_LW_CHANGED, 12, F(loss), 0, NULL },

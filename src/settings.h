@@ -45,7 +45,12 @@ typedef enum gs_optim {
 	GS_O_ADAFACTOR, GS_O_MAX
 } gs_optim;
 
-typedef enum gs_attn { GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_MAX } gs_attn;
+/* Attention kernels. eager-upcast: eager attention that up-casts the
+ * scores before the softmax (softmax(scores.float()): Meta's reference
+ * Llama, AutoAWQ's fused attention, Qwen v1's remote code without
+ * flash-attn), so the 16-bit scores, their fp32 copy and the fp32
+ * probabilities live together. */
+typedef enum gs_attn { GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_EAGER_UPCAST, GS_ATTN_MAX } gs_attn;
 typedef enum gs_loss { GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_MAX } gs_loss;
 /* The precision of the loss's buffers (log-probabilities and their
  * gradients). auto: fp32, unless the loop runs no autocast (the pure 16-bit

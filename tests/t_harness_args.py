@@ -96,7 +96,9 @@ for args, what, frag in [
         (["--config", GPT2, "--seq", "4096"], "GPT-2 beyond its learned positions", "1024 learned positions"),
         (["--config", BERT], "encoder model", "encoder"),
         (["--config", QWEN, "--precision", "fp32", "--attn", "flash"], "flash attention with fp32", "flash"),
-        (["--config", QWEN, "--method", "inference", "--kv-dtype", "fp8"], "fp8 KV cache", "kv-dtype")]:
+        (["--config", QWEN, "--method", "inference", "--kv-dtype", "fp8"], "fp8 KV cache", "kv-dtype"),
+        (["--config", QWEN, "--method", "inference", "--attn", "eager-upcast"], "eager-upcast attention",
+         "eager-upcast")]:
     rc, p, err = plan(args)
     check(rc == 0 and p and p["skip"] and frag in p["skip"], "skip: " + what, str(p and p["skip"]))
 

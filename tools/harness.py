@@ -47,7 +47,7 @@ STORAGE = ["fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", 
            "awq-int4"]
 OPTIMIZERS = ["adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit", "sgd",
               "sgd-momentum", "lion", "adafactor"]
-ATTNS = {"sdpa": "sdpa", "eager": "eager", "flash": "flash_attention_2"}
+ATTNS = {"sdpa": "sdpa", "eager": "eager", "flash": "flash_attention_2", "eager-upcast": "eager"}
 LOSSES = ["standard", "chunked"]
 DTYPES = ["fp32", "bf16", "fp16", "fp8"]
 DEFAULT_PRECISION = {"full": "amp-bf16", "lora": "bf16", "qlora": "nf4", "inference": "bf16"}
@@ -272,6 +272,9 @@ def make_plan(a):
     maxpos = cfg.get("n_positions", cfg.get("max_position_embeddings"))
     if (mt in LEARNED_POSITIONS and isinstance(maxpos, int) and a.seq > maxpos and skip is None):
         skip = "--seq %d exceeds the model's %d learned positions" % (a.seq, maxpos)
+    if a.attn == "eager-upcast" and skip is None:
+        skip = ("--attn eager-upcast (softmax of the scores up-cast to fp32: AutoAWQ's fused attention, "
+                "remote code) is not transformers' eager attention, which the harness runs")
     if a.attn == "flash" and weights == "float32" and autocast is None and skip is None:
         skip = "flash attention needs fp16/bf16 activations (not with --precision fp32)"
     if a.loss == "chunked" and a.method == "inference" and skip is None:

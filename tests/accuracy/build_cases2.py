@@ -449,9 +449,11 @@ def case(r):
                        "torch SDPA")):
         attn = "sdpa"
     elif a.startswith("AutoAWQ fused attention"):
-        attn = "eager"
-        notes.append("attn: AutoAWQ's QuantAttentionFused prefill computes matmul scores + softmax itself "
-                     "(no SDPA/flash kernel) -> eager (assumed from the module)")
+        attn = "eager-upcast"
+        notes.append("attn: AutoAWQ's QuantAttentionFused prefill computes matmul scores itself (no "
+                     "SDPA/flash kernel) and F.softmax(scores.float()).type_as(xq) (awq/modules/fused/"
+                     "attn.py): the 16-bit scores, their fp32 copy and the fp32 softmax live together "
+                     "-> eager-upcast")
     else:
         raise SystemExit("attn? " + i + " " + a)
     args += ["--attn", attn]

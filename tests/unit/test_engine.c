@@ -703,6 +703,39 @@ static void quantized_backends(void)
 	      2 * lin, (double)gq.W - (double)aw.W);
 }
 
+/* Eager prefill's widest moment per score: transformers' eager attention
+ * holds the masked 16-bit scores, the fp32 softmax and its 16-bit cast (2 +
+ * 4 + 2 bytes); softmax(scores.float()) (AutoAWQ's fused attention) the
+ * scores, their fp32 copy and the fp32 softmax (2 + 4 + 4). TinyLlama
+ * (32 heads), one 4096-token prompt, last-position logits: the layer is the
+ * peak, 2 x 32 x 4096^2 bytes apart. Training never needs less up-cast. */
+static void eager_upcast(void)
+{
+	gs_arch a = load("TinyLlama--TinyLlama-1.1B-Chat-v1.0.config.json");
+	gs_settings s = base("inference", "bf16", NULL);
+	set(&s, "seq=4096 attn=eager");
+	gs_estimate e = run(&a, &s);
+	set(&s, "attn=eager-upcast");
+	gs_estimate u = run(&a, &s);
+	double want = 2.0 * 32 * 4096 * 4096;
+	CHECK(e.peak_phase == GS_PH_PREFILL && u.peak_phase == GS_PH_PREFILL &&
+	          near((double)u.allocated - (double)e.allocated, want, 1e-9),
+	      "engine: softmax(scores.float()) holds 2 bytes a score more than transformers' eager prefill "
+	      "(%.6g, got %.6g)", want, (double)u.allocated - (double)e.allocated);
+	int worse = 0;
+	const char *m[][2] = {{"full", "bf16"}, {"lora", "bf16"}, {"qlora", "nf4"}};
+	for (int i = 0; i < 3; i++)
+		for (int ck = 0; ck < 2; ck++) {
+			gs_settings t = base(m[i][0], m[i][1], "adamw");
+			set(&t, "seq=2048 attn=eager");
+			t.grad_ckpt = ck;
+			uint64_t de = run(&a, &t).device;
+			set(&t, "attn=eager-upcast");
+			worse += run(&a, &t).device < de;
+		}
+	CHECK(worse == 0, "engine: eager-upcast never needs less than eager in training (%d of 6 cases)", worse);
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -869,6 +902,7 @@ int main(void)
 	loss_dtype();
 	deepspeed_zero12();
 	quantized_backends();
+	eager_upcast();
 	monotonic();
 	sharded_counts();
 	CHECK_DONE();
