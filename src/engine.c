@@ -436,10 +436,20 @@ static void cost_params(const ctx *c, const gs_layer_kind *k, layer_cost *o, dou
 		o->trainable += (double)k->other_params;
 }
 
+/* Whether a layer kind's gate and up projections are one fused linear
+ * (Phi-3's gate_up_proj, ChatGLM's dense_h_to_4h). */
+static bool fused_gate_up(const gs_layer_kind *k)
+{
+	for (int i = 0; i < k->n_lin; i++)
+		if (k->lin[i].role == GS_ROLE_GATE_UP)
+			return true;
+	return false;
+}
+
 /* Inference: what is live while one layer is computed without autograd
  * (the residual, q/k/v, attention output and the MLP's widest moment),
  * and a quantized layer's one dequantized weight. */
-static void cost_infer(const ctx *c, const layer_dims *d, layer_cost *o)
+static void cost_infer(const ctx *c, const gs_layer_kind *k, const layer_dims *d, layer_cost *o)
 {
 	const gs_arch *a = c->a;
 	double cb = d->cb, T = d->T, nh = d->nh, tp = d->tp, sq = d->sq;
@@ -454,7 +464,10 @@ static void cost_infer(const ctx *c, const layer_dims *d, layer_cost *o)
 		att += (cb + 4 + cb) * nh / tp * sq * sq * d->seqs;
 	else if (c->s->attn == GS_ATTN_EAGER_UPCAST)
 		att += (cb + 4 + 4) * nh / tp * sq * sq * d->seqs;
-	double mlp = (a->act == GS_ACT_GATED ? 3 : 2) * d->inner * cb * T;
+	/* the gated MLP's widest moment: act(gate) and its product with up
+	 * beside up (3I), or beside the fused gate_up output both are chunks
+	 * of (2I + I + I: Phi3MLP, ChatGLM's swiglu) */
+	double mlp = (a->act == GS_ACT_GATED ? (fused_gate_up(k) ? 4 : 3) : 2) * d->inner * cb * T;
 	o->fwd_act = 2 * d->rb * d->h * T + (att > mlp ? att : mlp);
 	if (gs_prec_quantized(c->p))
 		o->deq = o->max_unit * deq_bytes(c->p, cb, false);
@@ -600,7 +613,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 	memset(o, 0, sizeof *o);
 	cost_params(c, k, o, &lora_in, &lora_tok);
 	if (c->infer) {
-		cost_infer(c, &d, o);
+		cost_infer(c, k, &d, o);
 		return;
 	}
 	saved_norms(c, &d, &tok);
@@ -1102,7 +1115,15 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 			break;
 		}
 		double kv_dec = t.live[C_A] + ex3[C_A];
-		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes +
+		/* sdpa and eager attention over grouped key/value heads expand
+		 * one layer's cached keys and values to every query head for
+		 * the step (transformers' repeat_kv, ChatGLM's expand +
+		 * contiguous); flash-attn reads the groups as they are */
+		double expand = 0;
+		if (s->attn != GS_ATTN_FLASH && a->kv_heads < a->heads &&
+		    a->kv_cache_dim == 2 * a->kv_heads * a->head_dim)
+			expand = 2.0 * (double)a->heads * (double)a->head_dim / tp * total * c->r.cb;
+		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes + expand +
 		            layer_tmp * (double)s->batch / (c->T > 0 ? c->T : 1);
 		ex3[C_B] = deq;
 		mark(&t, ex3, GS_PH_DECODE, 1);

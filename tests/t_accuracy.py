@@ -80,8 +80,7 @@ def check_set(prefix, s, base_path):
 def main():
     check_files("accuracy", accuracy.CASES, accuracy.CALIBRATION, "calibration.jsonl")
     check_files("accuracy2", accuracy.CASES2, accuracy.CALIBRATION2, "calibration2.jsonl")
-    # Set 2's configs are byte copies of shared/measurements/configs2/ (the
-    # derived *-qwen2-layout.json files are written by build_cases2.py).
+    # Set 2's configs are byte copies of shared/measurements/configs2/.
     shared_cfg = os.path.join(SHARED, "configs2")
     if os.path.isdir(shared_cfg):
         here = os.path.join(accuracy.ACC, "models", "set2")

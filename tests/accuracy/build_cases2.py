@@ -12,8 +12,6 @@ reserved, nvidia-smi-like -> device); every input that had to be decided is
 said in the case's "note"; a record whose framework, method, quantisation,
 parallelism or model the engine has no flag or config for is "unsupported"
 with the reason, never put on a near flag. Never changes a measured number.
-Also writes the two derived config layouts (Qwen v1 and ChatGLM as the
-LLaMA-style qwen2 layout, see models/set2/SOURCES.md) next to the copies.
 Maintenance tool only: the tests read the committed cases2.jsonl.
 Standard library only.
 """
@@ -62,9 +60,8 @@ COPIES = {
     "mistralai/Mixtral-8x7B-Instruct-v0.1": "mistralai--Mixtral-8x7B-Instruct-v0.1.json",
     "tiiuae/falcon-7b-instruct": "tiiuae--falcon-7b-instruct.json",
 }
-# Families gpusizer has no reader for, whose tensors are those of the
-# LLaMA-style qwen2 layout (q/k/v with bias, o, gated MLP, RMSNorm, rotary,
-# untied head): rewritten field by field (derive_*), no value invented.
+# Families with their own remote code: gpusizer's qwen and chatglm families
+# read the copies as they are.
 QWEN_V1 = {
     "Qwen/Qwen-1_8B-Chat": "Qwen--Qwen-1_8B-Chat.json",
     "Qwen/Qwen-7B-Chat": "Qwen--Qwen-7B-Chat.json",
@@ -124,65 +121,18 @@ def _load(name):
         return json.load(f)
 
 
-def derive_qwen_v1(name):
-    """Qwen v1 (QWenLMHeadModel): c_attn = fused q,k,v with bias (MHA),
-    attn.c_proj, w1 and w2 each intermediate_size/2 wide, mlp.c_proj back,
-    RMSNorm, rotary, untied lm_head: the qwen2 layout with
-    intermediate_size / 2 (modeling_qwen.py: ff_dim_in = intermediate_size // 2)."""
-    src = _load(name)
-    cfg = {
-        "_derived": "from " + name + " (configs2): the Qwen v1 tensors in the qwen2 layout; w1/w2 are "
-                    "intermediate_size/2 wide, so intermediate_size here = %d / 2" % src["intermediate_size"],
-        "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
-        "hidden_size": src["hidden_size"], "num_attention_heads": src["num_attention_heads"],
-        "num_key_value_heads": src["num_attention_heads"],
-        "intermediate_size": src["intermediate_size"] // 2,
-        "num_hidden_layers": src["num_hidden_layers"], "vocab_size": src["vocab_size"],
-        "max_position_embeddings": src.get("max_position_embeddings", src["seq_length"]),
-        "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-    }
-    if "quantization_config" in src:
-        cfg["quantization_config"] = src["quantization_config"]
-    return _write(name.replace(".json", "-qwen2-layout.json"), cfg)
-
-
-def derive_chatglm(name):
-    """ChatGLM3 / GLM-4 (ChatGLMModel): query_key_value with bias, MQA groups
-    (multi_query_group_num), dense without bias, dense_h_to_4h = gate and up
-    of ffn_hidden_size each (SwiGLU), dense_4h_to_h, RMSNorm, rotary, untied
-    output_layer, padded_vocab_size rows: the qwen2 layout."""
-    src = _load(name)
-    cfg = {
-        "_derived": "from " + name + " (configs2): the ChatGLM tensors in the qwen2 layout (num_layers -> "
-                    "num_hidden_layers, ffn_hidden_size -> intermediate_size, multi_query_group_num -> "
-                    "num_key_value_heads, padded_vocab_size -> vocab_size, seq_length -> max_position_embeddings)",
-        "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
-        "hidden_size": src["hidden_size"], "num_attention_heads": src["num_attention_heads"],
-        "num_key_value_heads": src["multi_query_group_num"] if src.get("multi_query_attention")
-        else src["num_attention_heads"],
-        "head_dim": src["kv_channels"],
-        "intermediate_size": src["ffn_hidden_size"], "num_hidden_layers": src["num_layers"],
-        "vocab_size": src["padded_vocab_size"], "max_position_embeddings": src["seq_length"],
-        "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-    }
-    if not src.get("add_qkv_bias") or src.get("add_bias_linear") or not src.get("rmsnorm"):
-        raise SystemExit("chatglm layout? " + name)
-    return _write(name.replace(".json", "-qwen2-layout.json"), cfg)
-
-
 def config_of(cid):
     """(config path, model note) or (None, unsupported reason)."""
     if cid in COPIES:
         return S2 + COPIES[cid], STANDIN_NOTE.get(cid, "")
     if cid in QWEN_V1:
-        return derive_qwen_v1(QWEN_V1[cid]), (
-            "model: Qwen v1 (model_type qwen, no gpusizer family; read as a generic decoder its gated MLP would be "
-            "intermediate_size wide, 44-67% too many parameters): the derived qwen2-layout config with "
-            "intermediate_size/2 (models/set2/SOURCES.md)")
+        return S2 + QWEN_V1[cid], (
+            "model: Qwen v1 (model_type qwen): gpusizer's qwen family (fused c_attn with bias, w1/w2 "
+            "intermediate_size/2 wide, untied head; 7,721,324,544 parameters for Qwen-7B, the published 7.72B)")
     if cid in CHATGLM:
-        return derive_chatglm(CHATGLM[cid]), (
-            "model: ChatGLM (model_type chatglm, which gpusizer rejects): the derived qwen2-layout config, same "
-            "tensors under the LLaMA names (models/set2/SOURCES.md)")
+        return S2 + CHATGLM[cid], (
+            "model: ChatGLM3/GLM-4 (model_type chatglm): gpusizer's chatglm family (fused query_key_value of "
+            "multi_query_group_num groups, fused dense_h_to_4h, untied output_layer)")
     if cid in NOT_FOUND:
         return None, NOT_FOUND[cid]
     raise SystemExit("config? " + cid)
@@ -303,9 +253,10 @@ def case(r):
     elif method.startswith("full"):
         args += ["--method", "full"]
         if w == "bf16" and r["optimizer"].startswith("adamw (torch adamw_torch, foreach; states in bf16"):
-            args += ["--precision", "bf16"]
+            args += ["--precision", "bf16", "--loss-dtype", "fp32"]
             notes.append("precision: model loaded in bf16 and trained in place: weights, grads and AdamW states "
-                         "bf16 -> bf16")
+                         "bf16 -> bf16; the HF Trainer's bf16=True runs the step under autocast, whose "
+                         "cross_entropy is fp32 though Qwen v1's head hands it bf16 logits -> --loss-dtype fp32")
         elif w.startswith("bf16 (DeepSpeed bf16: fp32 master weights"):
             args += ["--precision", "mixed-bf16"]
             notes.append("precision: DeepSpeed bf16 (bf16 weights and grads, fp32 master + fp32 Adam, sharded) -> "
@@ -349,7 +300,10 @@ def case(r):
             notes.append("adapters: PEFT default fp32 (as the first set's HF/PEFT records)")
         args += ["--lora-r", str(r["lora_r"])]
         t = r["lora_targets"]
-        if t.startswith(("c_attn", "W_pack", "query_key_value", "q_proj,k_proj,v_proj (swift")):
+        if t.startswith(("c_attn", "query_key_value")):
+            targets = t.split(" ")[0]
+            notes.append("targets: LoRA on the fused qkv module (%s), as swift's DEFAULT names it" % targets)
+        elif t.startswith(("W_pack", "q_proj,k_proj,v_proj (swift")):
             targets = "q_proj,k_proj,v_proj"
             if not t.startswith("q_proj"):
                 notes.append("targets: LoRA on the fused qkv (%s) -> q_proj,k_proj,v_proj (the fused module's "
@@ -407,10 +361,13 @@ def case(r):
     if new:
         args += ["--new-tokens", str(new)]
     with open(os.path.join(TOP, cfg), encoding="utf-8") as f:
-        maxpos = json.load(f).get("max_position_embeddings")
+        c = json.load(f)
+    # the context gpusizer reads: max_position_embeddings, else (Qwen v1,
+    # ChatGLM) seq_length
+    maxpos = c.get("max_position_embeddings", c.get("seq_length"))
     if maxpos and seq + new > maxpos:
         args += ["--allow-long-context"]
-        notes.append("seq: %d is past the config's max_position_embeddings %d, but the run processed it (%s) -> "
+        notes.append("seq: %d is past the config's context of %d, but the run processed it (%s) -> "
                      "--allow-long-context" % (seq + new, maxpos, "Qwen v1 dynamic NTK + logn attention"
                                                if r["config"] in QWEN_V1 else "RoPE past its trained length"))
     if inference:
@@ -422,6 +379,11 @@ def case(r):
         else:
             notes.append("logits: only the last position's logits in the prefill (%s) -> last" % (
                 "transformers 4.51.3 generate" if i.startswith("qwen3") else "GLM-4 remote code return_last_logit"))
+        if i.startswith("glm4-"):
+            args += ["--kv-cache", "legacy"]
+            notes.append("cache: GLM-4's remote code (modeling_chatglm.py, SelfAttention.forward) builds each "
+                         "layer's cache by torch.cat((cache_k, key_layer)) and returns the tuple while the caller "
+                         "holds the previous step's -> --kv-cache legacy")
     accum = r["grad_accum"]
     if not inference and accum and accum > 1:
         args += ["--grad-accum", str(accum)]

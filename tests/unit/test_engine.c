@@ -544,9 +544,19 @@ static void generation(void)
 	      near((double)leg.A - (double)dyn.A, tok * total - layer_half, 1e-9),
 	      "engine: a legacy cache holds two whole caches at the last step, DynamicCache one and half a "
 	      "layer (difference %.6g, got %.6g)", tok * total - layer_half, (double)leg.A - (double)dyn.A);
-	CHECK((double)dyn.A >= tok * (total - 8) + layer_half && (double)dyn.A < tok * total + layer_half + 64e6,
-	      "engine: DynamicCache at the last step: the cache and half a layer, plus one step's logits (%.6g)",
-	      (double)dyn.A);
+	/* sdpa expands one layer's keys and values to the 32 query heads for
+	 * the step (repeat_kv): 2 x 32 x 128 x 65536 x 2 bytes */
+	double expand = 2.0 * 32 * 128 * total * 2;
+	CHECK((double)dyn.A >= tok * (total - 8) + layer_half + expand &&
+	          (double)dyn.A < tok * total + layer_half + expand + 64e6,
+	      "engine: DynamicCache at the last step: the cache and half a layer, one layer's keys and values "
+	      "expanded to every head, plus one step's logits (%.6g)", (double)dyn.A);
+	gs_settings f = s;
+	set(&f, "kv-cache=dynamic attn=flash");
+	gs_estimate fl = run(&a, &f);
+	CHECK(near((double)dyn.A - (double)fl.A, expand, 1e-9),
+	      "engine: flash-attn reads grouped keys and values as they are, sdpa expands them (%.6g, got %.6g)",
+	      expand, (double)dyn.A - (double)fl.A);
 	set(&s, "kv-cache=static");
 	gs_estimate st = run(&a, &s);
 	CHECK(st.peak_phase == GS_PH_PREFILL && (double)st.A > tok * total,
@@ -736,6 +746,23 @@ static void eager_upcast(void)
 	CHECK(worse == 0, "engine: eager-upcast never needs less than eager in training (%d of 6 cases)", worse);
 }
 
+/* Phi-3's fused gate_up_proj: at inference its 2I-wide output lives while
+ * act(gate) and the product are made from its chunks (Phi3MLP), 4I in all
+ * where separate gate and up peak at 3I. Phi-3-mini (h 3072, I 8192, 32
+ * layers, MHA), one 4096-token prompt, last logits: the layer peaks, over
+ * the cache (32 x 2 x 3072 x 2 bytes a token) and the residual twice. */
+static void fused_mlp_inference(void)
+{
+	gs_arch a = load("microsoft--Phi-3-mini-4k-instruct.config.json");
+	gs_settings s = base("inference", "bf16", NULL);
+	set(&s, "seq=4096");
+	gs_estimate x = run(&a, &s);
+	double T = 4096, h = 3072, I = 8192;
+	double want = 32 * 2 * h * 2 * T + 2 * 2 * h * T + 4 * I * 2 * T;
+	CHECK(x.peak_phase == GS_PH_PREFILL && near((double)x.A, want, 1e-9),
+	      "engine: a fused gate_up MLP peaks at 4I at inference (A %.6g, want %.6g)", (double)x.A, want);
+}
+
 static uint64_t dev(const gs_arch *a, gs_settings s, const char *k, const char *v)
 {
 	gs_error e = {0};
@@ -903,6 +930,7 @@ int main(void)
 	deepspeed_zero12();
 	quantized_backends();
 	eager_upcast();
+	fused_mlp_inference();
 	monotonic();
 	sharded_counts();
 	CHECK_DONE();
