@@ -1210,8 +1210,10 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	if (c->r.amp || c->kcast)
 		t->live[C_W] += 2 * (head > 0 ? head : emb) / c->tp;
 
-	/* Loss. */
-	double logits = a->encoder ? 0 : c->r.cb * V * T;
+	/* Loss. Legacy heads return logits.float(): the fp32 logits live
+	 * (the 16-bit ones are dropped), and the loss reads a shifted fp32
+	 * copy of them (the transient below). */
+	double logits = a->encoder ? 0 : (s->loss == GS_LOSS_LEGACY ? fmax(4, c->r.cb) : c->r.cb) * V * T;
 	/* the loss's up-cast copy (transient) and saved log-probabilities,
 	 * at --loss-dtype (loss_bytes) */
 	double up = c->r.cb < c->lb ? c->lb * V * T : 0;

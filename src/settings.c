@@ -21,7 +21,7 @@ static const char *const optim_names[] = {
 	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
 };
 static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", NULL};
-static const char *const loss_names[] = {"standard", "chunked", NULL};
+static const char *const loss_names[] = {"standard", "chunked", "legacy", NULL};
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations", NULL};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", NULL};
@@ -249,8 +249,10 @@ static const gs_setting table[] = {
 	  "attention kernel (eager-upcast: eager with softmax(scores.float()), as AutoAWQ's fused "
 	  "attention and Meta's reference Llama)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
-	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L", "cross-entropy over the vocabulary",
-	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " chunked-loss", GS_LW_CHANGED, 12, F(loss), 0, NULL },
+	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L",
+	  "cross-entropy over the vocabulary (standard: transformers since 4.46; chunked: litgpt, "
+	  "torchtune; legacy: logits.float() returned and a shifted fp32 copy, transformers before 4.46)",
+	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " %s-loss", GS_LW_CHANGED, 12, F(loss), 0, NULL },
 	{ "loss-dtype", GS_ST_ENUM, loss_dtype_names, 0, 0, "auto", "D",
 	  "the loss buffers' precision: fp32 (autocast, transformers' heads up-cast), compute (16-bit "
 	  "logits into cross-entropy), auto (compute only for a full fine-tune with no autocast, "

@@ -51,7 +51,11 @@ typedef enum gs_optim {
  * flash-attn), so the 16-bit scores, their fp32 copy and the fp32
  * probabilities live together. */
 typedef enum gs_attn { GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_EAGER_UPCAST, GS_ATTN_MAX } gs_attn;
-typedef enum gs_loss { GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_MAX } gs_loss;
+/* The loss: transformers' since 4.46 (16-bit logits, up-cast inside the
+ * loss), chunked (litgpt, torchtune), or legacy: heads that return
+ * logits.float() and take the loss on a shifted fp32 copy (transformers
+ * before 4.46, ChatGLM's remote code), so fp32 logits are what lives. */
+typedef enum gs_loss { GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_LEGACY, GS_LOSS_MAX } gs_loss;
 /* The precision of the loss's buffers (log-probabilities and their
  * gradients). auto: fp32, unless the loop runs no autocast (the pure 16-bit
  * and mixed recipes of full fine-tuning: DeepSpeed's engine and pure 16-bit

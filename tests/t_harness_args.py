@@ -158,6 +158,7 @@ grid = [
     ["--method", "lora", "--lora-targets", "attn", "--adapter-dtype", "bf16", "--train-embeddings"],
     ["--method", "qlora", "--precision", "nf4-dq", "--optimizer", "paged-adamw-32bit", "--lora-dropout", "0.1"],
     ["--method", "qlora", "--precision", "nf4", "--kbit-prep", "off"],
+    ["--method", "lora", "--loss", "legacy"],
     ["--method", "inference", "--batch", "8", "--seq", "512", "--kv-dtype", "bf16"],
     ["--method", "inference", "--logits", "all"],
 ]

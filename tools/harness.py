@@ -48,7 +48,7 @@ STORAGE = ["fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", 
 OPTIMIZERS = ["adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit", "sgd",
               "sgd-momentum", "lion", "adafactor"]
 ATTNS = {"sdpa": "sdpa", "eager": "eager", "flash": "flash_attention_2", "eager-upcast": "eager"}
-LOSSES = ["standard", "chunked"]
+LOSSES = ["standard", "chunked", "legacy"]
 DTYPES = ["fp32", "bf16", "fp16", "fp8"]
 DEFAULT_PRECISION = {"full": "amp-bf16", "lora": "bf16", "qlora": "nf4", "inference": "bf16"}
 MARKER = "gpusizer-harness: measure-begin"
@@ -555,6 +555,13 @@ def run_training(torch, model, plan, meter, result):
             with torch.autocast("cuda", dtype=ac_dtype, enabled=ac_dtype is not None):
                 if plan["loss"] == "chunked":
                     loss = chunked_loss(torch, model, ids)
+                elif plan["loss"] == "legacy":
+                    # transformers before 4.46: logits.float() returned (and
+                    # held by the caller), the loss on a shifted fp32 copy
+                    held = model(input_ids=ids).logits.float()
+                    loss = torch.nn.functional.cross_entropy(
+                        held[..., :-1, :].contiguous().view(-1, held.shape[-1]),
+                        ids[..., 1:].contiguous().view(-1))
                 else:
                     loss = model(input_ids=ids, labels=ids).loss
             loss = loss / plan["grad_accum"]
@@ -565,6 +572,7 @@ def run_training(torch, model, plan, meter, result):
                 scaler.scale(loss).backward()
             else:
                 loss.backward()
+            held = None
             del loss, ids
             b = meter.read()
             fwd = f if fwd is None else {k: max(fwd[k], f[k]) for k in f}

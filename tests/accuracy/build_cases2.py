@@ -420,7 +420,23 @@ def case(r):
         raise SystemExit("attn? " + i + " " + a)
     args += ["--attn", attn]
     if not inference:
-        args += ["--loss", "standard"]
+        # transformers before 4.46 (LlamaForCausalLM, MistralForCausalLM)
+        # and ChatGLM's remote code return logits.float() and take the
+        # loss on a shifted fp32 copy; Qwen v1's and Baichuan's heads pass
+        # their 16-bit logits; swift 3.x runs transformers >= 4.46
+        legacy = None
+        if i.startswith("answerai-"):
+            legacy = "fsdp_qlora of 2024-03 (transformers 4.38-era LlamaForCausalLM/MistralForCausalLM)"
+        elif i.startswith("swift-v1-") and r["config"].startswith(("01-ai/", "OpenBuddy/", "THUDM/")):
+            legacy = ("swift v1 of 2024-01 (transformers 4.36: LlamaForCausalLM/MistralForCausalLM)"
+                      if not r["config"].startswith("THUDM/") else
+                      "ChatGLM's remote code (lm_logits.to(torch.float32) before the shift)")
+        if legacy:
+            args += ["--loss", "legacy"]
+            notes.append("loss: %s returns logits.float() and takes the loss on a shifted fp32 copy -> legacy"
+                         % legacy)
+        else:
+            args += ["--loss", "standard"]
 
     # ---- GPUs
     g = r["n_gpus"] or 1

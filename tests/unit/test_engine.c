@@ -595,6 +595,14 @@ static void loss_dtype(void)
 	      "got %.6g); auto is fp32 for transformers' heads",
 	      want, (double)f32.A - (double)c16.A);
 
+	/* transformers before 4.46 return logits.float(): fp32 logits live
+	 * where 16-bit ones did, 2 x V x T bytes more at the same moment */
+	set(&s, "loss-dtype=auto loss=legacy");
+	gs_estimate lg = run(&a, &s);
+	CHECK(lg.peak_phase == GS_PH_BACKWARD && near((double)lg.A - (double)au.A, 2.0 * 151936 * 8192, 1e-9),
+	      "engine: --loss legacy holds the logits in fp32 (%.6g, got %.6g)", 2.0 * 151936 * 8192,
+	      (double)lg.A - (double)au.A);
+
 	gs_arch q = gs_arch_from("tests/accuracy/models/set2/Qwen--Qwen-1_8B-Chat.json");
 	gs_settings t = base("full", "bf16", "adamw");
 	set(&t, "seq=4096");
