@@ -113,11 +113,6 @@ static bool fabric_bnb(gs_prec p)
 	return p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT;
 }
 
-static bool eager_attn(const gs_settings *s)
-{
-	return s->attn == GS_ATTN_EAGER || s->attn == GS_ATTN_EAGER_UPCAST;
-}
-
 static bool gptq(gs_prec p)
 {
 	return p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8;
@@ -333,8 +328,7 @@ static bool kbit_cast(const gs_settings *s, gs_prec p)
 {
 	bool peft_base = p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_AWQ_INT4;
 
-	if ((s->method != GS_LORA && s->method != GS_QLORA) || !gs_prec_quantized(p) ||
-	    p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8)
+	if ((s->method != GS_LORA && s->method != GS_QLORA) || !gs_prec_quantized(p) || gptq(p))
 		return false;
 	switch (s->kbit_prep) {
 	case GS_KP_ON: return true;
@@ -542,7 +536,7 @@ static void saved_attention(const ctx *c, const layer_dims *d, double *tok, doub
 	double kv_saved = expand ? q_dim : kv_dim;
 	double vv = expand ? v_dim : kv_dim * d->vhd / d->hd;
 
-	if (eager_attn(s)) {
+	if (gs_attn_eager(s->attn)) {
 		/* q, k for QK^T; fp32 softmax output and its 16-bit cast;
 		 * v and the probabilities for PV; dropout mask and output. */
 		*tok += (q_dim + kv_saved + vv) * cb + v_dim * cb;
@@ -590,7 +584,7 @@ static void saved_mlp(const ctx *c, const gs_layer_kind *k, const layer_dims *d,
 static void layer_temporaries(const ctx *c, const layer_dims *d, layer_cost *o)
 {
 	double cb = d->cb, nh = d->nh, tp = d->tp, sq = d->sq, seqs = d->seqs, q_dim = d->q_dim;
-	bool eager = eager_attn(c->s);
+	bool eager = gs_attn_eager(c->s->attn);
 
 	/* the scores and their masked copy; up-cast, the masked scores and
 	 * their fp32 copy (the softmax's input) */
@@ -832,7 +826,7 @@ static void plan_layers(plan *P)
 				continue;
 			if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
 				local += (bpp - (c->p == GS_P_INT8 ? 1 : 0.5)) * n_el;
-			else if (c->p == GS_P_GPTQ_INT4 || c->p == GS_P_GPTQ_INT8 || c->p == GS_P_AWQ_INT4)
+			else if (gptq(c->p) || c->p == GS_P_AWQ_INT4)
 				local += bpp * n_el; /* qweight, qzeros, scales, g_idx: registered buffers */
 		}
 		lw += (c->kcast ? 4 : c->r.w) * (double)k->other_params + c->r.fp8_copy * lc->lin_params;

@@ -82,6 +82,11 @@ bool gs_prec_quantized(gs_prec p)
 	return p >= GS_P_INT8 && p < GS_P_MAX; /* the enum keeps them last */
 }
 
+bool gs_attn_eager(gs_attn a)
+{
+	return a == GS_ATTN_EAGER || a == GS_ATTN_EAGER_UPCAST;
+}
+
 gs_prec gs_settings_precision(const gs_settings *s)
 {
 	if (s->precision_set)

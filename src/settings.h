@@ -234,6 +234,10 @@ gs_prec gs_settings_precision(const gs_settings *s);
  * that compute in bf16 after dequantizing. fp8 storage is not counted. */
 bool gs_prec_quantized(gs_prec p);
 
+/* Eager attention (eager, eager-upcast): the s^2 score matrix is computed
+ * and held, over the whole causal square. */
+bool gs_attn_eager(gs_attn a);
+
 /* Canonical names (static strings) and reverse lookups (-1 if unknown). */
 const char *gs_method_name(gs_method m);
 const char *gs_prec_name(gs_prec p);

@@ -247,7 +247,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 	 * (head_dim + v_head_dim) per token per layer, = 4 * s * h for MHA.
 	 * Causal flash/sdpa kernels skip the masked half; eager computes it. */
 	d_attn = (double)a->heads * (double)(a->head_dim + (a->v_head_dim > 0 ? a->v_head_dim : a->head_dim));
-	causal = (!a->encoder && s->attn != GS_ATTN_EAGER && s->attn != GS_ATTN_EAGER_UPCAST) ? 0.5 : 1.0;
+	causal = (!a->encoder && !gs_attn_eager(s->attn)) ? 0.5 : 1.0;
 
 	if (s->method != GS_INFER) {
 		double seq = (double)s->seq;
