@@ -60,8 +60,9 @@ typedef enum gs_loss { GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_LEGACY, GS
  * gradients). auto: fp32, unless the loop runs no autocast (the pure 16-bit
  * and mixed recipes of full fine-tuning: DeepSpeed's engine and pure 16-bit
  * loops cast the model) and the family's head hands its 16-bit logits to
- * cross-entropy as they are (gs_arch.loss_16bit: Qwen v1's remote code); fp32: up-cast (autocast, transformers' heads);
- * compute: at the compute dtype. */
+ * cross-entropy as they are (gs_arch.loss_16bit: Qwen v1's remote code);
+ * fp32: up-cast (autocast, transformers' heads); compute: at the compute
+ * dtype. */
 typedef enum gs_loss_dtype { GS_LD_AUTO = 0, GS_LD_FP32, GS_LD_COMPUTE, GS_LD_MAX } gs_loss_dtype;
 /* PEFT's prepare_model_for_kbit_training on a quantized base (LoRA/QLoRA):
  * every 16-bit parameter that is not quantized (embeddings, norms, head,
