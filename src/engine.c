@@ -71,14 +71,6 @@ static void run_layers(tl *t, int64_t n, const double *delta, const double *tran
 /* ------------------------------------------------------------------ */
 /* Bytes per element of the formats involved.                          */
 
-static double dtype_bytes(gs_dtype d)
-{
-	switch (d) {
-	case GS_DT_FP32: return 4;
-	case GS_DT_FP8: return 1;
-	default: return 2;
-	}
-}
 
 /* Storage bytes per parameter of a decoder-layer linear weight. */
 static double linear_storage(gs_prec p, const gs_linear *l)
@@ -225,13 +217,13 @@ static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
 		*r = (recipe){s->method == GS_INFER
 		                  ? "inference amp: fp32 weights, 16-bit autocast copies of the linear weights cached for the forward"
 		                  : "lora amp: fp32 frozen base, 16-bit autocast compute (each linear's weight cast is saved for backward), adapters at --adapter-dtype",
-		              4, dtype_bytes(s->adapter_dtype), 0, dtype_bytes(s->adapter_dtype), 2, 4, true, 0};
+		              4, gs_dtype_bytes(s->adapter_dtype), 0, gs_dtype_bytes(s->adapter_dtype), 2, 4, true, 0};
 		return;
 	}
 	/* LoRA / QLoRA / inference: base storage; compute in 16 bits unless fp32. */
 	r->w = p == GS_P_FP32 ? 4 : 2; /* non-linear params (embeddings, norms, head) */
 	r->cb = r->rb = p == GS_P_FP32 ? 4 : 2;
-	r->g = r->state = dtype_bytes(s->adapter_dtype);
+	r->g = r->state = gs_dtype_bytes(s->adapter_dtype);
 	if (s->method == GS_INFER)
 		r->text = fabric_bnb(p) ? "inference: linear weights and the head quantized (Lightning Fabric), the rest and compute in bf16"
 		          : gs_prec_quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
@@ -458,6 +450,12 @@ static void cost_infer(const ctx *c, const gs_layer_kind *k, const layer_dims *d
 		att += (cb + 4 + cb) * nh / tp * sq * sq * d->seqs;
 	else if (c->s->attn == GS_ATTN_EAGER_UPCAST)
 		att += (cb + 4 + 4) * nh / tp * sq * sq * d->seqs;
+	else if (c->s->attn == GS_ATTN_MATH)
+		/* SDPA's math backend (PyTorch >= 2.5, attention.cpp): fp32
+		 * scores and their fp32 softmax; beside them the fp32 copies of
+		 * 16-bit q, k and v and the scaled q and k (k and v at the query
+		 * width: expanded first where heads are grouped) */
+		att += 8 * nh / tp * sq * sq * d->seqs + ((cb < 4 ? 3 : 0) + 2) * 4 * d->q_dim * T;
 	/* the gated MLP's widest moment: act(gate) and its product with up
 	 * beside up (3I), or beside the fused gate_up output both are chunks
 	 * of (2I + I + I: Phi3MLP, ChatGLM's swiglu) */
@@ -768,7 +766,7 @@ static void plan_init(plan *P, const gs_arch *a, const gs_settings *s)
 	c->full = s->method == GS_FULL;
 	c->lora = s->method == GS_LORA || s->method == GS_QLORA;
 	c->infer = s->method == GS_INFER;
-	c->ab = dtype_bytes(s->adapter_dtype);
+	c->ab = gs_dtype_bytes(s->adapter_dtype);
 	/* DeepSpeed (engine.py) casts the whole module, adapters included,
 	 * to the 16-bit dtype, and its stage 1/2 optimizer keeps an fp32
 	 * master partition of the trainable parameters (requires_grad only)
@@ -1042,7 +1040,12 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 
 	memset(&t, 0, sizeof t);
 	double context = (double)s->cuda_context_mib * 1048576.0;
-	double kvb = s->kv_dtype_set ? dtype_bytes(s->kv_dtype) : c->r.cb;
+	double kvb = s->kv_dtype_set ? gs_dtype_bytes(s->kv_dtype) : c->r.cb;
+	bool int8kv = s->kv_dtype_set && s->kv_dtype == GS_DT_INT8;
+	/* torchao's AffineQuantizedKVCache: a scale in the compute dtype per
+	 * token and head beside the int8 values (_models/llama/model.py) */
+	if (int8kv)
+		kvb += c->r.cb / (double)a->head_dim;
 	/* the cache per token: one layer's keys and values, and this GPU's layers */
 	double kv_layer = (double)a->kv_cache_dim / tp * kvb;
 	double kv_tok = kv_layer * P->layers_gpu;
@@ -1050,7 +1053,12 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	 * new tokens after it */
 	double gen = (double)s->batch * (double)s->new_tokens, total = c->T + gen;
 	/* StaticCache is allocated at its maximum length before the prefill */
-	double kv = kv_tok * (s->kv_cache == GS_KVC_STATIC ? total : c->T);
+	bool stat = s->kv_cache == GS_KVC_STATIC || s->kv_cache == GS_KVC_STATIC_MASK;
+	double kv = kv_tok * (stat ? total : c->T);
+	/* gpt-fast's setup_caches keeps a [L, L] bool causal mask for the
+	 * cache's length, built as tril(ones(L, L)): two of them at once */
+	double seq_len = (double)s->seq + (double)s->new_tokens;
+	double mask = s->kv_cache == GS_KVC_STATIC_MASK ? seq_len * seq_len : 0;
 	/* prefill logits: every prompt position for a plain forward; the
 	 * last one per sequence for generate() (transformers >= 4.45
 	 * passes logits_to_keep=1; serving engines do the same); older
@@ -1067,6 +1075,12 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	}
 	t.live[C_W] = P->W_gpu + P->gather;
 	mark(&t, NULL, GS_PH_LOAD, 1);
+	if (mask > 0) {
+		double ex0[C_N] = {0};
+		ex0[C_B] = 2 * mask;
+		mark(&t, ex0, GS_PH_LOAD, 1);
+		t.live[C_B] = mask;
+	}
 	if (c->r.amp) /* every linear (and the head) cast once, cached */
 		t.live[C_W] += 2 * (P->lin_total + (P->head > 0 ? P->head : P->emb) / tp);
 	double ex[C_N] = {0};
@@ -1101,6 +1115,7 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 			ex3[C_A] = kv_tok * total;
 			break;
 		case GS_KVC_STATIC:
+		case GS_KVC_STATIC_MASK:
 			t.live[C_A] = kv_tok * total;
 			break;
 		default:
@@ -1112,12 +1127,25 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 		/* sdpa and eager attention over grouped key/value heads expand
 		 * one layer's cached keys and values to every query head for
 		 * the step (transformers' repeat_kv, ChatGLM's expand +
-		 * contiguous); flash-attn reads the groups as they are */
-		double expand = 0;
+		 * contiguous, gpt-fast's repeat_interleave); flash-attn reads
+		 * the groups as they are. An int8 cache is read through a
+		 * 16-bit copy of the layer (torchao: k_cache * k_cache_scale),
+		 * freed once expanded: the keys' expansion, the values' copy and
+		 * theirs live together. SDPA's math backend adds fp32 copies of
+		 * the keys and values and a scaled fp32 key (attention.cpp) and
+		 * its fp32 scores and probabilities. */
+		double qkv = (double)a->heads * (double)a->head_dim / tp * total; /* one layer's keys at query width */
+		double expand = 0, kv_deq = int8kv ? (double)a->kv_cache_dim / tp * total * c->r.cb : 0;
 		if (s->attn != GS_ATTN_FLASH && a->kv_heads < a->heads &&
 		    a->kv_cache_dim == 2 * a->kv_heads * a->head_dim)
-			expand = 2.0 * (double)a->heads * (double)a->head_dim / tp * total * c->r.cb;
-		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes + expand +
+			expand = 2.0 * qkv * c->r.cb;
+		double attn_in = expand > 0 ? expand : kv_deq;
+		if (s->attn == GS_ATTN_MATH)
+			attn_in += ((c->r.cb < 4 ? 2 : 0) + 1) * 4 * qkv +
+			           8 * (double)a->heads / tp * total;
+		if (expand > 0 && expand + 0.5 * kv_deq > attn_in)
+			attn_in = expand + 0.5 * kv_deq;
+		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes + attn_in +
 		            layer_tmp * (double)s->batch / (c->T > 0 ? c->T : 1);
 		ex3[C_B] = deq;
 		mark(&t, ex3, GS_PH_DECODE, 1);

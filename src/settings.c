@@ -20,16 +20,16 @@ static const char *const optim_names[] = {
 	"adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit",
 	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
 };
-static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", NULL};
+static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", "math", NULL};
 static const char *const loss_names[] = {"standard", "chunked", "legacy", NULL};
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations", NULL};
-static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", NULL};
+static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", "int8", NULL};
 static const char *const adapter_names[] = {"fp32", "bf16", NULL}; /* gs_dtype's first two */
 static const char *const formula_names[] = {"detailed", "cookbook", "rule-of-thumb", "zero1-rule", NULL};
 static const char *const load_names[] = {"sharded", "full", NULL}; /* full_state_dict_load off, on */
 static const char *const logits_names[] = {"last", "all", "all-fp32", NULL}; /* gs_logits */
-static const char *const kvcache_names[] = {"dynamic", "legacy", "static", NULL}; /* gs_kvcache */
+static const char *const kvcache_names[] = {"dynamic", "legacy", "static", "static-mask", NULL}; /* gs_kvcache */
 static const char *const loss_dtype_names[] = {"auto", "fp32", "compute", NULL}; /* gs_loss_dtype */
 static const char *const kbit_prep_names[] = {"auto", "on", "off", NULL}; /* gs_kbit_prep */
 
@@ -84,7 +84,17 @@ bool gs_prec_quantized(gs_prec p)
 
 bool gs_attn_eager(gs_attn a)
 {
-	return a == GS_ATTN_EAGER || a == GS_ATTN_EAGER_UPCAST;
+	return a == GS_ATTN_EAGER || a == GS_ATTN_EAGER_UPCAST || a == GS_ATTN_MATH;
+}
+
+double gs_dtype_bytes(gs_dtype d)
+{
+	switch (d) {
+	case GS_DT_FP32: return 4;
+	case GS_DT_FP8:
+	case GS_DT_INT8: return 1;
+	default: return 2;
+	}
 }
 
 gs_prec gs_settings_precision(const gs_settings *s)
@@ -252,7 +262,8 @@ static const gs_setting table[] = {
 	  GS_SF_NO_HARNESS, "torch.compile", 13, " compile", GS_LW_CHANGED, 10, F(compile), 0, NULL },
 	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A",
 	  "attention kernel (eager-upcast: eager with softmax(scores.float()), as AutoAWQ's fused "
-	  "attention and Meta's reference Llama)", GS_M_ALL,
+	  "attention and Meta's reference Llama; math: SDPA's math backend, fp32 copies of q, k and "
+	  "v, inference only, as gpt-fast's decode forces it)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L",
 	  "cross-entropy over the vocabulary (standard: transformers since 4.46; chunked: litgpt, "
@@ -281,13 +292,16 @@ static const gs_setting table[] = {
 	  GS_M_ALL, GS_SF_NO_HARNESS, "State dict load", 9, " full-load", GS_LW_CHANGED, 16,
 	  F(full_state_dict_load), 0, NULL },
 	{ "kv-dtype", GS_ST_ENUM, dtype_names, 0, 0, NULL, "D",
-	  "inference KV cache: fp32 bf16 fp16 fp8 (the compute dtype)", GS_M(GS_INFER),
+	  "inference KV cache: fp32 bf16 fp16 fp8 int8 (the compute dtype; int8: a 16-bit scale "
+	  "per token and head, read through a dequantized copy of one layer, as torchao's "
+	  "AffineQuantizedKVCache)", GS_M(GS_INFER),
 	  GS_SF_HARNESS | GS_SF_OWN_LIST, "KV cache dtype (auto: compute dtype)", 15, NULL,
 	  GS_LW_NEVER, 0, F(kv_dtype), F(kv_dtype_set), NULL },
 	{ "kv-cache", GS_ST_ENUM, kvcache_names, 0, 0, "dynamic", "C",
 	  "inference KV cache while generating: dynamic (DynamicCache, grown a layer at a time), "
 	  "legacy (tuples rebuilt each step: two copies at the peak; older transformers, remote-code "
-	  "models), static (preallocated at prompt + new tokens)",
+	  "models), static (preallocated at prompt + new tokens), static-mask (static, plus the "
+	  "[L, L] bool causal-mask buffer gpt-fast's setup_caches builds beside it)",
 	  GS_M(GS_INFER), GS_SF_NO_HARNESS, "KV cache", 9, " %s-cache", GS_LW_CHANGED, 20,
 	  F(kv_cache), 0, NULL },
 	{ "new-tokens", GS_ST_INT, NULL, 0, 1 << 24, "0", "N",
@@ -514,6 +528,9 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	if (s->sharding == GS_SH_PIPELINE && s->tp > 1)
 		return gs_fail(e, GS_EUSAGE, "--sharding pipeline splits the layers over the GPUs; it does not combine with --tp %lld",
 		               (long long)s->tp);
+	if (s->attn == GS_ATTN_MATH && s->method != GS_INFER)
+		return gs_fail(e, GS_EUSAGE, "--attn math (SDPA's math backend) is modelled for --method inference only; "
+		               "training under it is not (use eager-upcast, whose scores it matches)");
 	if (s->method == GS_INFER && (s->offload == GS_OFF_OPTIMIZER || s->offload == GS_OFF_ACTIVATIONS))
 		return gs_fail(e, GS_EUSAGE, "--offload %s does not apply to --method inference", gs_offload_name(s->offload));
 	if (s->offload == GS_OFF_PARAMS && s->method != GS_INFER && s->sharding != GS_SH_ZERO3 && s->sharding != GS_SH_FSDP &&

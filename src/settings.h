@@ -50,7 +50,14 @@ typedef enum gs_optim {
  * Llama, AutoAWQ's fused attention, Qwen v1's remote code without
  * flash-attn), so the 16-bit scores, their fp32 copy and the fp32
  * probabilities live together. */
-typedef enum gs_attn { GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_EAGER_UPCAST, GS_ATTN_MAX } gs_attn;
+/* math: SDPA's math backend (inference only), which since PyTorch 2.5
+ * up-casts 16-bit q, k and v to fp32 and scales fp32 copies of q and k
+ * before its fp32 scores and softmax (aten/native/transformers/
+ * attention.cpp, _scaled_dot_product_attention_math; gpt-fast's and
+ * torchao's generate.py force it for every decode step). */
+typedef enum gs_attn {
+	GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_EAGER_UPCAST, GS_ATTN_MATH, GS_ATTN_MAX
+} gs_attn;
 /* The loss: transformers' since 4.46 (16-bit logits, up-cast inside the
  * loss), chunked (litgpt, torchtune), or legacy: heads that return
  * logits.float() and take the loss on a shifted fp32 copy (transformers
@@ -74,7 +81,10 @@ typedef enum gs_loss_dtype { GS_LD_AUTO = 0, GS_LD_FP32, GS_LD_COMPUTE, GS_LD_MA
 typedef enum gs_kbit_prep { GS_KP_AUTO = 0, GS_KP_ON, GS_KP_OFF, GS_KP_MAX } gs_kbit_prep;
 typedef enum gs_shard { GS_SH_DDP = 0, GS_SH_ZERO1, GS_SH_ZERO2, GS_SH_ZERO3, GS_SH_FSDP, GS_SH_FSDP2, GS_SH_PIPELINE, GS_SH_MAX } gs_shard;
 typedef enum gs_offload { GS_OFF_NONE = 0, GS_OFF_OPTIMIZER, GS_OFF_PARAMS, GS_OFF_ACTIVATIONS, GS_OFF_MAX } gs_offload;
-typedef enum gs_dtype { GS_DT_FP32 = 0, GS_DT_BF16, GS_DT_FP16, GS_DT_FP8, GS_DT_MAX } gs_dtype;
+/* Storage dtypes (adapters: the first two; the KV cache: all). int8 is a
+ * KV cache only: int8 values with a 16-bit scale per token and head
+ * (torchao's AffineQuantizedKVCache). */
+typedef enum gs_dtype { GS_DT_FP32 = 0, GS_DT_BF16, GS_DT_FP16, GS_DT_FP8, GS_DT_INT8, GS_DT_MAX } gs_dtype;
 /* Inference: which prefill logits live (the last position per sequence, as
  * generate() keeps them; every prompt position, as a plain forward; every
  * position upcast to fp32, as older transformers' heads did: 16-bit and
@@ -85,6 +95,7 @@ typedef enum gs_kvcache {
 	GS_KVC_DYNAMIC = 0, /* transformers' DynamicCache: each layer grown by torch.cat in turn */
 	GS_KVC_LEGACY,      /* tuple caches rebuilt each step: the old and new caches both live */
 	GS_KVC_STATIC,      /* StaticCache: preallocated at prompt + new tokens */
+	GS_KVC_STATIC_MASK, /* static, plus gpt-fast's [L, L] bool causal-mask buffer beside it */
 	GS_KVC_MAX
 } gs_kvcache;
 typedef enum gs_formula {
@@ -235,9 +246,13 @@ gs_prec gs_settings_precision(const gs_settings *s);
  * that compute in bf16 after dequantizing. fp8 storage is not counted. */
 bool gs_prec_quantized(gs_prec p);
 
-/* Eager attention (eager, eager-upcast): the s^2 score matrix is computed
- * and held, over the whole causal square. */
+/* Eager attention (eager, eager-upcast) and SDPA's math backend: the s^2
+ * score matrix is computed and held, over the whole causal square. */
 bool gs_attn_eager(gs_attn a);
+
+/* Bytes per element of a storage dtype (int8: its values; the KV cache's
+ * scales are the engine's to add). */
+double gs_dtype_bytes(gs_dtype d);
 
 /* Canonical names (static strings) and reverse lookups (-1 if unknown). */
 const char *gs_method_name(gs_method m);

@@ -157,10 +157,6 @@ static double weight_bytes_per_param(gs_prec p)
 	}
 }
 
-static double dtype_bytes(gs_dtype d)
-{
-	return d == GS_DT_FP32 ? 4 : d == GS_DT_FP8 ? 1 : 2;
-}
 
 /* GB/s one direction between GPUs: the link within a node, else PCIe, and
  * the network across nodes. */
@@ -330,7 +326,7 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 	{
 		double b = (double)s->batch, p = (double)s->seq, gen = (double)s->new_tokens;
 		double bpp = weight_bytes_per_param(prec);
-		double kvb = dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
+		double kvb = gs_dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
 		double ctx = p + gen / 2, attn_p = 2 * p * d_attn * L * causal;
 		double mem_s, cmp_s, kv, gpu_s, rt_eff = P->prefill_eff[o->runtime];
 		double host_s = L * P->dec_layer_s[o->runtime]; /* per pass: prefill or a decode step */

@@ -98,7 +98,9 @@ for args, what, frag in [
         (["--config", QWEN, "--precision", "fp32", "--attn", "flash"], "flash attention with fp32", "flash"),
         (["--config", QWEN, "--method", "inference", "--kv-dtype", "fp8"], "fp8 KV cache", "kv-dtype"),
         (["--config", QWEN, "--method", "inference", "--attn", "eager-upcast"], "eager-upcast attention",
-         "eager-upcast")]:
+         "eager-upcast"),
+        (["--config", QWEN, "--method", "inference", "--attn", "math"], "SDPA's math backend", "--attn math"),
+        (["--config", QWEN, "--method", "inference", "--kv-dtype", "int8"], "int8 KV cache", "kv-dtype int8")]:
     rc, p, err = plan(args)
     check(rc == 0 and p and p["skip"] and frag in p["skip"], "skip: " + what, str(p and p["skip"]))
 

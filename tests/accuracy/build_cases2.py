@@ -196,15 +196,6 @@ def case(r):
             "checkpointing: torchtitan per-op selective activation checkpointing (saves matmul outputs, recomputes "
             "the rest) has no flag: --grad-ckpt (per layer) and --no-grad-ckpt both misstate the saved "
             "activations; also FSDP2 with fp32 sharded params and bf16 param_dtype is no --precision recipe")
-    if i.startswith("torchao-kvcache-"):
-        why = ("KV cache: a static cache preallocated for cache_size positions while only ~206 tokens run "
-               "(--kv-cache static --seq 6 --new-tokens cache_size-6 sizes that cache)")
-        if "int8kv" in i:
-            why += ("; the int8 affine-quantised KV cache (per-token scales) is no --kv-dtype, and "
-                    "linear_causal_mask has no flag")
-        else:
-            why += "; the quadratic [cache_size, cache_size] bool causal-mask buffer has no flag"
-        return None, [], notes, why
     w = r["weight_dtype"]
     if i.startswith("torchao-quant-") and ("fp6" in w):
         return None, [], notes, ("quantisation: torchao fp6 (e3m2) weight-only has no --precision (6-bit storage)")
@@ -229,7 +220,7 @@ def case(r):
     # ---- method / precision
     if inference:
         args += ["--method", "inference"]
-        if w == "bf16":
+        if w == "bf16" or w.startswith("bf16 weights; int8 KV cache"):
             prec = "bf16"
         elif w.startswith("fp8 (block-wise"):
             prec = "fp8"
@@ -350,6 +341,13 @@ def case(r):
             seq = 208
             notes.append("seq: gpt-fast sizes its static KV cache for prompt + max_new_tokens = 206 rounded up to a "
                          "multiple of 8 = 208; the real prefill is ~6 tokens (a few MB less than --seq 208 sizes)")
+        elif s.startswith("cache_size "):
+            cache = int(s.split(" ")[1])
+            seq, new = 6, cache - 6
+            notes.append("seq: generate.py --cache_size N preallocates the cache for N positions and decode "
+                         "attends over all N (masked), while a ~6-token prompt and 200 new tokens run -> "
+                         "--seq 6 --new-tokens N-6 with a static cache: the cache, its mask and each step's "
+                         "attention are sized at N")
         elif "prefill + " in s and "(cache window " in s:
             seq = int(s.split("(cache window ")[1].rstrip(")"))
             notes.append("seq: AutoAWQ's fused WindowedCache holds n_generate positions; the prefill is n_generate "
@@ -379,6 +377,17 @@ def case(r):
         else:
             notes.append("logits: only the last position's logits in the prefill (%s) -> last" % (
                 "transformers 4.51.3 generate" if i.startswith("qwen3") else "GLM-4 remote code return_last_logit"))
+        if i.startswith("torchao-kvcache-"):
+            if "int8kv" in i:
+                args += ["--kv-cache", "static", "--kv-dtype", "int8"]
+                notes.append("cache: --kv_cache_quantization: AffineQuantizedKVCache, int8 keys and values with a "
+                             "bf16 scale per token and head, read through a bf16 copy of the layer -> --kv-dtype "
+                             "int8; --linear_causal_mask keeps a [1, 1, 1, N] mask (N bytes), no square buffer "
+                             "-> --kv-cache static")
+            else:
+                args += ["--kv-cache", "static-mask"]
+                notes.append("cache: setup_caches preallocates KVCache buffers for N positions and a [N, N] bool "
+                             "causal_mask = tril(ones(N, N)) on the GPU -> --kv-cache static-mask")
         if i.startswith("glm4-"):
             args += ["--kv-cache", "legacy"]
             notes.append("cache: GLM-4's remote code (modeling_chatglm.py, SelfAttention.forward) builds each "
@@ -407,6 +416,12 @@ def case(r):
         attn = "sdpa"
         notes.append("attn: Baichuan2-7B's remote code uses xformers memory-efficient attention (installed: "
                      "xformers 0.0.23) -> sdpa (q, k, v, out and a log-sum-exp saved, no score matrix)")
+    elif a.startswith("torch SDPA with explicit bool mask (gpt-fast model.py), eager"):
+        attn = "math"
+        notes.append("attn: decode_n_tokens runs every step under sdp_kernel(enable_flash=False, "
+                     "enable_mem_efficient=False, enable_math=True) without torch.compile, so SDPA's math backend "
+                     "(PyTorch 2.5: fp32 copies of the expanded k and v, a scaled fp32 k) runs over the whole "
+                     "cache -> math (the ~6-token prefill, outside that context, is negligible either way)")
     elif a.startswith(("chatglm3 remote code (torch SDPA", "GLM-4 remote code default (torch SDPA", "sdpa",
                        "torch SDPA")):
         attn = "sdpa"

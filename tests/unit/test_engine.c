@@ -571,6 +571,56 @@ static void generation(void)
 	CHECK(strstr(l, " +4096 new") && strstr(l, " legacy-cache"), "settings: new tokens and the cache in the label (%s)", l);
 }
 
+/* gpt-fast / torchao generate.py (torchao/_models/llama): Llama-3.1-8B,
+ * bf16, a 6-token prompt and 131066 new tokens, so a static cache of
+ * L = 131072 positions, which every decode step attends over whole.
+ * static-mask adds setup_caches' [L, L] bool causal mask (L^2 bytes, 2 L^2
+ * while tril(ones) builds it). SDPA's math backend (forced for decode)
+ * adds, over the keys and values already expanded to the 32 query heads,
+ * fp32 copies of both and a scaled fp32 key (3 x 4 x 32 x 128 x L bytes)
+ * and fp32 scores and probabilities (2 x 4 x 32 x L). An int8 cache
+ * stores 1 byte a value and a bf16 scale per token and head (2/128 a
+ * value): 32 layers x 2048 x L x (2 - 1 - 2/128) bytes fewer than bf16;
+ * its dequantized layer copy is freed once expanded, so the step's
+ * widest moment is the same. */
+static void gpt_fast_decode(void)
+{
+	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings s = base("inference", "bf16", NULL);
+	double L = 131072;
+	set(&s, "seq=6 new-tokens=131066 kv-cache=static");
+	gs_estimate sd = run(&a, &s);
+	set(&s, "attn=math");
+	gs_estimate ma = run(&a, &s);
+	double mathx = 3 * 4 * 32 * 128 * L + 2 * 4 * 32 * L;
+	/* (plus the step's one-token share of a layer's working tensors, which
+	 * math widens by a few KB: 1e-5 of the figure) */
+	CHECK(ma.peak_phase == GS_PH_DECODE && near((double)ma.allocated - (double)sd.allocated, mathx, 1e-5),
+	      "engine: SDPA's math backend holds fp32 copies of the expanded keys and values and a scaled fp32 key "
+	      "over the whole cache (%.6g more, got %.6g)", mathx, (double)ma.allocated - (double)sd.allocated);
+	set(&s, "kv-cache=static-mask");
+	gs_estimate mk = run(&a, &s);
+	CHECK(near((double)mk.allocated - (double)ma.allocated, L * L, 1e-9) && (double)mk.allocated >= (double)mk.W + 2 * L * L,
+	      "engine: gpt-fast's causal-mask buffer is L^2 bytes beside the static cache, 2 L^2 while it is built "
+	      "(%.6g more, got %.6g)", L * L, (double)mk.allocated - (double)ma.allocated);
+	set(&s, "kv-cache=static kv-dtype=int8");
+	gs_estimate i8 = run(&a, &s);
+	double cache_less = 32 * 2048 * L * (2 - 1 - 2.0 / 128);
+	CHECK(near((double)ma.allocated - (double)i8.allocated, cache_less, 1e-9),
+	      "engine: an int8 KV cache with a bf16 scale per token and head (%.6g fewer bytes, got %.6g)", cache_less,
+	      (double)ma.allocated - (double)i8.allocated);
+	/* the math backend is modelled for inference only */
+	gs_settings t = base("full", "amp-bf16", "adamw");
+	gs_error e = {0};
+	set(&t, "attn=math");
+	CHECK(gs_settings_check(&t, &e) == GS_EUSAGE && strstr(e.msg, "--attn math") != NULL,
+	      "settings: --attn math for training is refused, naming the flag (%s)", e.msg);
+	char l[256];
+	set(&s, "kv-cache=static-mask");
+	gs_settings_label(&s, l, sizeof l);
+	CHECK(strstr(l, " math") && strstr(l, " static-mask-cache"), "settings: the math backend and the mask in the label (%s)", l);
+}
+
 /* Issue 13 item 4: the loss buffers' precision. Qwen2.5-0.5B (vocab
  * 151,936), full bf16, one 8192-token sequence: the loss's backward is the
  * peak, where the 16-bit logits, the saved log-probabilities and their two
@@ -934,6 +984,7 @@ int main(void)
 	ddp_inference();
 	prefill_logits();
 	generation();
+	gpt_fast_decode();
 	loss_dtype();
 	deepspeed_zero12();
 	quantized_backends();
