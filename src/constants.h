@@ -17,8 +17,6 @@
 /* bitsandbytes 8-bit optimizers: blockwise quantised states, one fp32
  * absmax per 2048-element block (bnb.optim Optimizer2State blocksize). */
 #define GS_BNB_BLOCK 2048.0
-/* DeepSpeed ZeRO-2 reduce bucket: reduce_bucket_size default 5e8 elements. */
-#define GS_ZERO_BUCKET_ELEMS 5e8
 
 /* Caching allocator: reserved = allocated * (1 + FRAC) + FIXED. PyTorch
  * rounds large blocks up to 2 MiB and keeps freed blocks cached; reserved

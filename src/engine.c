@@ -747,6 +747,7 @@ typedef struct plan {
 	double W_gpu, G_gpu, O_gpu;
 	double bucket;          /* gradient reduce buckets kept across steps (DDP) */
 	double ipg;             /* DeepSpeed ZeRO-2: the contiguous-gradient buffer, live through backward */
+	double zbuf;            /* DeepSpeed ZeRO-3: the contiguous-gradient bucket, live from the start */
 	double flat_tmp;        /* DeepSpeed ZeRO-1: a bucket flattened for its reduce */
 	double gather;          /* ZeRO-3/FSDP: gathered units */
 	double host;            /* bytes on the host */
@@ -931,6 +932,9 @@ static void plan_sharding(plan *P)
 	const gs_settings *s = c->s;
 	double n_dp = P->n_dp, grad_total = P->grad_total;
 	double layer_params_max = 0, layer_train_max = 0;
+	/* DeepSpeed's reduce_bucket_size; "auto" is hidden_size^2 (transformers'
+	 * integrations/deepspeed.py, accelerate's deepspeed plugin) */
+	double zb = s->zero_bucket > 0 ? (double)s->zero_bucket : (double)a->hidden * (double)a->hidden;
 
 	P->W_gpu = P->W;
 	P->G_gpu = grad_total;
@@ -958,23 +962,30 @@ static void plan_sharding(plan *P)
 		 * reduce_bucket_size elements at a time (allreduce_bucket) */
 		P->O_gpu /= n_dp;
 		if (!c->infer)
-			P->flat_tmp = fmin(grad_total, GS_ZERO_BUCKET_ELEMS * c->r.g);
+			P->flat_tmp = fmin(grad_total, zb * c->r.g);
 		break;
 	case GS_SH_ZERO2:
 		/* stage 2: backward() allocates the ipg_buffer, reduce_bucket_size
-		 * elements of the gradient dtype whatever the model's size (a
-		 * second one with overlap_comm, off by default for stages 1 and
-		 * 2: zero/config.py); gradients are copied into it and reduced
-		 * from it (newer releases' allreduce_bucket also flattens a
-		 * copy for the reduce, older ones reduced views: not counted) */
+		 * elements of the gradient dtype whatever the model's size, and
+		 * a second one with overlap_comm (off by default for stages 1
+		 * and 2: zero/config.py); gradients are copied into it and
+		 * reduced from it (newer releases' allreduce_bucket also
+		 * flattens a copy for the reduce, older ones reduced views: not
+		 * counted) */
 		P->O_gpu /= n_dp;
 		P->G_gpu /= n_dp;
 		if (!c->infer)
-			P->ipg = GS_ZERO_BUCKET_ELEMS * c->r.g;
+			P->ipg = (s->overlap_comm ? 2 : 1) * zb * c->r.g;
 		break;
 	case GS_SH_ZERO3: case GS_SH_FSDP: case GS_SH_FSDP2:
 		P->O_gpu /= n_dp;
 		P->G_gpu /= n_dp;
+		/* DeepSpeed stage 3 (runtime/zero/stage3.py) allocates its
+		 * __ipg_bucket_flat_buffer, reduce_bucket_size elements of the
+		 * 16-bit dtype, when the optimizer is built (contiguous_gradients,
+		 * on by default) and keeps it: one whatever overlap_comm says */
+		if (s->sharding == GS_SH_ZERO3 && !c->infer)
+			P->zbuf = zb * c->r.g;
 		/* ZeRO-3/FSDP shard parameters; bitsandbytes keeps each layer's
 		 * quantization state (absmax; int8's row scales) on the module,
 		 * whole on every rank (Linear4bit: "the quant state got lost ...
@@ -1186,6 +1197,7 @@ static void train_load(const plan *P, const step_info *st, tl *t)
 	}
 	if (st->n == 2 || st->accum)
 		t->live[C_B] = P->bucket;
+	t->live[C_B] += P->zbuf;
 	mark(t, NULL, GS_PH_LOAD, st->n);
 }
 
@@ -1333,7 +1345,7 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		ex[C_B] = P->flat_tmp;
 		mark(t, ex, GS_PH_BACKWARD, st->n);
 	}
-	t->live[C_B] = P->bucket;
+	t->live[C_B] = P->bucket + P->zbuf;
 }
 
 /* The optimizer step: the states appear on step 1; its temporaries. */

@@ -291,6 +291,18 @@ static const gs_setting table[] = {
 	  "shard)",
 	  GS_M_ALL, GS_SF_NO_HARNESS, "State dict load", 9, " full-load", GS_LW_CHANGED, 16,
 	  F(full_state_dict_load), 0, NULL },
+	{ "zero-bucket", GS_ST_INT, NULL, 0, 1e11, "500000000", "N",
+	  "DeepSpeed reduce_bucket_size in elements (zero2: the ipg buffer through backward; zero3: "
+	  "the contiguous gradient bucket, from the start); 0 is \"auto\", hidden_size^2, as the HF "
+	  "Trainer and Accelerate fill it (their, ms-swift's, LLaMA-Factory's and axolotl's ZeRO-3 "
+	  "templates say auto)",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS, "ZeRO bucket (elements; 0 auto)", 12, " bucket-%s",
+	  GS_LW_CHANGED, 23, F(zero_bucket), 0, NULL },
+	{ "overlap-comm", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "DeepSpeed overlap_comm under zero2: a second ipg buffer of --zero-bucket elements "
+	  "(stage 1 turns it off; stage 3 keeps one bucket either way)",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS, "Overlap comm (ZeRO-2)", 10, " overlap-comm", GS_LW_CHANGED, 24,
+	  F(overlap_comm), 0, NULL },
 	{ "kv-dtype", GS_ST_ENUM, dtype_names, 0, 0, NULL, "D",
 	  "inference KV cache: fp32 bf16 fp16 fp8 int8 (the compute dtype; int8: a 16-bit scale "
 	  "per token and head, read through a dequantized copy of one layer, as torchao's "

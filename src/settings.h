@@ -128,6 +128,8 @@ typedef struct gs_settings {
 	int64_t tp;
 	gs_offload offload;
 	bool full_state_dict_load; /* zero3/fsdp: every rank keeps a full weight copy (loaded state dict) beside its shard */
+	int64_t zero_bucket;     /* DeepSpeed reduce_bucket_size, elements; 0: "auto" (hidden_size^2) */
+	bool overlap_comm;       /* DeepSpeed ZeRO-2 overlap_comm: a second ipg buffer */
 	gs_dtype kv_dtype;
 	bool kv_dtype_set;       /* false: the compute dtype */
 	gs_kvcache kv_cache;     /* inference: how the cache grows while generating */

@@ -61,6 +61,10 @@ def _int_pos(v):
     return v.isdigit() and int(v) > 0
 
 
+def _int_nonneg(v):
+    return v.isdigit()
+
+
 def _float01(v):
     try:
         f = float(v)
@@ -96,6 +100,7 @@ FLAGS = {
     "--gpus": _int_pos, "--sharding": {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline"}, "--tp": _int_pos,
     "--offload": {"none", "optimizer", "params", "activations"},
     "--state-dict-load": {"sharded", "full"},
+    "--zero-bucket": _int_nonneg, "--overlap-comm": None,
     "--optimizer-in-bwd": None,
     "--kv-dtype": {"fp32", "bf16", "fp16", "fp8", "int8"},
     "--logits": {"last", "all", "all-fp32"},

@@ -465,7 +465,10 @@ def case(r):
             args += ["--sharding", "ddp"]
             notes.append("sharding: FSDP NO_SHARD (every GPU keeps whole weights and gradients) -> ddp")
         elif sh.startswith("DeepSpeed ZeRO-3"):
-            args += ["--sharding", "zero3"]
+            args += ["--sharding", "zero3", "--zero-bucket", "0"]
+            notes.append("sharding: DeepSpeed ZeRO-3 through ms-swift's ds_config/zero3.json, reduce_bucket_size "
+                         "\"auto\" (the HF Trainer fills hidden_size^2) -> --zero-bucket 0; its overlap_comm true "
+                         "keeps one stage-3 bucket")
         else:
             raise SystemExit("sharding? " + i + " " + sh)
     if r["offload"].startswith("FSDP CPUOffload(offload_params=True)"):
