@@ -542,7 +542,7 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 		               (long long)s->tp);
 	if (s->attn == GS_ATTN_MATH && s->method != GS_INFER)
 		return gs_fail(e, GS_EUSAGE, "--attn math (SDPA's math backend) is modelled for --method inference only; "
-		               "training under it is not (use eager-upcast, whose scores it matches)");
+		               "training under it is not (eager-upcast is the nearest: fp32 scores and probabilities)");
 	if (s->method == GS_INFER && (s->offload == GS_OFF_OPTIMIZER || s->offload == GS_OFF_ACTIVATIONS))
 		return gs_fail(e, GS_EUSAGE, "--offload %s does not apply to --method inference", gs_offload_name(s->offload));
 	if (s->offload == GS_OFF_PARAMS && s->method != GS_INFER && s->sharding != GS_SH_ZERO3 && s->sharding != GS_SH_FSDP &&
