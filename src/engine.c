@@ -69,8 +69,7 @@ static void run_layers(tl *t, int64_t n, const double *delta, const double *tran
 }
 
 /* ------------------------------------------------------------------ */
-/* Bytes per element of the formats involved.                          */
-
+/* Bytes per element of the formats involved (a dtype's: gs_dtype_bytes). */
 
 /* Storage bytes per parameter of a decoder-layer linear weight. */
 static double linear_storage(gs_prec p, const gs_linear *l)
