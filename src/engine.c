@@ -431,6 +431,19 @@ static bool fused_gate_up(const gs_layer_kind *k)
 	return false;
 }
 
+/* SDPA's math backend (PyTorch >= 2.5, aten/native/transformers/
+ * attention.cpp, _scaled_dot_product_attention_math): how many fp32
+ * tensors at the query width it makes beside its fp32 scores. 16-bit
+ * inputs are up-cast (query_acc, key_acc, value_acc), and the query and
+ * the transposed key are scaled into further copies; a one-token decode
+ * step's query is negligible (with_query false). */
+static double math_fp32_copies(double cb, bool with_query)
+{
+	double upcast = cb < 4 ? 1 : 0;
+
+	return 2 * upcast + 1 + (with_query ? upcast + 1 : 0);
+}
+
 /* Inference: what is live while one layer is computed without autograd
  * (the residual, q/k/v, attention output and the MLP's widest moment),
  * and a quantized layer's one dequantized weight. */
@@ -450,11 +463,10 @@ static void cost_infer(const ctx *c, const gs_layer_kind *k, const layer_dims *d
 	else if (c->s->attn == GS_ATTN_EAGER_UPCAST)
 		att += (cb + 4 + 4) * nh / tp * sq * sq * d->seqs;
 	else if (c->s->attn == GS_ATTN_MATH)
-		/* SDPA's math backend (PyTorch >= 2.5, attention.cpp): fp32
-		 * scores and their fp32 softmax; beside them the fp32 copies of
-		 * 16-bit q, k and v and the scaled q and k (k and v at the query
-		 * width: expanded first where heads are grouped) */
-		att += 8 * nh / tp * sq * sq * d->seqs + ((cb < 4 ? 3 : 0) + 2) * 4 * d->q_dim * T;
+		/* SDPA's math backend: fp32 scores and their fp32 softmax, beside
+		 * its fp32 copies (k and v at the query width: expanded first
+		 * where heads are grouped) */
+		att += 8 * nh / tp * sq * sq * d->seqs + math_fp32_copies(cb, true) * 4 * d->q_dim * T;
 	/* the gated MLP's widest moment: act(gate) and its product with up
 	 * beside up (3I), or beside the fused gate_up output both are chunks
 	 * of (2I + I + I: Phi3MLP, ChatGLM's swiglu) */
@@ -1151,8 +1163,7 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 			expand = 2.0 * qkv * c->r.cb;
 		double attn_in = expand > 0 ? expand : kv_deq;
 		if (s->attn == GS_ATTN_MATH)
-			attn_in += ((c->r.cb < 4 ? 2 : 0) + 1) * 4 * qkv +
-			           8 * (double)a->heads / tp * total;
+			attn_in += math_fp32_copies(c->r.cb, false) * 4 * qkv + 8 * (double)a->heads / tp * total;
 		if (expand > 0 && expand + 0.5 * kv_deq > attn_in)
 			attn_in = expand + 0.5 * kv_deq;
 		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes + attn_in +

@@ -49,12 +49,12 @@ typedef enum gs_optim {
  * scores before the softmax (softmax(scores.float()): Meta's reference
  * Llama, AutoAWQ's fused attention, Qwen v1's remote code without
  * flash-attn), so the 16-bit scores, their fp32 copy and the fp32
- * probabilities live together. */
-/* math: SDPA's math backend (inference only), which since PyTorch 2.5
- * up-casts 16-bit q, k and v to fp32 and scales fp32 copies of q and k
- * before its fp32 scores and softmax (aten/native/transformers/
- * attention.cpp, _scaled_dot_product_attention_math; gpt-fast's and
- * torchao's generate.py force it for every decode step). */
+ * probabilities live together. math: SDPA's math backend (inference
+ * only), which since PyTorch 2.5 up-casts 16-bit q, k and v to fp32 and
+ * scales fp32 copies of q and k before its fp32 scores and softmax
+ * (aten/native/transformers/attention.cpp,
+ * _scaled_dot_product_attention_math; gpt-fast's and torchao's
+ * generate.py force it for every decode step). */
 typedef enum gs_attn {
 	GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_EAGER_UPCAST, GS_ATTN_MATH, GS_ATTN_MAX
 } gs_attn;

@@ -157,7 +157,6 @@ static double weight_bytes_per_param(gs_prec p)
 	}
 }
 
-
 /* GB/s one direction between GPUs: the link within a node, else PCIe, and
  * the network across nodes. */
 static double comm_gbs(const gs_gpu *g, int64_t n, int64_t per_node)
