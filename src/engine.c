@@ -385,10 +385,48 @@ static void layer_dims_of(const ctx *c, const gs_layer_kind *k, layer_dims *d)
  * elements), and for LoRA the bytes per token its adapters save: the
  * input copies they cast or drop out (*lora_in) and their A outputs and
  * B inputs (*lora_tok). */
+/* Bytes per token one adapted module saves for its input: the cast (or
+ * dropped-out) copy, at the adapter's dtype, and the dropout mask. */
+static double lora_input_copies(const ctx *c, double in)
+{
+	double copies = 0;
+
+	if (c->ab != c->r.cb || c->s->lora_dropout > 0)
+		copies = c->ab * in;
+	if (c->s->lora_dropout > 0)
+		copies += 1.0 * in; /* dropout mask */
+	return copies;
+}
+
+/* How many of the query, key and value slices (and of what width on this
+ * GPU) an adapter on an attention-input linear trains: a fused QKV
+ * module named in the targets trains all three; "qv" trains the query
+ * and value slices (litgpt's enable_lora). Returns the slices. */
+static int qkv_slices(const ctx *c, const gs_linear *l, double *width)
+{
+	const gs_arch *a = c->a;
+	double q = (double)(a->heads * a->head_dim) / c->tp, kv = (double)(a->kv_heads * a->head_dim) / c->tp;
+
+	if (l->role != GS_ROLE_QKV) {
+		*width = (double)l->out / c->tp;
+		return 1;
+	}
+	if (strcmp(c->s->lora_targets, "qv") == 0) {
+		*width = q + kv;
+		return 2;
+	}
+	*width = (double)l->out / c->tp;
+	return 3;
+}
+
 static void cost_params(const ctx *c, const gs_layer_kind *k, layer_cost *o, double *lora_in, double *lora_tok)
 {
 	const gs_settings *s = c->s;
-	double tp = c->tp, cb = c->r.cb;
+	double tp = c->tp;
+	/* --fused-qkv: the query, key and value adapters as litgpt's
+	 * LoRAQKVLinear runs them, one module on the fused linear */
+	double fused_in = 0, fused_width = 0;
+	int fused_slices = 0;
 
 	for (int i = 0; i < k->n_lin; i++) {
 		const gs_linear *l = &k->lin[i];
@@ -404,17 +442,31 @@ static void cost_params(const ctx *c, const gs_layer_kind *k, layer_cost *o, dou
 			double ad = (double)s->lora_r * ((double)l->in + (double)l->out) * (double)l->count;
 			o->trainable += ad;
 			o->ada += ad; /* small vectors: unfactored */
+			if (s->fused_qkv && l->role <= GS_ROLE_QKV) {
+				double w;
+				fused_slices += qkv_slices(c, l, &w);
+				fused_width += w;
+				fused_in = (double)l->in;
+				continue;
+			}
 			/* Each adapted module casts (and drops out) its own input copy
 			 * for every token routed through it. */
 			double routed = l->expert ? (double)l->active : 1.0;
-			double copies = 0;
-			if (c->ab != cb || s->lora_dropout > 0)
-				copies = c->ab * (double)l->in * routed;
-			if (s->lora_dropout > 0)
-				copies += 1.0 * (double)l->in * routed; /* dropout mask */
-			*lora_in += copies;
+			*lora_in += lora_input_copies(c, (double)l->in) * routed;
 			*lora_tok += (double)s->lora_r * c->ab * routed * 2; /* A output, B input */
 		}
+	}
+	if (fused_slices > 0) {
+		/* litgpt's LoRAQKVLinear (lit_gpt/lora.py): one dropout over the
+		 * shared input, lora_A's output for every trained slice (conv1d
+		 * saves it), and, unless all three slices train, zero_pad's
+		 * index_copy, which saves its source (the adapters' output, the
+		 * trained slices' width) for the backward (derivatives.yaml:
+		 * index_copy's source gradient is expand_as(source)). */
+		*lora_in += lora_input_copies(c, fused_in);
+		*lora_tok += (double)s->lora_r * c->ab * fused_slices;
+		if (fused_slices < 3)
+			*lora_tok += fused_width * c->ab;
 	}
 	o->params = o->lin_params + (double)k->other_params;
 	if (c->full)
@@ -563,6 +615,13 @@ static void saved_attention(const ctx *c, const layer_dims *d, double *tok, doub
 		 * repeat_kv, litgpt, torchtune); flash: native GQA. */
 		*tok += (q_dim + kv_saved + vv + v_dim) * cb + 4 * d->nh / d->tp;
 	}
+	/* --fused-qkv (litgpt's CausalSelfAttention): q, k and v are views
+	 * of the one qkv output. Rotary makes q and k new tensors, but a
+	 * value that is not expanded (every head its own: MHA, or a kernel
+	 * with native GQA) reaches attention as a view, and the saved view
+	 * keeps the whole fused output alive: its query and key parts too. */
+	if (s->fused_qkv && a->rotary && !expand)
+		*tok += (q_dim + kv_dim) * cb;
 }
 
 /* Bytes per token the MLP (its experts' gathered copies and router

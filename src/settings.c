@@ -265,6 +265,13 @@ static const gs_setting table[] = {
 	  "attention and Meta's reference Llama; math: SDPA's math backend, fp32 copies of q, k and "
 	  "v, inference only, as gpt-fast's decode forces it)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
+	{ "fused-qkv", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "the stack runs query, key and value as one linear whatever the config, as litgpt's "
+	  "CausalSelfAttention: LoRA on any of them is one adapter with one dropout copy, zero-padded "
+	  "(its output saved) unless all three train, and a value that is not expanded reaches "
+	  "attention as a view that keeps the whole fused output alive",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS, "Fused QKV", 8, " fused-qkv", GS_LW_CHANGED, 25,
+	  F(fused_qkv), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L",
 	  "cross-entropy over the vocabulary (standard: transformers since 4.46; chunked: litgpt, "
 	  "torchtune; legacy: logits.float() returned and a shifted fp32 copy, transformers before 4.46)",

@@ -121,6 +121,7 @@ typedef struct gs_settings {
 	bool grad_ckpt;
 	bool compile;            /* torch.compile (inductor): fused norms and gated activations */
 	gs_attn attn;
+	bool fused_qkv;          /* the stack runs q, k, v as one linear (litgpt's attention and LoRA) */
 	gs_loss loss;
 	gs_loss_dtype loss_dtype; /* the loss buffers' precision (gs_loss_dtype) */
 	int64_t gpus;

@@ -384,6 +384,10 @@ def case(r):
                 notes.append("loss: torchtune configs of 2024-09 use CEWithChunkedOutputLoss (assumed where the "
                              "record does not say)")
         args += ["--loss", "chunked" if chunked else "standard"]
+        if litgpt:
+            args += ["--fused-qkv"]
+            notes.append("attention: litgpt's CausalSelfAttention runs q, k and v as one linear for every model "
+                         "(its LoRA as one LoRAQKVLinear, zero-padded unless q, k and v all train) -> --fused-qkv")
         if torchtune and ("compile on" in n or "compile=True" in n or "torch compile" in src):
             args += ["--compile"]
             notes.append("torch.compile on -> --compile (fused norms and gated activations save less)")

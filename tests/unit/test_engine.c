@@ -621,6 +621,60 @@ static void gpt_fast_decode(void)
 	CHECK(strstr(l, " math") && strstr(l, " static-mask-cache"), "settings: the math backend and the mask in the label (%s)", l);
 }
 
+/* --fused-qkv: litgpt's CausalSelfAttention and LoRAQKVLinear
+ * (lit_gpt/lora.py), per token and layer, LoRA r 8 on a bf16 base with
+ * bf16 adapters and dropout, b1 s512, at the loss (every layer's saved
+ * activations live). Separate PEFT modules on q_proj and v_proj each keep
+ * a dropped-out input copy and its bool mask (2 x 3h) and their A outputs
+ * (2 x 2r x 2). The fused adapter keeps one copy (3h), lora_A's output
+ * (2 slices x r x 2), and zero_pad's index_copy source: the q and v
+ * slices' output (2 x (q + kv)). Under MHA the value reaches SDPA as a
+ * view of the fused output, whose q and k parts stay alive too
+ * (2 x (q + kv)); GQA expands (copies) the value, so nothing stays. The
+ * CPU probe of these saved tensors (torch 1.13, saved_tensors_hooks) is
+ * described in docs/engine.md. */
+static void fused_qkv(void)
+{
+	gs_arch mha = gs_arch_from("tests/accuracy/models/meta-llama--Llama-2-7b-hf.config.json");
+	gs_settings s = base("lora", "bf16", "adamw");
+	set(&s, "adapter-dtype=bf16 lora-r=8 lora-targets=qv lora-dropout=0.05 seq=512 loss=chunked");
+	gs_estimate sep = run(&mha, &s);
+	set(&s, "fused-qkv=true");
+	gs_estimate fu = run(&mha, &s);
+	double h = 4096, T = 512, L = 32, r = 8;
+	double want = L * T * ((3 * h + 2 * r * 2 + 2 * (h + h) + 2 * (h + h)) - (2 * 3 * h + 2 * 2 * r * 2));
+	CHECK(sep.peak_phase == GS_PH_LOSS && fu.peak_phase == GS_PH_LOSS && near((double)fu.A - (double)sep.A, want, 1e-12),
+	      "engine: litgpt's fused qkv adapter on Llama-2-7B (MHA): one dropout copy, the zero-pad source and the "
+	      "fused output a value view keeps (%.6g more, got %.6g)", want, (double)fu.A - (double)sep.A);
+	CHECK(fu.params_trainable == sep.params_trainable,
+	      "engine: the fused adapter trains as many parameters as the separate ones");
+
+	gs_arch gqa = load("TinyLlama--TinyLlama-1.1B-Chat-v1.0.config.json");
+	double th = 2048, kv = 256, TL = 22;
+	gs_settings t = base("lora", "bf16", "adamw");
+	set(&t, "adapter-dtype=bf16 lora-r=8 lora-targets=qv lora-dropout=0.05 seq=512 loss=chunked");
+	gs_estimate tsep = run(&gqa, &t);
+	set(&t, "fused-qkv=true");
+	gs_estimate tfu = run(&gqa, &t);
+	double twant = TL * T * ((3 * th + 2 * r * 2 + 2 * (th + kv)) - (2 * 3 * th + 2 * 2 * r * 2));
+	CHECK(tsep.peak_phase == tfu.peak_phase && near((double)tfu.A - (double)tsep.A, twant, 1e-12),
+	      "engine: TinyLlama (GQA) expands its value, so only the adapter changes (%.6g, got %.6g)", twant,
+	      (double)tfu.A - (double)tsep.A);
+	/* all three slices: no zero_pad (litgpt returns the adapters' output as
+	 * it is), one copy against three */
+	set(&t, "lora-targets=q_proj,k_proj,v_proj fused-qkv=false");
+	gs_estimate asep = run(&gqa, &t);
+	set(&t, "fused-qkv=true");
+	gs_estimate afu = run(&gqa, &t);
+	double awant = TL * T * ((3 * th + 3 * r * 2) - 3 * (3 * th + r * 2 * 2));
+	CHECK(asep.peak_phase == afu.peak_phase && near((double)afu.A - (double)asep.A, awant, 1e-12),
+	      "engine: q, k and v all adapted: one fused adapter, no zero-pad source (%.6g, got %.6g)", awant,
+	      (double)afu.A - (double)asep.A);
+	char l[256];
+	gs_settings_label(&t, l, sizeof l);
+	CHECK(strstr(l, " fused-qkv") != NULL, "settings: the row label says fused-qkv (%s)", l);
+}
+
 /* Issue 13 item 4: the loss buffers' precision. Qwen2.5-0.5B (vocab
  * 151,936), full bf16, one 8192-token sequence: the loss's backward is the
  * peak, where the 16-bit logits, the saved log-probabilities and their two
@@ -1017,6 +1071,7 @@ int main(void)
 	prefill_logits();
 	generation();
 	gpt_fast_decode();
+	fused_qkv();
 	loss_dtype();
 	deepspeed_zero12();
 	quantized_backends();
