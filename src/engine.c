@@ -514,6 +514,10 @@ static void cost_infer(const ctx *c, const gs_layer_kind *k, const layer_dims *d
 		att += (cb + 4 + cb) * nh / tp * sq * sq * d->seqs;
 	else if (c->s->attn == GS_ATTN_EAGER_UPCAST)
 		att += (cb + 4 + 4) * nh / tp * sq * sq * d->seqs;
+	else if (c->s->attn == GS_ATTN_MATH_LEGACY)
+		/* the math backend before PyTorch 2.5: 16-bit scores, then their
+		 * 16-bit softmax */
+		att += 2 * cb * nh / tp * sq * sq * d->seqs;
 	else if (c->s->attn == GS_ATTN_MATH)
 		/* SDPA's math backend: fp32 scores and their fp32 softmax, beside
 		 * its fp32 copies (k and v at the query width: expanded first
@@ -593,7 +597,8 @@ static void saved_attention(const ctx *c, const layer_dims *d, double *tok, doub
 	const gs_arch *a = c->a;
 	const gs_settings *s = c->s;
 	double cb = d->cb, q_dim = d->q_dim, kv_dim = d->kv_dim, v_dim = d->v_dim;
-	bool expand = s->attn != GS_ATTN_FLASH && kv_dim < q_dim;
+	/* flash: native GQA; math-legacy: the matmuls broadcast */
+	bool expand = s->attn != GS_ATTN_FLASH && s->attn != GS_ATTN_MATH_LEGACY && kv_dim < q_dim;
 	double kv_saved = expand ? q_dim : kv_dim;
 	double vv = expand ? v_dim : kv_dim * d->vhd / d->hd;
 
@@ -601,7 +606,11 @@ static void saved_attention(const ctx *c, const layer_dims *d, double *tok, doub
 		/* q, k for QK^T; fp32 softmax output and its 16-bit cast;
 		 * v and the probabilities for PV; dropout mask and output. */
 		*tok += (q_dim + kv_saved + vv) * cb + v_dim * cb;
-		double per_el = 4 + cb;
+		/* math-legacy (PyTorch < 2.5, aten/native/transformers/
+		 * attention.cpp): the 16-bit softmax output, which its backward
+		 * and the PV matmul share, is all it keeps per score; q and k
+		 * are its scaled copies */
+		double per_el = s->attn == GS_ATTN_MATH_LEGACY ? cb : 4 + cb;
 		/* soft-capped scores (Gemma 2): tanh saves its 16-bit output.
 		 * Flash applies the cap in-kernel; HF's sdpa path drops it. */
 		if (a->attn_softcap > 0)
@@ -655,11 +664,16 @@ static void layer_temporaries(const ctx *c, const layer_dims *d, layer_cost *o)
 	bool eager = gs_attn_eager(c->s->attn);
 
 	/* the scores and their masked copy; up-cast, the masked scores and
-	 * their fp32 copy (the softmax's input) */
-	o->fwd_tmp = eager ? (c->s->attn == GS_ATTN_EAGER_UPCAST ? cb + 4 : 2 * cb) * (nh / tp) * sq * sq * seqs : 0;
+	 * their fp32 copy (the softmax's input); math-legacy masks its
+	 * 16-bit scores in place */
+	bool legacy = c->s->attn == GS_ATTN_MATH_LEGACY;
+	double fwd_el = c->s->attn == GS_ATTN_EAGER_UPCAST ? cb + 4 : legacy ? cb : 2 * cb;
+	o->fwd_tmp = eager ? fwd_el * (nh / tp) * sq * sq * seqs : 0;
 	double mlp_b = 2 * d->inner * cb;
 	double att_b = (3 * q_dim * cb + 4 * q_dim);
-	double eager_b = eager ? (4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
+	/* the probability and score gradients: fp32 and a 16-bit cast under
+	 * eager, 16-bit under math-legacy */
+	double eager_b = eager ? (legacy ? 3 * cb : 4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
 	o->bwd_tmp = 2 * d->rb * d->h * d->T + (mlp_b > att_b ? mlp_b : att_b) * d->T + eager_b;
 }
 

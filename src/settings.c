@@ -20,7 +20,7 @@ static const char *const optim_names[] = {
 	"adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit",
 	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
 };
-static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", "math", NULL};
+static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", "math", "math-legacy", NULL};
 static const char *const loss_names[] = {"standard", "chunked", "legacy", NULL};
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations", NULL};
@@ -84,7 +84,7 @@ bool gs_prec_quantized(gs_prec p)
 
 bool gs_attn_eager(gs_attn a)
 {
-	return a == GS_ATTN_EAGER || a == GS_ATTN_EAGER_UPCAST || a == GS_ATTN_MATH;
+	return a == GS_ATTN_EAGER || a == GS_ATTN_EAGER_UPCAST || a == GS_ATTN_MATH || a == GS_ATTN_MATH_LEGACY;
 }
 
 double gs_dtype_bytes(gs_dtype d)
@@ -263,7 +263,9 @@ static const gs_setting table[] = {
 	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A",
 	  "attention kernel (eager-upcast: eager with softmax(scores.float()), as AutoAWQ's fused "
 	  "attention and Meta's reference Llama; math: SDPA's math backend, fp32 copies of q, k and "
-	  "v, inference only, as gpt-fast's decode forces it)", GS_M_ALL,
+	  "v, inference only, as gpt-fast's decode forces it; math-legacy: that backend before "
+	  "PyTorch 2.5, 16-bit scores and softmax, keys and values broadcast, where SDPA falls back "
+	  "when its fused kernels refuse unequal head counts)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
 	{ "fused-qkv", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "the stack runs query, key and value as one linear whatever the config, as litgpt's "

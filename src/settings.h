@@ -54,9 +54,14 @@ typedef enum gs_optim {
  * scales fp32 copies of q and k before its fp32 scores and softmax
  * (aten/native/transformers/attention.cpp,
  * _scaled_dot_product_attention_math; gpt-fast's and torchao's
- * generate.py force it for every decode step). */
+ * generate.py force it for every decode step). math-legacy: the same
+ * backend before PyTorch 2.5: 16-bit scaled q and k, 16-bit scores and
+ * softmax, keys and values broadcast to the query heads rather than
+ * expanded; it is what SDPA falls back to when its fused kernels refuse
+ * the inputs (2.0 to 2.4: unequal query and key/value head counts). */
 typedef enum gs_attn {
-	GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_EAGER_UPCAST, GS_ATTN_MATH, GS_ATTN_MAX
+	GS_ATTN_SDPA = 0, GS_ATTN_EAGER, GS_ATTN_FLASH, GS_ATTN_EAGER_UPCAST, GS_ATTN_MATH,
+	GS_ATTN_MATH_LEGACY, GS_ATTN_MAX
 } gs_attn;
 /* The loss: transformers' since 4.46 (16-bit logits, up-cast inside the
  * loss), chunked (litgpt, torchtune), or legacy: heads that return

@@ -95,7 +95,7 @@ FLAGS = {
     "--train-embeddings": None,
     "--batch": _int_pos, "--seq": _int_pos, "--grad-accum": _int_pos,
     "--grad-ckpt": None, "--no-grad-ckpt": None, "--compile": None,
-    "--attn": {"eager", "sdpa", "flash", "eager-upcast", "math"}, "--loss": {"standard", "chunked", "legacy"},
+    "--attn": {"eager", "sdpa", "flash", "eager-upcast", "math", "math-legacy"}, "--loss": {"standard", "chunked", "legacy"},
     "--fused-qkv": None,
     "--loss-dtype": {"auto", "fp32", "compute"}, "--kbit-prep": {"auto", "on", "off"},
     "--gpus": _int_pos, "--sharding": {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline"}, "--tp": _int_pos,

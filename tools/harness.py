@@ -48,7 +48,7 @@ STORAGE = ["fp32", "bf16", "fp16", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", 
 OPTIMIZERS = ["adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit", "sgd",
               "sgd-momentum", "lion", "adafactor"]
 ATTNS = {"sdpa": "sdpa", "eager": "eager", "flash": "flash_attention_2", "eager-upcast": "eager",
-         "math": "sdpa"}
+         "math": "sdpa", "math-legacy": "sdpa"}
 LOSSES = ["standard", "chunked", "legacy"]
 DTYPES = ["fp32", "bf16", "fp16", "fp8", "int8"]
 DEFAULT_PRECISION = {"full": "amp-bf16", "lora": "bf16", "qlora": "nf4", "inference": "bf16"}
@@ -279,6 +279,9 @@ def make_plan(a):
     if a.attn == "math" and skip is None:
         skip = ("--attn math (SDPA's math backend forced for every step, as gpt-fast's decode) is not "
                 "implemented in the harness")
+    if a.attn == "math-legacy" and skip is None:
+        skip = ("--attn math-legacy (SDPA's math backend as PyTorch before 2.5 ran it) is not implemented "
+                "in the harness")
     if a.attn == "flash" and weights == "float32" and autocast is None and skip is None:
         skip = "flash attention needs fp16/bf16 activations (not with --precision fp32)"
     if a.loss == "chunked" and a.method == "inference" and skip is None:

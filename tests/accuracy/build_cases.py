@@ -362,6 +362,13 @@ def case(r):
         attn = "eager"
         notes.append("attn: litgpt computes soft-capped attention by hand (q @ k.mT, tanh cap, fp32 softmax, "
                      "@ v: model.py 'with softcapping we cannot use SDPA') -> eager")
+    if litgpt and attn == "sdpa" and not method.startswith("inference") and \
+            "tutorials/prepare_dataset.md" in src and r["model"] == "tiiuae/falcon-7b":
+        attn = "math-legacy"
+        notes.append("attn: the mid-2023 lit-gpt of this tutorial expanded keys and values only when "
+                     "n_query_groups != 1, so Falcon-7B's one key/value head reached SDPA against 71 query heads; "
+                     "PyTorch 2.0/2.1's fused kernels refuse unequal head counts (sdp_utils "
+                     "check_batch_size_and_num_heads) and SDPA runs its math path, 16-bit scores -> math-legacy")
     args += ["--attn", attn]
 
     # ---- loss

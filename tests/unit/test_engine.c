@@ -675,6 +675,30 @@ static void fused_qkv(void)
 	CHECK(strstr(l, " fused-qkv") != NULL, "settings: the row label says fused-qkv (%s)", l);
 }
 
+/* --attn math-legacy: SDPA's math backend before PyTorch 2.5, where SDPA
+ * falls back when its fused kernels refuse unequal head counts (2023
+ * lit-gpt handed Falcon-7B's one key/value head to it unexpanded). Per
+ * layer and sequence of s tokens, LoRA on a bf16 base, at the loss:
+ * sdpa saves q, k and v expanded to the 71 query heads, the output and a
+ * log-sum-exp a head; math-legacy saves the scaled q, the one-head k
+ * and v, the output, and the 16-bit softmax of every score. */
+static void math_legacy(void)
+{
+	gs_arch a = gs_arch_from("tests/accuracy/models/tiiuae--falcon-7b-litgpt-untied.config.json");
+	gs_settings s = base("lora", "bf16", "adamw");
+	set(&s, "adapter-dtype=bf16 lora-r=8 seq=256 loss=chunked");
+	gs_estimate sd = run(&a, &s);
+	set(&s, "attn=math-legacy");
+	gs_estimate ml = run(&a, &s);
+	double q = 71 * 64, kv = 64, nh = 71, S = 256, L = 32;
+	double want = L * (S * ((2 * kv - 2 * q) * 2 - 4 * nh) + 2 * nh * S * S);
+	CHECK(sd.peak_phase == GS_PH_LOSS && ml.peak_phase == GS_PH_LOSS && near((double)ml.A - (double)sd.A, want, 1e-12),
+	      "engine: math-legacy on Falcon-7B keeps 16-bit scores and unexpanded keys and values (%.6g more, got %.6g)",
+	      want, (double)ml.A - (double)sd.A);
+	gs_error e = {0};
+	CHECK(gs_settings_check(&s, &e) == GS_OK, "settings: math-legacy is modelled for training (%s)", e.msg);
+}
+
 /* Issue 13 item 4: the loss buffers' precision. Qwen2.5-0.5B (vocab
  * 151,936), full bf16, one 8192-token sequence: the loss's backward is the
  * peak, where the 16-bit logits, the saved log-probabilities and their two
@@ -1072,6 +1096,7 @@ int main(void)
 	generation();
 	gpt_fast_decode();
 	fused_qkv();
+	math_legacy();
 	loss_dtype();
 	deepspeed_zero12();
 	quantized_backends();
