@@ -381,10 +381,6 @@ static void layer_dims_of(const ctx *c, const gs_layer_kind *k, layer_dims *d)
 	d->inner = (double)k->mlp_inner / d->tp;
 }
 
-/* One layer's parameters, what of them trains (and adafactor's state
- * elements), and for LoRA the bytes per token its adapters save: the
- * input copies they cast or drop out (*lora_in) and their A outputs and
- * B inputs (*lora_tok). */
 /* Bytes per token one adapted module saves for its input: the cast (or
  * dropped-out) copy, at the adapter's dtype, and the dropout mask. */
 static double lora_input_copies(const ctx *c, double in)
@@ -405,20 +401,19 @@ static double lora_input_copies(const ctx *c, double in)
 static int qkv_slices(const ctx *c, const gs_linear *l, double *width)
 {
 	const gs_arch *a = c->a;
-	double q = (double)(a->heads * a->head_dim) / c->tp, kv = (double)(a->kv_heads * a->head_dim) / c->tp;
 
-	if (l->role != GS_ROLE_QKV) {
-		*width = (double)l->out / c->tp;
-		return 1;
-	}
-	if (strcmp(c->s->lora_targets, "qv") == 0) {
-		*width = q + kv;
+	if (l->role == GS_ROLE_QKV && strcmp(c->s->lora_targets, "qv") == 0) {
+		*width = (double)((a->heads + a->kv_heads) * a->head_dim) / c->tp;
 		return 2;
 	}
 	*width = (double)l->out / c->tp;
-	return 3;
+	return l->role == GS_ROLE_QKV ? 3 : 1;
 }
 
+/* One layer's parameters, what of them trains (and adafactor's state
+ * elements), and for LoRA the bytes per token its adapters save: the
+ * input copies they cast or drop out (*lora_in) and their A outputs and
+ * B inputs (*lora_tok). */
 static void cost_params(const ctx *c, const gs_layer_kind *k, layer_cost *o, double *lora_in, double *lora_tok)
 {
 	const gs_settings *s = c->s;

@@ -276,12 +276,10 @@ def make_plan(a):
     if a.attn == "eager-upcast" and skip is None:
         skip = ("--attn eager-upcast (softmax of the scores up-cast to fp32: AutoAWQ's fused attention, "
                 "remote code) is not transformers' eager attention, which the harness runs")
-    if a.attn == "math" and skip is None:
-        skip = ("--attn math (SDPA's math backend forced for every step, as gpt-fast's decode) is not "
-                "implemented in the harness")
-    if a.attn == "math-legacy" and skip is None:
-        skip = ("--attn math-legacy (SDPA's math backend as PyTorch before 2.5 ran it) is not implemented "
-                "in the harness")
+    math_backend = {"math": "SDPA's math backend forced for every step, as gpt-fast's decode",
+                    "math-legacy": "SDPA's math backend as PyTorch before 2.5 ran it"}
+    if a.attn in math_backend and skip is None:
+        skip = "--attn %s (%s) is not implemented in the harness" % (a.attn, math_backend[a.attn])
     if a.attn == "flash" and weights == "float32" and autocast is None and skip is None:
         skip = "flash attention needs fp16/bf16 activations (not with --precision fp32)"
     if a.loss == "chunked" and a.method == "inference" and skip is None:
