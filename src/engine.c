@@ -104,6 +104,18 @@ static bool fabric_bnb(gs_prec p)
 	return p == GS_P_NF4_LITGPT || p == GS_P_NF4_DQ_LITGPT;
 }
 
+/* bitsandbytes' 4-bit matmul (autograd/_functions.py MatMul4Bit) keeps
+ * its input for backward: only before 0.43.2 (PR #1270 stopped it, the
+ * input being unused with a frozen weight), and then as a ctx attribute
+ * (ctx.tensors = (A, B)), not a saved tensor: the autograd engine frees
+ * saved tensors as each node's backward runs, but an attribute lives as
+ * long as the node, that is as long as the graph. The 8-bit matmul
+ * (MatMul8bitLt) is sized as it was: its input saved. */
+static bool bnb_keeps_input(const gs_settings *s, gs_prec p)
+{
+	return p == GS_P_INT8 || (bnb_quant(p) && s->bnb_saves == GS_BNB_INPUT);
+}
+
 static bool gptq(gs_prec p)
 {
 	return p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8;
@@ -271,6 +283,8 @@ typedef struct layer_cost {
 	double lin_params; /* linear params of this layer (all instances) */
 	double params;     /* all params of this layer */
 	double max_unit;   /* largest single weight (elements) */
+	double ctxin;      /* of saved: 4-bit matmul inputs kept on ctx (bnb_keeps_input),
+	                      freed with the graph, not by the layer's backward */
 	double ada;        /* adafactor state elements for this layer */
 	double trainable;  /* trainable params of this layer */
 	double fwd_act;    /* inference: live activations while computing it */
@@ -545,9 +559,11 @@ static void saved_norms(const ctx *c, const layer_dims *d, double *tok)
  * Full fine-tuning saves them for the weight gradients: without AMP the
  * q/k/v (and gate/up) share one saved input; AMP casts a separate 16-bit
  * copy for each linear. LoRA saves its adapters' (cost_params) and,
- * through bitsandbytes' matmuls, the frozen linears' inputs. */
+ * through bitsandbytes' matmuls, the frozen linears' inputs; *ctx_tok
+ * gets those a 4-bit matmul keeps on ctx (all of them, the one an
+ * adapter shares too: the ctx reference keeps its storage). */
 static void saved_linear_inputs(const ctx *c, const gs_layer_kind *k, const layer_dims *d, double lora_in,
-                                double lora_tok, double *tok)
+                                double lora_tok, double *tok, double *ctx_tok)
 {
 	const gs_arch *a = c->a;
 	double h = d->h, cb = d->cb, v_dim = d->v_dim, inner = d->inner;
@@ -577,12 +593,15 @@ static void saved_linear_inputs(const ctx *c, const gs_layer_kind *k, const laye
 	bool shared_in = c->ab == cb && c->s->lora_dropout <= 0 && lora_tok > 0;
 	if (shared_in)
 		*tok += cb * h;
-	/* bitsandbytes' 4-bit and 8-bit matmuls save their input whenever
-	 * it requires grad, though the weight is frozen (MatMul4Bit:
-	 * ctx.tensors = (A, B) if any(needs_input_grad)): the attention
-	 * input (unless counted above), o_proj's, the MLP's and down's. */
-	if (bnb_quant(c->p))
-		*tok += cb * ((shared_in ? 0 : h) + v_dim + (a->parallel_attn ? 0 : h) + inner);
+	/* bitsandbytes' matmuls that keep their input (bnb_keeps_input) keep
+	 * it whenever it requires grad, though the weight is frozen: the
+	 * attention input (unless counted above), o_proj's, the MLP's and
+	 * down's. */
+	if (!bnb_keeps_input(c->s, c->p))
+		return;
+	*tok += cb * ((shared_in ? 0 : h) + v_dim + (a->parallel_attn ? 0 : h) + inner);
+	if (c->p != GS_P_INT8)
+		*ctx_tok = cb * (h + v_dim + (a->parallel_attn ? 0 : h) + inner);
 }
 
 /* What the attention core saves: bytes per token into *tok and, under
@@ -678,7 +697,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 {
 	layer_dims d;
 	double tok = 0, sqr = 0; /* saved per token, per (head * s^2) */
-	double lora_in = 0, lora_tok = 0;
+	double lora_in = 0, lora_tok = 0, ctx_tok = 0;
 
 	layer_dims_of(c, k, &d);
 	memset(o, 0, sizeof *o);
@@ -688,7 +707,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		return;
 	}
 	saved_norms(c, &d, &tok);
-	saved_linear_inputs(c, k, &d, lora_in, lora_tok, &tok);
+	saved_linear_inputs(c, k, &d, lora_in, lora_tok, &tok, &ctx_tok);
 	/* Autocast over fp32 weights: every linear's 16-bit weight cast is
 	 * saved for the input gradient (frozen or not) until its backward. */
 	o->wcopy = c->r.amp ? 2 * o->lin_params : 0;
@@ -703,6 +722,11 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 	saved_mlp(c, k, &d, &tok);
 	o->saved = tok * d.T + sqr * (d.nh / d.tp) * d.sq * d.sq * d.seqs;
 	o->ckpt = d.rb * d.h * d.T;
+	/* kept on ctx past the layer's backward: not under checkpointing
+	 * (the recomputed layer's graph goes after its backward) nor, here,
+	 * under activation offload */
+	if (!c->s->grad_ckpt && c->s->offload != GS_OFF_ACTIVATIONS)
+		o->ctxin = ctx_tok * d.T;
 	layer_temporaries(c, &d, o);
 	if (gs_prec_quantized(c->p))
 		o->deq = o->max_unit * deq_bytes(c->p, d.cb, true); /* one dequantised weight at a time */
@@ -817,6 +841,8 @@ typedef struct plan {
 	                           (module attributes), GPTQ/AWQ tensors (buffers, not parameters) */
 	double emb_w;           /* embeddings, head and final norm (parameters on this GPU) */
 	double head_deq;        /* Lightning Fabric: the quantized head's dequantized copies */
+	double ctx_held;        /* bitsandbytes inputs on ctx, all layers: freed with the graph
+	                           (none under checkpointing: each recomputed layer's graph goes) */
 	double extra_train;     /* LoRA --train-embeddings: trainable embedding and head copies */
 	/* Gradients and optimizer states, whole model (before sharding). */
 	double grad_total, O_total, params_trainable;
@@ -891,6 +917,7 @@ static void plan_layers(plan *P)
 		P->trainable += nl * lc->trainable;
 		P->lin_total += nl * lc->lin_params;
 		P->ada += nl * lc->ada;
+		P->ctx_held += nl * lc->ctxin;
 		if (lc->max_unit > P->max_unit)
 			P->max_unit = lc->max_unit;
 		/* Weights of the layers at their storage. */
@@ -1257,10 +1284,12 @@ typedef struct step_info {
 	bool head_trains;
 	bool in_bwd;     /* gradients leave the GPU as soon as they are produced */
 	double head_in;  /* the head's saved input */
+	double held;     /* left live by the previous micro-batch until this one's logits exist */
 } step_info;
 
 /* The start of a step: the weights, and on step 2 the states, the
- * accumulated gradients and the buckets. */
+ * accumulated gradients, the buckets and what the previous micro-batch
+ * left live (--held-logits). */
 static void train_load(const plan *P, const step_info *st, tl *t)
 {
 	memset(t->live, 0, sizeof t->live);
@@ -1276,6 +1305,7 @@ static void train_load(const plan *P, const step_info *st, tl *t)
 	if (st->n == 2 || st->accum)
 		t->live[C_B] = P->bucket;
 	t->live[C_B] += P->zbuf;
+	t->live[C_A] = st->held;
 	mark(t, NULL, GS_PH_LOAD, st->n);
 }
 
@@ -1303,6 +1333,16 @@ static void train_forward(const plan *P, const step_info *st, tl *t)
 	}
 }
 
+/* The logits of one micro-batch. Legacy heads return logits.float():
+ * the fp32 logits live (the 16-bit ones are dropped). */
+static double logits_bytes(const ctx *c)
+{
+	const gs_arch *a = c->a;
+	double el = c->s->loss == GS_LOSS_LEGACY ? fmax(4, c->r.cb) : c->r.cb;
+
+	return a->encoder ? 0 : el * (double)a->vocab / c->tp * c->T;
+}
+
 /* The final norm, head and loss, then their backward down to the last
  * layer's output: the logits and their gradients, the head's gradient. */
 static void train_head(const plan *P, const step_info *st, tl *t)
@@ -1322,10 +1362,9 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	if (c->r.amp || c->kcast)
 		t->live[C_W] += 2 * (head > 0 ? head : emb) / c->tp;
 
-	/* Loss. Legacy heads return logits.float(): the fp32 logits live
-	 * (the 16-bit ones are dropped), and the loss reads a shifted fp32
-	 * copy of them (the transient below). */
-	double logits = a->encoder ? 0 : (s->loss == GS_LOSS_LEGACY ? fmax(4, c->r.cb) : c->r.cb) * V * T;
+	/* Loss. A legacy loss reads a shifted fp32 copy of the logits (the
+	 * transient below). */
+	double logits = logits_bytes(c);
 	/* the loss's up-cast copy (transient) and saved log-probabilities,
 	 * at --loss-dtype (loss_bytes) */
 	double up = c->r.cb < c->lb ? c->lb * V * T : 0;
@@ -1344,7 +1383,15 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	/* soft-capped logits (Gemma 2: tanh(x / cap) * cap): tanh saves
 	 * its 16-bit output until the head's backward */
 	double cap = a->final_softcap > 0 && !a->encoder ? c->r.cb * V * T : 0;
-	t->live[C_A] += logits + lsm + cap;
+	t->live[C_A] += logits + cap;
+	/* the head's forward: a quantized head's dequantized copies (the
+	 * last chunk's); then the model returns and the loop's rebinding
+	 * frees the previous micro-batch's logits (--held-logits) */
+	memset(ex, 0, sizeof ex);
+	ex[C_B] = P->head_deq;
+	mark(t, ex, GS_PH_FORWARD, st->n);
+	t->live[C_A] -= st->held;
+	t->live[C_A] += lsm;
 	memset(ex, 0, sizeof ex);
 	ex[C_A] = a->encoder ? 0 : up;
 	mark(t, ex, GS_PH_LOSS, st->n);
@@ -1357,7 +1404,7 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	 * other chunks' logits are live */
 	ex[C_B] = (s->loss == GS_LOSS_CHUNKED ? P->head_deq : 0) + P->ipg;
 	mark(t, ex, GS_PH_BACKWARD, st->n);
-	t->live[C_A] -= logits + lsm + cap;
+	t->live[C_A] -= (s->held_logits ? 0 : logits) + lsm + cap;
 	if (st->head_trains && !st->accum) {
 		double hg = (head > 0 ? head : emb) / c->tp * (c->full ? c->r.g : c->r.cb) * P->grad_frac;
 		if (st->in_bwd) {
@@ -1392,7 +1439,7 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		double d[C_N] = {0}, tr[C_N] = {0};
 		double wg = st->accum ? 0 : l->wgrad * P->grad_frac;
 		double kept = s->grad_ckpt ? l->ckpt : l->saved;
-		d[C_A] = st->act_off ? 0 : -kept;
+		d[C_A] = st->act_off ? 0 : -(kept - l->ctxin); /* ctx-held inputs stay */
 		d[C_W] = s->grad_ckpt ? 0 : -l->wcopy;
 		d[C_G] = st->in_bwd ? 0 : wg; /* stepped and freed at once */
 		tr[C_G] = wg;
@@ -1404,6 +1451,9 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, st->n);
 	}
 	t->live[C_A] -= c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+	/* the graph goes with the loss, unless the loop holds its logits */
+	if (!s->held_logits)
+		t->live[C_A] -= P->ctx_held;
 	if (c->full && !st->accum) /* tied: the head's gradient was the embedding's */
 		t->live[C_G] += ((P->head > 0 ? P->emb / c->tp : 0) + (double)a->p_embed_other) * c->r.g * P->grad_frac;
 	if (c->lora && s->train_embeddings && !st->accum && P->head > 0)
@@ -1467,6 +1517,8 @@ static gs_err train_timeline(plan *P, gs_estimate *out, gs_error *e)
 	st.head_in = st.head_trains || P->head_deq > 0 ? c->r.cb * (double)a->hidden * c->T : 0;
 	for (st.n = 1; st.n <= 2; st.n++) {
 		st.accum = s->grad_accum > 1 && st.n == 2;
+		/* --held-logits: the previous micro-batch's logits and graph */
+		st.held = s->held_logits && st.n == 2 ? logits_bytes(c) + P->ctx_held : 0;
 		train_load(P, &st, &t);
 		train_forward(P, &st, &t);
 		train_head(P, &st, &t);

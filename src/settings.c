@@ -32,6 +32,7 @@ static const char *const logits_names[] = {"last", "all", "all-fp32", NULL}; /* 
 static const char *const kvcache_names[] = {"dynamic", "legacy", "static", "static-mask", NULL}; /* gs_kvcache */
 static const char *const loss_dtype_names[] = {"auto", "fp32", "compute", NULL}; /* gs_loss_dtype */
 static const char *const kbit_prep_names[] = {"auto", "on", "off", NULL}; /* gs_kbit_prep */
+static const char *const bnb_saves_names[] = {"weight", "input", NULL}; /* gs_bnb_saves */
 
 /* Every ENUM setting is stored in an enum field read and written as int. */
 _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int) &&
@@ -39,7 +40,8 @@ _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int
                sizeof(gs_loss) == sizeof(int) && sizeof(gs_shard) == sizeof(int) &&
                sizeof(gs_offload) == sizeof(int) && sizeof(gs_dtype) == sizeof(int) &&
                sizeof(gs_formula) == sizeof(int) && sizeof(gs_logits) == sizeof(int) &&
-               sizeof(gs_kvcache) == sizeof(int), "enum settings are int-sized");
+               sizeof(gs_kvcache) == sizeof(int) && sizeof(gs_bnb_saves) == sizeof(int),
+               "enum settings are int-sized");
 
 static size_t count_names(const char *const *names)
 {
@@ -247,6 +249,14 @@ static const gs_setting table[] = {
 	  "GPU, ddp or pipeline, off otherwise (GPTQ bases are never cast)",
 	  GS_M_ADAPTER, GS_SF_HARNESS, "k-bit prep", 8, " kbit-prep-%s", GS_LW_CHANGED, 21,
 	  F(kbit_prep), 0, NULL },
+	{ "bnb-saves", GS_ST_ENUM, bnb_saves_names, 0, 0, "weight", "B",
+	  "what bitsandbytes' 4-bit matmul keeps for backward (nf4, nf4-dq and their -litgpt "
+	  "variants): weight (bitsandbytes 0.43.2 on: the packed weight only) or input (before "
+	  "0.43.2: its input too, as a ctx attribute, so the input lives as long as the autograd "
+	  "graph: through the whole backward, and past it where the loop keeps the graph, "
+	  "--held-logits)",
+	  GS_M_ADAPTER, GS_SF_NO_HARNESS, "bnb saves", 8, " bnb-saves-%s", GS_LW_CHANGED, 26,
+	  F(bnb_saves), 0, NULL },
 	{ "batch", GS_ST_INT, NULL, 1, MAX_BATCH, "1", "N", "micro-batch per GPU", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0, NULL },
 	{ "seq", GS_ST_INT, NULL, 1, MAX_SEQ, "2048", "N", "tokens per sequence", GS_M_ALL,
@@ -274,6 +284,12 @@ static const gs_setting table[] = {
 	  "attention as a view that keeps the whole fused output alive",
 	  GS_M_TRAIN, GS_SF_NO_HARNESS, "Fused QKV", 8, " fused-qkv", GS_LW_CHANGED, 25,
 	  F(fused_qkv), 0, NULL },
+	{ "held-logits", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "the training loop keeps the last micro-batch's logits until the next forward returns "
+	  "(litgpt's fit loop): they, and what their autograd graph holds outside saved tensors "
+	  "(--bnb-saves input), stay live through backward, the optimizer step and the next forward",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS, "Held logits", 8, " held-logits", GS_LW_CHANGED, 27,
+	  F(held_logits), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L",
 	  "cross-entropy over the vocabulary (standard: transformers since 4.46; chunked: litgpt, "
 	  "torchtune; legacy: logits.float() returned and a shifted fp32 copy, transformers before 4.46)",

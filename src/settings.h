@@ -84,6 +84,10 @@ typedef enum gs_loss_dtype { GS_LD_AUTO = 0, GS_LD_FP32, GS_LD_COMPUTE, GS_LD_MA
  * zero3/fsdp/fsdp2 (TRL skips it for sharded QLoRA) and for the Lightning
  * Fabric and torchao variants, which never call it. */
 typedef enum gs_kbit_prep { GS_KP_AUTO = 0, GS_KP_ON, GS_KP_OFF, GS_KP_MAX } gs_kbit_prep;
+/* What bitsandbytes' 4-bit matmul (MatMul4Bit) keeps for backward: from
+ * 0.43.2 (PR #1270) only the packed weight; before, its input too, as a
+ * ctx attribute, so that input lives as long as the autograd graph. */
+typedef enum gs_bnb_saves { GS_BNB_WEIGHT = 0, GS_BNB_INPUT, GS_BNB_MAX } gs_bnb_saves;
 typedef enum gs_shard { GS_SH_DDP = 0, GS_SH_ZERO1, GS_SH_ZERO2, GS_SH_ZERO3, GS_SH_FSDP, GS_SH_FSDP2, GS_SH_PIPELINE, GS_SH_MAX } gs_shard;
 typedef enum gs_offload { GS_OFF_NONE = 0, GS_OFF_OPTIMIZER, GS_OFF_PARAMS, GS_OFF_ACTIVATIONS, GS_OFF_MAX } gs_offload;
 /* Storage dtypes (adapters: the first two; the KV cache: all). int8 is a
@@ -121,12 +125,14 @@ typedef struct gs_settings {
 	double lora_dropout;
 	bool train_embeddings;   /* embeddings + head fully trained (modules_to_save) */
 	gs_kbit_prep kbit_prep;  /* quantized base: PEFT's fp32 cast of the unquantized parameters */
+	gs_bnb_saves bnb_saves;  /* bitsandbytes 4-bit matmuls: the weight only, or the input too (gs_bnb_saves) */
 	int64_t batch, seq;
 	int64_t grad_accum;      /* micro-batches per optimizer step (grads live across them) */
 	bool grad_ckpt;
 	bool compile;            /* torch.compile (inductor): fused norms and gated activations */
 	gs_attn attn;
 	bool fused_qkv;          /* the stack runs q, k, v as one linear (litgpt's attention and LoRA) */
+	bool held_logits;        /* the loop keeps the last micro-batch's logits (and graph) into the next forward */
 	gs_loss loss;
 	gs_loss_dtype loss_dtype; /* the loss buffers' precision (gs_loss_dtype) */
 	int64_t gpus;

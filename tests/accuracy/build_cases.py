@@ -249,6 +249,15 @@ def case(r):
         else:
             raise SystemExit("lora precision? " + i)
         args += ["--precision", fabric_prec(prec, litgpt, notes)]
+        if prec in ("nf4", "nf4-dq"):
+            args += ["--bnb-saves", "input"]
+            if "config_hub" in src:
+                notes.append("bitsandbytes: before 0.43.2 (litgpt issue #1767, 2024-10: Lightning's bitsandbytes "
+                             "plugin allowed no later release until then), so MatMul4Bit keeps its input on ctx "
+                             "-> --bnb-saves input")
+            else:
+                notes.append("bitsandbytes: the record's 0.41.1, before 0.43.2: MatMul4Bit keeps its input on "
+                             "ctx -> --bnb-saves input")
         if litgpt or torchtune:
             args += ["--adapter-dtype", "bf16" if prec not in ("fp32", "amp-bf16") else "fp32"]
             notes.append("adapters: " + ("litgpt" if litgpt else "torchtune") + " keeps LoRA params at the model dtype")
@@ -395,6 +404,15 @@ def case(r):
             args += ["--fused-qkv"]
             notes.append("attention: litgpt's CausalSelfAttention runs q, k and v as one linear for every model "
                          "(its LoRA as one LoRAQKVLinear, zero-padded unless q, k and v all train) -> --fused-qkv")
+            if "config_hub" in src:
+                args += ["--held-logits"]
+                notes.append("loop: litgpt's fit() binds `logits = model(...)` and keeps it until the next "
+                             "micro-batch's forward returns; shuffled Alpaca2k batches, two in a row near 512 "
+                             "tokens -> --held-logits")
+            else:
+                notes.append("loop: lit-gpt of 2023 holds `logits` into the next iteration too, but its "
+                             "get_batch forces the longest sample into iteration 1, which has no earlier "
+                             "micro-batch, and the random ones after are shorter -> no --held-logits")
         if torchtune and ("compile on" in n or "compile=True" in n or "torch compile" in src):
             args += ["--compile"]
             notes.append("torch.compile on -> --compile (fused norms and gated activations save less)")

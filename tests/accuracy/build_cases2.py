@@ -275,6 +275,14 @@ def case(r):
             notes.append("precision: Qwen GPTQ checkpoint (auto_gptq 0.5.1), fp16 compute; group size not stated "
                          "(the engine assumes 128)")
         args += ["--precision", prec]
+        if prec.startswith("nf4"):
+            args += ["--bnb-saves", "input"]
+            notes.append("bitsandbytes: before 0.43.2 (the runs date from %s), so MatMul4Bit keeps its input on "
+                         "ctx -> --bnb-saves input" % ("2024-03" if i.startswith("answerai-") else "2024-01"))
+            if i.startswith("answerai-"):
+                notes.append("checkpointing: the benchmark template passes --reentrant_checkpointing True, so "
+                             "the checkpointed forward builds no graph and each recomputed layer's ctx inputs go "
+                             "after its backward")
         if i.startswith("answerai-"):
             args += ["--adapter-dtype", "bf16"]
             notes.append("adapters: fsdp_qlora train.py casts the whole model, LoRA included, to bf16")

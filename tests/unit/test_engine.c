@@ -244,13 +244,17 @@ static void compiled(void)
 	char l[256];
 	gs_settings_label(&s, l, sizeof l);
 	CHECK(strstr(l, " compile") != NULL, "settings: the row label says compile (%s)", l);
-	/* torchao NF4: nf4-dq storage, but its matmul saves no input */
+	/* torchao NF4: nf4-dq storage, and its matmul saves no input, as
+	 * bitsandbytes' does from 0.43.2 and did not before */
 	gs_settings q = base("qlora", "nf4-dq", "adamw");
-	set(&q, "seq=2048 kbit-prep=off");
+	set(&q, "seq=2048 kbit-prep=off bnb-saves=input");
 	gs_estimate bnb = run(&a, &q);
+	set(&q, "bnb-saves=weight");
+	gs_estimate bnb_now = run(&a, &q);
 	gs_settings_set(&q, "precision", "nf4-torchao", &e);
 	gs_estimate tao = run(&a, &q);
-	CHECK(bnb.W == tao.W && tao.A < bnb.A, "engine: nf4-torchao stores like nf4-dq and saves less than bitsandbytes");
+	CHECK(bnb.W == tao.W && tao.A < bnb.A && tao.A == bnb_now.A,
+	      "engine: nf4-torchao stores like nf4-dq, saves less than bitsandbytes before 0.43.2 and as much as after");
 }
 
 static void softcap(void)
@@ -675,6 +679,51 @@ static void fused_qkv(void)
 	CHECK(strstr(l, " fused-qkv") != NULL, "settings: the row label says fused-qkv (%s)", l);
 }
 
+/* --bnb-saves and --held-logits: how long bitsandbytes' 4-bit matmul
+ * keeps its input. Llama-3.1-8B QLoRA (nf4, no k-bit cast, bf16 q/v
+ * adapters with dropout), one 512-token sequence, no checkpointing; the
+ * loss is the peak. Before 0.43.2 every quantized linear keeps its input
+ * (q/k/v's, o_proj's, gate/up's and down's): 2 x (3h + i) bytes a token
+ * and layer more. --held-logits: the previous micro-batch's logits and
+ * those ctx-held inputs live until this one's model returns, so the end
+ * of the forward (before the fp32 log-probs of the chunked loss) is the
+ * peak, ctx + logits - 4 x V x T above the loss. */
+static void bnb_lifetime(void)
+{
+	gs_arch a = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings s = base("qlora", "nf4", "adamw");
+	set(&s, "kbit-prep=off adapter-dtype=bf16 lora-r=8 lora-targets=qv lora-dropout=0.05 seq=512 loss=chunked");
+	gs_estimate w = run(&a, &s);
+	set(&s, "bnb-saves=input");
+	gs_estimate in = run(&a, &s);
+	double L = 32, T = 512, h = 4096, i = 14336, V = 128256;
+	double ctx = L * T * 2 * (3 * h + i);
+	CHECK(w.peak_phase == GS_PH_LOSS && in.peak_phase == GS_PH_LOSS && near((double)in.A - (double)w.A, ctx, 1e-12),
+	      "engine: bitsandbytes before 0.43.2 keeps every 4-bit linear's input (%.6g more, got %.6g)", ctx,
+	      (double)in.A - (double)w.A);
+	set(&s, "held-logits=true");
+	gs_estimate held = run(&a, &s);
+	double want = ctx + 2 * V * T - 4 * V * T;
+	CHECK(held.peak_phase == GS_PH_FORWARD && held.peak_step == 2 && near((double)held.A - (double)in.A, want, 1e-12),
+	      "engine: the held logits and their graph's ctx inputs make the forward's end the peak (%.6g above the "
+	      "loss, got %.6g)", want, (double)held.A - (double)in.A);
+	set(&s, "bnb-saves=weight");
+	gs_estimate lo = run(&a, &s);
+	CHECK(lo.peak_phase == GS_PH_LOSS && lo.A == w.A,
+	      "engine: held 16-bit logits alone stay under the fp32 log-probabilities (peak %s)", gs_phase_name(lo.peak_phase));
+	set(&s, "grad-ckpt=true bnb-saves=input held-logits=false");
+	gs_estimate ck_in = run(&a, &s);
+	set(&s, "held-logits=true");
+	gs_estimate ck_held = run(&a, &s);
+	CHECK(ck_held.allocated <= ck_in.allocated + 2 * V * T && ck_held.allocated >= ck_in.allocated,
+	      "engine: under checkpointing the recomputed layers' graphs go, so at most the logits are held (%.6g, got %.6g)",
+	      2 * V * T, (double)ck_held.allocated - (double)ck_in.allocated);
+	char l[256];
+	gs_settings_label(&s, l, sizeof l);
+	CHECK(strstr(l, "bnb-saves-input") != NULL && strstr(l, "held-logits") != NULL,
+	      "settings: the row label names both (%s)", l);
+}
+
 /* --attn math-legacy: SDPA's math backend before PyTorch 2.5, where SDPA
  * falls back when its fused kernels refuse unequal head counts (2023
  * lit-gpt handed Falcon-7B's one key/value head to it unexpanded). Per
@@ -1096,6 +1145,7 @@ int main(void)
 	generation();
 	gpt_fast_decode();
 	fused_qkv();
+	bnb_lifetime();
 	math_legacy();
 	loss_dtype();
 	deepspeed_zero12();
