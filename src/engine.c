@@ -841,6 +841,8 @@ typedef struct plan {
 	                           (module attributes), GPTQ/AWQ tensors (buffers, not parameters) */
 	double emb_w;           /* embeddings, head and final norm (parameters on this GPU) */
 	double head_deq;        /* Lightning Fabric: the quantized head's dequantized copies */
+	double qkv_dup;         /* --awq-fuse: the separate q, k and v linears at their storage,
+	                           which AutoAWQ's fuser holds beside their fused copy */
 	double ctx_held;        /* bitsandbytes inputs on ctx, all layers: freed with the graph
 	                           (none under checkpointing: each recomputed layer's graph goes) */
 	double extra_train;     /* LoRA --train-embeddings: trainable embedding and head copies */
@@ -927,6 +929,8 @@ static void plan_layers(plan *P)
 			double bpp = c->full || c->r.amp ? c->r.w : linear_storage(c->p, l);
 			double n_el = (double)gs_linear_params(l) / tp;
 			lw += bpp * n_el;
+			if (c->s->awq_fuse && (l->role == GS_ROLE_Q || l->role == GS_ROLE_K || l->role == GS_ROLE_V))
+				P->qkv_dup += nl * bpp * n_el;
 			if (c->full || c->r.amp)
 				continue;
 			if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
@@ -1192,6 +1196,17 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	}
 	t.live[C_W] = P->W_gpu + P->gather;
 	mark(&t, NULL, GS_PH_LOAD, 1);
+	/* --awq-fuse: AutoAWQ's fuser (awq/models/llama.py and its kin)
+	 * builds each layer's qkv WQLinear by torch.cat of q, k and v's
+	 * qweight, qzeros and scales, while its module list (or the unfused
+	 * model, until it is replaced) still holds them: when the last layer
+	 * is fused, every layer's q, k and v exist twice. Configs with a
+	 * fused qkv already (Falcon, Phi-3) concatenate nothing. */
+	if (P->qkv_dup > 0) {
+		double exf[C_N] = {0};
+		exf[C_B] = P->qkv_dup;
+		mark(&t, exf, GS_PH_LOAD, 1);
+	}
 	if (mask > 0) {
 		double ex0[C_N] = {0};
 		ex0[C_B] = 2 * mask;

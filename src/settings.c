@@ -350,6 +350,12 @@ static const gs_setting table[] = {
 	  "position, a plain forward) or all-fp32 (every position upcast to fp32, older transformers)",
 	  GS_M(GS_INFER), GS_SF_HARNESS, "Logits", 7, " logits-%s", GS_LW_CHANGED, 18,
 	  F(logits), 0, NULL },
+	{ "awq-fuse", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "inference on awq-int4: AutoAWQ's from_quantized(fuse_layers=True), whose fuser concatenates "
+	  "each layer's q, k and v (packed codes, zeros, scales) into one linear while the unfused "
+	  "modules are still referenced, so loading peaks with a second copy of every layer's q, k and v",
+	  GS_M(GS_INFER), GS_SF_NO_HARNESS, "AWQ fused load", 8, " awq-fuse", GS_LW_CHANGED, 28,
+	  F(awq_fuse), 0, NULL },
 	{ "cuda-context", GS_ST_INT, NULL, 0, 1 << 20, "1343", "MIB",
 	  "CUDA context and library handles outside torch's allocator, MiB", GS_M_ALL, 0,
 	  "CUDA context MiB", 9, NULL, GS_LW_NEVER, 0, F(cuda_context_mib), 0, NULL },
@@ -568,6 +574,9 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	if (s->attn == GS_ATTN_MATH && s->method != GS_INFER)
 		return gs_fail(e, GS_EUSAGE, "--attn math (SDPA's math backend) is modelled for --method inference only; "
 		               "training under it is not (eager-upcast is the nearest: fp32 scores and probabilities)");
+	if (s->method == GS_INFER && s->awq_fuse && p != GS_P_AWQ_INT4)
+		return gs_fail(e, GS_EUSAGE, "--awq-fuse is AutoAWQ's fused loading of awq-int4 weights, not --precision %s",
+		               gs_prec_name(p));
 	if (s->method == GS_INFER && (s->offload == GS_OFF_OPTIMIZER || s->offload == GS_OFF_ACTIVATIONS))
 		return gs_fail(e, GS_EUSAGE, "--offload %s does not apply to --method inference", gs_offload_name(s->offload));
 	if (s->offload == GS_OFF_PARAMS && s->method != GS_INFER && s->sharding != GS_SH_ZERO3 && s->sharding != GS_SH_FSDP &&

@@ -147,6 +147,7 @@ typedef struct gs_settings {
 	gs_kvcache kv_cache;     /* inference: how the cache grows while generating */
 	int64_t new_tokens;      /* inference: tokens generated after the --seq prompt tokens */
 	gs_logits logits;        /* inference prefill logits (gs_logits) */
+	bool awq_fuse;           /* inference: AutoAWQ loads with fuse_layers=True (q/k/v held twice while fusing) */
 	int64_t cuda_context_mib; /* CUDA context + library handles outside torch's allocator */
 	gs_formula formula;
 	double trainable_fraction; /* cookbook only; < 0 = the seed's default */

@@ -107,7 +107,7 @@ FLAGS = {
     "--kv-dtype": {"fp32", "bf16", "fp16", "fp8", "int8"},
     "--logits": {"last", "all", "all-fp32"},
     "--kv-cache": {"dynamic", "legacy", "static", "static-mask"},
-    "--new-tokens": _int_pos,
+    "--new-tokens": _int_pos, "--awq-fuse": None,
     "--formula": {"detailed", "cookbook", "rule-of-thumb", "zero1-rule"},
     "--allow-long-context": None,
 }

@@ -385,6 +385,11 @@ def case(r):
         else:
             notes.append("logits: only the last position's logits in the prefill (%s) -> last" % (
                 "transformers 4.51.3 generate" if i.startswith("qwen3") else "GLM-4 remote code return_last_logit"))
+        if i.startswith("autoawq-"):
+            args += ["--awq-fuse"]
+            notes.append("load: every round calls from_quantized(fuse_layers=True), and the peak is never reset, so "
+                         "the fuser's moment with every layer's q, k and v held twice (its module list keeps the "
+                         "unfused ones until the last layer is fused) is in every row -> --awq-fuse")
         if i.startswith("torchao-kvcache-"):
             if "int8kv" in i:
                 args += ["--kv-cache", "static", "--kv-dtype", "int8"]

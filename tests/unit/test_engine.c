@@ -724,6 +724,40 @@ static void bnb_lifetime(void)
 	      "settings: the row label names both (%s)", l);
 }
 
+/* --awq-fuse: AutoAWQ's from_quantized(fuse_layers=True) concatenates
+ * each layer's q, k and v into one WQLinear while the unfused modules are
+ * still held, so loading peaks with every q, k and v twice. Mistral-7B
+ * (GQA: k and v 4096 x 1024), awq-int4 (4-bit codes, a group-128 scale and
+ * zero at 2.5 bytes, a 4-byte entry per output): at a 64-token prompt the
+ * load is the peak, the weights plus that copy; at 2048 the prefill is,
+ * unchanged. */
+static void awq_fuse(void)
+{
+	gs_arch a = load("mistralai--Mistral-7B-v0.1.config.json");
+	gs_settings s = base("inference", "awq-int4", NULL);
+	set(&s, "seq=64 logits=all attn=eager-upcast");
+	gs_estimate plain = run(&a, &s);
+	set(&s, "awq-fuse=true");
+	gs_estimate fused = run(&a, &s);
+	double L = 32, h = 4096, kv = 1024, g = 2.5 / 128;
+	double want = L * (h * h * (0.5 + g + 4 / h) + 2 * h * kv * (0.5 + g + 4 / kv));
+	double got = (double)fused.allocated - (double)fused.W;
+	CHECK(fused.peak_phase == GS_PH_LOAD && near(got, want, 1e-12) && fused.W == plain.W &&
+	      fused.allocated > plain.allocated,
+	      "engine: AutoAWQ's fuser holds every layer's q, k and v twice at load (%.6g above the weights, got %.6g, "
+	      "peak %s)", want, got, gs_phase_name(fused.peak_phase));
+	set(&s, "seq=2048 awq-fuse=false");
+	gs_estimate long_plain = run(&a, &s);
+	set(&s, "awq-fuse=true");
+	gs_estimate long_fused = run(&a, &s);
+	CHECK(long_fused.allocated == long_plain.allocated && long_fused.peak_phase == long_plain.peak_phase,
+	      "engine: a 2048-token prefill stays above the fused load");
+	gs_error e = {0};
+	gs_settings_set(&s, "precision", "bf16", &e);
+	CHECK(gs_settings_check(&s, &e) == GS_EUSAGE && strstr(e.msg, "--awq-fuse") != NULL,
+	      "settings: --awq-fuse refuses a precision that is not awq-int4 (%s)", e.msg);
+}
+
 /* --attn math-legacy: SDPA's math backend before PyTorch 2.5, where SDPA
  * falls back when its fused kernels refuse unequal head counts (2023
  * lit-gpt handed Falcon-7B's one key/value head to it unexpanded). Per
@@ -1146,6 +1180,7 @@ int main(void)
 	gpt_fast_decode();
 	fused_qkv();
 	bnb_lifetime();
+	awq_fuse();
 	math_legacy();
 	loss_dtype();
 	deepspeed_zero12();
