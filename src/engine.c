@@ -599,9 +599,10 @@ static void saved_linear_inputs(const ctx *c, const gs_layer_kind *k, const laye
 	 * down's. */
 	if (!bnb_keeps_input(c->s, c->p))
 		return;
-	*tok += cb * ((shared_in ? 0 : h) + v_dim + (a->parallel_attn ? 0 : h) + inner);
+	double kept = cb * (h + v_dim + (a->parallel_attn ? 0 : h) + inner);
+	*tok += kept - (shared_in ? cb * h : 0);
 	if (c->p != GS_P_INT8)
-		*ctx_tok = cb * (h + v_dim + (a->parallel_attn ? 0 : h) + inner);
+		*ctx_tok = kept;
 }
 
 /* What the attention core saves: bytes per token into *tok and, under
