@@ -14,7 +14,31 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 LDLIBS += $(PKG_LIBS) -lcmark-gfm-extensions -lm -ldl -lpthread
 Q = $(if $(V),,@)
 
-SRC := $(wildcard src/*.c)
+# The source tree is layered (docs/HACKING.md): each folder of src/ is
+# compiled seeing only its own headers and those of the layers below it
+# (SEES_<folder>), so an #include of a higher layer's header is a compile
+# error. src/main.c sees everything, as the commands do.
+LAYERS := core base input hub verify report cmd
+SEES_core := core
+SEES_base := base core
+SEES_input := input base core
+SEES_hub := hub input base core
+SEES_verify := verify input base core
+SEES_report := report verify hub input base core
+SEES_cmd := cmd report verify hub input base core
+SEES_main := $(SEES_cmd)
+# layer_inc,PATH: the -I flags of src/PATH.c's folder (PATH without src/ and .c)
+layer_of = $(if $(findstring /,$(1)),$(firstword $(subst /, ,$(1))),main)
+layer_inc = $(patsubst %,-Isrc/%,$(SEES_$(call layer_of,$(1))))
+# Tests, benchmarks and fuzz targets sit above every layer.
+ALL_INC := $(LAYERS:%=-Isrc/%)
+
+SRC := $(wildcard src/*/*.c) src/main.c
+
+# Prints "FOLDER: -I..." per layer (tests/t_layers.py compiles against it).
+.PHONY: layer-flags
+layer-flags:
+	@$(foreach l,$(LAYERS) main,echo "$(l): $(call layer_inc,$(if $(filter main,$(l)),main,$(l)/x))";)
 OBJ := $(SRC:src/%.c=$(BUILD)/%.o)
 LIBOBJ := $(filter-out $(BUILD)/main.o,$(OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -35,56 +59,58 @@ $(BUILD)/gpusizer: $(OBJ)
 
 $(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(call layer_inc,$*) $(PKG_CFLAGS) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # Unit tests: tests/unit/test_NAME.c -> $(BUILD)/tests/test_NAME, each
 # linked with only the modules it tests and what they call. test_NAME_OBJ
-# lists those modules (src/MOD.c); the libraries come from the modules:
-# MOD_PKGS (pkg-config packages) and MOD_LIBS (other flags); a module not
-# listed below needs only libc and -lm. A test with no list links all of
-# src ($(LIBOBJ)) and every library ($(LDLIBS)), so a new test builds at
-# once; give it a list when it settles (a missing module is an undefined
-# reference at link time). An area's mk/*.mk may add lists.
-cmd_verify_PKGS = libcjson
-config_PKGS = libcjson
-gpu_PKGS = libcjson
-harness_PKGS = libcjson
-fileio_PKGS = zlib
-hub_PKGS = libcurl libcjson
-jsonget_PKGS = libcjson
-measured_PKGS = libcjson
-models_PKGS = libcjson
-nvml_LIBS = -ldl
-report_html_PKGS = libcmark-gfm
-report_html_LIBS = -lcmark-gfm-extensions
-report_xlsx_PKGS = xlsxwriter zlib
-safetensors_PKGS = libcjson
-spec_PKGS = libcjson
+# lists those modules by path under src/ (core/engine for src/core/engine.c);
+# the libraries come from the modules: MOD_PKGS (pkg-config packages) and
+# MOD_LIBS (other flags); a module not listed below needs only libc and -lm.
+# A test with no list links all of src ($(LIBOBJ)) and every library
+# ($(LDLIBS)), so a new test builds at once; give it a list when it settles
+# (`make unit-deps` prints the list each test needs). An area's mk/*.mk may
+# add lists.
+cmd/verify_PKGS = libcjson
+input/config_PKGS = libcjson
+input/gpu_file_PKGS = libcjson
+input/jsonget_PKGS = libcjson
+input/safetensors_PKGS = libcjson
+base/fileio_PKGS = zlib
+hub/hub_PKGS = libcurl libcjson
+hub/models_PKGS = libcjson
+verify/harness_PKGS = libcjson
+verify/measured_PKGS = libcjson
+verify/nvml_LIBS = -ldl
+report/html_PKGS = libcmark-gfm
+report/html_LIBS = -lcmark-gfm-extensions
+report/xlsx_PKGS = xlsxwriter zlib
+report/spec_PKGS = libcjson
 
-# The sizing core (check-core): pure arithmetic, no cJSON, curl or FILE*.
-CORE := arch engine settings err redact numfmt
-test_arch_OBJ = arch err redact
+# The sizing core: every module of src/core (check-core builds them alone).
+CORE := $(patsubst src/%.c,%,$(wildcard src/core/*.c))
+test_arch_OBJ = core/arch core/err core/redact
 test_engine_core_OBJ = $(CORE)
-test_err_OBJ = err redact
-test_redact_OBJ = redact
-test_numfmt_OBJ = numfmt
+test_err_OBJ = core/err core/redact
+test_redact_OBJ = core/redact
+test_numfmt_OBJ = core/numfmt
 test_settings_OBJ = $(CORE)
+test_timing_OBJ = $(CORE)
+test_verify_OBJ = verify/compare
 # The rest (`make unit-deps` prints what each test's link needs).
-test_buf_OBJ = buf err util redact numfmt
-test_config_OBJ = arch config err fileio jsoncheck jsonget utf8 util redact numfmt
-test_engine_OBJ = $(CORE) config fileio jsoncheck jsonget utf8 util
-test_jsoncheck_OBJ = err jsoncheck utf8 util redact numfmt
-test_jsonget_OBJ = err jsonget redact
-test_measured_OBJ = err fileio measured nvml settings util redact numfmt
-test_plan_OBJ = $(CORE) fileio measured plan plan_view util verdict timing
-test_models_OBJ = arch config err fileio hub jsoncheck jsonget modelid models paths redact resolve safetensors utf8 util numfmt
-test_report_driver_OBJ = $(CORE) fileio jsoncheck measured outdir paths plan plan_view spec sweep utf8 util verdict timing
-test_report_md_OBJ = $(CORE) buf fileio mdesc measured paths plan plan_view report_html report_md svg template utf8 util verdict timing
-test_report_xlsx_OBJ = $(CORE) fileio measured plan plan_view report_xlsx utf8 util verdict timing
-test_safetensors_OBJ = err safetensors redact
-test_template_OBJ = buf err fileio mdesc template utf8 util redact numfmt
-test_utf8_OBJ = utf8
-test_verify_OBJ = verify
+test_buf_OBJ = base/buf base/util core/err core/redact
+test_config_OBJ = base/fileio base/utf8 base/util core/arch core/err core/redact input/config input/jsoncheck input/jsonget
+test_engine_OBJ = $(CORE) base/fileio base/utf8 base/util input/config input/jsoncheck input/jsonget
+test_jsoncheck_OBJ = base/utf8 base/util core/err core/redact input/jsoncheck
+test_jsonget_OBJ = core/err core/redact input/jsonget
+test_measured_OBJ = base/fileio base/util core/err core/numfmt core/redact core/settings verify/measured verify/nvml
+test_plan_OBJ = $(CORE) base/util report/plan_view
+test_models_OBJ = core/arch core/err core/redact base/fileio base/paths base/utf8 base/util hub/hub hub/modelid hub/models hub/resolve input/config input/jsoncheck input/jsonget input/safetensors
+test_report_driver_OBJ = $(CORE) base/fileio base/paths base/utf8 base/util input/jsoncheck report/outdir report/report report/spec report/sweep verify/measured
+test_report_md_OBJ = $(CORE) base/buf base/fileio base/paths base/utf8 base/util report/html report/md report/mdesc report/plan_view report/report report/svg report/template verify/measured
+test_report_xlsx_OBJ = $(CORE) base/fileio base/utf8 base/util report/plan_view report/report report/xlsx verify/measured
+test_safetensors_OBJ = core/err core/redact input/safetensors
+test_template_OBJ = base/buf base/fileio base/utf8 base/util core/err core/redact report/mdesc report/template
+test_utf8_OBJ = base/utf8
 
 # A listed module without a src/MOD.c is skipped (lists may run ahead of,
 # or behind, a module being split or merged; the linker names what is missing).
@@ -99,7 +125,7 @@ unit_libs = $(if $($(1)_OBJ),$(if $(unit_pkgs),$(shell $(PKG_CONFIG) --libs $(un
 define unit_rule
 $(BUILD)/tests/$(1): tests/unit/$(1).c $(call unit_objs,$(1))
 	@mkdir -p $$(dir $$@) $(BUILD)/tests/.deps
-	$$(Q)$$(CC) $$(CPPFLAGS) $$(call unit_cflags,$(1)) -Isrc $$(GS_CFLAGS) $$(CFLAGS) $$(LDFLAGS) \
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(call unit_cflags,$(1)) $(ALL_INC) $$(GS_CFLAGS) $$(CFLAGS) $$(LDFLAGS) \
 	  -MMD -MP -MF $(BUILD)/tests/.deps/$(1).d -MT $$@ -o $$@ $$< $(call unit_objs,$(1)) $$(call unit_libs,$(1))
 endef
 
@@ -113,10 +139,10 @@ UNIT_NAMES = $(UNIT_SRC:tests/unit/%.c=%)
 unit-deps: $(LIBOBJ)
 	@mkdir -p $(BUILD)/tests/.deps
 	$(Q)d=$(BUILD)/tests/.deps; \
-	for o in $(LIBOBJ); do m=$${o##*/}; nm $$o | awk -v m=$${m%.o} \
+	for o in $(LIBOBJ); do m=$${o#$(BUILD)/}; nm $$o | awk -v m=$${m%.o} \
 	  '$$2 ~ /^[TDBRCV]$$/ { print "D", $$3, m } $$1 == "U" { print "U", $$2, m }'; done >$$d/syms; \
 	need() { \
-	  $(CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(GS_CFLAGS) $(CFLAGS) -c -o $$d/$$1.o tests/unit/$$1.c || exit 1; \
+	  $(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_INC) $(GS_CFLAGS) $(CFLAGS) -c -o $$d/$$1.o tests/unit/$$1.c || exit 1; \
 	  got=$$(nm -u $$d/$$1.o | awk '{ print $$NF }' | awk 'NR == FNR { if ($$1 == "D") def[$$2] = $$3; \
 	    else use[$$3] = use[$$3] " " $$2; next } { todo[++n] = $$1 } \
 	    END { while (n) { s = todo[n--]; m = def[s]; if (m == "" || seen[m]++) continue; \
@@ -128,19 +154,18 @@ unit-deps: $(LIBOBJ)
 	}; \
 	$(foreach t,$(UNIT_NAMES),need $(t) "$(sort $($(t)_OBJ))";)
 
-# The sizing core on its own: src/arch.c, engine.c, settings.c, numfmt.c and err.c
-# compiled with no pkg-config flags and linked with nothing but -lm into
-# their unit tests (CORE_TESTS), which then run. Fails first when a core
-# file includes a header of another module (any src/ header not in
-# CORE_HDRS, util.h for one) or of cJSON, curl, xlsxwriter, cmark or zlib,
-# or when engine.c, arch.c, settings.c or a core header uses FILE* or a
-# stdio stream outside comments (err.c is exempt: gs_report_error() prints
-# to stderr). Prints the FAIL lines and one summary line; GS_WRAP prefixes
-# each run (as in tests/run.sh).
-CORE_HDRS := arch.h engine.h settings.h err.h redact.h constants.h numfmt.h
-CORE_TESTS := test_arch test_err test_engine_core test_redact test_numfmt \
+# The sizing core on its own: every src/core/*.c compiled with -Isrc/core
+# and nothing else (no pkg-config flags, no other folder), and linked with
+# nothing but -lm into the tests that need only the core (CORE_TESTS), which
+# then run. A core file that includes a header of another folder fails to
+# compile. Fails too when a core file includes cJSON, curl, xlsxwriter,
+# cmark or zlib from the system, or uses FILE* or a stdio stream outside
+# comments (err.c is exempt: gs_report_error() prints to stderr). Prints the
+# FAIL lines and one summary line; GS_WRAP prefixes each run (as in
+# tests/run.sh).
+CORE_TESTS := test_arch test_err test_engine_core test_redact test_numfmt test_timing \
   $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_settings*.c))
-CORE_DIR = $(BUILD)/core
+CORE_DIR = $(BUILD)/core-alone
 # C source without its comments, each line prefixed "LINE:" (strings that
 # hold comment markers would hide the rest of their line: none in the core).
 CORE_NOCOMMENTS = awk '{ l = $$0; o = ""; while (l != "") { \
@@ -154,28 +179,28 @@ CORE_STREAMS := \<FILE\>|\<(fopen|fdopen|freopen|fclose|fprintf|vfprintf|fputs|f
 CORE_OBJ = $(CORE:%=$(CORE_DIR)/%.o)
 .SECONDARY: $(CORE_OBJ)
 
-$(CORE_DIR)/%.o: src/%.c
+$(CORE_DIR)/core/%.o: src/core/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) -Isrc/core $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(CORE_DIR)/test_%: tests/unit/test_%.c $(CORE_OBJ)
-	$(Q)$(CC) -Isrc $(GS_CFLAGS) $(CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< $(CORE_OBJ) -lm
+	$(Q)$(CC) -Isrc/core $(GS_CFLAGS) $(CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< $(CORE_OBJ) -lm
 
 .PHONY: check-core
 check-core:
 	@mkdir -p $(CORE_DIR)
 	$(Q)st=0; for m in $(CORE); do \
-	  hs=$$($(CC) -M -MT x src/$$m.c | tr ' \\' '\n\n' | grep '\.h$$') || { st=1; continue; }; \
+	  hs=$$($(CC) -Isrc/core -M -MT x src/$$m.c | tr ' \\' '\n\n' | grep '\.h$$') || { st=1; continue; }; \
 	  for h in $$hs; do \
 	    case "$$h" in \
-	      src/*) case " $(CORE_HDRS) " in *" $${h#src/} "*) ;; \
-	             *) echo "check-core: src/$$m.c includes $$h, not a core header"; st=1 ;; esac ;; \
+	      src/core/*) ;; \
+	      src/*) echo "check-core: src/$$m.c includes $$h, not a core header"; st=1 ;; \
 	      *) if echo "$$h" | grep -qiE 'cjson|curl|xlsxwriter|cmark|zlib'; then \
 	           echo "check-core: src/$$m.c includes $$h"; st=1; fi ;; \
 	    esac; \
 	  done; \
 	done; \
-	for f in $(filter-out src/err.c,$(CORE:%=src/%.c)) $(CORE_HDRS:%=src/%); do \
+	for f in $(filter-out src/core/err.c,$(CORE:%=src/%.c)) $(wildcard src/core/*.h); do \
 	  if $(CORE_NOCOMMENTS) $$f | grep -E '$(CORE_STREAMS)'; then \
 	    echo "check-core: $$f uses FILE* or a stdio stream"; st=1; fi; \
 	done; exit $$st
@@ -186,7 +211,7 @@ check-core:
 	  if [ $$rc -ne 0 ] && [ $$n -eq 0 ]; then echo "FAIL $$t: exited $$rc"; n=1; fi; \
 	  p=$$((p + $$(grep -c '^PASS ' $(CORE_DIR)/$$t.log))); f=$$((f + n)); \
 	done; \
-	echo "check-core: $(CORE_TESTS) on $(CORE:%=src/%.c) alone: $$p passed, $$f failed"; \
+	echo "check-core: $(CORE_TESTS) on src/core alone ($(words $(CORE)) modules): $$p passed, $$f failed"; \
 	[ $$f -eq 0 ]
 
 # The README's test command: installs what is missing, builds, runs every test.
@@ -281,4 +306,4 @@ uninstall:
 # Targets contributed per area (fuzz, bench, ...).
 -include $(wildcard mk/*.mk)
 $(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
--include $(wildcard $(BUILD)/tests/.deps/*.d $(BUILD)/core/*.d)
+-include $(wildcard $(BUILD)/tests/.deps/*.d $(CORE_DIR)/*.d $(CORE_DIR)/core/*.d)

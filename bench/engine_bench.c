@@ -6,7 +6,7 @@
  * and after many estimates (the engine allocates nothing, so it must not
  * grow). Target: >= 1,000,000 detailed estimates/s, RSS flat. A third
  * loop in the same rounds runs each detailed estimate and then the time
- * model (src/timing.h) on one GPU class: its rate against the detailed
+ * model (src/core/timing.h) on one GPU class: its rate against the detailed
  * loop's is what the time model costs a sweep (issue 17). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

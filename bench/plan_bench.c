@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "config.h"
-#include "gpu.h"
-#include "plan.h"
+#include "gpu_file.h"
+#include "search.h"
 
 static double now(void)
 {

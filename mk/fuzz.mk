@@ -24,11 +24,11 @@ fuzz-deps:
 
 $(FUZZ_DIR)/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(call layer_inc,$*) $(PKG_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -Isrc $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_INC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 	  $(FUZZ_OBJ) $(LDLIBS)
 
 fuzz-build: fuzz-deps
@@ -40,4 +40,5 @@ fuzz: fuzz-build
 fuzz-regress: fuzz-build
 	$(Q)FUZZ_DIR=$(FUZZ_DIR) sh tests/fuzz/run.sh regress $(FUZZ_TARGETS)
 
+.SECONDARY: $(FUZZ_OBJ)
 -include $(FUZZ_OBJ:.o=.d)

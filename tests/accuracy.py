@@ -55,7 +55,7 @@ SOURCE2 = (("swift-v1-", "ms-swift v1"), ("swift3-", "ms-swift 3.x"), ("qwen3-sp
 GIB = float(2**30)
 TIMEOUT_S = 60
 
-# The documented flag set of `gpusizer estimate` (issue 2 / src/settings.h).
+# The documented flag set of `gpusizer estimate` (issue 2 / src/core/settings.h).
 # None: the flag takes no value; a set: allowed values; a callable: checks it.
 def _int_pos(v):
     return v.isdigit() and int(v) > 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The time model (src/timing.c) against the grade A/B records of
+"""The time model (src/core/timing.c) against the grade A/B records of
 ../shared/measurements/speed.jsonl: median and p90 |error| per task, the
 records it cannot express and why. Python standard library only.
 

@@ -113,7 +113,7 @@ def stacks():
        "%s %s %s %s" % (n1, n2, p.get("step_s"), m.get("step_s")))
     _, _, pb = step("amp-bf16", "pytorch")
     _, _, mb = step("amp-bf16", "megatron")
-    with open(os.path.join(TOP, "src", "constants.h")) as f:
+    with open(os.path.join(TOP, "src", "core", "constants.h")) as f:
         k = dict(re.findall(r"^#define (GS_TIME_TRAIN_EFF_MAX\w*) (\S+)", f.read(), re.M))
     want = float(k["GS_TIME_TRAIN_EFF_MAX"]) / float(k["GS_TIME_TRAIN_EFF_MAX_HOPPER"])
     ok(pb.get("gemm_efficiency") and abs(mb["gemm_efficiency"] / pb["gemm_efficiency"] - want) < 2e-3 * want,

@@ -357,7 +357,7 @@ rc, out, err, _ = run(["--offline", "hfc/cached", "openai-community/gpt2"])
 check("offline.hf_cache_used", rc == 0 and "cached     hfc/cached" in out, "rc %d %s %s" % (rc, out, err))
 check("offline.no_requests", not hub.log and not hub.cdn_log, str(hub.log))
 
-# estimate fetches a model that is not cached (gs_model_ensure, src/resolve.c), once
+# estimate fetches a model that is not cached (gs_model_ensure, src/hub/resolve.c), once
 hub.reset_log()
 e = dict(BASE_ENV)
 md2 = os.path.join(tmp, "models-ensure")

@@ -30,7 +30,7 @@ from lib import GS, TOP, Checks, clean_env
 check = Checks("html_browser: ")
 MODEL = "meta-llama/Llama-3.1-8B"
 SLUG = "meta-llama--Llama-3.1-8B"
-HEADER = (0xDB, 0xE4, 0xEE)      # thead th background (report_html.c)
+HEADER = (0xDB, 0xE4, 0xEE)      # thead th background (src/report/html.c)
 FIRST_COL = [(0xF6, 0xF8, 0xFA), (0xF0, 0xF2, 0xF4)]  # first column, odd and even rows
 VERDICT = {"fits": (0xC6, 0xEF, 0xCE), "tight": (0xFF, 0xEB, 0x9C),
            "does not fit": (0xFF, 0xC7, 0xCE), "not runnable": (0xD9, 0xD9, 0xD9)}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """docs/time.md says what the time model is calibrated to: its table of the
-GS_TIME_* constants holds every one of src/constants.h at the header's value,
+GS_TIME_* constants holds every one of src/core/constants.h at the header's value,
 and its error table is tests/speed/baseline.json's (rounded to 0.1%), as are
 the medians the reports' Assumptions quote (rounded to 1%)."""
 import json
@@ -14,7 +14,7 @@ check = Checks("time docs: ")
 
 
 def main():
-    with open(os.path.join(TOP, "src", "constants.h")) as f:
+    with open(os.path.join(TOP, "src", "core", "constants.h")) as f:
         header = dict(re.findall(r"^#define (GS_TIME_\w+) (\S+)", f.read(), re.M))
     with open(os.path.join(TOP, "docs", "time.md")) as f:
         doc = f.read()

@@ -12,7 +12,7 @@
 #
 # What is checked, and why:
 #   build: cc (gcc), make, pkg-config; the pkg-config modules libcurl,
-#     libcjson, xlsxwriter, libcmark-gfm and zlib (src/report_xlsx.c includes
+#     libcjson, xlsxwriter, libcmark-gfm and zlib (src/report/xlsx.c includes
 #     zlib.h; xlsxwriter.pc links -lz), and cmark-gfm-core-extensions.h
 #     (libcmark-gfm-extensions-dev ships no .pc file).
 #   tests: python3 (tests/*.py), cc (tests/t_verify.py builds a stand-in

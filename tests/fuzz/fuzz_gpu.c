@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz_file.h"
-#include "gpu.h"
+#include "gpu_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

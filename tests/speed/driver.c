@@ -14,7 +14,7 @@
 #include "arch.h"
 #include "config.h"
 #include "engine.h"
-#include "gpu.h"
+#include "gpu_file.h"
 #include "settings.h"
 #include "timing.h"
 

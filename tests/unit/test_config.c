@@ -12,6 +12,7 @@
 #include "check.h"
 #include "config.h"
 #include "util.h"
+#include "fileio.h"
 
 static char top[4096] = ".";
 

@@ -10,6 +10,7 @@
 #include "models.h"
 #include "resolve.h"
 #include "util.h"
+#include "fileio.h"
 
 int main(void)
 {

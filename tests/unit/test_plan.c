@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "plan.h"
+#include "search.h"
 #include "plan_view.h"
 #include "util.h"
 

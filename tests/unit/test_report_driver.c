@@ -14,6 +14,7 @@
 #include "spec.h"
 #include "sweep.h"
 #include "util.h"
+#include "fileio.h"
 
 static gs_gpu gpu(uint64_t usable, bool bf16, bool fp8)
 {

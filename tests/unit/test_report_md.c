@@ -1,4 +1,4 @@
-/* Unit tests: the Markdown and HTML writers (report_md.c, report_html.c)
+/* Unit tests: the Markdown and HTML writers (src/report/md.c, html.c)
  * on hand-built rows, against golden files in tests/golden/ (set
  * UPDATE_GOLDEN=1 to rewrite them; review with git diff). Runs from the
  * repository root (tests/run.sh does) so templates/ is found. */
@@ -11,13 +11,14 @@
 
 #include "check.h"
 #include "mdesc.h"
-#include "report_html.h"
-#include "report_mdgen.h"
+#include "html.h"
+#include "mdgen.h"
 #include "report.h"
 #include "settings.h"
 #include "svg.h"
 #include "template.h"
 #include "util.h"
+#include "fileio.h"
 
 #define GIB (UINT64_C(1) << 30)
 
@@ -472,7 +473,7 @@ static void svg_one_context(void)
 	gs_tbuf_free(&o);
 }
 
-/* A sink that keeps what it is given (report_mdgen.h): the generator's
+/* A sink that keeps what it is given (mdgen.h): the generator's
  * pages without any file. */
 static struct {
 	int begins, pages, charts[4];

@@ -19,8 +19,9 @@
 
 #include "check.h"
 #include "report.h"
-#include "report_xlsx.h"
+#include "xlsx.h"
 #include "util.h"
+#include "fileio.h"
 
 #define GIB (1024ULL * 1024 * 1024)
 #define FIXTURE_EPOCH 1700000000 /* 2023-11-14T22:13:20Z */

@@ -10,7 +10,7 @@
 #include "check.h"
 #include "constants.h"
 #include "settings.h"
-#include "report.h"
+#include "verdict.h"
 #include "timing.h"
 
 static int close_to(double a, double b)

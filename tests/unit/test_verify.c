@@ -1,10 +1,10 @@
 /* Unit tests: verify's comparison of predicted and measured memory
- * (src/verify.c), on hand-built estimates. Pure: no GPU, no files. */
+ * (src/verify/compare.c), on hand-built estimates. Pure: no GPU, no files. */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
-#include "verify.h"
+#include "compare.h"
 
 #define GIB (1ULL << 30)
 

@@ -1,0 +1,160 @@
+/* gpusizer: verdicts, what a row needs of a GPU, serving capacity and the
+ * rank rules (pure; see verdict.h). */
+#include "verdict.h"
+
+#include <string.h>
+
+static bool prec_needs_bf16(gs_prec p)
+{
+	switch (p) {
+	case GS_P_AMP_BF16:
+	case GS_P_MIXED_BF16:
+	case GS_P_BF16:
+	case GS_P_FP8_MIXED: /* fp8 GEMMs, bf16 everything else */
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool row_needs_bf16(const gs_settings *s)
+{
+	gs_prec p = gs_settings_precision(s);
+
+	if (prec_needs_bf16(p))
+		return true;
+	/* quantised bases compute in bf16 in the engine's recipes
+	 * (bnb_4bit_compute_dtype=bfloat16, the QLoRA default) */
+	if (s->method != GS_FULL && gs_prec_quantized(p))
+		return true;
+	if ((s->method == GS_LORA || s->method == GS_QLORA) && s->adapter_dtype == GS_DT_BF16)
+		return true;
+	if (s->kv_dtype_set && s->kv_dtype == GS_DT_BF16)
+		return true;
+	return false;
+}
+
+static bool row_needs_fp8(const gs_settings *s)
+{
+	gs_prec p = gs_settings_precision(s);
+
+	return p == GS_P_FP8_MIXED || p == GS_P_FP8 ||
+	       (s->method != GS_FULL && s->adapter_dtype == GS_DT_FP8) ||
+	       (s->kv_dtype_set && s->kv_dtype == GS_DT_FP8);
+}
+
+gs_needs gs_settings_needs(const gs_settings *s)
+{
+	gs_needs n = { row_needs_bf16(s), row_needs_fp8(s) };
+
+	return n;
+}
+
+gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double *headroom)
+{
+	double h;
+	unsigned pct;
+
+	if (headroom != NULL)
+		*headroom = 0;
+	if (g->usable_bytes == 0 || (need.bf16 && !g->bf16) || (need.fp8 && !g->fp8))
+		return GS_NOT_RUNNABLE;
+	h = 1.0 - (double)device / (double)g->usable_bytes;
+	if (headroom != NULL)
+		*headroom = h;
+	if (device > g->usable_bytes)
+		return GS_NO_FIT;
+	/* Exact: device <= usable * (1 - headroom), in integers (900 of 1000
+	 * is a fit at 10%, which 1 - 0.9 in doubles would miss). */
+	pct = (unsigned)(GS_TIGHT_HEADROOM * 100.0 + 0.5);
+	return (unsigned __int128)device * 100u <= (unsigned __int128)g->usable_bytes * (100u - pct)
+		       ? GS_FITS
+		       : GS_TIGHT;
+}
+
+int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, double mem_frac, int64_t ctx,
+                        int64_t block, double *pool)
+{
+	double budget, rest, per_block;
+	int64_t blocks;
+
+	if (pool != NULL)
+		*pool = 0;
+	if (!(x->kv_bytes_token > 0) || ctx < 1 || block < 1 || !(mem_frac > 0) || mem_frac > 1 ||
+	    gs_verdict_of(0, need, g, NULL) == GS_NOT_RUNNABLE)
+		return -1;
+	budget = mem_frac * (double)g->total_bytes;
+	if (budget > (double)g->usable_bytes)
+		budget = (double)g->usable_bytes;
+	/* x's peak without its cache: the weights, the prefill's activations,
+	 * the allocator's share and the CUDA context, as vLLM's profiling run */
+	rest = (double)x->device - (double)x->kv_at_peak;
+	budget -= rest;
+	if (pool != NULL)
+		*pool = budget;
+	if (budget <= 0)
+		return 0;
+	/* whole blocks in the pool; a sequence holds whole blocks */
+	per_block = x->kv_bytes_token * (double)block;
+	blocks = (ctx + block - 1) / block;
+	return (int64_t)(budget / per_block) / blocks;
+}
+
+const char *gs_verdict_name(gs_verdict v)
+{
+	static const char *const names[GS_VERDICT_MAX] = {
+		[GS_FITS] = "fits",
+		[GS_TIGHT] = "tight",
+		[GS_NO_FIT] = "does not fit",
+		[GS_NOT_RUNNABLE] = "not runnable",
+	};
+	return (unsigned)v < GS_VERDICT_MAX ? names[v] : "unknown";
+}
+
+static const struct {
+	const char *name, *text;
+} ranks[GS_RANK_MAX] = {
+	[GS_RANK_LEAST_MEMORY] = { "least-memory",
+	                           "least total usable memory (GPUs x usable memory per GPU), then "
+	                           "fewer GPUs" },
+	[GS_RANK_FEWEST_GPUS] = { "fewest-gpus",
+	                          "fewest GPUs, then least total usable memory (GPUs x usable memory "
+	                          "per GPU)" },
+};
+
+const char *gs_plan_rank_name(gs_plan_rank r)
+{
+	return (unsigned)r < GS_RANK_MAX ? ranks[r].name : "?";
+}
+
+const char *gs_plan_rank_text(gs_plan_rank r)
+{
+	return (unsigned)r < GS_RANK_MAX ? ranks[r].text : "?";
+}
+
+gs_plan_rank gs_plan_rank_parse(const char *s)
+{
+	for (int r = 0; r < GS_RANK_MAX; r++)
+		if (s != NULL && strcmp(s, ranks[r].name) == 0)
+			return (gs_plan_rank)r;
+	return GS_RANK_MAX;
+}
+
+bool gs_rank_before(gs_plan_rank r, bool tight_a, int64_t count_a, uint64_t usable_a, bool tight_b,
+                    int64_t count_b, uint64_t usable_b)
+{
+	uint64_t ta, tb;
+
+	if (tight_a != tight_b)
+		return tight_b;
+	if (__builtin_mul_overflow(usable_a, (uint64_t)count_a, &ta))
+		ta = UINT64_MAX;
+	if (__builtin_mul_overflow(usable_b, (uint64_t)count_b, &tb))
+		tb = UINT64_MAX;
+	if (r == GS_RANK_FEWEST_GPUS && count_a != count_b)
+		return count_a < count_b;
+	if (ta != tb)
+		return ta < tb;
+	return count_a < count_b;
+}
+

@@ -1,0 +1,69 @@
+/* gpusizer: verdicts and ranks (pure). What a row's settings need of a GPU,
+ * the one verdict rule of a peak on a GPU class, serving capacity, and the
+ * rules that rank one fitting answer before another. */
+#ifndef GS_VERDICT_H
+#define GS_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "gpu.h"
+#include "settings.h"
+
+/* Verdict of one configuration on one GPU class at one GPU count. */
+typedef enum gs_verdict {
+	GS_FITS = 0,        /* device <= usable, headroom >= 10%            */
+	GS_TIGHT,           /* fits with under 10% headroom                  */
+	GS_NO_FIT,          /* device > usable                               */
+	GS_NOT_RUNNABLE,    /* needs bf16/fp8 the GPU lacks                  */
+	GS_VERDICT_MAX
+} gs_verdict;
+
+#define GS_TIGHT_HEADROOM 0.10
+
+/* Verdicts (pure). What a GPU must support to run a row's settings at all. */
+typedef struct gs_needs {
+	bool bf16, fp8;
+} gs_needs;
+gs_needs gs_settings_needs(const gs_settings *s);
+/* The one verdict rule: a peak of `device` bytes per GPU with those needs
+ * on GPU g; *headroom (may be NULL) gets 1 - device/usable. */
+gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double *headroom);
+const char *gs_verdict_name(gs_verdict v); /* "fits", "tight", "does not fit", "not runnable" */
+/* Serving capacity (pure): how many sequences of ctx tokens a serving
+ * engine's KV-cache pool holds on g beside the inference estimate x, the
+ * pool being mem_frac of the GPU's total memory (never past its usable)
+ * less x's peak without its cache, cut in blocks of `block` tokens
+ * (constants.h, GS_SERVE_*). *pool (may be NULL) gets the pool's bytes
+ * (negative where the weights and activations alone pass the fraction:
+ * 0 sequences). -1 where x has no cache figure (training, the seeds'
+ * formulas) or the GPU cannot run the row. */
+int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, double mem_frac, int64_t ctx,
+                        int64_t block, double *pool);
+
+/* How the best class is ranked. Both put a comfortable fit before a
+ * tight one (under GS_TIGHT_HEADROOM), then break ties by the other key,
+ * then by class order. */
+typedef enum gs_plan_rank {
+	GS_RANK_FEWEST_GPUS = 0,  /* fewer GPUs, then least total usable memory (the default) */
+	GS_RANK_LEAST_MEMORY,     /* least total usable memory (count x usable), then fewer GPUs */
+	GS_RANK_MAX
+} gs_plan_rank;
+
+const char *gs_plan_rank_name(gs_plan_rank r); /* "least-memory", "fewest-gpus" */
+
+/* The rule itself, for every place that names a smallest GPU (the index,
+ * the workbook's Summary, the plan view): whether a fit of count GPUs of
+ * usable bytes each (tight: under GS_TIGHT_HEADROOM) ranks strictly before
+ * another. Equal ranks: the caller keeps its first (class order). */
+bool gs_rank_before(gs_plan_rank r, bool tight_a, int64_t count_a, uint64_t usable_a, bool tight_b,
+                    int64_t count_b, uint64_t usable_b);
+#define GS_RANK_DEFAULT GS_RANK_FEWEST_GPUS
+/* The rank named s; GS_RANK_MAX when s names none. */
+gs_plan_rank gs_plan_rank_parse(const char *s);
+/* One sentence for readers: how the rule ranks. Static. */
+const char *gs_plan_rank_text(gs_plan_rank r);
+
+#endif

@@ -1,0 +1,357 @@
+/* gpusizer: GPU classes from gpus/<id>.json (one file per GPU), validated.
+ * See docs/spec.md, "GPU files". */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu_file.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "constants.h"
+#include "jsoncheck.h"
+#include "jsonget.h"
+#include "util.h"
+#include "fileio.h"
+
+#define GPU_FILE_MAX (256 * 1024)
+
+static const char *const known_fields[] = {
+	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
+	"bandwidth_gbs", "bf16_tflops", "segment", "architecture", "fp8_tflops", "interconnect",
+	"link_gbs", "pcie_gen", "pcie_lanes", "price_usd_per_hour", "price_date", "sources", "notes", NULL,
+};
+
+/* Figures that need an entry in "sources" when present. */
+static const char *const sourced_fields[] = {
+	"total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
+	"bandwidth_gbs", "bf16_tflops", "architecture", "fp8_tflops", "interconnect", "link_gbs",
+	"pcie_gen", "pcie_lanes", "price_usd_per_hour", NULL,
+};
+
+/* The GPU-to-GPU links a file may name ("none": only the host link). */
+static const char *const links[] = {
+	"none", "nvlink-bridge", "nvlink2", "nvlink3", "nvlink4", "nvlink5", "infinity-fabric", NULL,
+};
+
+static bool known(const char *k)
+{
+	for (int i = 0; known_fields[i] != NULL; i++)
+		if (strcmp(known_fields[i], k) == 0)
+			return true;
+	return false;
+}
+
+static bool valid_id(const char *s)
+{
+	if (*s == '\0' || *s == '.')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-' || *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* "YYYY-MM-DD", month 01-12, day 01-31. */
+static bool valid_date(const char *s)
+{
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return false;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && (s[i] < '0' || s[i] > '9'))
+			return false;
+	int m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
+	return m >= 1 && m <= 12 && d >= 1 && d <= 31;
+}
+
+static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error *e)
+{
+	char *text = NULL;
+	cJSON *root = NULL;
+	const cJSON *it, *src;
+	gs_jget jg = { path, "", GS_EGPUFILE, e, GS_OK };
+	gs_err rc;
+	size_t used = 0;
+
+	memset(g, 0, sizeof *g);
+	rc = gs_read_file(path, GPU_FILE_MAX, &text, NULL, e);
+	if (rc != GS_OK) {
+		if (rc == GS_EINPUT && e != NULL)
+			e->code = GS_EGPUFILE;
+		return rc == GS_EINPUT ? GS_EGPUFILE : rc;
+	}
+	root = cJSON_Parse(text);
+	if (root == NULL && gs_json_depth_check(text, strlen(text), path, GS_EGPUFILE, e) != GS_OK) {
+		rc = GS_EGPUFILE;
+		goto out;
+	}
+	if (root == NULL || !cJSON_IsObject(root)) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: not a JSON object", path);
+		goto out;
+	}
+	/* UTF-8 and no key twice, as configs and specs (cJSON keeps the first). */
+	rc = gs_json_check(text, strlen(text), path, GS_EGPUFILE, e);
+	if (rc != GS_OK)
+		goto out;
+	if (strlen(stem) >= sizeof g->id || !valid_id(stem)) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: file name: use letters, digits, '-', '_', '.' (at most %zu)",
+		             path, sizeof g->id - 1);
+		goto out;
+	}
+	memcpy(g->id, stem, strlen(stem) + 1);
+	cJSON_ArrayForEach(it, root)
+	{
+		if (!known(it->string)) {
+			rc = gs_fail(e, GS_EGPUFILE, "%s: unknown field \"%s\"", path, it->string);
+			goto out;
+		}
+	}
+	gs_jget_strcpy(&jg, root, "name", g->name, sizeof g->name, true);
+	gs_jget_strcpy(&jg, root, "class", g->klass, sizeof g->klass, true);
+	g->total_bytes = gs_jget_bytes(&jg, root, "total", true);
+	g->usable_bytes = gs_jget_bytes(&jg, root, "usable", true);
+	g->bf16 = gs_jget_bool(&jg, root, "bf16", false, true);
+	g->fp8 = gs_jget_bool(&jg, root, "fp8", false, true);
+	g->bandwidth_gbs = gs_jget_pos(&jg, root, "bandwidth_gbs", 0, true);
+	g->bf16_tflops = gs_jget_pos(&jg, root, "bf16_tflops", 0, true);
+	if (jg.rc == GS_OK && g->usable_bytes > g->total_bytes)
+		gs_jget_fail(&jg, GS_EGPUFILE, "usable", "larger than the total");
+	gs_jget_str(&jg, root, "notes", false);
+	if (jg.rc == GS_OK) {
+		const char *seg = gs_jget_str(&jg, root, "segment", false);
+		if (seg != NULL && (g->segment = gs_segment_parse(seg)) == GS_SEG_MAX)
+			gs_jget_fail(&jg, GS_EGPUFILE, "segment", "expected \"consumer\", \"workstation\" or \"datacenter\"");
+	}
+	if (jg.rc == GS_OK) {
+		const char *ua = gs_jget_str(&jg, root, "architecture", false);
+		if (ua != NULL && (g->uarch = gs_uarch_parse(ua)) == GS_UARCH_MAX)
+			gs_jget_fail(&jg, GS_EGPUFILE, "architecture", "expected \"volta\", \"turing\", \"ampere\", "
+			             "\"ada\", \"hopper\", \"blackwell\" or \"cdna3\"");
+	}
+	g->fp8_tflops = gs_jget_pos(&jg, root, "fp8_tflops", 0, false);
+	if (jg.rc == GS_OK && g->fp8_tflops > 0 && !g->fp8)
+		gs_jget_fail(&jg, GS_EGPUFILE, "fp8_tflops", "given but \"fp8\" is false");
+	if (jg.rc == GS_OK) {
+		const char *ic = gs_jget_str(&jg, root, "interconnect", false);
+		bool hit = false;
+		for (int i = 0; ic != NULL && links[i] != NULL; i++)
+			hit = hit || strcmp(ic, links[i]) == 0;
+		if (ic != NULL && !hit)
+			gs_jget_fail(&jg, GS_EGPUFILE, "interconnect",
+			             "expected \"none\", \"nvlink-bridge\", \"nvlink2\" ... \"nvlink5\" or "
+			             "\"infinity-fabric\"");
+		else if (ic != NULL)
+			memcpy(g->interconnect, ic, strlen(ic) + 1);
+	}
+	g->link_gbs = gs_jget_pos(&jg, root, "link_gbs", 0, false);
+	if (jg.rc == GS_OK && g->link_gbs > 0 && (g->interconnect[0] == '\0' ||
+	                                          strcmp(g->interconnect, "none") == 0))
+		gs_jget_fail(&jg, GS_EGPUFILE, "link_gbs", "given without a GPU-to-GPU \"interconnect\"");
+	if (jg.rc == GS_OK && g->link_gbs <= 0 && g->interconnect[0] != '\0' &&
+	    strcmp(g->interconnect, "none") != 0)
+		gs_jget_fail(&jg, GS_EGPUFILE, "link_gbs", "missing (must be a positive number: the %s bandwidth)",
+		             g->interconnect);
+	g->pcie_gen = (int)gs_jget_int(&jg, root, "pcie_gen", 1, 6, 0, false);
+	g->pcie_lanes = (int)gs_jget_int(&jg, root, "pcie_lanes", 1, 16, 0, false);
+	if (jg.rc == GS_OK && g->pcie_lanes != 0 && (g->pcie_lanes & (g->pcie_lanes - 1)) != 0)
+		gs_jget_fail(&jg, GS_EGPUFILE, "pcie_lanes", "must be 1, 2, 4, 8 or 16 (got %d)", g->pcie_lanes);
+	/* A price is a quote: it names its day, and a day names a price. */
+	g->price_usd_hour = gs_jget_pos(&jg, root, "price_usd_per_hour", 0, false);
+	if (jg.rc == GS_OK && g->price_usd_hour >= GS_PRICE_MAX_USD_HOUR)
+		gs_jget_fail(&jg, GS_EGPUFILE, "price_usd_per_hour", "%g USD an hour is not a GPU's rent (at most %g)",
+		             g->price_usd_hour, (double)GS_PRICE_MAX_USD_HOUR);
+	if (jg.rc == GS_OK) {
+		const char *day = gs_jget_str(&jg, root, "price_date", false);
+		if (day != NULL && !valid_date(day))
+			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "expected a day, YYYY-MM-DD (got \"%.40s\")", day);
+		else if (day != NULL && !(g->price_usd_hour > 0))
+			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "given without \"price_usd_per_hour\"");
+		else if (day == NULL && g->price_usd_hour > 0)
+			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "missing (a price names the day it was quoted)");
+		else if (day != NULL)
+			memcpy(g->price_date, day, 11);
+	}
+	if ((rc = jg.rc) != GS_OK)
+		goto out;
+	src = cJSON_GetObjectItemCaseSensitive(root, "sources");
+	if (src == NULL || !cJSON_IsObject(src)) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources\": expected an object naming a source for every figure",
+		             path);
+		goto out;
+	}
+	cJSON_ArrayForEach(it, src)
+	{
+		if (!cJSON_IsString(it) || it->valuestring[0] == '\0') {
+			rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": expected a non-empty string",
+			             path, it->string);
+			goto out;
+		}
+	}
+	for (int i = 0; sourced_fields[i] != NULL; i++) {
+		const char *f = sourced_fields[i];
+		if (cJSON_GetObjectItemCaseSensitive(root, f) == NULL)
+			continue;
+		it = cJSON_GetObjectItemCaseSensitive(src, f);
+		if (it == NULL) {
+			rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": missing (every figure needs a source)",
+			             path, f);
+			goto out;
+		}
+		/* Keep a short summary: "field: source; ..." (truncated). */
+		if (used + 4 < sizeof g->source) {
+			int n = snprintf(g->source + used, sizeof g->source - used, "%s%s: %s",
+			                 used ? "; " : "", f, it->valuestring);
+			used = n < 0 ? used : used + (size_t)n;
+			if (used >= sizeof g->source)
+				used = sizeof g->source - 1;
+		}
+	}
+	rc = GS_OK;
+out:
+	cJSON_Delete(root);
+	free(text);
+	return rc;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+	const gs_gpu *x = a, *y = b;
+
+	if (x->usable_bytes != y->usable_bytes)
+		return x->usable_bytes < y->usable_bytes ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+gs_err gs_gpus_load(const char *dir, gs_gpu **out, size_t *n, gs_error *e)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	gs_gpu *g = NULL;
+	gs_err rc = GS_OK;
+
+	*out = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (d == NULL)
+		return gs_fail(e, GS_EGPUFILE, "%s: cannot read the GPU directory", dir);
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		if (nn == cap) {
+			cap = cap ? cap * 2 : 32;
+			names = gs_xrealloc(names, cap * sizeof *names);
+		}
+		names[nn++] = gs_xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (nn == 0) {
+		rc = gs_fail(e, GS_EGPUFILE, "%s: no GPU files (*.json)", dir);
+		goto out;
+	}
+	qsort(names, nn, sizeof *names, cmp_name);
+	g = gs_xcalloc(nn, sizeof *g);
+	for (size_t i = 0; i < nn; i++) {
+		char path[4096], stem[256];
+		size_t len = strlen(names[i]) - 5;
+		if (len >= sizeof stem ||
+		    gs_path_join(path, sizeof path, dir, names[i], NULL, NULL) != GS_OK) {
+			rc = gs_fail(e, GS_EGPUFILE, "%s/%s: path too long", dir, names[i]);
+			goto out;
+		}
+		memcpy(stem, names[i], len);
+		stem[len] = '\0';
+		if ((rc = parse_one(path, stem, &g[i], e)) != GS_OK)
+			goto out;
+	}
+	qsort(g, nn, sizeof *g, cmp_gpu);
+	*out = g;
+	*n = nn;
+	g = NULL;
+out:
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	free(g);
+	return rc;
+}
+
+gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, const char *cmd,
+                      gs_error *e)
+{
+	gs_gpu *all = gs_xmalloc((*ng ? *ng : 1) * sizeof *all);
+	size_t n = 0, nall = *ng;
+	const char *p = csv;
+
+	memcpy(all, g, nall * sizeof *all);
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const gs_gpu *hit = NULL;
+		for (size_t i = 0; i < nall && hit == NULL; i++)
+			if (strlen(all[i].id) == len && strncmp(all[i].id, p, len) == 0)
+				hit = &all[i];
+		if (hit == NULL) {
+			free(all);
+			return gs_fail(e, GS_EUSAGE, "%s: --gpu: unknown GPU class \"%.*s\" (no %s/%.*s.json; "
+			               "see gpusizer list gpus)", cmd, (int)len, p, dir, (int)len, p);
+		}
+		g[n++] = *hit;
+		p += len + (end != NULL);
+	}
+	free(all);
+	*ng = n;
+	return GS_OK;
+}
+
+gs_err gs_gpus_price(gs_gpu *g, size_t ng, const char *spec, const char *cmd, gs_error *e)
+{
+	const char *p = spec;
+
+	if (*p == '\0')
+		return gs_fail(e, GS_EUSAGE, "%s: --price: expected ID=USD[,ID=USD...] (e.g. h100-sxm=2.49)", cmd);
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		char num[32];
+		gs_gpu *hit = NULL;
+		size_t idlen = eq ? (size_t)(eq - p) : len, nlen = eq ? len - idlen - 1 : 0;
+		for (size_t i = 0; i < ng && hit == NULL; i++)
+			if (strlen(g[i].id) == idlen && strncmp(g[i].id, p, idlen) == 0)
+				hit = &g[i];
+		if (eq == NULL || idlen == 0)
+			return gs_fail(e, GS_EUSAGE, "%s: --price: \"%.*s\": expected ID=USD (a GPU id, '=', dollars "
+			               "an hour)", cmd, (int)len, p);
+		if (hit == NULL)
+			return gs_fail(e, GS_EUSAGE, "%s: --price: unknown GPU class \"%.*s\" (see gpusizer list gpus)",
+			               cmd, (int)idlen, p);
+		double v = -1;
+		if (nlen > 0 && nlen < sizeof num) {
+			char *stop = NULL;
+			memcpy(num, eq + 1, nlen);
+			num[nlen] = '\0';
+			v = strtod(num, &stop);
+			if (stop == num || *stop != '\0')
+				v = -1;
+		}
+		if (!(v > 0) || v >= GS_PRICE_MAX_USD_HOUR)
+			return gs_fail(e, GS_EUSAGE, "%s: --price: %.*s: expected a positive price in USD an hour, "
+			               "below %g (got \"%.*s\")", cmd, (int)idlen, p, (double)GS_PRICE_MAX_USD_HOUR,
+			               (int)nlen, eq + 1);
+		hit->price_usd_hour = v;
+		hit->price_date[0] = '\0';
+		hit->price_cli = true;
+		p += len + (end != NULL);
+	}
+	return GS_OK;
+}

@@ -1,0 +1,1288 @@
+/* gpusizer: the Markdown report generator (index, one page per model, SVG
+ * charts) over a page sink (mdgen.h), and the Markdown writer's
+ * sink: .md files with the charts beside them. The HTML writer
+ * (html.c) is the same generator over its own sink. */
+#define _POSIX_C_SOURCE 200809L
+#include "mdgen.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "mdesc.h"
+#include "measured.h"
+#include "paths.h"
+#include "plan_view.h"
+#include "svg.h"
+#include "template.h"
+#include "timing.h"
+#include "util.h"
+
+/* The named assumptions every writer shows (gs_report_assumptions). */
+#define ASSUMPTIONS_TMPL "partials/assumptions.md.tmpl"
+
+/* One row as the pages need it: kept for the current model only. */
+typedef struct crow {
+	size_t index;
+	char label[160];
+	char id[64];
+	gs_settings s;
+	gs_err err;
+	char *err_msg;          /* owned; NULL when err == GS_OK */
+	gs_estimate est;
+	uint64_t seed_dev[GS_F_MAX];
+	bool seed_ok[GS_F_MAX];
+	const char *seed_recipe[GS_F_MAX]; /* static strings of the engine */
+	unsigned char *verdict; /* owned; per GPU (meta order) */
+	double *headroom;       /* owned; per GPU */
+	const gs_measured *measured; /* our verified run of the row, or NULL (meta's store) */
+	/* why it is kept (a slot with none is free): a page row candidate,
+	 * and how many answers and chart candidates name it */
+	bool page;
+	int pins;
+} crow;
+
+/* What every row of the model leaves, whether or not its whole data is
+ * kept: enough for the contexts, the charts' picks and series. The
+ * writers' memory stays flat in rows: only the rows a page can show are
+ * kept whole (heavy, a slot of w->heavy), about a hundred per model. */
+typedef struct trow {
+	gs_method method;
+	int64_t seq, batch, gpus;
+	uint64_t device;
+	gs_err err;
+	bool fits;      /* fits or is tight on some class */
+	uint64_t cfg;   /* its settings but the context, hashed */
+	long heavy;     /* its slot in w->heavy, or -1 */
+} trow;
+
+/* A chart candidate of a method at one context (seq < 0: any): the first
+ * row that fits somewhere, and the row with the least device memory. */
+typedef struct pick {
+	gs_method method;
+	int64_t seq;
+	long first_fit, least; /* rows (w->trows), -1 when none */
+} pick;
+
+/* The smallest fitting GPU for one (method, context) of a model. */
+typedef struct ibest {
+	gs_method method;
+	int64_t seq;
+	bool present; /* the sweep has a row at (method, seq) */
+	bool found;
+	size_t gpu;
+	int64_t count;
+	gs_verdict v;
+	size_t row;   /* the configuration (w->trows; whole in w->heavy) */
+} ibest;
+
+/* What the index keeps of each model (all strings owned). */
+typedef struct imodel {
+	char *id, *slug, *params, *param_source;
+	size_t nrows, nerr;
+	int64_t *seqs; /* ascending, distinct */
+	size_t nseq;
+	bool method_present[GS_METHOD_MAX];
+	ibest *best; /* [method][seq] = best[m * nseq + k] */
+	gs_plan_view plan; /* computed at the model's end */
+} imodel;
+
+typedef struct mdw {
+	const gs_mdsink *sink; /* borrowed; static */
+	gs_report_meta meta; /* borrowed pointers, valid until end */
+	gs_tmpl_env *env;
+	char tdir[4096];
+	const gs_model *model;
+	trow *trows;           /* every row of the model, in sweep order */
+	size_t nrows, cap;
+	crow *heavy;           /* the rows kept whole (slots; free ones reused) */
+	size_t nheavy, capheavy;
+	ibest *cells;          /* the answers so far, one per (method, context) */
+	size_t ncells, capcells;
+	pick *picks;           /* the chart candidates so far */
+	size_t npicks, cappicks;
+	int64_t minb[GS_METHOD_MAX]; /* smallest batch so far per method */
+	size_t nerr;
+	bool method_present[GS_METHOD_MAX];
+	const char *formula_text[GS_F_MAX]; /* the first row's statement of each formula */
+	imodel *models;
+	size_t nmodels, mcap;
+	gs_plan_view plan; /* the current model's, until it moves to its imodel */
+} mdw;
+
+/* ------------------------------------------------------------ helpers */
+
+/* $GPUSIZER_TEMPLATES, else the data root's templates/ (paths.h: installed
+ * share/gpusizer, a checkout beside the executable, else ./templates). */
+void gs_mdgen_templates_dir(char *buf, size_t n)
+{
+	gs_data_path(GS_DATA_TEMPLATES, buf, n);
+}
+
+/* A file-name-safe form of a slug: [A-Za-z0-9._-], not starting with '.'. */
+static char *safe_slug(const char *slug)
+{
+	char *s = gs_xstrdup(slug && slug[0] ? slug : "model");
+	char *p;
+
+	for (p = s; *p; p++) {
+		char c = *p;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			*p = '_';
+	}
+	if (s[0] == '.')
+		s[0] = '_';
+	return s;
+}
+
+static void gib(char *buf, size_t n, uint64_t bytes)
+{
+	gs_fmt_gib(buf, n, bytes);
+}
+
+static void params_text(char *buf, size_t n, const gs_arch *a)
+{
+	char f[48];
+	double p;
+
+	if (a == NULL || a->params_total == 0) {
+		snprintf(buf, n, "unknown");
+		return;
+	}
+	p = (double)a->params_total;
+	if (p >= 1e9)
+		snprintf(buf, n, "%s B", gs_fmt_fixed(f, sizeof f, p / 1e9, 2));
+	else
+		snprintf(buf, n, "%s M", gs_fmt_fixed(f, sizeof f, p / 1e6, 1));
+}
+
+static gs_tval *gpus_list(const gs_report_meta *m)
+{
+	gs_tval *l = gs_tv_list();
+	size_t i;
+	char b[64];
+
+	for (i = 0; i < m->n_gpus; i++) {
+		const gs_gpu *g = &m->gpus[i];
+		gs_tval *x = gs_tv_push(l, gs_tv_map());
+		gs_tv_set_str(x, "id", g->id);
+		gs_tv_set_str(x, "name", g->name);
+		gs_tv_set_str(x, "klass", g->klass);
+		gib(b, sizeof b, g->total_bytes);
+		gs_tv_set_str(x, "total_gib", b);
+		gib(b, sizeof b, g->usable_bytes);
+		gs_tv_set_str(x, "usable_gib", b);
+		gs_tv_set_str(x, "bf16", g->bf16 ? "yes" : "no");
+		gs_tv_set_str(x, "fp8", g->fp8 ? "yes" : "no");
+		gs_tv_set_str(x, "bandwidth", gs_fmt_fixed(b, sizeof b, g->bandwidth_gbs, 0));
+		gs_tv_set_str(x, "tflops", gs_fmt_fixed(b, sizeof b, g->bf16_tflops, 0));
+		gs_tv_set_str(x, "source", g->source);
+	}
+	return l;
+}
+
+/* Fields every page has. */
+static gs_tval *common_data(const mdw *w, const char *up)
+{
+	gs_tval *d = gs_tv_map();
+
+	gs_tv_set_str(d, "tool_version", w->meta.tool_version ? w->meta.tool_version : "");
+	gs_tv_set_str(d, "spec_path", w->meta.spec_path ? w->meta.spec_path : "");
+	gs_tv_set_str(d, "assumptions", w->meta.assumptions ? w->meta.assumptions : "");
+	gs_tv_set_str(d, "ext", w->sink->ext);
+	gs_tv_set_str(d, "up", up);
+	gs_tv_set_num(d, "tight_pct", GS_TIGHT_HEADROOM * 100);
+	gs_tv_set(d, "gpus", gpus_list(&w->meta));
+	return d;
+}
+
+static gs_err render(mdw *w, const char *name, const gs_tval *d, gs_tbuf *out, gs_error *e)
+{
+	return gs_tmpl_render(w->env, name, d, out, e);
+}
+
+/* -------------------------------------------------------------- begin */
+
+static gs_err w_begin(gs_writer *wr, const gs_report_meta *m, gs_error *e)
+{
+	mdw *w = wr->state;
+
+	w->meta = *m;
+	if (m->out_dir == NULL)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: no output directory", wr->name);
+	gs_mdgen_templates_dir(w->tdir, sizeof w->tdir);
+	w->env = gs_tmpl_env_new(w->tdir, gs_md_escape);
+	return w->sink->begin(w->sink, m->out_dir, e);
+}
+
+/* ----------------------------------------------------------- rows */
+
+static void crow_clear(crow *c)
+{
+	free(c->err_msg);
+	free(c->verdict);
+	free(c->headroom);
+	memset(c, 0, sizeof *c);
+}
+
+static void rows_clear(mdw *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nheavy; i++)
+		crow_clear(&w->heavy[i]);
+	w->nheavy = w->nrows = w->ncells = w->npicks = w->nerr = 0;
+	for (i = 0; i < GS_METHOD_MAX; i++) {
+		w->minb[i] = INT64_MAX;
+		w->method_present[i] = false;
+	}
+	for (i = 0; i < GS_F_MAX; i++)
+		w->formula_text[i] = NULL;
+}
+
+static gs_err w_model_begin(gs_writer *wr, const gs_model *model, gs_error *e)
+{
+	mdw *w = wr->state;
+
+	(void)e;
+	rows_clear(w);
+	w->model = model;
+	gs_plan_view_free(&w->plan);
+	gs_plan_view_init(&w->plan, w->meta.gpus, w->meta.n_gpus, w->meta.plan);
+	return GS_OK;
+}
+
+/* The whole data of row r, in a free slot of w->heavy. */
+static long heavy_add(mdw *w, const gs_row *r)
+{
+	crow *c = NULL;
+	size_t g, i;
+
+	for (i = 0; i < w->nheavy && c == NULL; i++)
+		if (!w->heavy[i].page && w->heavy[i].pins == 0 && w->heavy[i].verdict == NULL)
+			c = &w->heavy[i];
+	if (c == NULL) {
+		if (w->nheavy == w->capheavy) {
+			w->capheavy = w->capheavy ? w->capheavy * 2 : 64;
+			w->heavy = gs_xrealloc(w->heavy, w->capheavy * sizeof *w->heavy);
+		}
+		c = &w->heavy[w->nheavy++];
+	}
+	memset(c, 0, sizeof *c);
+	c->index = r->index;
+	snprintf(c->label, sizeof c->label, "%s", r->label);
+	snprintf(c->id, sizeof c->id, "%s", r->id);
+	c->s = r->settings;
+	c->err = r->err;
+	if (r->err != GS_OK)
+		c->err_msg = gs_xstrdup(r->err_msg[0] ? r->err_msg : gs_strerror(r->err));
+	c->est = r->est;
+	for (int f = 1; f < GS_F_MAX; f++) {
+		c->seed_ok[f] = r->err == GS_OK && r->seeds[f].recipe != NULL;
+		c->seed_dev[f] = c->seed_ok[f] ? r->seeds[f].device : 0;
+		c->seed_recipe[f] = c->seed_ok[f] ? r->seeds[f].recipe : NULL;
+	}
+	c->verdict = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, 1);
+	c->headroom = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, sizeof *c->headroom);
+	for (g = 0; g < w->meta.n_gpus; g++) {
+		double h = 0;
+		c->verdict[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
+		c->headroom[g] = h;
+	}
+	c->measured = gs_row_measured(&w->meta, r);
+	return (long)(c - w->heavy);
+}
+
+/* A row's whole data given up when nothing names it any more. */
+static void heavy_release(mdw *w, trow *t)
+{
+	crow *c;
+
+	if (t->heavy < 0)
+		return;
+	c = &w->heavy[t->heavy];
+	if (c->page || c->pins > 0)
+		return;
+	crow_clear(c);
+	t->heavy = -1;
+}
+
+static void pin(mdw *w, long row, int by)
+{
+	trow *t = &w->trows[row];
+
+	if (t->heavy < 0)
+		return;
+	w->heavy[t->heavy].pins += by;
+	if (by < 0)
+		heavy_release(w, t);
+}
+
+/* The chart candidates of (m, seq): found or added. */
+static pick *pick_at(mdw *w, gs_method m, int64_t seq)
+{
+	for (size_t i = 0; i < w->npicks; i++)
+		if (w->picks[i].method == m && w->picks[i].seq == seq)
+			return &w->picks[i];
+	if (w->npicks == w->cappicks) {
+		w->cappicks = w->cappicks ? w->cappicks * 2 : 32;
+		w->picks = gs_xrealloc(w->picks, w->cappicks * sizeof *w->picks);
+	}
+	pick *p = &w->picks[w->npicks++];
+	p->method = m;
+	p->seq = seq;
+	p->first_fit = p->least = -1;
+	return p;
+}
+
+/* Row i (the newest) as a chart candidate of p: the first that fits, and
+ * the least. Returns how many places it now holds; the row it displaced
+ * is unpinned. */
+static int pick_offer(mdw *w, pick *p, long i)
+{
+	const trow *t = &w->trows[i];
+	int holds = 0;
+
+	if (t->err != GS_OK)
+		return 0;
+	if (t->fits && p->first_fit < 0) {
+		p->first_fit = i;
+		holds++;
+	}
+	if (p->least < 0 || t->device < w->trows[p->least].device) {
+		long old = p->least;
+		p->least = i;
+		holds++;
+		if (old >= 0)
+			pin(w, old, -1);
+	}
+	return holds;
+}
+
+/* The answer cell of (m, seq): found or added. */
+static ibest *cell_at(mdw *w, gs_method m, int64_t seq)
+{
+	for (size_t i = 0; i < w->ncells; i++)
+		if (w->cells[i].method == m && w->cells[i].seq == seq)
+			return &w->cells[i];
+	if (w->ncells == w->capcells) {
+		w->capcells = w->capcells ? w->capcells * 2 : 32;
+		w->cells = gs_xrealloc(w->cells, w->capcells * sizeof *w->cells);
+	}
+	ibest *b = &w->cells[w->ncells++];
+	memset(b, 0, sizeof *b);
+	b->method = m;
+	b->seq = seq;
+	return b;
+}
+
+/* Smallest fitting GPU per (method, context), ranked by the spec's rule as
+ * the XLSX Summary does (gs_rank_before), then GPU order, then sweep
+ * order: row i (the newest, with its verdicts v) offered to its cell;
+ * 1 when it takes the cell (the row it displaced is unpinned). */
+static int cell_offer(mdw *w, ibest *b, long i, const unsigned char *v)
+{
+	gs_plan_rank rank = gs_plan_opts_rank(w->meta.plan);
+	const trow *t = &w->trows[i];
+	int64_t cnt = t->gpus > 0 ? t->gpus : 1;
+	long before = b->found ? (long)b->row : -1;
+
+	b->present = true;
+	for (size_t g = 0; g < w->meta.n_gpus; g++) {
+		const gs_gpu *gp = &w->meta.gpus[g];
+		gs_verdict vg = (gs_verdict)v[g];
+		if ((vg != GS_FITS && vg != GS_TIGHT) || !gs_plan_opts_eligible(w->meta.plan, gp))
+			continue;
+		if (b->found) {
+			uint64_t bu = w->meta.gpus[b->gpu].usable_bytes;
+			bool tight = vg == GS_TIGHT, btight = b->v == GS_TIGHT;
+			/* Not before the best so far; an equal rank keeps the
+			 * first in GPU order. */
+			if (!gs_rank_before(rank, tight, cnt, gp->usable_bytes, btight, b->count, bu) &&
+			    !(g < b->gpu && !gs_rank_before(rank, btight, b->count, bu, tight, cnt,
+			                                    gp->usable_bytes)))
+				continue;
+		}
+		b->found = true;
+		b->gpu = g;
+		b->count = cnt;
+		b->v = vg;
+		b->row = (size_t)i;
+	}
+	if (b->found && (long)b->row != before) {
+		if (before >= 0)
+			pin(w, before, -1);
+		return 1; /* row i holds the cell now */
+	}
+	return 0;
+}
+
+static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
+{
+	mdw *w = wr->state;
+	trow *t;
+	unsigned char *v;
+	gs_method m = r->settings.method;
+	long i;
+	bool page;
+
+	if ((unsigned)m >= GS_METHOD_MAX)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: row %s has no valid method", wr->name, r->id);
+	if (w->nrows == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->trows = gs_xrealloc(w->trows, w->cap * sizeof *w->trows);
+	}
+	i = (long)w->nrows++;
+	t = &w->trows[i];
+	memset(t, 0, sizeof *t);
+	t->method = m;
+	t->seq = r->settings.seq;
+	t->batch = r->settings.batch;
+	t->gpus = r->settings.gpus;
+	t->device = r->err == GS_OK ? r->est.device : 0;
+	t->err = r->err;
+	t->heavy = -1;
+	{
+		gs_settings k = r->settings;
+		char key[2048];
+		k.seq = 0;
+		gs_settings_key(&k, key, sizeof key);
+		t->cfg = gs_key_hash("", key);
+	}
+	v = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, 1);
+	for (size_t g = 0; g < w->meta.n_gpus; g++) {
+		double h = 0;
+		v[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
+		t->fits = t->fits || v[g] == GS_FITS || v[g] == GS_TIGHT;
+	}
+	w->method_present[m] = true;
+	if (r->err != GS_OK)
+		w->nerr++;
+	for (int f = 1; f < GS_F_MAX; f++)
+		if (w->formula_text[f] == NULL && r->err == GS_OK && r->seeds[f].recipe != NULL)
+			w->formula_text[f] = r->seeds[f].recipe;
+	/* A page shows each method's one-GPU rows at its smallest batch: a
+	 * smaller batch than any so far gives up the rows kept for the last. */
+	if (t->batch < w->minb[m]) {
+		w->minb[m] = t->batch;
+		for (size_t j = 0; j < (size_t)i; j++) {
+			trow *o = &w->trows[j];
+			if (o->method == m && o->heavy >= 0 && w->heavy[o->heavy].page) {
+				w->heavy[o->heavy].page = false;
+				heavy_release(w, o);
+			}
+		}
+	}
+	page = t->gpus <= 1 && t->batch == w->minb[m];
+	/* Kept whole while a page row, an answer or a chart candidate names it. */
+	int holds = cell_offer(w, cell_at(w, m, t->seq), i, v) + pick_offer(w, pick_at(w, m, t->seq), i) +
+	            pick_offer(w, pick_at(w, m, -1), i);
+	if (page || holds > 0) {
+		t = &w->trows[i];
+		t->heavy = heavy_add(w, r);
+		w->heavy[t->heavy].page = page;
+		w->heavy[t->heavy].pins = holds;
+	}
+	free(v);
+	gs_plan_view_row(&w->plan, r);
+	return GS_OK;
+}
+
+/* ---------------------------------------------------------- model page */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Distinct contexts of the model's rows (or of one method's, m >= 0). */
+static int64_t *distinct_seqs(const mdw *w, int m, size_t *n)
+{
+	int64_t *v = gs_xcalloc(w->nrows + 1, sizeof *v);
+	size_t i, k = 0, j;
+
+	for (i = 0; i < w->nrows; i++)
+		if (m < 0 || (int)w->trows[i].method == m)
+			v[k++] = w->trows[i].seq;
+	qsort(v, k, sizeof *v, cmp_i64);
+	for (i = 0, j = 0; i < k; i++)
+		if (j == 0 || v[j - 1] != v[i])
+			v[j++] = v[i];
+	*n = j;
+	return v;
+}
+
+/* Among the rows of method m (at context seq, or any when seq < 0) with an
+ * estimate: the first in sweep order that fits some GPU class, else the
+ * one with the least device memory per GPU; -1 if none. */
+static long pick_row(const mdw *w, gs_method m, int64_t seq)
+{
+	for (size_t i = 0; i < w->npicks; i++)
+		if (w->picks[i].method == m && w->picks[i].seq == seq)
+			return w->picks[i].first_fit >= 0 ? w->picks[i].first_fit : w->picks[i].least;
+	return -1;
+}
+
+/* The representative row of a method for the charts: picked (pick_row) at
+ * the method's middle context, else at any context; -1 if none. */
+static long representative(const mdw *w, gs_method m)
+{
+	size_t n;
+	int64_t *seqs = distinct_seqs(w, (int)m, &n), mid;
+	long r;
+
+	if (n == 0) {
+		free(seqs);
+		return -1;
+	}
+	mid = seqs[(n - 1) / 2];
+	free(seqs);
+	r = pick_row(w, m, mid);
+	return r >= 0 ? r : pick_row(w, m, -1);
+}
+
+/* Capacity lines: one per GPU class label, at the smallest usable memory in
+ * the class; ascending. Returns the count; caps has room for n_gpus. */
+static size_t class_caps(const gs_report_meta *m, gs_svg_cap *caps)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < m->n_gpus; i++) {
+		const gs_gpu *g = &m->gpus[i];
+		for (j = 0; j < n; j++)
+			if (strcmp(caps[j].label, g->klass) == 0)
+				break;
+		if (j == n) {
+			caps[n].label = g->klass;
+			caps[n].bytes = g->usable_bytes;
+			n++;
+		} else if (g->usable_bytes < caps[j].bytes) {
+			caps[j].bytes = g->usable_bytes;
+		}
+	}
+	for (i = 1; i < n; i++) /* insertion sort by bytes, then label */
+		for (j = i; j > 0 && (caps[j].bytes < caps[j - 1].bytes ||
+		                      (caps[j].bytes == caps[j - 1].bytes &&
+		                       strcmp(caps[j].label, caps[j - 1].label) < 0));
+		     j--) {
+			gs_svg_cap t = caps[j];
+			caps[j] = caps[j - 1];
+			caps[j - 1] = t;
+		}
+	return n;
+}
+
+typedef struct charts {
+	gs_tbuf comp, ctx;
+	char comp_file[512], ctx_file[512];
+	gs_tval *reps;   /* list of {method, label, device} for the caption */
+	gs_tval *series; /* list of {method, label, points} */
+} charts;
+
+static void make_charts(mdw *w, const char *id, const char *slug, charts *ch)
+{
+	gs_svg_cap *caps = gs_xcalloc(w->meta.n_gpus + 1, sizeof *caps);
+	size_t ncaps = class_caps(&w->meta, caps);
+	gs_svg_bar bars[GS_METHOD_MAX];
+	gs_svg_series ser[GS_METHOD_MAX];
+	int64_t *xs[GS_METHOD_MAX] = { 0 };
+	uint64_t *ys[GS_METHOD_MAX] = { 0 };
+	char tips[GS_METHOD_MAX][256], slabels[GS_METHOD_MAX][200];
+	size_t nb = 0, ns = 0, i, j;
+	char title[400], b[64];
+	int m;
+
+	ch->reps = gs_tv_list();
+	ch->series = gs_tv_list();
+	snprintf(ch->comp_file, sizeof ch->comp_file, "%s-components.svg", slug);
+	snprintf(ch->ctx_file, sizeof ch->ctx_file, "%s-context.svg", slug);
+	for (m = 0; m < GS_METHOD_MAX; m++) {
+		long r = representative(w, (gs_method)m);
+		const crow *c;
+		gs_tval *x;
+		size_t np = 0;
+
+		if (r < 0 || w->trows[r].heavy < 0)
+			continue;
+		c = &w->heavy[w->trows[r].heavy];
+		gib(b, sizeof b, c->est.device);
+		snprintf(tips[nb], sizeof tips[nb], "%s: %s GiB", c->label, b);
+		bars[nb].label = gs_method_name((gs_method)m);
+		bars[nb].tooltip = tips[nb];
+		bars[nb].part[0] = c->est.W;
+		bars[nb].part[1] = c->est.G;
+		bars[nb].part[2] = c->est.O;
+		bars[nb].part[3] = c->est.A;
+		bars[nb].part[4] = c->est.B;
+		nb++;
+		x = gs_tv_push(ch->reps, gs_tv_map());
+		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+		gs_tv_set_str(x, "label", c->label);
+		gs_tv_set_str(x, "device", b);
+
+		/* The context series: rows like the representative but for seq. */
+		xs[ns] = gs_xcalloc(w->nrows, sizeof *xs[ns]);
+		ys[ns] = gs_xcalloc(w->nrows, sizeof *ys[ns]);
+		for (i = 0; i < w->nrows; i++) {
+			const trow *o = &w->trows[i];
+			if (o->err != GS_OK || o->cfg != w->trows[r].cfg)
+				continue;
+			for (j = np; j > 0 && xs[ns][j - 1] > o->seq; j--) {
+				xs[ns][j] = xs[ns][j - 1];
+				ys[ns][j] = ys[ns][j - 1];
+			}
+			if (j > 0 && xs[ns][j - 1] == o->seq) { /* duplicate context: keep first */
+				memmove(&xs[ns][j], &xs[ns][j + 1], (np - j) * sizeof *xs[ns]);
+				memmove(&ys[ns][j], &ys[ns][j + 1], (np - j) * sizeof *ys[ns]);
+				continue;
+			}
+			xs[ns][j] = o->seq;
+			ys[ns][j] = o->device;
+			np++;
+		}
+		gs_settings_label_without(&c->s, "seq", slabels[ns], sizeof slabels[ns]);
+		ser[ns].label = gs_method_name((gs_method)m);
+		ser[ns].n = np;
+		ser[ns].x = xs[ns];
+		ser[ns].y = ys[ns];
+		x = gs_tv_push(ch->series, gs_tv_map());
+		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+		gs_tv_set_str(x, "label", slabels[ns]);
+		gs_tv_set_num(x, "points", (double)np);
+		ns++;
+	}
+	snprintf(title, sizeof title, "%.300s: memory per GPU by component", id);
+	gs_svg_stacked(&ch->comp, title, bars, nb, caps, ncaps);
+	snprintf(title, sizeof title, "%.300s: device memory against context length", id);
+	{
+		const char *cfg[GS_METHOD_MAX];
+		for (i = 0; i < ns; i++)
+			cfg[i] = slabels[i];
+		gs_svg_lines_ex(&ch->ctx, title, "context length (tokens, log scale)", ser, cfg, ns, caps,
+		                ncaps);
+	}
+	for (i = 0; i < ns; i++) {
+		free(xs[i]);
+		free(ys[i]);
+	}
+	free(caps);
+}
+
+/* A short matrix cell (the model page; the legend says it once): "✓ 22%"
+ * fits with 22% of the usable memory left, "≈ 8%" tight, "✗ 39.6" the GiB
+ * over, "—" not runnable. */
+static const char *short_cell(char *buf, size_t n, gs_verdict v, double h, uint64_t device,
+                              uint64_t usable)
+{
+	char num[48];
+
+	if (v == GS_FITS || v == GS_TIGHT)
+		snprintf(buf, n, "%s %s%%", v == GS_FITS ? "✓" : "≈",
+		         gs_fmt_fixed(num, sizeof num, h * 100, 0));
+	else if (v == GS_NO_FIT && device > usable)
+		snprintf(buf, n, "✗ %s", gs_fmt_fixed(num, sizeof num, (double)(device - usable) / GS_GIB, 1));
+	else if (v == GS_NO_FIT)
+		snprintf(buf, n, "✗");
+	else
+		snprintf(buf, n, "—");
+	return buf;
+}
+
+/* The recipe's name: the text before its first ':' ("amp-bf16"). */
+static void recipe_name(char *buf, size_t n, const char *recipe)
+{
+	const char *colon = recipe ? strchr(recipe, ':') : NULL;
+
+	if (recipe == NULL)
+		snprintf(buf, n, "n/a");
+	else if (colon)
+		snprintf(buf, n, "%.*s", (int)(colon - recipe), recipe);
+	else
+		snprintf(buf, n, "%s", recipe);
+}
+
+static void set_gib(gs_tval *x, const char *key, uint64_t bytes, bool ok)
+{
+	char b[64];
+	if (ok)
+		gib(b, sizeof b, bytes);
+	gs_tv_set_str(x, key, ok ? b : "n/a");
+}
+
+static gs_tval *row_data(const mdw *w, const crow *c, const gs_plan_view *v)
+{
+	bool ok = c->err == GS_OK;
+	gs_tval *x = gs_tv_map(), *cells;
+	char b[256], b2[64], b3[64];
+	size_t g;
+	int f;
+
+	gs_tv_set_str(x, "label", c->label);
+	gs_tv_set_str(x, "id", c->id);
+	gs_tv_set_bool(x, "ok", c->err == GS_OK);
+	gs_tv_set_str(x, "error", c->err_msg ? c->err_msg : "");
+	set_gib(x, "device", c->est.device, ok);
+	set_gib(x, "W", c->est.W, ok);
+	set_gib(x, "G", c->est.G, ok);
+	set_gib(x, "O", c->est.O, ok);
+	set_gib(x, "A", c->est.A, ok);
+	set_gib(x, "B", c->est.B, ok);
+	set_gib(x, "allocated", c->est.allocated, ok);
+	set_gib(x, "reserved", c->est.reserved, ok);
+	set_gib(x, "host", c->est.host, ok);
+	gs_tv_set_bool(x, "has_host", c->est.host > 0);
+	{
+		char bpp[256], b1[64];
+		gs_fmt_fixed(b1, sizeof b1, c->est.bpp_W, 2);
+		gs_fmt_fixed(b2, sizeof b2, c->est.bpp_G, 2);
+		gs_fmt_fixed(b3, sizeof b3, c->est.bpp_O, 2);
+		snprintf(bpp, sizeof bpp, "%s / %s / %s", b1, b2, b3);
+		gs_tv_set_str(x, "bpp", ok ? bpp : "n/a");
+	}
+	recipe_name(b, sizeof b, ok ? c->est.recipe : NULL);
+	gs_tv_set_str(x, "recipe", b);
+	snprintf(b, sizeof b, "%s (step %d)", c->err == GS_OK ? gs_phase_name(c->est.peak_phase) : "n/a",
+	         c->est.peak_step);
+	gs_tv_set_str(x, "peak", c->err == GS_OK ? b : "n/a");
+	gs_tv_set_str(x, "note", c->est.note);
+	for (f = 1; f < GS_F_MAX; f++) {
+		static const char *const key[GS_F_MAX] = { "", "cookbook", "rule_of_thumb", "zero1_rule" };
+		if (c->seed_ok[f])
+			gib(b, sizeof b, c->seed_dev[f]);
+		else
+			snprintf(b, sizeof b, "n/a");
+		gs_tv_set_str(x, key[f], b);
+	}
+	cells = gs_tv_set(x, "cells", gs_tv_list());
+	for (size_t k = 0; k < v->n_classes; k++) {
+		g = v->classes[k];
+		gs_tv_push(cells, gs_tv_str(short_cell(b, sizeof b, (gs_verdict)c->verdict[g], c->headroom[g],
+		                                       c->est.device, w->meta.gpus[g].usable_bytes)));
+	}
+	return x;
+}
+
+/* A GPU's name without the vendor's brand words ("RTX 4090", "H100 80GB
+ * HBM3 (SXM)"), for narrow column headings. */
+static void short_gpu_name(char *buf, size_t n, const char *name)
+{
+	static const char *const drop[] = { "NVIDIA ", "GeForce ", "AMD Instinct ", "Tesla " };
+	const char *p = name;
+
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+			if (strncmp(p, drop[i], strlen(drop[i])) == 0 && p[strlen(drop[i])] != '\0') {
+				p += strlen(drop[i]);
+				again = true;
+			}
+	}
+	snprintf(buf, n, "%s", p);
+}
+
+/* Push s onto list unless an equal string is there already. */
+static void push_distinct(gs_tval *list, const char *s)
+{
+	size_t k;
+
+	for (k = 0; k < gs_tv_len(list); k++)
+		if (strcmp(gs_tv_text(gs_tv_at(list, k)), s) == 0)
+			return;
+	gs_tv_push(list, gs_tv_str(s));
+}
+
+/* The model's answers, from the cells the rows filled (cell_offer). */
+static void index_entry(mdw *w, imodel *im)
+{
+	size_t k;
+	int m;
+
+	im->seqs = distinct_seqs(w, -1, &im->nseq);
+	im->best = gs_xcalloc(GS_METHOD_MAX * (im->nseq ? im->nseq : 1), sizeof *im->best);
+	for (m = 0; m < GS_METHOD_MAX; m++) {
+		im->method_present[m] = w->method_present[m];
+		for (k = 0; k < im->nseq; k++) {
+			im->best[m * im->nseq + k].method = (gs_method)m;
+			im->best[m * im->nseq + k].seq = im->seqs[k];
+		}
+	}
+	im->nerr = w->nerr;
+	for (size_t i = 0; i < w->ncells; i++) {
+		const ibest *c = &w->cells[i];
+		for (k = 0; k < im->nseq && im->seqs[k] != c->seq; k++)
+			;
+		if (k < im->nseq)
+			im->best[(size_t)c->method * im->nseq + k] = *c;
+	}
+}
+
+/* The page's answer first: per method and context, the smallest GPU class
+ * and count that fits (the index's cell, by the spec's rule) and the
+ * configuration that does it. */
+/* The time model on an answer's class and count (timing.h): "time" a
+ * training step, or one sequence's decode rate; "budget" the spec's token
+ * budget's time and, where the class is priced, cost (training only). */
+static void answer_time(const mdw *w, const gs_arch *a, const crow *c, const gs_gpu *g, gs_tval *x)
+{
+	gs_time t;
+	gs_error sub = { 0 };
+	char b[96], s1[32], s2[32];
+	double budget = w->meta.time ? w->meta.time->tokens_budget : 0;
+
+	gs_tv_set_str(x, "time", "");
+	gs_tv_set_str(x, "budget", "");
+	if (a == NULL || c->err != GS_OK || gs_time_row(a, &c->s, &c->est, g, w->meta.time, &t, &sub) != GS_OK)
+		return;
+	if (c->s.method == GS_INFER) {
+		snprintf(b, sizeof b, "%s%.1f tokens/s", t.tp_unmodelled ? "up to " : "", t.decode_tok_s_seq);
+		gs_tv_set_str(x, "time", b);
+		return;
+	}
+	snprintf(b, sizeof b, "%s%s a step", t.tp_unmodelled ? "at least " : "", gs_time_fmt_secs(s1, sizeof s1, t.step_s));
+	gs_tv_set_str(x, "time", b);
+	if (budget > 0) {
+		gs_time_fmt_secs(s1, sizeof s1, t.budget_s);
+		if (t.cost_usd > 0)
+			snprintf(b, sizeof b, "%s, %s", s1, gs_time_fmt_usd(s2, sizeof s2, t.cost_usd));
+		else
+			snprintf(b, sizeof b, "%s", s1);
+		gs_tv_set_str(x, "budget", b);
+	}
+}
+
+static void page_answers(const mdw *w, const imodel *im, const gs_arch *a, gs_tval *d)
+{
+	gs_tval *list = gs_tv_set(d, "answers", gs_tv_list());
+	char b[256];
+	double budget = w->meta.time ? w->meta.time->tokens_budget : 0;
+	bool priced = false;
+
+	for (size_t g = 0; g < w->meta.n_gpus; g++)
+		priced = priced || w->meta.gpus[g].price_usd_hour > 0;
+	gs_tv_set_str(d, "budget", budget > 0 ? gs_time_fmt_count(b, sizeof b, budget) : "");
+	gs_tv_set_str(d, "priced", priced ? "yes" : "");
+	gs_tv_set_str(d, "runtime", gs_runtime_name(w->meta.time ? w->meta.time->runtime : GS_RT_HF));
+	gs_tv_set_str(d, "train_runtime",
+	              gs_train_runtime_name(w->meta.time ? w->meta.time->train_runtime : GS_TRT_PYTORCH));
+
+	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
+	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
+	gs_plan_opts_eligible_text(w->meta.plan, b, sizeof b);
+	gs_tv_set_str(d, "eligible", b);
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		if (!im->method_present[m])
+			continue;
+		for (size_t k = 0; k < im->nseq; k++) {
+			const ibest *bb = &im->best[(size_t)m * im->nseq + k];
+			gs_tval *x;
+
+			if (!bb->present)
+				continue;
+			x = gs_tv_push(list, gs_tv_map());
+			gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+			gs_tv_set_num(x, "context", (double)bb->seq);
+			if (!bb->found) {
+				gs_tv_set_str(x, "gpus", "none fits");
+				gs_tv_set_str(x, "label", "");
+				gs_tv_set_str(x, "device", "");
+				gs_tv_set_str(x, "time", "");
+				gs_tv_set_str(x, "budget", "");
+				continue;
+			}
+			const gs_gpu *g = &w->meta.gpus[bb->gpu];
+			const crow *c = &w->heavy[w->trows[bb->row].heavy];
+			snprintf(b, sizeof b, "%lld x %s (%s)%s", (long long)bb->count, g->klass, g->name,
+			         bb->v == GS_TIGHT ? ", tight" : "");
+			gs_tv_set_str(x, "gpus", b);
+			gs_tv_set_str(x, "label", c->label);
+			gib(b, sizeof b, c->est.device);
+			gs_tv_set_str(x, "device", b);
+			answer_time(w, a, c, g, x);
+		}
+	}
+}
+
+static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
+{
+	mdw *w = wr->state;
+	gs_tval *d = NULL, *mm, *methods, *notes, *recipes, *formulas;
+	gs_tbuf md = { 0 };
+	charts ch;
+	gs_mdchart mc[2];
+	char *slug = safe_slug(model->slug), rel[600], b[128];
+	imodel *im;
+	size_t i, k;
+	gs_err err;
+	int m;
+
+	memset(&ch, 0, sizeof ch);
+	w->model = model;
+	/* Index entry first (cheap, and needed even if the page fails). */
+	if (w->nmodels == w->mcap) {
+		w->mcap = w->mcap ? w->mcap * 2 : 16;
+		w->models = gs_xrealloc(w->models, w->mcap * sizeof *w->models);
+	}
+	im = &w->models[w->nmodels++];
+	memset(im, 0, sizeof *im);
+	im->id = gs_xstrdup(model->id ? model->id : "");
+	im->slug = gs_xstrdup(slug);
+	params_text(b, sizeof b, model->arch);
+	im->params = gs_xstrdup(b);
+	im->param_source = gs_xstrdup(model->param_source ? model->param_source : "");
+	im->nrows = w->nrows;
+	index_entry(w, im);
+	gs_plan_view_compute(&w->plan, model->arch);
+	im->plan = w->plan;
+	memset(&w->plan, 0, sizeof w->plan);
+
+	/* The page's data. */
+	d = common_data(w, "../");
+	mm = gs_tv_set(d, "model", gs_tv_map());
+	gs_tv_set_str(mm, "id", im->id);
+	gs_tv_set_str(mm, "slug", slug);
+	gs_tv_set_str(mm, "params", im->params);
+	gs_tv_set_str(mm, "param_source", im->param_source);
+	gs_tv_set_str(mm, "arch", model->arch ? model->arch->model_type : "");
+	gs_tv_set_str(mm, "warning", model->arch ? model->arch->warning : "");
+	gs_tv_set_num(mm, "nrows", (double)w->nrows);
+	gs_tv_set_num(mm, "nerr", (double)im->nerr);
+	snprintf(b, sizeof b, "../index.%s", w->sink->ext);
+	gs_tv_set_str(d, "index_page", b);
+
+	make_charts(w, im->id, slug, &ch);
+	gs_tv_set_str(d, "chart_components", ch.comp_file);
+	gs_tv_set_str(d, "chart_context", ch.ctx_file);
+	gs_tv_set(d, "reps", ch.reps);
+	gs_tv_set(d, "series", ch.series);
+
+	page_answers(w, im, model->arch, d);
+	methods = gs_tv_set(d, "methods", gs_tv_list());
+	size_t shown = 0;
+	for (m = 0; m < GS_METHOD_MAX; m++) {
+		gs_tval *me, *rows, *errs;
+		int64_t batch = INT64_MAX;
+
+		if (!im->method_present[m])
+			continue;
+		/* On the page: the method's rows on one GPU at its smallest swept
+		 * micro-batch (every row is in the CSV, JSON and workbook). */
+		batch = w->minb[m];
+		me = gs_tv_push(methods, gs_tv_map());
+		gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
+		gs_tv_set_num(me, "batch", (double)batch);
+		rows = gs_tv_set(me, "rows", gs_tv_list());
+		errs = gs_tv_set(me, "errors", gs_tv_list());
+		notes = gs_tv_set(me, "notes", gs_tv_list());
+		recipes = gs_tv_set(me, "recipes", gs_tv_list());
+		gs_tval *meas = gs_tv_set(me, "measured", gs_tv_list());
+		for (i = 0; i < w->nrows; i++) {
+			const trow *t = &w->trows[i];
+			if ((int)t->method != m || t->gpus > 1 || t->batch != batch || t->heavy < 0)
+				continue;
+			const crow *c = &w->heavy[t->heavy];
+			shown++;
+			gs_tv_push(rows, row_data(w, c, &im->plan));
+			if (c->measured != NULL) {
+				char txt[256];
+				gs_tval *x = gs_tv_push(meas, gs_tv_map());
+				gs_measured_row_text(c->measured, &c->est, txt, sizeof txt);
+				gs_tv_set_str(x, "label", c->label);
+				gs_tv_set_str(x, "text", txt);
+			}
+			if (c->err != GS_OK) {
+				gs_tval *x = gs_tv_push(errs, gs_tv_map());
+				gs_tv_set_str(x, "id", c->id);
+				gs_tv_set_str(x, "label", c->label);
+				gs_tv_set_str(x, "error", c->err_msg);
+			}
+			if (c->err == GS_OK && c->est.note[0])
+				push_distinct(notes, c->est.note);
+			if (c->err == GS_OK && c->est.recipe)
+				push_distinct(recipes, c->est.recipe);
+		}
+	}
+
+	gs_tv_set_num(d, "shown", (double)shown);
+	{
+		gs_tval *cl = gs_tv_set(d, "classes", gs_tv_list());
+		for (k = 0; k < im->plan.n_classes; k++) {
+			const gs_gpu *g = &w->meta.gpus[im->plan.classes[k]];
+			gs_tval *x = gs_tv_push(cl, gs_tv_map());
+			char nm[96];
+			short_gpu_name(nm, sizeof nm, g->name);
+			gs_tv_set_str(x, "klass", g->klass);
+			gs_tv_set_str(x, "name", nm);
+		}
+	}
+
+	/* The seeds' formulas as the engine states them (first row that has each). */
+	formulas = gs_tv_set(d, "formulas", gs_tv_list());
+	for (k = 1; k < GS_F_MAX; k++) {
+		if (w->formula_text[k]) {
+			gs_tval *x = gs_tv_push(formulas, gs_tv_map());
+			gs_tv_set_str(x, "name", gs_formula_name((gs_formula)k));
+			gs_tv_set_str(x, "text", w->formula_text[k]);
+		}
+	}
+
+	err = render(w, "model.md.tmpl", d, &md, e);
+	if (!err) {
+		mc[0].file = ch.comp_file;
+		mc[0].svg = ch.comp.p;
+		mc[0].len = ch.comp.len;
+		mc[1].file = ch.ctx_file;
+		mc[1].svg = ch.ctx.p;
+		mc[1].len = ch.ctx.len;
+		snprintf(rel, sizeof rel, "models/%s", slug);
+		err = w->sink->page(w->sink, w->meta.out_dir, rel, im->id, md.p, md.len, mc, 2, e);
+	}
+	gs_tv_free(d);
+	gs_tbuf_free(&md);
+	gs_tbuf_free(&ch.comp);
+	gs_tbuf_free(&ch.ctx);
+	free(slug);
+	rows_clear(w);
+	return err;
+}
+
+/* --------------------------------------------------------------- index */
+
+/* The plan view of one model as the index shows it: one row per method and
+ * eligible class, one cell per context of the model (the best class at a
+ * context in bold), and the longest context on one GPU. */
+static void plan_data(const mdw *w, const imodel *im, gs_tval *rows, gs_tval *bases)
+{
+	const gs_plan_view *v = &im->plan;
+	char b[160];
+
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		const gs_plan_method *pm = &v->m[m];
+		gs_tval *x;
+
+		if (!pm->present)
+			continue;
+		x = gs_tv_push(bases, gs_tv_map());
+		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+		gs_tv_set_str(x, "label", pm->label);
+		for (size_t c = 0; c < v->n_classes; c++) {
+			const gs_gpu *g = &w->meta.gpus[v->classes[c]];
+			gs_tval *row = gs_tv_push(rows, gs_tv_map()), *cells;
+
+			gs_tv_set_str(row, "method", c == 0 ? gs_method_name((gs_method)m) : "");
+			snprintf(b, sizeof b, "%s (%s)", g->klass, g->name);
+			gs_tv_set_str(row, "klass", b);
+			cells = gs_tv_set(row, "cells", gs_tv_list());
+			for (size_t k = 0; k < im->nseq; k++) {
+				size_t j;
+				for (j = 0; j < pm->nseq && pm->seqs[j] != im->seqs[k]; j++)
+					;
+				if (j == pm->nseq) {
+					gs_tv_push(cells, gs_tv_str("—"));
+					continue;
+				}
+				gs_plan_cell_text(v, &pm->cells[c * pm->nseq + j], b, sizeof b);
+				if (pm->best[j] == c) {
+					char t[180];
+					snprintf(t, sizeof t, "**%s**", b);
+					gs_tv_push(cells, gs_tv_str(t));
+				} else {
+					gs_tv_push(cells, gs_tv_str(b));
+				}
+			}
+			if (pm->nseq > 0 && pm->cells[c * pm->nseq].state != GS_PC_FOUND &&
+			    pm->cells[c * pm->nseq].state != GS_PC_NONE)
+				gs_plan_cell_text(v, &pm->cells[c * pm->nseq], b, sizeof b);
+			else if (pm->longest[c] == 0)
+				snprintf(b, sizeof b, "none");
+			else
+				snprintf(b, sizeof b, "%" PRId64 "%s", pm->longest[c],
+				         pm->bounded[c] ? " (the model's limit)" : "");
+			gs_tv_set_str(row, "longest", b);
+		}
+	}
+}
+
+static gs_err w_end(gs_writer *wr, gs_error *e)
+{
+	mdw *w = wr->state;
+	gs_tval *d = common_data(w, ""), *models;
+	gs_tbuf md = { 0 };
+	char b[256];
+	size_t i, k;
+	gs_err err;
+	int m;
+
+	snprintf(b, sizeof b, "index.%s", w->sink->ext);
+	gs_tv_set_str(d, "index_page", b);
+	models = gs_tv_set(d, "models", gs_tv_list());
+	for (i = 0; i < w->nmodels; i++) {
+		const imodel *im = &w->models[i];
+		gs_tval *x = gs_tv_push(models, gs_tv_map()), *ctx, *methods;
+		snprintf(b, sizeof b, "models/%s.%s", im->slug, w->sink->ext);
+		gs_tv_set_str(x, "id", im->id);
+		gs_tv_set_str(x, "page", b);
+		gs_tv_set_str(x, "params", im->params);
+		gs_tv_set_str(x, "param_source", im->param_source);
+		gs_tv_set_num(x, "nrows", (double)im->nrows);
+		gs_tv_set_num(x, "nerr", (double)im->nerr);
+		ctx = gs_tv_set(x, "contexts", gs_tv_list());
+		for (k = 0; k < im->nseq; k++)
+			gs_tv_push(ctx, gs_tv_num((double)im->seqs[k]));
+		plan_data(w, im, gs_tv_set(x, "plan", gs_tv_list()), gs_tv_set(x, "plan_bases", gs_tv_list()));
+		methods = gs_tv_set(x, "methods", gs_tv_list());
+		for (m = 0; m < GS_METHOD_MAX; m++) {
+			gs_tval *me, *cells;
+			if (!im->method_present[m])
+				continue;
+			me = gs_tv_push(methods, gs_tv_map());
+			gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
+			cells = gs_tv_set(me, "cells", gs_tv_list());
+			for (k = 0; k < im->nseq; k++) {
+				const ibest *bb = &im->best[(size_t)m * im->nseq + k];
+				const gs_gpu *g;
+				if (!bb->found) {
+					gs_tv_push(cells, gs_tv_str(bb->present ? "none fits" : "—"));
+					continue;
+				}
+				g = &w->meta.gpus[bb->gpu];
+				snprintf(b, sizeof b, "%lld x %s (%s)%s", (long long)bb->count, g->klass, g->name,
+				         bb->v == GS_TIGHT ? ", tight" : "");
+				gs_tv_push(cells, gs_tv_str(b));
+			}
+		}
+	}
+	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
+	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
+	gs_plan_opts_eligible_text(w->meta.plan, b, sizeof b);
+	gs_tv_set_str(d, "eligible", b);
+	gs_tv_set_num(d, "plan_max_gpus", (double)(w->models ? w->models[0].plan.max_gpus
+	                                                      : GS_PLAN_VIEW_MAX_GPUS));
+	err = render(w, "index.md.tmpl", d, &md, e);
+	if (!err)
+		err = w->sink->page(w->sink, w->meta.out_dir, "index", "GPU sizing report", md.p, md.len,
+		                    NULL, 0, e);
+	gs_tv_free(d);
+	gs_tbuf_free(&md);
+	return err;
+}
+
+static void w_free(gs_writer *wr)
+{
+	mdw *w;
+	size_t i;
+
+	if (wr == NULL)
+		return;
+	w = wr->state;
+	if (w) {
+		rows_clear(w);
+		free(w->trows);
+		free(w->heavy);
+		free(w->cells);
+		free(w->picks);
+		for (i = 0; i < w->nmodels; i++) {
+			imodel *im = &w->models[i];
+			free(im->id);
+			free(im->slug);
+			free(im->params);
+			free(im->param_source);
+			free(im->seqs);
+			free(im->best);
+			gs_plan_view_free(&im->plan);
+		}
+		gs_plan_view_free(&w->plan);
+		free(w->models);
+		gs_tmpl_env_free(w->env);
+		free(w);
+	}
+	free(wr);
+}
+
+gs_writer *gs_mdgen_writer(const gs_mdsink *sink)
+{
+	gs_writer *wr = gs_xcalloc(1, sizeof *wr);
+	mdw *w = gs_xcalloc(1, sizeof *w);
+
+	w->sink = sink;
+	wr->name = sink->name;
+	wr->begin = w_begin;
+	wr->model_begin = w_model_begin;
+	wr->row = w_row;
+	wr->model_end = w_model_end;
+	wr->end = w_end;
+	wr->free = w_free;
+	wr->state = w;
+	return wr;
+}
+
+/* ------------------------------------------------- the Markdown sink */
+
+static gs_err md_begin(const gs_mdsink *s, const char *out_dir, gs_error *e)
+{
+	char path[4096];
+	gs_err err;
+
+	(void)s;
+	err = gs_path_join(path, sizeof path, out_dir, "models", NULL, e);
+	if (!err)
+		err = gs_mkdirs(path, e);
+	return err;
+}
+
+/* The page as out_dir/<rel>.md, its charts as .svg files in models/. */
+static gs_err md_page(const gs_mdsink *s, const char *out_dir, const char *rel, const char *title,
+                      const char *md, size_t len, const gs_mdchart *chart, size_t ncharts,
+                      gs_error *e)
+{
+	char path[4096];
+	gs_err err;
+	size_t i;
+
+	(void)s;
+	(void)title;
+	err = gs_path_join(path, sizeof path, out_dir, rel, ".md", e);
+	if (!err)
+		err = gs_write_file_atomic(path, md, len, e);
+	for (i = 0; !err && i < ncharts; i++) {
+		err = gs_path_join(path, sizeof path, out_dir, "models/", chart[i].file, e);
+		if (!err)
+			err = gs_write_file_atomic(path, chart[i].svg, chart[i].len, e);
+	}
+	return err;
+}
+
+static const gs_mdsink md_sink = { "md", "md", md_begin, md_page };
+
+gs_writer *gs_writer_md(void)
+{
+	return gs_mdgen_writer(&md_sink);
+}
+
+/* ------------------------------------------------------- assumptions */
+
+gs_err gs_report_assumptions(char **text, gs_error *e)
+{
+	char dir[4096];
+	gs_tmpl_env *env;
+	gs_tval *d = gs_tv_map();
+	gs_tbuf out = { 0 };
+	gs_err err;
+
+	*text = NULL;
+	gs_mdgen_templates_dir(dir, sizeof dir);
+	env = gs_tmpl_env_new(dir, gs_md_escape);
+	err = gs_tmpl_render(env, ASSUMPTIONS_TMPL, d, &out, e);
+	if (!err)
+		*text = out.p ? out.p : gs_xstrdup("");
+	else
+		gs_tbuf_free(&out);
+	gs_tv_free(d);
+	gs_tmpl_env_free(env);
+	return err;
+}
