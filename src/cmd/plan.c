@@ -75,64 +75,30 @@ typedef struct cls_plan {
 	size_t n_ladder;                /* 0: no ladder asked for, or it fits as given */
 	bool timed;                     /* t holds the time model at the fewest count */
 	gs_time t;
-	size_t order;                   /* class order, for ties */
 } cls_plan;
 
-/* What --rank names: the report ranks, or time or cost. */
-enum { RANK_NONE = -1, RANK_TIME = GS_RANK_MAX + 1, RANK_COST };
+/* No --rank: the classes in their file order. */
+#define RANK_NONE (-1)
 
-/* The time and cost keys of a class (lower first; HUGE_VAL: none). */
-static double rank_key(const cls_plan *c, int rank, bool infer)
+/* The classes ranked by the one rule (gs_offers_rank): what fits before
+ * what does not, then --rank, then class order. */
+static void rank_classes(cls_plan *c, size_t n, gs_plan_rank rank, bool infer)
 {
-	if (!c->timed)
-		return HUGE_VAL;
-	double n = (double)c->count.s.gpus;
-	if (rank == RANK_TIME)
-		return infer ? c->t.decode_step_s : 1 / c->t.tok_s_total;
-	if (!(c->g->price_usd_hour > 0))
-		return HUGE_VAL;
-	return infer ? c->t.usd_per_mtok : c->g->price_usd_hour * n / c->t.tok_s_total;
-}
+	gs_offer *o = gs_xcalloc(n ? n : 1, sizeof *o);
+	cls_plan *was = gs_xcalloc(n ? n : 1, sizeof *was);
 
-/* Whether class a ranks strictly before b: what fits before what does not,
- * then the rule, then class order. */
-static bool ranks_before(const cls_plan *a, const cls_plan *b, int rank, bool infer)
-{
-	if (a->count.found != b->count.found)
-		return a->count.found;
-	if (a->count.found) {
-		if (rank == RANK_TIME || rank == RANK_COST) {
-			double ka = rank_key(a, rank, infer), kb = rank_key(b, rank, infer);
-			if (ka != kb)
-				return ka < kb;
-		} else {
-			bool ta = a->count.v == GS_TIGHT, tb = b->count.v == GS_TIGHT;
-			if (gs_rank_before((gs_plan_rank)rank, ta, a->count.s.gpus, a->g->usable_bytes, tb,
-			                   b->count.s.gpus, b->g->usable_bytes))
-				return true;
-			if (gs_rank_before((gs_plan_rank)rank, tb, b->count.s.gpus, b->g->usable_bytes, ta,
-			                   a->count.s.gpus, a->g->usable_bytes))
-				return false;
-		}
+	for (size_t i = 0; i < n; i++) {
+		o[i] = (gs_offer){ c[i].count.found, i, c[i].g->usable_bytes, c[i].count.s.gpus,
+		                   c[i].count.v == GS_TIGHT,
+		                   gs_rank_key(rank, c[i].timed ? &c[i].t : NULL, infer, c[i].count.s.gpus,
+		                               c[i].g->price_usd_hour) };
+		was[i] = c[i];
 	}
-	return a->order < b->order;
-}
-
-/* Insertion sort (a few dozen classes), stable by construction. */
-static void rank_classes(cls_plan *c, size_t n, int rank, bool infer)
-{
-	for (size_t i = 1; i < n; i++) {
-		cls_plan x = c[i];
-		size_t j = i;
-		for (; j > 0 && ranks_before(&x, &c[j - 1], rank, infer); j--)
-			c[j] = c[j - 1];
-		c[j] = x;
-	}
-}
-
-static const char *rank_name(int rank)
-{
-	return rank == RANK_TIME ? "time" : rank == RANK_COST ? "cost" : gs_plan_rank_name((gs_plan_rank)rank);
+	gs_offers_rank(rank, o, n);
+	for (size_t i = 0; i < n; i++)
+		c[i] = was[o[i].order];
+	free(o);
+	free(was);
 }
 
 static void plan_class(const gs_arch *a, const gs_settings *s, const gs_gpu *g, int64_t max_gpus,
@@ -216,7 +182,7 @@ static void print_text(FILE *fp, const char *model, const gs_settings *s, const 
 	fprintf(fp, "model      %s\nsettings   %s\n\n", model, label);
 	fprintf(fp, "fewest GPUs per class (up to %" PRId64 "), device GiB per GPU", max_gpus);
 	if (rank != RANK_NONE)
-		fprintf(fp, ", ranked by %s", rank_name(rank));
+		fprintf(fp, ", ranked by %s", gs_plan_rank_name((gs_plan_rank)rank));
 	if (s->method != GS_INFER) {
 		fprintf(fp, ";\ntime per optimizer step there (%s stack)", gs_train_runtime_name(to->train_runtime));
 		if (to->tokens_budget > 0) {
@@ -244,7 +210,7 @@ static void print_text(FILE *fp, const char *model, const gs_settings *s, const 
 		tp_note = tp_note || (c[i].timed && c[i].t.tp_unmodelled);
 	if (tp_note)
 		gs_cli_print_tp_note(fp);
-	if (rank == RANK_COST)
+	if (rank == GS_RANK_COST)
 		fputs("  (cost ranks the classes with a price: --price ID=USD or price_usd_per_hour in a GPU file)\n", fp);
 	fputs("\nlargest micro-batch and longest context that fit, the other settings held\n"
 	      "(0: not even 1 fits):\n", fp);
@@ -352,7 +318,7 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 	if (rank == RANK_NONE)
 		fputs("null", fp);
 	else
-		gs_json_str(fp, rank_name(rank));
+		gs_json_str(fp, gs_plan_rank_name((gs_plan_rank)rank));
 	fprintf(fp, ",\"runtime\":\"%s\",\"train_runtime\":\"%s\",\"tokens_budget\":%.17g",
 	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
 	fprintf(fp, ",\"max_gpus\":%" PRId64 ",\"classes\":[", max_gpus);
@@ -428,8 +394,7 @@ int cmd_plan(int argc, char **argv)
 		case GS_OPT_QUIET: quiet = true; break;
 		case OPT_LONG_CONTEXT: long_ctx = true; break;
 		case OPT_RANK:
-			rank = strcmp(val, "time") == 0 ? RANK_TIME : strcmp(val, "cost") == 0 ? RANK_COST
-			       : (int)gs_plan_rank_parse(val);
+			rank = (int)gs_plan_rank_parse(val);
 			if (rank == (int)GS_RANK_MAX) {
 				gs_opt_bad_value(&gs_cmd_plan, o, val, "fewest-gpus, least-memory, time or cost", &e);
 				goto fail;
@@ -452,7 +417,7 @@ int cmd_plan(int argc, char **argv)
 	    gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK || gs_cli_time_price(&ct, g, ng, "plan", &e) != GS_OK ||
 	    (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "plan", &e) != GS_OK))
 		goto fail;
-	if (rank == RANK_COST) {
+	if (rank == GS_RANK_COST) {
 		bool priced = false;
 		for (size_t i = 0; i < ng; i++)
 			priced = priced || g[i].price_usd_hour > 0;
@@ -465,10 +430,9 @@ int cmd_plan(int argc, char **argv)
 	c = gs_xcalloc(ng ? ng : 1, sizeof *c);
 	for (size_t i = 0; i < ng; i++) {
 		plan_class(&a, &r.s, &g[i], max_gpus, only != NULL, all, &ct.to, &c[i]);
-		c[i].order = i;
 	}
 	if (rank != RANK_NONE)
-		rank_classes(c, ng, rank, r.s.method == GS_INFER);
+		rank_classes(c, ng, (gs_plan_rank)rank, r.s.method == GS_INFER);
 	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
 	if (json)
 		print_json(stdout, model, &r.s, c, ng, max_gpus, rank, &ct.to);

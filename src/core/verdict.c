@@ -2,7 +2,10 @@
  * rank rules (pure; see verdict.h). */
 #include "verdict.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "timing.h"
 
 static bool prec_needs_bf16(gs_prec p)
 {
@@ -120,6 +123,9 @@ static const struct {
 	[GS_RANK_FEWEST_GPUS] = { "fewest-gpus",
 	                          "fewest GPUs, then least total usable memory (GPUs x usable memory "
 	                          "per GPU)" },
+	[GS_RANK_TIME] = { "time", "the fastest at its fewest count: training tokens a second in all, "
+	                           "inference a sequence's decode step" },
+	[GS_RANK_COST] = { "cost", "the cheapest a token at its fewest count (unpriced classes last)" },
 };
 
 const char *gs_plan_rank_name(gs_plan_rank r)
@@ -158,3 +164,54 @@ bool gs_rank_before(gs_plan_rank r, bool tight_a, int64_t count_a, uint64_t usab
 	return count_a < count_b;
 }
 
+
+bool gs_offer_before(gs_plan_rank r, const gs_offer *a, const gs_offer *b)
+{
+	if (a->found != b->found)
+		return a->found;
+	if (a->found) {
+		if (r == GS_RANK_TIME || r == GS_RANK_COST) {
+			if (a->key != b->key)
+				return a->key < b->key;
+		} else {
+			if (gs_rank_before(r, a->tight, a->count, a->usable, b->tight, b->count, b->usable))
+				return true;
+			if (gs_rank_before(r, b->tight, b->count, b->usable, a->tight, a->count, a->usable))
+				return false;
+		}
+	}
+	return a->order < b->order;
+}
+
+bool gs_best_offer(gs_plan_rank r, gs_offer *best, const gs_offer *cand)
+{
+	if (!cand->found || (best->found && !gs_offer_before(r, cand, best)))
+		return false;
+	*best = *cand;
+	return true;
+}
+
+void gs_offers_rank(gs_plan_rank r, gs_offer *o, size_t n)
+{
+	/* insertion sort: a few dozen classes, stable by construction */
+	for (size_t i = 1; i < n; i++) {
+		gs_offer x = o[i];
+		size_t j = i;
+		for (; j > 0 && gs_offer_before(r, &x, &o[j - 1]); j--)
+			o[j] = o[j - 1];
+		o[j] = x;
+	}
+}
+
+double gs_rank_key(gs_plan_rank r, const struct gs_time *t, bool infer, int64_t count, double price)
+{
+	if (r != GS_RANK_TIME && r != GS_RANK_COST)
+		return 0;
+	if (t == NULL)
+		return HUGE_VAL;
+	if (r == GS_RANK_TIME)
+		return infer ? t->decode_step_s : 1 / t->tok_s_total;
+	if (!(price > 0))
+		return HUGE_VAL;
+	return infer ? t->usd_per_mtok : price * (double)count / t->tok_s_total;
+}

@@ -43,21 +43,28 @@ const char *gs_verdict_name(gs_verdict v); /* "fits", "tight", "does not fit", "
 int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, double mem_frac, int64_t ctx,
                         int64_t block, double *pool);
 
-/* How the best class is ranked. Both put a comfortable fit before a
- * tight one (under GS_TIGHT_HEADROOM), then break ties by the other key,
- * then by class order. */
+/* How the best class is ranked. Every rule puts what fits before what does
+ * not. The memory rules (those a report's spec may name) put a comfortable
+ * fit before a tight one (under GS_TIGHT_HEADROOM), then break ties by the
+ * other key; time and cost (plan --rank) rank by the offer's key. Last,
+ * class order. */
 typedef enum gs_plan_rank {
 	GS_RANK_FEWEST_GPUS = 0,  /* fewer GPUs, then least total usable memory (the default) */
 	GS_RANK_LEAST_MEMORY,     /* least total usable memory (count x usable), then fewer GPUs */
+	GS_RANK_TIME,             /* the fastest at its count (gs_rank_key); plan only */
+	GS_RANK_COST,             /* the cheapest a token (gs_rank_key; unpriced last); plan only */
 	GS_RANK_MAX
 } gs_plan_rank;
+/* The ranks of memory alone, [0, GS_RANK_MEMORY_MAX): what a report's spec
+ * and the workbook's live Summary know. */
+#define GS_RANK_MEMORY_MAX GS_RANK_TIME
 
-const char *gs_plan_rank_name(gs_plan_rank r); /* "least-memory", "fewest-gpus" */
+/* "fewest-gpus", "least-memory", "time", "cost" */
+const char *gs_plan_rank_name(gs_plan_rank r);
 
-/* The rule itself, for every place that names a smallest GPU (the index,
- * the workbook's Summary, the plan view): whether a fit of count GPUs of
- * usable bytes each (tight: under GS_TIGHT_HEADROOM) ranks strictly before
- * another. Equal ranks: the caller keeps its first (class order). */
+/* The memory rules' comparison: whether a fit of count GPUs of usable bytes
+ * each (tight: under GS_TIGHT_HEADROOM) ranks strictly before another
+ * under r (a memory rank). Equal ranks: neither. */
 bool gs_rank_before(gs_plan_rank r, bool tight_a, int64_t count_a, uint64_t usable_a, bool tight_b,
                     int64_t count_b, uint64_t usable_b);
 #define GS_RANK_DEFAULT GS_RANK_FEWEST_GPUS
@@ -65,5 +72,45 @@ bool gs_rank_before(gs_plan_rank r, bool tight_a, int64_t count_a, uint64_t usab
 gs_plan_rank gs_plan_rank_parse(const char *s);
 /* One sentence for readers: how the rule ranks. Static. */
 const char *gs_plan_rank_text(gs_plan_rank r);
+
+/* One candidate answer to "which GPU class, how many": a class (its place
+ * among the classes, the last tie-break, and its usable bytes per GPU), a
+ * count, whether it is tight, and for GS_RANK_TIME and GS_RANK_COST its key
+ * (lower first; HUGE_VAL: none). found false: nothing fits (it ranks after
+ * every fit). */
+typedef struct gs_offer {
+	bool found;
+	size_t order;
+	uint64_t usable;
+	int64_t count;
+	bool tight;
+	double key;
+} gs_offer;
+
+/* Whether a ranks strictly before b under r: a fit before none; then the
+ * memory rule (gs_rank_before) or the key; then the lower order. Neither
+ * when they agree on all of these. */
+bool gs_offer_before(gs_plan_rank r, const gs_offer *a, const gs_offer *b);
+
+/* The one "smallest GPU that fits" rule, for every place that names one
+ * (the report's index and the workbook's Summary through the row
+ * evaluation, plan's ranking of classes, the plan view's best class):
+ * offer cand to *best; it takes the place (true) when it ranks strictly
+ * before (gs_offer_before), so of equal offers the first offered stays.
+ * A best with found false is taken by any fit. */
+bool gs_best_offer(gs_plan_rank r, gs_offer *best, const gs_offer *cand);
+
+/* Sort n offers by gs_offer_before, stably (equal offers keep their
+ * order): the first is what gs_best_offer keeps of them offered in order. */
+void gs_offers_rank(gs_plan_rank r, gs_offer *o, size_t n);
+
+/* GS_RANK_TIME's and GS_RANK_COST's key of a class timed t at count GPUs
+ * (price: USD a GPU-hour, 0 none): time, training 1 / the tokens per
+ * second of all GPUs, inference a decode step's seconds; cost, training
+ * the price of a token at count GPUs, inference the price per million
+ * tokens decoded. HUGE_VAL where t is NULL (no time) or, for cost,
+ * unpriced. 0 for the memory ranks. */
+struct gs_time;
+double gs_rank_key(gs_plan_rank r, const struct gs_time *t, bool infer, int64_t count, double price);
 
 #endif

@@ -381,33 +381,28 @@ static ibest *cell_at(mdw *w, gs_method m, int64_t seq)
 	return b;
 }
 
-/* Smallest fitting GPU per (method, context), ranked by the spec's rule as
- * the XLSX Summary does (gs_rank_before), then GPU order, then sweep
- * order: row i (the newest, with its verdicts v) offered to its cell;
- * 1 when it takes the cell (the row it displaced is unpinned). */
+/* Smallest fitting GPU per (method, context), by the one rule
+ * (gs_best_offer: the spec's rank, then GPU order, then sweep order): row
+ * i (the newest, with its verdicts v) offered to its cell on every
+ * eligible class; 1 when it takes the cell (the row it displaced is
+ * unpinned). */
 static int cell_offer(mdw *w, ibest *b, long i, const unsigned char *v)
 {
 	gs_plan_rank rank = gs_plan_opts_rank(w->meta.plan);
 	const trow *t = &w->trows[i];
 	int64_t cnt = t->gpus > 0 ? t->gpus : 1;
 	long before = b->found ? (long)b->row : -1;
+	gs_offer best = { b->found, b->gpu, b->found ? w->meta.gpus[b->gpu].usable_bytes : 0, b->count,
+	                  b->v == GS_TIGHT, 0 };
 
 	b->present = true;
 	for (size_t g = 0; g < w->meta.n_gpus; g++) {
 		const gs_gpu *gp = &w->meta.gpus[g];
 		gs_verdict vg = (gs_verdict)v[g];
-		if ((vg != GS_FITS && vg != GS_TIGHT) || !gs_plan_opts_eligible(w->meta.plan, gp))
+		gs_offer o = { vg == GS_FITS || vg == GS_TIGHT, g, gp->usable_bytes, cnt, vg == GS_TIGHT, 0 };
+
+		if (!gs_plan_opts_eligible(w->meta.plan, gp) || !gs_best_offer(rank, &best, &o))
 			continue;
-		if (b->found) {
-			uint64_t bu = w->meta.gpus[b->gpu].usable_bytes;
-			bool tight = vg == GS_TIGHT, btight = b->v == GS_TIGHT;
-			/* Not before the best so far; an equal rank keeps the
-			 * first in GPU order. */
-			if (!gs_rank_before(rank, tight, cnt, gp->usable_bytes, btight, b->count, bu) &&
-			    !(g < b->gpu && !gs_rank_before(rank, btight, b->count, bu, tight, cnt,
-			                                    gp->usable_bytes)))
-				continue;
-		}
 		b->found = true;
 		b->gpu = g;
 		b->count = cnt;

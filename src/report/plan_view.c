@@ -10,7 +10,7 @@
 
 gs_plan_rank gs_plan_opts_rank(const gs_plan_opts *o)
 {
-	return o != NULL && (unsigned)o->rank < GS_RANK_MAX ? o->rank : GS_RANK_DEFAULT;
+	return o != NULL && (unsigned)o->rank < GS_RANK_MEMORY_MAX ? o->rank : GS_RANK_DEFAULT;
 }
 
 int64_t gs_plan_opts_max_gpus(const gs_plan_opts *o)
@@ -105,16 +105,12 @@ void gs_plan_view_row(gs_plan_view *v, const gs_row *r)
 	pm->nseq++;
 }
 
-/* Whether cell a (class ga) ranks before cell b (class gb) under rule r. */
-static bool better(gs_plan_rank r, const gs_plan_cell *a, const gs_gpu *ga, const gs_plan_cell *b,
-                   const gs_gpu *gb)
+/* Cell x of class c (the view's c-th) as an offer to the one rule. */
+static gs_offer cell_offer(const gs_plan_view *v, const gs_plan_cell *x, size_t c)
 {
-	if (a->state != GS_PC_FOUND)
-		return false;
-	if (b->state != GS_PC_FOUND)
-		return true;
-	return gs_rank_before(r, a->v == GS_TIGHT, a->count, ga->usable_bytes, b->v == GS_TIGHT, b->count,
-	                      gb->usable_bytes);
+	gs_offer o = { x->state == GS_PC_FOUND, c, v->gpus[v->classes[c]].usable_bytes, x->count,
+	               x->v == GS_TIGHT, 0 };
+	return o;
 }
 
 void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a)
@@ -174,14 +170,11 @@ void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a)
 			pm->longest[c] = gs_plan_max(a, &pm->base, g, GS_PLAN_SEQ, &pm->bounded[c], &f);
 		}
 		for (size_t k = 0; k < pm->nseq; k++) {
+			gs_offer best = { 0 };
 			pm->best[k] = SIZE_MAX;
 			for (size_t c = 0; c < nc; c++) {
-				const gs_plan_cell *x = &pm->cells[c * pm->nseq + k];
-				size_t b = pm->best[k];
-				if (x->state == GS_PC_FOUND &&
-				    (b == SIZE_MAX ||
-				     better(v->rank, x, &v->gpus[v->classes[c]], &pm->cells[b * pm->nseq + k],
-				            &v->gpus[v->classes[b]])))
+				gs_offer o = cell_offer(v, &pm->cells[c * pm->nseq + k], c);
+				if (gs_best_offer(v->rank, &best, &o))
 					pm->best[k] = c;
 			}
 		}

@@ -737,7 +737,7 @@ static gs_err read_plan(gs_spec *sp, const cJSON *root, gs_error *e)
 	sp->plan_max_gpus = GS_PLAN_VIEW_MAX_GPUS;
 	if (v != NULL) {
 		gs_plan_rank r = cJSON_IsString(v) ? gs_plan_rank_parse(v->valuestring) : GS_RANK_MAX;
-		if (r == GS_RANK_MAX)
+		if (r >= GS_RANK_MEMORY_MAX) /* time and cost are plan's alone */
 			return spec_fail(e, sp, "rank", -1, "expected \"%s\" or \"%s\"",
 			                 gs_plan_rank_name(GS_RANK_FEWEST_GPUS),
 			                 gs_plan_rank_name(GS_RANK_LEAST_MEMORY));

@@ -1299,24 +1299,25 @@ static xl_best *best_entry(xl_state *st, gs_method method, int64_t seq)
 	return b;
 }
 
+/* Row r on class gi (its verdict v there) offered to summary entry b by
+ * the one rule (gs_best_offer); ties keep the first in GPU order, then in
+ * sweep order. */
 static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_verdict v,
                        double headroom)
 {
 	const gs_gpu *g = &st->m->gpus[gi];
 	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
 	uint64_t cost;
+	gs_offer best = { b != NULL && b->found, b ? b->gpu : 0,
+	                  b != NULL && b->found ? st->m->gpus[b->gpu].usable_bytes : 0, b ? b->count : 0,
+	                  b != NULL && b->tight, 0 };
+	gs_offer o = { v == GS_FITS || v == GS_TIGHT, gi, g->usable_bytes, count, v == GS_TIGHT, 0 };
 
-	if (b == NULL || (v != GS_FITS && v != GS_TIGHT) || !gs_plan_opts_eligible(st->m->plan, g))
+	if (b == NULL || !gs_plan_opts_eligible(st->m->plan, g) ||
+	    !gs_best_offer(gs_plan_opts_rank(st->m->plan), &best, &o))
 		return;
 	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
 		cost = UINT64_MAX;
-	/* The spec's rule (gs_rank_before); ties keep the first in GPU order. */
-	if (b->found && !gs_rank_before(gs_plan_opts_rank(st->m->plan), v == GS_TIGHT, count, g->usable_bytes, b->tight,
-	                                b->count, st->m->gpus[b->gpu].usable_bytes) &&
-	    !(gi < b->gpu && !gs_rank_before(gs_plan_opts_rank(st->m->plan), b->tight, b->count,
-	                                     st->m->gpus[b->gpu].usable_bytes, v == GS_TIGHT, count,
-	                                     g->usable_bytes)))
-		return;
 	b->found = true;
 	b->tight = v == GS_TIGHT;
 	b->gpu = gi;

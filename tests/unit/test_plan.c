@@ -1,6 +1,7 @@
 /* gpusizer tests: plan's searches, as properties over random models and
  * settings: every answer fits and the next step does not; the ladder's
  * memory never rises; and the monotonicity the bisections assume. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -305,7 +306,7 @@ static void test_view(void)
 		gs_arch a;
 		gs_row row;
 		gs_gpu g[5];
-		gs_plan_view v[GS_RANK_MAX];
+		gs_plan_view v[GS_RANK_MEMORY_MAX];
 		static const int64_t seqs[] = { 512, 4096, 32768 };
 
 		if (!draw_arch(&a))
@@ -316,7 +317,7 @@ static void test_view(void)
 			continue;
 		for (int k = 0; k < 5; k++)
 			g[k] = gpu_of(sizes[draw(7)], k != 4 || draw(2));
-		for (int r = 0; r < GS_RANK_MAX; r++) {
+		for (int r = 0; r < GS_RANK_MEMORY_MAX; r++) {
 			gs_plan_opts o = { NULL, 0, (gs_plan_rank)r, 16, 0 };
 			gs_plan_view_init(&v[r], g, 5, &o);
 			for (int k = 2; k >= 0; k--) { /* out of order: the view sorts */
@@ -325,7 +326,7 @@ static void test_view(void)
 			}
 			gs_plan_view_compute(&v[r], &a);
 		}
-		for (int r = 0; r < GS_RANK_MAX; r++) {
+		for (int r = 0; r < GS_RANK_MEMORY_MAX; r++) {
 			const gs_plan_method *pm = &v[r].m[row.settings.method];
 			if (!pm->present || pm->nseq != 3 || pm->seqs[0] != 512 || pm->seqs[2] != 32768) {
 				wrong++;
@@ -378,7 +379,7 @@ static void test_view(void)
 		}
 		for (size_t k = 0; k < 3; k++)
 			differ += v[0].m[row.settings.method].best[k] != v[1].m[row.settings.method].best[k];
-		for (int r = 0; r < GS_RANK_MAX; r++)
+		for (int r = 0; r < GS_RANK_MEMORY_MAX; r++)
 			gs_plan_view_free(&v[r]);
 	}
 	CHECK(wrong == 0 && cells > 100 && longest > 50 && nr > 0,
@@ -408,8 +409,100 @@ static void test_view_classes(void)
 	CHECK(ok, "plan view: by default at most eight classes, the smallest to the largest, in order");
 }
 
+
+/* The reference of the one "smallest GPU" rule, written out on its own: a
+ * tuple per offer, compared field by field, (fits, then for the memory
+ * ranks tight, then the rule's first and second key; for time and cost the
+ * key; then the class order). */
+static int ref_cmp(gs_plan_rank r, const gs_offer *a, const gs_offer *b)
+{
+	double ka[4], kb[4];
+	int n = 0;
+
+	ka[n] = !a->found;
+	kb[n++] = !b->found;
+	if (a->found && b->found && (r == GS_RANK_TIME || r == GS_RANK_COST)) {
+		ka[n] = a->key;
+		kb[n++] = b->key;
+	} else if (a->found && b->found) {
+		double ta = (double)a->count * (double)a->usable, tb = (double)b->count * (double)b->usable;
+		ka[n] = a->tight;
+		kb[n++] = b->tight;
+		ka[n] = r == GS_RANK_FEWEST_GPUS ? (double)a->count : ta;
+		kb[n++] = r == GS_RANK_FEWEST_GPUS ? (double)b->count : tb;
+		ka[n] = r == GS_RANK_FEWEST_GPUS ? ta : (double)a->count;
+		kb[n++] = r == GS_RANK_FEWEST_GPUS ? tb : (double)b->count;
+	}
+	for (int i = 0; i < n; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static gs_offer draw_offer(size_t order, const uint64_t *usable)
+{
+	static const double keys[] = { 0.5, 1, 2, HUGE_VAL };
+	gs_offer o = { draw(6) != 0, order, usable[order], 1 + (int64_t)draw(4), draw(3) == 0, keys[draw(4)] };
+	return o;
+}
+
+/* One rule, three drivers, the same answer: the report's index and the
+ * workbook's Summary (offers streamed in sweep order, every row's fitting
+ * classes in class order: gs_best_offer), plan's ranking of the classes
+ * (gs_offers_rank) and the plan view's best class (gs_best_offer over one
+ * cell per class) agree with the rule written out on its own. */
+static void test_best_offer(void)
+{
+	size_t trials = 0, stream_bad = 0, rank_bad = 0, differ = 0;
+
+	for (int it = 0; it < 3000; it++) {
+		gs_plan_rank r = (gs_plan_rank)draw(GS_RANK_MAX);
+		size_t n = 1 + draw(8), m = 1 + draw(16), ref = 0, taken = SIZE_MAX;
+		uint64_t usable[8];
+		gs_offer rows[16], cls[8], best = { 0 };
+
+		for (size_t k = 0; k < n; k++)
+			usable[k] = (uint64_t)(8 + 8 * draw(4)) << 30; /* equal sizes: ties */
+		/* a sweep: m offers of random classes, in sweep order */
+		for (size_t i = 0; i < m; i++) {
+			rows[i] = draw_offer(draw((unsigned)n), usable);
+			if (gs_best_offer(r, &best, &rows[i]))
+				taken = i;
+			if (ref_cmp(r, &rows[i], &rows[ref]) < 0)
+				ref = i; /* the least; of equals the first */
+		}
+		trials++;
+		if (rows[ref].found ? taken != ref : taken != SIZE_MAX)
+			stream_bad++;
+		/* plan and the plan view: one offer per class */
+		for (size_t k = 0; k < n; k++)
+			cls[k] = draw_offer(k, usable);
+		gs_offer view = { 0 };
+		size_t view_best = SIZE_MAX, ref_best = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (gs_best_offer(r, &view, &cls[k]))
+				view_best = k;
+			if (ref_cmp(r, &cls[k], &cls[ref_best]) < 0)
+				ref_best = k;
+		}
+		gs_offers_rank(r, cls, n);
+		for (size_t k = 1; k < n; k++)
+			rank_bad += ref_cmp(r, &cls[k - 1], &cls[k]) >= 0; /* a strict order: orders differ */
+		if (cls[0].order != ref_best || (cls[0].found ? view_best != ref_best : view_best != SIZE_MAX))
+			rank_bad++;
+		differ += r == GS_RANK_LEAST_MEMORY && n > 2 && ref_best != 0;
+	}
+	CHECK(stream_bad == 0 && trials == 3000,
+	      "best offer: the index's and the Summary's rule (streamed in sweep order) names the "
+	      "reference's answer in %zu random sweeps, every rank", trials);
+	CHECK(rank_bad == 0 && differ > 100,
+	      "best offer: plan's ranking and the plan view's best class agree with it (%zu sets "
+	      "where least-memory picks past the first class)", differ);
+}
+
 int main(void)
 {
+	test_best_offer();
 	test_count();
 	test_count_scan();
 	test_max();

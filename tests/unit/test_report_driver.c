@@ -130,6 +130,10 @@ static void parse(void)
 	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"], \"date\": \"2026-02-30\"}", "t.json", &sp, &e) ==
 	              GS_ESPEC && strstr(e.msg, "date"), "impossible date: error");
 	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"],\n \"rank\": \"time\"}", "t.json", &sp, &e) ==
+	              GS_ESPEC && strstr(e.msg, "t.json:2: rank") && strstr(e.msg, "least-memory"),
+	      "rank: time is plan's alone, a spec names a memory rank (%s)", e.msg);
+	memset(&e, 0, sizeof e);
 	CHECK(gs_spec_parse("[1]", "t.json", &sp, &e) == GS_ESPEC, "not an object: error");
 	memset(&e, 0, sizeof e);
 	CHECK(gs_spec_parse("{\"version\": 1,\n \"models\": [\"a/b\"],\n \"axes\": {\"seq\": [1],\n \"seq\": [2]}}",
