@@ -105,9 +105,16 @@ test_jsonget_OBJ = core/err core/redact input/jsonget
 test_measured_OBJ = base/fileio base/util core/err core/numfmt core/redact core/settings verify/measured verify/nvml
 test_plan_OBJ = $(CORE) base/util report/plan_view
 test_models_OBJ = core/arch core/err core/redact base/fileio base/paths base/utf8 base/util hub/hub hub/modelid hub/models hub/resolve input/config input/jsoncheck input/jsonget input/safetensors
-test_report_driver_OBJ = $(CORE) base/fileio base/paths base/utf8 base/util input/jsoncheck report/outdir report/report report/spec report/sweep verify/measured
+test_report_driver_OBJ = $(CORE) base/fileio base/paths base/utf8 base/util input/jsoncheck report/outdir report/plan_view report/report report/spec report/sweep verify/measured
 test_report_md_OBJ = $(CORE) base/buf base/fileio base/paths base/utf8 base/util report/html report/md report/mdesc report/plan_view report/report report/svg report/template verify/measured
 test_report_xlsx_OBJ = $(CORE) base/fileio base/utf8 base/util report/plan_view report/report report/xlsx verify/measured
+test_rows_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html report/json \
+  report/md report/mdesc report/plan_view report/report report/svg report/sweep report/template report/xlsx \
+  verify/measured
+# test_rows counts every call into the time model, the searches, the engine
+# and the verdict rule, by who made it (the evaluation or a writer).
+test_rows_LDFLAGS = -Wl,--wrap=gs_time_row,--wrap=gs_time_estimate,--wrap=gs_plan_try,--wrap=gs_plan_count \
+  -Wl,--wrap=gs_plan_max,--wrap=gs_estimate_run,--wrap=gs_verdict_of
 test_safetensors_OBJ = core/err core/redact input/safetensors
 test_template_OBJ = base/buf base/fileio base/utf8 base/util core/err core/redact report/mdesc report/template
 test_utf8_OBJ = base/utf8
@@ -125,7 +132,7 @@ unit_libs = $(if $($(1)_OBJ),$(if $(unit_pkgs),$(shell $(PKG_CONFIG) --libs $(un
 define unit_rule
 $(BUILD)/tests/$(1): tests/unit/$(1).c $(call unit_objs,$(1))
 	@mkdir -p $$(dir $$@) $(BUILD)/tests/.deps
-	$$(Q)$$(CC) $$(CPPFLAGS) $$(call unit_cflags,$(1)) $(ALL_INC) $$(GS_CFLAGS) $$(CFLAGS) $$(LDFLAGS) \
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(call unit_cflags,$(1)) $(ALL_INC) $$(GS_CFLAGS) $$(CFLAGS) $$(LDFLAGS) $$($(1)_LDFLAGS) \
 	  -MMD -MP -MF $(BUILD)/tests/.deps/$(1).d -MT $$@ -o $$@ $$< $(call unit_objs,$(1)) $$(call unit_libs,$(1))
 endef
 

@@ -651,6 +651,52 @@ def json_verdict(v):
     return v[0] if isinstance(v, list) else v["verdict"]
 
 
+def index_answers(path):
+    """{(model, method, context): answer} from index.md's per-model tables."""
+    got, model, ctxs = {}, None, []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                m = re.match(r"## \[(.*)\]\(models/", line)
+                model, ctxs = (m.group(1).replace("\\", "") if m else None), []
+                continue
+            if not line.strip():
+                ctxs = []
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if model and line.startswith("| method / context |"):
+                ctxs = cells[1:]
+            elif model and ctxs and line.startswith("| ") and not line.startswith("|---"):
+                for c, v in zip(ctxs, cells[1:]):
+                    got[(model, cells[0], c)] = v.replace("\\", "")
+    return got
+
+
+def check_answers_agree(book, index_md):
+    """The smallest GPU is named once (the row evaluation's answer): every
+    answer of the workbook's Summary is the index page's for the same
+    model, method and context."""
+    srows = {}
+    for (r, c), x in book.cells("Summary").items():
+        srows.setdefault(r, {})[c] = x.value
+    ph = next(r for r, v in srows.items() if v.get(0) == "Model" and v.get(1) == "Method")
+    dh = next(r for r, v in srows.items() if r > ph and v.get(0) == "Model")
+    ctx = {c: v[:-len(" tokens")] for c, v in srows[ph].items() if isinstance(v, str) and v.endswith(" tokens")}
+    idx = index_answers(index_md)
+    pairs, bad = 0, []
+    for r in range(ph + 1, dh):
+        v = srows.get(r, {})
+        for c, q in ctx.items():
+            if v.get(c) in (None, ""):
+                continue
+            pairs += 1
+            want = idx.get((v.get(0), v.get(1), q))
+            if want != v[c]:
+                bad.append((v.get(0), v.get(1), q, v[c], want))
+    check(pairs >= 8 and not bad,
+          "the Summary's answers are the index's, cell for cell (%d answers)" % pairs, repr(bad[:3]))
+
+
 def check_report(work):
     """`gpusizer report` end to end: the workbook agrees with the JSON report
     row by row (every cached verdict, device GiB), its formulas evaluate to
@@ -658,7 +704,7 @@ def check_report(work):
     out = os.path.join(work, "report")
     env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
     args = ["report", "--spec", os.path.join(TOP, "sizing.json"), "--offline", "--quiet",
-            "--out", out, "--format", "xlsx,json", "--models",
+            "--out", out, "--format", "xlsx,json,md", "--models",
             "openai-community/gpt2,Qwen/Qwen2.5-0.5B", "--seqs", "512,8192"]
     r = subprocess.run(GS + args, cwd=TOP, env=env, capture_output=True, text=True,
                        timeout=600)
@@ -708,6 +754,7 @@ def check_report(work):
           repr(dev_bad[:3]))
     check(evaluated > 100 and not ev_bad,
           "formulas evaluate to their cached verdicts (%d sampled)" % evaluated, repr(ev_bad[:3]))
+    check_answers_agree(book, os.path.join(out, "index.md"))
     core = book.zip.read("docProps/core.xml").decode("utf-8")
     check("2023-11-14T22:13:20Z</dcterms:created>" in core,
           "SOURCE_DATE_EPOCH sets the workbook's creation date", core[-200:])

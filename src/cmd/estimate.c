@@ -63,14 +63,16 @@ static double gib(uint64_t b)
 }
 
 static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok);
+                            const gs_time_opts *to, double mem_frac, const gs_cell *cell);
 static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w);
 
 /* --json: the document of out/sizing.json with this one model and row, so
- * that a row means the same thing wherever it is read (gs_json_doc_begin). */
+ * that a row means the same thing wherever it is read (gs_json_doc_begin),
+ * the row evaluated as a report's are (gs_row_eval: the time model once
+ * per class, for the row and the "time" member). */
 static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const gs_arch *a,
                        const gs_estimate *x, const gs_gpu *g, size_t ng, const gs_time_opts *to,
-                       double mem_frac, const gs_time *t, const bool *ok)
+                       double mem_frac)
 {
 	static gs_row row; /* large: keep it off the stack */
 	gs_measured_store none = { 0 };
@@ -104,13 +106,17 @@ static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const g
 	row.est = *x; /* the formula asked for (the detailed one by default) */
 	row.err = GS_OK;
 	row.err_msg[0] = '\0';
+	gs_eval *ev = gs_eval_new(&meta);
+	gs_eval_model_begin(ev, &m);
+	gs_row_eval(ev, &row);
 	gs_json_doc_begin(fp, &meta);
 	gs_json_row(fp, &meta, &row, true);
 	/* gs_json_doc_end's "]}" with the time model's member between: the
 	 * document of out/sizing.json plus "time" (estimate only). */
 	fputs("\n],\n", fp);
-	print_time_json(fp, &r->s, x, g, ng, to, mem_frac, t, ok);
+	print_time_json(fp, &r->s, x, g, ng, to, mem_frac, row.cell);
 	fputs("}\n", fp);
+	gs_eval_free(ev);
 }
 
 /* The time model (timing.h) per GPU class; ok[i] false where it has no
@@ -241,7 +247,7 @@ static void print_num_or_null(FILE *fp, const char *key, double v, bool have)
 
 /* The "time" member of --json: one object per GPU class, in column order. */
 static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok)
+                            const gs_time_opts *to, double mem_frac, const gs_cell *cell)
 {
 	gs_needs need = gs_settings_needs(s);
 
@@ -269,25 +275,25 @@ static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x
 			else
 				fputs(", \"serving_sequences\": null", fp);
 		}
-		if (!ok[i]) {
+		if (!cell[i].timed) {
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
 			continue;
 		}
 		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g, \"tp_comm_modelled\": %s",
-		        t[i].peak_tflops, t[i].eff, t[i].tp_unmodelled ? "false" : "true");
+		        cell[i].t.peak_tflops, cell[i].t.eff, cell[i].t.tp_unmodelled ? "false" : "true");
 		if (s->method == GS_INFER) {
 			fprintf(fp, ", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, \"decode_tokens_per_s_seq\": %.6g, "
 			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g",
-			        t[i].prefill_s, t[i].decode_step_s, t[i].decode_tok_s_seq, t[i].decode_tok_s_total,
-			        t[i].generate_s);
-			print_num_or_null(fp, "usd_per_million_tokens", t[i].usd_per_mtok, priced);
+			        cell[i].t.prefill_s, cell[i].t.decode_step_s, cell[i].t.decode_tok_s_seq, cell[i].t.decode_tok_s_total,
+			        cell[i].t.generate_s);
+			print_num_or_null(fp, "usd_per_million_tokens", cell[i].t.usd_per_mtok, priced);
 		} else {
 			fprintf(fp, ", \"step_s\": %.6g, \"compute_s\": %.6g, \"comm_s\": %.6g, \"optimizer_s\": %.6g, "
 			        "\"tokens_per_step\": %.6g, \"tokens_per_s_per_gpu\": %.6g, \"tokens_per_s_total\": %.6g, "
 			        "\"mfu\": %.4g, \"budget_s\": %.6g, \"gpu_hours\": %.6g",
-			        t[i].step_s, t[i].compute_s, t[i].comm_s, t[i].optim_s, t[i].tokens_step, t[i].tok_s_gpu,
-			        t[i].tok_s_total, t[i].mfu, t[i].budget_s, t[i].gpu_hours);
-			print_num_or_null(fp, "cost_usd", t[i].cost_usd, priced && to->tokens_budget > 0);
+			        cell[i].t.step_s, cell[i].t.compute_s, cell[i].t.comm_s, cell[i].t.optim_s, cell[i].t.tokens_step, cell[i].t.tok_s_gpu,
+			        cell[i].t.tok_s_total, cell[i].t.mfu, cell[i].t.budget_s, cell[i].t.gpu_hours);
+			print_num_or_null(fp, "cost_usd", cell[i].t.cost_usd, priced && to->tokens_budget > 0);
 		}
 		fputc('}', fp);
 	}
@@ -454,12 +460,12 @@ int cmd_estimate(int argc, char **argv)
 		fprintf(stderr, "gpusizer: estimate: model %s; GPU classes %s (%zu); model cache %s\n",
 		        r.resolved[0] ? r.resolved : "manual shape", ng ? gpus_dir : "none", ng, r.models_dir);
 	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
-	tm = gs_xcalloc(ng ? ng : 1, sizeof *tm);
-	tok = gs_xcalloc(ng ? ng : 1, sizeof *tok);
-	time_all(&a, &r.s, &x, g, ng, &ct.to, tm, tok);
 	if (json) {
-		print_json(stdout, &r, model, &a, &x, g, ng, &ct.to, mem_frac, tm, tok);
+		print_json(stdout, &r, model, &a, &x, g, ng, &ct.to, mem_frac);
 	} else {
+		tm = gs_xcalloc(ng ? ng : 1, sizeof *tm);
+		tok = gs_xcalloc(ng ? ng : 1, sizeof *tok);
+		time_all(&a, &r.s, &x, g, ng, &ct.to, tm, tok);
 		print_text(stdout, model, &a, &r.s, &x, g, ng);
 		print_time_text(stdout, &r.s, &x, g, ng, &ct.to, mem_frac, tm, tok);
 	}

@@ -123,6 +123,7 @@ typedef struct run {
 	size_t *plan_classes;       /* the plan view's classes: indexes into gpus */
 	gs_plan_opts plan;
 	gs_time_opts time;          /* the spec's "time", for the writers */
+	gs_eval *ev;                /* every row evaluated once, for every writer */
 } run;
 
 /* A signal came (outdir.h): stop, keeping the previous reports. */
@@ -135,13 +136,14 @@ static gs_err interrupted(gs_error *e)
 	return gs_fail(e, GS_EIO, "interrupted by signal %d; previous reports kept", sig);
 }
 
-static gs_err each_row(void *ctx, const gs_row *r, gs_error *e)
+static gs_err each_row(void *ctx, gs_row *r, gs_error *e)
 {
 	run *R = ctx;
 	gs_err rc;
 
 	if ((rc = interrupted(e)) != GS_OK)
 		return rc;
+	gs_row_eval(R->ev, r);
 	for (int i = 0; i < R->n_w; i++)
 		if ((rc = R->w[i]->row(R->w[i], r, e)) != GS_OK)
 			return rc;
@@ -383,17 +385,20 @@ static gs_err generate(run *R, gs_error *e)
 	R->time.train_runtime = (gs_train_runtime)R->sp.time_train_runtime;
 	R->time.tokens_budget = R->sp.time_tokens;
 	meta.time = &R->time;
+	R->ev = gs_eval_new(&meta);
 	for (int i = 0; i < R->n_w; i++)
 		if ((rc = R->w[i]->begin(R->w[i], &meta, e)) != GS_OK)
 			return rc;
 	for (size_t m = 0; m < R->n_models; m++) {
-		const gs_model *md = &R->models[m];
+		gs_model *md = &R->models[m];
+		gs_eval_model_begin(R->ev, md);
 		for (int i = 0; i < R->n_w; i++)
 			if ((rc = R->w[i]->model_begin(R->w[i], md, e)) != GS_OK)
 				return rc;
 		rc = gs_sweep_model(&R->sp, &base, md, &index, &R->skipped, each_row, R, e);
 		if (rc != GS_OK)
 			return rc;
+		gs_eval_model_end(R->ev);
 		for (int i = 0; i < R->n_w; i++)
 			if ((rc = R->w[i]->model_end(R->w[i], md, e)) != GS_OK)
 				return rc;
@@ -506,6 +511,8 @@ static void run_free(run *R)
 	gs_outdir_abort(&R->od);
 	free(R->assumptions);
 	R->assumptions = NULL;
+	gs_eval_free(R->ev);
+	R->ev = NULL;
 	free(R->plan_classes);
 	R->plan_classes = NULL;
 	for (size_t i = 0; i < R->n_models; i++) {

@@ -122,7 +122,7 @@ static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		fputc(',', fp);
 		cstr(fp, col);
 	}
-	/* the time model where the row runs (gs_row_step) */
+	/* the time model where the row fits (gs_cell_fits) */
 	fputs(",\"tokens_per_step\"", fp);
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		char col[96];
@@ -142,22 +142,23 @@ static gs_err csv_model(gs_writer *w, const gs_model *model, gs_error *e)
 	return GS_OK;
 }
 
-/* tokens_per_step, then each class's step seconds where the row runs
- * there (gs_row_step); empty elsewhere. */
+/* tokens_per_step, then each class's step seconds where the row fits
+ * there (gs_cell_fits); empty elsewhere. */
 static void c_time(FILE *fp, const gs_report_meta *m, const gs_row *r)
 {
-	double tokens = 0, step;
-	char *cells = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, 16);
+	double tokens = 0;
 
 	for (size_t i = 0; i < m->n_gpus; i++)
-		if (gs_row_step(m, r, &m->gpus[i], true, &step, &tokens))
-			snprintf(cells + 16 * i, 16, "%.4g", step);
+		if (gs_cell_fits(&r->cell[i]))
+			tokens = r->cell[i].tokens;
 	fputc(',', fp);
 	if (tokens > 0)
 		fprintf(fp, "%.17g", tokens);
-	for (size_t i = 0; i < m->n_gpus; i++)
-		fprintf(fp, ",%s", cells + 16 * i);
-	free(cells);
+	for (size_t i = 0; i < m->n_gpus; i++) {
+		fputc(',', fp);
+		if (gs_cell_fits(&r->cell[i]))
+			fprintf(fp, "%.4g", r->cell[i].step_s);
+	}
 }
 
 static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
@@ -211,10 +212,10 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 		for (int f = 1; f < GS_F_MAX; f++)
 			fputc(',', fp);
 	}
-	c_measured(fp, gs_row_measured(st->meta, r));
+	c_measured(fp, r->measured);
 	for (size_t i = 0; i < st->meta->n_gpus; i++) {
-		double h;
-		gs_verdict v = gs_row_verdict(r, &st->meta->gpus[i], &h);
+		gs_verdict v = r->cell[i].v;
+		double h = r->cell[i].headroom;
 		fputc(',', fp);
 		cstr(fp, gs_verdict_name(v));
 		fputc(',', fp);

@@ -187,21 +187,21 @@ static void j_measured(FILE *fp, const gs_measured *mr)
 	fputc('}', fp);
 }
 
-/* "time": where the row runs (gs_row_step), the tokens a step processes
- * and its seconds per class; null where it runs nowhere. */
+/* "time": where the row fits (gs_cell_fits), the tokens a step processes
+ * and its seconds per class; null where it fits nowhere. */
 static void j_time(FILE *fp, const gs_report_meta *m, const gs_row *r)
 {
 	bool any = false;
 
 	for (size_t i = 0; i < m->n_gpus; i++) {
-		double step, tokens;
-		if (!gs_row_step(m, r, &m->gpus[i], true, &step, &tokens))
+		const gs_cell *c = &r->cell[i];
+		if (!gs_cell_fits(c))
 			continue;
 		if (!any)
-			fprintf(fp, ",\"time\":{\"tokens_per_step\":%.17g,\"gpu_step_s\":{", tokens);
+			fprintf(fp, ",\"time\":{\"tokens_per_step\":%.17g,\"gpu_step_s\":{", c->tokens);
 		fputs(any ? "," : "", fp);
 		jstr(fp, m->gpus[i].id);
-		fprintf(fp, ":%.4g", step);
+		fprintf(fp, ":%.4g", c->step_s);
 		any = true;
 	}
 	fputs(any ? "}}" : ",\"time\":null", fp);
@@ -262,8 +262,8 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 	}
 	fputs(",\"gpu_verdicts\":{", fp);
 	for (size_t i = 0; i < m->n_gpus; i++) {
-		double h;
-		gs_verdict v = gs_row_verdict(r, &m->gpus[i], &h);
+		gs_verdict v = r->cell[i].v;
+		double h = r->cell[i].headroom;
 		fputs(i ? "," : "", fp);
 		jstr(fp, m->gpus[i].id);
 		fputs(":[", fp);
@@ -279,7 +279,7 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 	}
 	fputc('}', fp);
 	j_time(fp, m, r);
-	j_measured(fp, gs_row_measured(m, r));
+	j_measured(fp, r->measured);
 	fputc('}', fp);
 }
 

@@ -68,18 +68,6 @@ typedef struct pick {
 	long first_fit, least; /* rows (w->trows), -1 when none */
 } pick;
 
-/* The smallest fitting GPU for one (method, context) of a model. */
-typedef struct ibest {
-	gs_method method;
-	int64_t seq;
-	bool present; /* the sweep has a row at (method, seq) */
-	bool found;
-	size_t gpu;
-	int64_t count;
-	gs_verdict v;
-	size_t row;   /* the configuration (w->trows; whole in w->heavy) */
-} ibest;
-
 /* What the index keeps of each model (all strings owned). */
 typedef struct imodel {
 	char *id, *slug, *params, *param_source;
@@ -87,8 +75,9 @@ typedef struct imodel {
 	int64_t *seqs; /* ascending, distinct */
 	size_t nseq;
 	bool method_present[GS_METHOD_MAX];
-	ibest *best; /* [method][seq] = best[m * nseq + k] */
-	gs_plan_view plan; /* computed at the model's end */
+	const gs_answer **best; /* [method][seq] = best[m * nseq + k]: the model's answer
+	                           (model->eval's), NULL where the sweep has no row */
+	const gs_plan_view *plan; /* the model's (model->eval's) */
 } imodel;
 
 typedef struct mdw {
@@ -101,8 +90,6 @@ typedef struct mdw {
 	size_t nrows, cap;
 	crow *heavy;           /* the rows kept whole (slots; free ones reused) */
 	size_t nheavy, capheavy;
-	ibest *cells;          /* the answers so far, one per (method, context) */
-	size_t ncells, capcells;
 	pick *picks;           /* the chart candidates so far */
 	size_t npicks, cappicks;
 	int64_t minb[GS_METHOD_MAX]; /* smallest batch so far per method */
@@ -111,7 +98,6 @@ typedef struct mdw {
 	const char *formula_text[GS_F_MAX]; /* the first row's statement of each formula */
 	imodel *models;
 	size_t nmodels, mcap;
-	gs_plan_view plan; /* the current model's, until it moves to its imodel */
 } mdw;
 
 /* ------------------------------------------------------------ helpers */
@@ -236,7 +222,7 @@ static void rows_clear(mdw *w)
 
 	for (i = 0; i < w->nheavy; i++)
 		crow_clear(&w->heavy[i]);
-	w->nheavy = w->nrows = w->ncells = w->npicks = w->nerr = 0;
+	w->nheavy = w->nrows = w->npicks = w->nerr = 0;
 	for (i = 0; i < GS_METHOD_MAX; i++) {
 		w->minb[i] = INT64_MAX;
 		w->method_present[i] = false;
@@ -252,8 +238,6 @@ static gs_err w_model_begin(gs_writer *wr, const gs_model *model, gs_error *e)
 	(void)e;
 	rows_clear(w);
 	w->model = model;
-	gs_plan_view_free(&w->plan);
-	gs_plan_view_init(&w->plan, w->meta.gpus, w->meta.n_gpus, w->meta.plan);
 	return GS_OK;
 }
 
@@ -290,11 +274,10 @@ static long heavy_add(mdw *w, const gs_row *r)
 	c->verdict = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, 1);
 	c->headroom = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, sizeof *c->headroom);
 	for (g = 0; g < w->meta.n_gpus; g++) {
-		double h = 0;
-		c->verdict[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
-		c->headroom[g] = h;
+		c->verdict[g] = (unsigned char)r->cell[g].v;
+		c->headroom[g] = r->cell[g].headroom;
 	}
-	c->measured = gs_row_measured(&w->meta, r);
+	c->measured = r->measured;
 	return (long)(c - w->heavy);
 }
 
@@ -364,70 +347,18 @@ static int pick_offer(mdw *w, pick *p, long i)
 	return holds;
 }
 
-/* The answer cell of (m, seq): found or added. */
-static ibest *cell_at(mdw *w, gs_method m, int64_t seq)
-{
-	for (size_t i = 0; i < w->ncells; i++)
-		if (w->cells[i].method == m && w->cells[i].seq == seq)
-			return &w->cells[i];
-	if (w->ncells == w->capcells) {
-		w->capcells = w->capcells ? w->capcells * 2 : 32;
-		w->cells = gs_xrealloc(w->cells, w->capcells * sizeof *w->cells);
-	}
-	ibest *b = &w->cells[w->ncells++];
-	memset(b, 0, sizeof *b);
-	b->method = m;
-	b->seq = seq;
-	return b;
-}
-
-/* Smallest fitting GPU per (method, context), by the one rule
- * (gs_best_offer: the spec's rank, then GPU order, then sweep order): row
- * i (the newest, with its verdicts v) offered to its cell on every
- * eligible class; 1 when it takes the cell (the row it displaced is
- * unpinned). */
-static int cell_offer(mdw *w, ibest *b, long i, const unsigned char *v)
-{
-	gs_plan_rank rank = gs_plan_opts_rank(w->meta.plan);
-	const trow *t = &w->trows[i];
-	int64_t cnt = t->gpus > 0 ? t->gpus : 1;
-	long before = b->found ? (long)b->row : -1;
-	gs_offer best = { b->found, b->gpu, b->found ? w->meta.gpus[b->gpu].usable_bytes : 0, b->count,
-	                  b->v == GS_TIGHT, 0 };
-
-	b->present = true;
-	for (size_t g = 0; g < w->meta.n_gpus; g++) {
-		const gs_gpu *gp = &w->meta.gpus[g];
-		gs_verdict vg = (gs_verdict)v[g];
-		gs_offer o = { vg == GS_FITS || vg == GS_TIGHT, g, gp->usable_bytes, cnt, vg == GS_TIGHT, 0 };
-
-		if (!gs_plan_opts_eligible(w->meta.plan, gp) || !gs_best_offer(rank, &best, &o))
-			continue;
-		b->found = true;
-		b->gpu = g;
-		b->count = cnt;
-		b->v = vg;
-		b->row = (size_t)i;
-	}
-	if (b->found && (long)b->row != before) {
-		if (before >= 0)
-			pin(w, before, -1);
-		return 1; /* row i holds the cell now */
-	}
-	return 0;
-}
-
 static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 {
 	mdw *w = wr->state;
 	trow *t;
-	unsigned char *v;
 	gs_method m = r->settings.method;
 	long i;
 	bool page;
 
 	if ((unsigned)m >= GS_METHOD_MAX)
 		return gs_fail(e, GS_EINTERNAL, "%s writer: row %s has no valid method", wr->name, r->id);
+	if (r->cell == NULL && w->meta.n_gpus > 0)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: row %s not evaluated (gs_row_eval)", wr->name, r->id);
 	if (w->nrows == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 64;
 		w->trows = gs_xrealloc(w->trows, w->cap * sizeof *w->trows);
@@ -449,12 +380,8 @@ static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 		gs_settings_key(&k, key, sizeof key);
 		t->cfg = gs_key_hash("", key);
 	}
-	v = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, 1);
-	for (size_t g = 0; g < w->meta.n_gpus; g++) {
-		double h = 0;
-		v[g] = (unsigned char)gs_row_verdict(r, &w->meta.gpus[g], &h);
-		t->fits = t->fits || v[g] == GS_FITS || v[g] == GS_TIGHT;
-	}
+	for (size_t g = 0; g < w->meta.n_gpus; g++)
+		t->fits = t->fits || r->cell[g].v == GS_FITS || r->cell[g].v == GS_TIGHT;
 	w->method_present[m] = true;
 	if (r->err != GS_OK)
 		w->nerr++;
@@ -474,17 +401,15 @@ static gs_err w_row(gs_writer *wr, const gs_row *r, gs_error *e)
 		}
 	}
 	page = t->gpus <= 1 && t->batch == w->minb[m];
-	/* Kept whole while a page row, an answer or a chart candidate names it. */
-	int holds = cell_offer(w, cell_at(w, m, t->seq), i, v) + pick_offer(w, pick_at(w, m, t->seq), i) +
-	            pick_offer(w, pick_at(w, m, -1), i);
+	/* Kept whole while a page row or a chart candidate names it (the
+	 * answers carry what the pages show of their rows: gs_answer). */
+	int holds = pick_offer(w, pick_at(w, m, t->seq), i) + pick_offer(w, pick_at(w, m, -1), i);
 	if (page || holds > 0) {
 		t = &w->trows[i];
 		t->heavy = heavy_add(w, r);
 		w->heavy[t->heavy].page = page;
 		w->heavy[t->heavy].pins = holds;
 	}
-	free(v);
-	gs_plan_view_row(&w->plan, r);
 	return GS_OK;
 }
 
@@ -792,66 +717,68 @@ static void push_distinct(gs_tval *list, const char *s)
 	gs_tv_push(list, gs_tv_str(s));
 }
 
-/* The model's answers, from the cells the rows filled (cell_offer). */
-static void index_entry(mdw *w, imodel *im)
+/* The model's answers (its evaluation's) by method and context. */
+static void index_entry(mdw *w, imodel *im, const gs_model_eval *ev)
 {
-	size_t k;
-	int m;
-
 	im->seqs = distinct_seqs(w, -1, &im->nseq);
 	im->best = gs_xcalloc(GS_METHOD_MAX * (im->nseq ? im->nseq : 1), sizeof *im->best);
-	for (m = 0; m < GS_METHOD_MAX; m++) {
+	for (int m = 0; m < GS_METHOD_MAX; m++)
 		im->method_present[m] = w->method_present[m];
-		for (k = 0; k < im->nseq; k++) {
-			im->best[m * im->nseq + k].method = (gs_method)m;
-			im->best[m * im->nseq + k].seq = im->seqs[k];
-		}
-	}
 	im->nerr = w->nerr;
-	for (size_t i = 0; i < w->ncells; i++) {
-		const ibest *c = &w->cells[i];
-		for (k = 0; k < im->nseq && im->seqs[k] != c->seq; k++)
+	for (size_t i = 0; i < ev->n_answers; i++) {
+		const gs_answer *a = &ev->answers[i];
+		size_t k;
+		for (k = 0; k < im->nseq && im->seqs[k] != a->seq; k++)
 			;
 		if (k < im->nseq)
-			im->best[(size_t)c->method * im->nseq + k] = *c;
+			im->best[(size_t)a->method * im->nseq + k] = a;
 	}
+}
+
+/* An answer as the index shows it: "2 x 24 GB (NVIDIA L4), tight". */
+static void answer_text(const mdw *w, const gs_answer *a, char *b, size_t n)
+{
+	const gs_gpu *g = &w->meta.gpus[a->gpu];
+
+	snprintf(b, n, "%lld x %s (%s)%s", (long long)a->count, g->klass, g->name,
+	         a->v == GS_TIGHT ? ", tight" : "");
 }
 
 /* The page's answer first: per method and context, the smallest GPU class
  * and count that fits (the index's cell, by the spec's rule) and the
  * configuration that does it. */
-/* The time model on an answer's class and count (timing.h): "time" a
- * training step, or one sequence's decode rate; "budget" the spec's token
- * budget's time and, where the class is priced, cost (training only). */
-static void answer_time(const mdw *w, const gs_arch *a, const crow *c, const gs_gpu *g, gs_tval *x)
+/* The time model on an answer's class and count (its evaluation's): "time"
+ * a training step, or one sequence's decode rate; "budget" the spec's
+ * token budget's time and, where the class is priced, cost (training
+ * only). */
+static void answer_time(const mdw *w, const gs_answer *a, gs_tval *x)
 {
-	gs_time t;
-	gs_error sub = { 0 };
+	const gs_time *t = &a->cell.t;
 	char b[96], s1[32], s2[32];
 	double budget = w->meta.time ? w->meta.time->tokens_budget : 0;
 
 	gs_tv_set_str(x, "time", "");
 	gs_tv_set_str(x, "budget", "");
-	if (a == NULL || c->err != GS_OK || gs_time_row(a, &c->s, &c->est, g, w->meta.time, &t, &sub) != GS_OK)
+	if (!a->cell.timed)
 		return;
-	if (c->s.method == GS_INFER) {
-		snprintf(b, sizeof b, "%s%.1f tokens/s", t.tp_unmodelled ? "up to " : "", t.decode_tok_s_seq);
+	if (a->method == GS_INFER) {
+		snprintf(b, sizeof b, "%s%.1f tokens/s", t->tp_unmodelled ? "up to " : "", t->decode_tok_s_seq);
 		gs_tv_set_str(x, "time", b);
 		return;
 	}
-	snprintf(b, sizeof b, "%s%s a step", t.tp_unmodelled ? "at least " : "", gs_time_fmt_secs(s1, sizeof s1, t.step_s));
+	snprintf(b, sizeof b, "%s%s a step", t->tp_unmodelled ? "at least " : "", gs_time_fmt_secs(s1, sizeof s1, t->step_s));
 	gs_tv_set_str(x, "time", b);
 	if (budget > 0) {
-		gs_time_fmt_secs(s1, sizeof s1, t.budget_s);
-		if (t.cost_usd > 0)
-			snprintf(b, sizeof b, "%s, %s", s1, gs_time_fmt_usd(s2, sizeof s2, t.cost_usd));
+		gs_time_fmt_secs(s1, sizeof s1, t->budget_s);
+		if (t->cost_usd > 0)
+			snprintf(b, sizeof b, "%s, %s", s1, gs_time_fmt_usd(s2, sizeof s2, t->cost_usd));
 		else
 			snprintf(b, sizeof b, "%s", s1);
 		gs_tv_set_str(x, "budget", b);
 	}
 }
 
-static void page_answers(const mdw *w, const imodel *im, const gs_arch *a, gs_tval *d)
+static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
 {
 	gs_tval *list = gs_tv_set(d, "answers", gs_tv_list());
 	char b[256];
@@ -874,15 +801,15 @@ static void page_answers(const mdw *w, const imodel *im, const gs_arch *a, gs_tv
 		if (!im->method_present[m])
 			continue;
 		for (size_t k = 0; k < im->nseq; k++) {
-			const ibest *bb = &im->best[(size_t)m * im->nseq + k];
+			const gs_answer *a = im->best[(size_t)m * im->nseq + k];
 			gs_tval *x;
 
-			if (!bb->present)
+			if (a == NULL)
 				continue;
 			x = gs_tv_push(list, gs_tv_map());
 			gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
-			gs_tv_set_num(x, "context", (double)bb->seq);
-			if (!bb->found) {
+			gs_tv_set_num(x, "context", (double)a->seq);
+			if (!a->found) {
 				gs_tv_set_str(x, "gpus", "none fits");
 				gs_tv_set_str(x, "label", "");
 				gs_tv_set_str(x, "device", "");
@@ -890,15 +817,12 @@ static void page_answers(const mdw *w, const imodel *im, const gs_arch *a, gs_tv
 				gs_tv_set_str(x, "budget", "");
 				continue;
 			}
-			const gs_gpu *g = &w->meta.gpus[bb->gpu];
-			const crow *c = &w->heavy[w->trows[bb->row].heavy];
-			snprintf(b, sizeof b, "%lld x %s (%s)%s", (long long)bb->count, g->klass, g->name,
-			         bb->v == GS_TIGHT ? ", tight" : "");
+			answer_text(w, a, b, sizeof b);
 			gs_tv_set_str(x, "gpus", b);
-			gs_tv_set_str(x, "label", c->label);
-			gib(b, sizeof b, c->est.device);
+			gs_tv_set_str(x, "label", a->label);
+			gib(b, sizeof b, a->device);
 			gs_tv_set_str(x, "device", b);
-			answer_time(w, a, c, g, x);
+			answer_time(w, a, x);
 		}
 	}
 }
@@ -917,6 +841,9 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	int m;
 
 	memset(&ch, 0, sizeof ch);
+	if (model->eval == NULL)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: model %s not evaluated (gs_eval_model_begin)",
+		               wr->name, model->id ? model->id : "");
 	w->model = model;
 	/* Index entry first (cheap, and needed even if the page fails). */
 	if (w->nmodels == w->mcap) {
@@ -931,10 +858,8 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	im->params = gs_xstrdup(b);
 	im->param_source = gs_xstrdup(model->param_source ? model->param_source : "");
 	im->nrows = w->nrows;
-	index_entry(w, im);
-	gs_plan_view_compute(&w->plan, model->arch);
-	im->plan = w->plan;
-	memset(&w->plan, 0, sizeof w->plan);
+	index_entry(w, im, model->eval);
+	im->plan = model->eval->plan;
 
 	/* The page's data. */
 	d = common_data(w, "../");
@@ -956,7 +881,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	gs_tv_set(d, "reps", ch.reps);
 	gs_tv_set(d, "series", ch.series);
 
-	page_answers(w, im, model->arch, d);
+	page_answers(w, im, d);
 	methods = gs_tv_set(d, "methods", gs_tv_list());
 	size_t shown = 0;
 	for (m = 0; m < GS_METHOD_MAX; m++) {
@@ -982,7 +907,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 				continue;
 			const crow *c = &w->heavy[t->heavy];
 			shown++;
-			gs_tv_push(rows, row_data(w, c, &im->plan));
+			gs_tv_push(rows, row_data(w, c, im->plan));
 			if (c->measured != NULL) {
 				char txt[256];
 				gs_tval *x = gs_tv_push(meas, gs_tv_map());
@@ -1006,8 +931,8 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	gs_tv_set_num(d, "shown", (double)shown);
 	{
 		gs_tval *cl = gs_tv_set(d, "classes", gs_tv_list());
-		for (k = 0; k < im->plan.n_classes; k++) {
-			const gs_gpu *g = &w->meta.gpus[im->plan.classes[k]];
+		for (k = 0; k < im->plan->n_classes; k++) {
+			const gs_gpu *g = &w->meta.gpus[im->plan->classes[k]];
 			gs_tval *x = gs_tv_push(cl, gs_tv_map());
 			char nm[96];
 			short_gpu_name(nm, sizeof nm, g->name);
@@ -1053,7 +978,7 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
  * context in bold), and the longest context on one GPU. */
 static void plan_data(const mdw *w, const imodel *im, gs_tval *rows, gs_tval *bases)
 {
-	const gs_plan_view *v = &im->plan;
+	const gs_plan_view *v = im->plan;
 	char b[160];
 
 	for (int m = 0; m < GS_METHOD_MAX; m++) {
@@ -1139,15 +1064,12 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 			gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
 			cells = gs_tv_set(me, "cells", gs_tv_list());
 			for (k = 0; k < im->nseq; k++) {
-				const ibest *bb = &im->best[(size_t)m * im->nseq + k];
-				const gs_gpu *g;
-				if (!bb->found) {
-					gs_tv_push(cells, gs_tv_str(bb->present ? "none fits" : "—"));
+				const gs_answer *a = im->best[(size_t)m * im->nseq + k];
+				if (a == NULL || !a->found) {
+					gs_tv_push(cells, gs_tv_str(a != NULL ? "none fits" : "—"));
 					continue;
 				}
-				g = &w->meta.gpus[bb->gpu];
-				snprintf(b, sizeof b, "%lld x %s (%s)%s", (long long)bb->count, g->klass, g->name,
-				         bb->v == GS_TIGHT ? ", tight" : "");
+				answer_text(w, a, b, sizeof b);
 				gs_tv_push(cells, gs_tv_str(b));
 			}
 		}
@@ -1156,7 +1078,7 @@ static gs_err w_end(gs_writer *wr, gs_error *e)
 	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
 	gs_plan_opts_eligible_text(w->meta.plan, b, sizeof b);
 	gs_tv_set_str(d, "eligible", b);
-	gs_tv_set_num(d, "plan_max_gpus", (double)(w->models ? w->models[0].plan.max_gpus
+	gs_tv_set_num(d, "plan_max_gpus", (double)(w->models ? w->models[0].plan->max_gpus
 	                                                      : GS_PLAN_VIEW_MAX_GPUS));
 	err = render(w, "index.md.tmpl", d, &md, e);
 	if (!err)
@@ -1179,7 +1101,6 @@ static void w_free(gs_writer *wr)
 		rows_clear(w);
 		free(w->trows);
 		free(w->heavy);
-		free(w->cells);
 		free(w->picks);
 		for (i = 0; i < w->nmodels; i++) {
 			imodel *im = &w->models[i];
@@ -1189,9 +1110,7 @@ static void w_free(gs_writer *wr)
 			free(im->param_source);
 			free(im->seqs);
 			free(im->best);
-			gs_plan_view_free(&im->plan);
 		}
-		gs_plan_view_free(&w->plan);
 		free(w->models);
 		gs_tmpl_env_free(w->env);
 		free(w);

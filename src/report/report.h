@@ -16,7 +16,11 @@
 #include "gpu.h"
 #include "measured.h"
 #include "settings.h"
+#include "timing.h"
 #include "verdict.h"
+
+struct gs_plan_view; /* plan_view.h */
+struct gs_model_eval; /* below */
 
 /* A model of the sweep (borrowed by writers; owned by the driver). */
 typedef struct gs_model {
@@ -24,7 +28,34 @@ typedef struct gs_model {
 	const char *slug;      /* file-name-safe: "meta-llama--Llama-3.1-8B" */
 	const gs_arch *arch;
 	const char *param_source; /* where params_total was checked, e.g. "config tally; Hub safetensors 8030261248" */
+	const struct gs_model_eval *eval; /* its evaluation (gs_eval_model_begin; complete at the
+	                                     writers' model_end, valid until their end), or NULL */
 } gs_model;
+
+/* A row on one GPU class, evaluated once (gs_row_eval): the verdict, the
+ * headroom and the time model there. */
+typedef struct gs_cell {
+	gs_verdict v;          /* gs_row_verdict */
+	double headroom;       /* 1 - device/usable (0 where not runnable) */
+	bool timed;            /* t holds the time model on the class: the row has an estimate
+	                          and the GPU file the figures (whatever the verdict) */
+	gs_time t;
+	double step_s, tokens; /* the row's step there (timed): training an optimizer step and
+	                          every GPU's tokens, inference a decode step and a token per
+	                          sequence, so tokens/s = tokens / step_s */
+} gs_cell;
+
+/* Where the row runs and the time model answered (the workbook's step
+ * columns), and where it fits, comfortably or tight (the JSON's and the
+ * CSV's steps, an answer's time). */
+static inline bool gs_cell_runs(const gs_cell *c)
+{
+	return c->timed && c->v != GS_NOT_RUNNABLE;
+}
+static inline bool gs_cell_fits(const gs_cell *c)
+{
+	return c->timed && (c->v == GS_FITS || c->v == GS_TIGHT);
+}
 
 /* One configuration row: a model, settings (incl. gpus count and sharding)
  * and its estimates. `seeds` holds the seeds' formulas for the same row,
@@ -41,21 +72,45 @@ typedef struct gs_row {
 	gs_estimate seeds[GS_F_MAX];
 	gs_err err;            /* GS_OK, or why this row has no estimate */
 	char err_msg[256];
+	/* Its evaluation (gs_row_eval), filled before any writer sees it: */
+	const gs_cell *cell;   /* [meta->n_gpus], in the meta's GPU order; borrowed for the row's call */
+	const gs_measured *measured; /* our latest verified run of it, or NULL */
+	size_t answer;         /* its (method, context) in model->eval->answers; SIZE_MAX: none */
+	bool answer_taken;     /* it became that answer's configuration (a later row may take it) */
 } gs_row;
 
-/* The same for a row (a row without an estimate is not runnable). */
+/* The smallest GPU class and count for one method and context of a model,
+ * over every row there (gs_best_offer, the spec's rank, eligible classes
+ * only), and what the rows there were. */
+typedef struct gs_answer {
+	gs_method method;
+	int64_t seq;
+	size_t n_rows;         /* rows at (method, seq), with an estimate or not */
+	size_t n_configs;      /* of them with an estimate */
+	uint64_t min_device;   /* their least device bytes per GPU (UINT64_MAX: none) */
+	bool found;            /* the rest when found: */
+	size_t gpu;            /* the class, an index into the meta's GPUs */
+	int64_t count;
+	gs_verdict v;          /* GS_FITS or GS_TIGHT */
+	size_t row;            /* the configuration: its row's index (gs_row.index) */
+	uint64_t device;       /* its device bytes per GPU */
+	char label[160];
+	char row_id[64];
+	gs_cell cell;          /* it on that class (the time model's answer there) */
+} gs_answer;
+
+/* A model's evaluation (gs_eval_model_begin): its answers, in the order of
+ * their first rows, and the plan view (searched at gs_eval_model_end).
+ * Owned by the gs_eval. */
+typedef struct gs_model_eval {
+	const gs_answer *answers;
+	size_t n_answers;
+	const struct gs_plan_view *plan;
+} gs_model_eval;
+
+/* The verdict rule (gs_verdict_of) for a row: a row without an estimate
+ * is not runnable. */
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom);
-struct gs_report_meta; /* below */
-/* A row's step on class g by the time model (timing.h, with m->time):
- * *step_s its seconds (training: an optimizer step; inference: a decode
- * step) and *tokens what it processes (every GPU's tokens; inference: a
- * token per sequence), so tokens/s = *tokens / *step_s. false where the
- * row has no estimate, the GPU file lacks a figure, or the row does not run
- * on g: with fits_only, a verdict other than fits or tight; else not
- * runnable (the GPU lacks bf16 or fp8). Pure. */
-bool gs_row_step(const struct gs_report_meta *m, const gs_row *r, const gs_gpu *g, bool fits_only,
-                 double *step_s, double *tokens);
-struct gs_plan_opts; /* plan_view.h */
 
 /* What every writer gets at the start. */
 typedef struct gs_report_meta {
@@ -79,8 +134,34 @@ typedef struct gs_report_meta {
  * error is GS_ETEMPLATE naming the file). *text is the caller's to free. */
 gs_err gs_report_assumptions(char **text, gs_error *e);
 
-/* The latest verified run of row r in m's store, or NULL (borrowed). */
-const gs_measured *gs_row_measured(const gs_report_meta *m, const gs_row *r);
+/*
+ * A row is evaluated once. The report driver evaluates every row before
+ * any writer sees it: per GPU class its verdict, headroom and the time
+ * model, its verified run, and per model the answers (the smallest GPU of
+ * every method and context, by the one rule) and the plan view. Writers
+ * only format what it computed: none calls the time model or the
+ * planner's searches (tests/unit/test_rows.c counts the calls).
+ *
+ *   ev = gs_eval_new(&meta);
+ *   for each model: gs_eval_model_begin(ev, &model); writers' model_begin;
+ *     for each row: gs_row_eval(ev, &row); writers' row;
+ *     gs_eval_model_end(ev); writers' model_end;
+ *   writers' end; gs_eval_free(ev);
+ */
+typedef struct gs_eval gs_eval;
+
+/* An evaluation for the report m describes (m and what it points to are
+ * borrowed for its life). The caller frees it with gs_eval_free, after
+ * the writers' end. */
+gs_eval *gs_eval_new(const struct gs_report_meta *m);
+/* Start model md: md->eval is set (until gs_eval_free, which clears it). */
+void gs_eval_model_begin(gs_eval *ev, gs_model *md);
+/* Evaluate r, a row of the model begun last: its cells (valid until the
+ * next row), its verified run, its answer. */
+void gs_row_eval(gs_eval *ev, gs_row *r);
+/* The model's rows are in: its plan view's searches run. */
+void gs_eval_model_end(gs_eval *ev);
+void gs_eval_free(gs_eval *ev);
 
 /* The text reports show for verified run mr of a row estimated as x:
  * gs_measured_text of the device figure (or the one recorded) against
@@ -104,8 +185,8 @@ struct gs_writer {
 
 /* The JSON document of out/sizing.json, also what `estimate --json` prints
  * (one model, one row): gs_json_doc_begin writes the header, the GPU
- * classes and the models and opens "rows"; gs_json_row writes one row
- * (first: the first of the document); gs_json_doc_end closes it. The
+ * classes and the models and opens "rows"; gs_json_row writes one row,
+ * evaluated (gs_row_eval; first: the first of the document); gs_json_doc_end closes it. The
  * schema is documented in gpusizer(1), JSON OUTPUT. */
 void gs_json_doc_begin(FILE *fp, const gs_report_meta *m);
 void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first);

@@ -14,9 +14,10 @@
 #include "report.h"
 #include "spec.h"
 
-/* Called once per row; the row is only valid during the call. A non-OK
- * return stops the sweep with that code. */
-typedef gs_err (*gs_sweep_fn)(void *ctx, const gs_row *r, gs_error *e);
+/* Called once per row; the row is only valid during the call (the callee
+ * may fill its evaluation, gs_row_eval). A non-OK return stops the sweep
+ * with that code. */
+typedef gs_err (*gs_sweep_fn)(void *ctx, gs_row *r, gs_error *e);
 
 /* The settings every row starts from: defaults plus the spec's "settings". */
 gs_err gs_sweep_base(const gs_spec *sp, gs_settings *base, gs_error *e);

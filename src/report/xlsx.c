@@ -119,20 +119,22 @@ void gs_xlsx_set_data_rows_max(uint32_t rows)
 	data_rows_max = rows == 0 || rows > GS_XLSX_DATA_ROWS_MAX ? GS_XLSX_DATA_ROWS_MAX : rows;
 }
 
-/* The best (smallest) fitting GPU class and count for one model, method
- * and context, over every configuration of that method at that context. */
+/* A Summary entry: the model's answer for one method and context (the
+ * row evaluation's, gs_answer: the best (smallest) fitting GPU class and
+ * count over every configuration of that method at that context), copied
+ * at the model's end, and where its rows are on the model's sheets. */
 typedef struct xl_best {
 	size_t model_no;
 	gs_method method;
 	int64_t seq;
+	bool seen;            /* a row with an estimate was written */
 	size_t n_configs;
 	uint64_t min_device;  /* smallest per-GPU device of any configuration */
 	bool found, tight;
 	size_t gpu;           /* index in meta->gpus */
 	int64_t count;
-	uint64_t cost;        /* count x usable bytes, the ranking */
 	uint64_t device;      /* per GPU, of the chosen configuration */
-	double headroom;
+	double headroom;      /* as the workbook computes it (1 - $G/$H) */
 	char label[160];
 	char row_id[64];
 	double step_s, tokens; /* the time model of the chosen row on its class (0: none) */
@@ -172,7 +174,6 @@ typedef struct xl_state {
 	lxw_workbook *wb;
 	lxw_worksheet *summary, *charts, *plan;
 	lxw_row_t plan_row;   /* next row of the Plan sheet */
-	gs_plan_view view;    /* the model being written */
 	char **vf_text;       /* [class x 4 + needs]: verdict_formula's texts, owned */
 	size_t n_vf_text;
 	lxw_error lerr; /* first libxlsxwriter failure */
@@ -376,7 +377,7 @@ static gs_verdict cached_verdict(double dev_gib, double usable_gib, double tight
 
 /*
  * The live verdict of row r (0-based sheet row) on GPU gi: the rule of
- * gs_row_verdict over the GPUs sheet's usable GiB (E), bf16 (F), fp8 (G)
+ * gs_verdict_of over the GPUs sheet's usable GiB (E), bf16 (F), fp8 (G)
  * and tight headroom (B2) and this row's device GiB (C):
  *   =IF(NOT(GPUs!$F$5),"not runnable",
  *       IF($C2>GPUs!$E$5,"does not fit",IF(1-$C2/GPUs!$E$5>=GPUs!$B$2,"fits","tight")))
@@ -439,7 +440,7 @@ static void verdict_formula(xl_state *st, char *buf, size_t n, lxw_row_t row, si
 /*
  * The Summary is live: formulas over one more column of each model sheet,
  * the "Summary key", and the GPUs sheet. A row's key is the rank of its
- * best GPU under the Summary's rule (best_offer's, gs_rank_before), as one
+ * best GPU under the Summary's rule (gs_best_offer), as one
  * integer that sorts as the rule does, so the Summary takes the least key
  * of its rows (MINIFS) and decodes it:
  *
@@ -452,7 +453,7 @@ static void verdict_formula(xl_state *st, char *buf, size_t n, lxw_row_t row, si
  * (nothing fits or is tight on a class the plan allows): KEY_NONE. The key
  * is exact (below 2^53) while count < KEY_COUNT_MAX, count x MiB <
  * KEY_MIB_MAX and there are fewer than KEY_GPUS_MAX classes; a sweep past
- * them gets the static Summary (what best_offer computed, as written).
+ * them gets the static Summary (the row evaluation's answers, as written).
  *
  * The GPUs sheet's key row holds Q = P + gpu per class (KEY_NONE for a class
  * the plan excludes), named GPU_KEY; a row's key is then
@@ -971,9 +972,8 @@ static void plan_header(xl_state *st)
 }
 
 /* The Plan sheet's rows of one model: per method, class and context. */
-static void plan_rows(xl_state *st, const xl_model *xm)
+static void plan_rows(xl_state *st, const xl_model *xm, const gs_plan_view *v)
 {
-	const gs_plan_view *v = &st->view;
 	lxw_worksheet *ws = st->plan;
 	char buf[160];
 	char f[512];
@@ -1267,8 +1267,6 @@ static gs_err xl_model_begin(gs_writer *w, const gs_model *model, gs_error *e)
 	st->part_rows = 0;
 	st->best0 = st->n_best;
 	sheet_header(st, st->ws);
-	gs_plan_view_free(&st->view);
-	gs_plan_view_init(&st->view, st->m->gpus, st->m->n_gpus, st->m->plan);
 	return check(st, e);
 }
 
@@ -1299,47 +1297,12 @@ static xl_best *best_entry(xl_state *st, gs_method method, int64_t seq)
 	return b;
 }
 
-/* Row r on class gi (its verdict v there) offered to summary entry b by
- * the one rule (gs_best_offer); ties keep the first in GPU order, then in
- * sweep order. */
-static void best_offer(xl_state *st, xl_best *b, const gs_row *r, size_t gi, gs_verdict v,
-                       double headroom)
-{
-	const gs_gpu *g = &st->m->gpus[gi];
-	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
-	uint64_t cost;
-	gs_offer best = { b != NULL && b->found, b ? b->gpu : 0,
-	                  b != NULL && b->found ? st->m->gpus[b->gpu].usable_bytes : 0, b ? b->count : 0,
-	                  b != NULL && b->tight, 0 };
-	gs_offer o = { v == GS_FITS || v == GS_TIGHT, gi, g->usable_bytes, count, v == GS_TIGHT, 0 };
-
-	if (b == NULL || !gs_plan_opts_eligible(st->m->plan, g) ||
-	    !gs_best_offer(gs_plan_opts_rank(st->m->plan), &best, &o))
-		return;
-	if (!gs_mul_u64((uint64_t)count, g->usable_bytes, &cost))
-		cost = UINT64_MAX;
-	b->found = true;
-	b->tight = v == GS_TIGHT;
-	b->gpu = gi;
-	b->count = count;
-	b->cost = cost;
-	b->device = r->est.device;
-	b->headroom = headroom;
-	b->best_pos = st->part_rows + 1;
-	if (gs_row_step(st->m, r, g, true, &b->step_s, &b->tokens))
-		b->step_s = sig4(b->step_s);
-	else
-		b->step_s = b->tokens = 0;
-	snprintf(b->label, sizeof b->label, "%s", r->label);
-	snprintf(b->row_id, sizeof b->row_id, "%s", r->id);
-}
-
 /* Our own verified run of row r, if any: the figure in GiB and the text
  * "measured 11.2 GiB on RTX 4090, predicted 11.5 GiB" (an out-of-memory
  * run has the text only). */
 static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col_t t0, const gs_row *r)
 {
-	const gs_measured *mr = gs_row_measured(st->m, r);
+	const gs_measured *mr = r->measured;
 	uint64_t bytes;
 	gs_measured_kind k;
 	char txt[256];
@@ -1352,7 +1315,6 @@ static void put_measured(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col
 	put_str(st, ws, row, t0 + D_MEAS_TEXT, txt, NULL);
 }
 
-/* Write row r; offer its fitting GPUs to summary entry b (NULL: no estimate). */
 /* The row's settings from column c on, in table order (those that do not
  * apply to the row's method left blank; see xl_set_col). */
 static void put_settings(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col_t c,
@@ -1379,7 +1341,7 @@ static void put_settings(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col
 	}
 }
 
-static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r, xl_best *b)
+static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r)
 {
 	const gs_report_meta *m = st->m;
 	const gs_settings *s = &r->settings;
@@ -1410,13 +1372,12 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 
 	put_gib(st, ws, row, MC_DEVICE, x->device);
 	for (size_t i = 0; i < m->n_gpus; i++) {
+		/* the formula's value as the workbook computes it from its cells */
 		gs_verdict v = cached_verdict(dev, st->usable_gib[i], st->tight, nb, nf, &m->gpus[i]);
-		double h = st->usable_gib[i] > 0 ? 1 - dev / st->usable_gib[i] : 0;
 
 		verdict_formula(st, f, sizeof f, row, i, nb, nf);
 		note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
 		                                         gs_verdict_name(v)));
-		best_offer(st, b, r, i, v, h);
 		if (st->gpu_key[i] < KEY_NONE) {
 			uint64_t k;
 			/* the key's ranges (see key_formula): past them, a static Summary */
@@ -1435,10 +1396,12 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		note_err(st, worksheet_write_formula_num(ws, row, st->key_col, kf, st->f_key, (double)key));
 	}
 	{
-		double step, tokens = 0;
+		double tokens = 0;
 		for (size_t i = 0; i < m->n_gpus; i++)
-			if (gs_row_step(m, r, &m->gpus[i], false, &step, &tokens))
-				put_num(st, ws, row, (lxw_col_t)(st->key_col + 2 + i), sig4(step), NULL);
+			if (gs_cell_runs(&r->cell[i])) {
+				put_num(st, ws, row, (lxw_col_t)(st->key_col + 2 + i), sig4(r->cell[i].step_s), NULL);
+				tokens = r->cell[i].tokens;
+			}
 		if (tokens > 0)
 			put_num(st, ws, row, (lxw_col_t)(st->key_col + 1), tokens, st->f_int);
 	}
@@ -1480,6 +1443,8 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 
 	if (!st->in_model)
 		return gs_fail(e, GS_EINTERNAL, "%s: row outside a model", st->path);
+	if (r->cell == NULL && st->m->n_gpus > 0)
+		return gs_fail(e, GS_EINTERNAL, "%s: row %s not evaluated (gs_row_eval)", st->path, r->id);
 	xm = &st->models[st->n_models - 1];
 	if (st->part_rows >= data_rows_max) {
 		char name[LXW_MAX_SHEETNAME_LENGTH + 16];
@@ -1503,17 +1468,16 @@ static gs_err xl_row(gs_writer *w, const gs_row *r, gs_error *e)
 	}
 	b = r->err == GS_OK ? best_entry(st, r->settings.method, r->settings.seq) : NULL;
 	if (b != NULL) {
-		if (b->n_configs == 0) {
+		if (!b->seen) {
+			b->seen = true;
 			b->part_first = st->part;
 			b->first_pos = st->part_rows + 1;
 		}
 		b->part_last = st->part;
-		b->n_configs++;
-		if (r->est.device < b->min_device)
-			b->min_device = r->est.device;
+		if (r->answer_taken) /* the answer's row, unless a later row takes it */
+			b->best_pos = st->part_rows + 1;
 	}
-	write_row(st, st->ws, st->part_rows + 1, r, b);
-	gs_plan_view_row(&st->view, r);
+	write_row(st, st->ws, st->part_rows + 1, r);
 	if (r->err == GS_OK && (unsigned)r->settings.method < GS_METHOD_MAX &&
 	    !xm->pick[r->settings.method].set) {
 		xl_pick *p = &xm->pick[r->settings.method];
@@ -1612,17 +1576,49 @@ static void add_chart(xl_state *st, const xl_model *xm)
 	st->n_charts++;
 }
 
+/* Summary entry b takes its answer from the model's evaluation; the
+ * headroom as the workbook computes it from the stored cells. */
+static void best_take(xl_state *st, xl_best *b, const gs_model_eval *ev)
+{
+	const gs_answer *a = NULL;
+
+	for (size_t i = 0; i < ev->n_answers && a == NULL; i++)
+		if (ev->answers[i].method == b->method && ev->answers[i].seq == b->seq)
+			a = &ev->answers[i];
+	if (a == NULL)
+		return;
+	b->n_configs = a->n_configs;
+	b->min_device = a->min_device;
+	b->found = a->found;
+	if (!a->found)
+		return;
+	b->tight = a->v == GS_TIGHT;
+	b->gpu = a->gpu;
+	b->count = a->count;
+	b->device = a->device;
+	b->headroom = st->usable_gib[a->gpu] > 0
+	                      ? 1 - as_stored((double)a->device / GS_GIB) / st->usable_gib[a->gpu]
+	                      : 0;
+	b->step_s = gs_cell_fits(&a->cell) ? sig4(a->cell.step_s) : 0;
+	b->tokens = gs_cell_fits(&a->cell) ? a->cell.tokens : 0;
+	snprintf(b->label, sizeof b->label, "%s", a->label);
+	snprintf(b->row_id, sizeof b->row_id, "%s", a->row_id);
+}
+
 static gs_err xl_model_end(gs_writer *w, const gs_model *model, gs_error *e)
 {
 	xl_state *st = w->state;
 
 	if (!st->in_model)
 		return gs_fail(e, GS_EINTERNAL, "%s: model end outside a model", st->path);
+	if (model->eval == NULL)
+		return gs_fail(e, GS_EINTERNAL, "%s: model %s not evaluated (gs_eval_model_begin)", st->path,
+		               model->id ? model->id : "");
 	sheet_finish(st, st->ws, st->part_rows);
 	add_chart(st, &st->models[st->n_models - 1]);
-	gs_plan_view_compute(&st->view, model->arch);
-	plan_rows(st, &st->models[st->n_models - 1]);
-	gs_plan_view_free(&st->view);
+	for (size_t i = st->best0; i < st->n_best; i++)
+		best_take(st, &st->best[i], model->eval);
+	plan_rows(st, &st->models[st->n_models - 1], model->eval->plan);
 	st->in_model = false;
 	return check(st, e);
 }
@@ -1679,7 +1675,7 @@ enum { SD_MODEL, SD_METHOD, SD_CTX, SD_CLASS, SD_GPU, SD_COUNT, SD_DEVICE, SD_US
        SD_VERDICT, SD_CONFIG, SD_ROWID, SD_NCONF, SD_MINDEV, SD_KEY, SD_GPUNO, SD_ROW, SD_STEP,
        SD_HOURS, SD_COST, SD_MAX };
 
-/* Summary entry b's cached key: best_offer's answer, encoded (key_of). */
+/* Summary entry b's cached key: its answer (best_take's), encoded (key_of). */
 static uint64_t best_key(const xl_state *st, const xl_best *b)
 {
 	return b->found ? key_of(st, b->gpu, b->count, b->tight) : KEY_NONE;
@@ -2449,7 +2445,6 @@ static void xl_free(gs_writer *w)
 		}
 		free(st->models);
 		free(st->best);
-		gs_plan_view_free(&st->view);
 		free(st);
 	}
 	free(w);

@@ -135,12 +135,17 @@ static void mkrow(gs_row *r, const gs_model *m, const char *method, const char *
 	}
 }
 
+static int drive(gs_writer *w, gs_eval *ev, const gs_report_meta *m, gs_error *e);
+
+static int feed(gs_writer *w, gs_eval *ev, gs_row *r, gs_error *e)
+{
+	gs_row_eval(ev, r);
+	return w->row(w, r, e);
+}
+
 static int run(gs_writer *w, const char *out, gs_error *e)
 {
 	gs_report_meta meta;
-	gs_row r;
-	const double seqs[] = { 512, 2048, 8192 };
-	int i;
 
 	memset(&meta, 0, sizeof meta);
 	meta.spec_path = "sizing.json";
@@ -153,8 +158,23 @@ static int run(gs_writer *w, const char *out, gs_error *e)
 	meta.tool_version = "0.0-test";
 	meta.assumptions = "- AdamW states in fp32.\n- CUDA context: 0.5 GiB.\n";
 	row_counter = 0;
-	if (w->begin(w, &meta, e))
+	gs_eval *ev = gs_eval_new(&meta);
+	int rc = drive(w, ev, &meta, e);
+	gs_eval_free(ev);
+	return rc;
+}
+
+/* The writer over the fixture's models and rows, each evaluated first
+ * (gs_row_eval), as the report driver does. */
+static int drive(gs_writer *w, gs_eval *ev, const gs_report_meta *m, gs_error *e)
+{
+	gs_row r;
+	const double seqs[] = { 512, 2048, 8192 };
+	int i;
+
+	if (w->begin(w, m, e))
 		return 1;
+	gs_eval_model_begin(ev, &models[0]);
 	if (w->model_begin(w, &models[0], e))
 		return 1;
 	for (i = 0; i < 3; i++) {
@@ -163,38 +183,41 @@ static int run(gs_writer *w, const char *out, gs_error *e)
 			mkrow(&r, &models[0], "full", NULL, (int64_t)seqs[i], 1, 14.96, 14.96, 29.92, 150, 1);
 			gs_settings_set(&r.settings, "batch", "8", e);
 			gs_settings_label(&r.settings, r.label, sizeof r.label);
-			if (w->row(w, &r, e))
+			if (feed(w, ev, &r, e))
 				return 1;
 		}
 		mkrow(&r, &models[0], "full", NULL, (int64_t)seqs[i], 1, 14.96, 14.96, 29.92, 3 * s, 1);
-		if (w->row(w, &r, e))
+		if (feed(w, ev, &r, e))
 			return 1;
 		mkrow(&r, &models[0], "full", NULL, (int64_t)seqs[i], 4, 3.74, 3.74, 7.48, 3 * s, 1);
-		if (w->row(w, &r, e))
+		if (feed(w, ev, &r, e))
 			return 1;
 		mkrow(&r, &models[0], "lora", NULL, (int64_t)seqs[i], 1, 14.96, 0.05, 0.1, 2 * s, 1);
-		if (w->row(w, &r, e))
+		if (feed(w, ev, &r, e))
 			return 1;
 		mkrow(&r, &models[0], "lora", "fp16", (int64_t)seqs[i], 1, 14.96, 0.05, 0.1, 2 * s, 1);
-		if (w->row(w, &r, e))
+		if (feed(w, ev, &r, e))
 			return 1;
 	}
 	mkrow(&r, &models[0], "lora", NULL, 32768, 1, 0, 0, 0, 0, 0);
 	r.err = GS_EOVERFLOW;
 	snprintf(r.err_msg, sizeof r.err_msg, "activations | overflow <64 bits>");
 	memset(&r.est, 0, sizeof r.est);
-	if (w->row(w, &r, e))
+	if (feed(w, ev, &r, e))
 		return 1;
+	gs_eval_model_end(ev);
 	if (w->model_end(w, &models[0], e))
 		return 1;
+	gs_eval_model_begin(ev, &models[1]);
 	if (w->model_begin(w, &models[1], e))
 		return 1;
 	for (i = 0; i < 3; i++) { /* the last one only fits tight, on the largest GPU */
 		mkrow(&r, &models[1], "inference", NULL, (int64_t)seqs[i], 1, i == 2 ? 73.5 : 0.23, 0, 0,
 		      0.1 * (i + 1), 0.5);
-		if (w->row(w, &r, e))
+		if (feed(w, ev, &r, e))
 			return 1;
 	}
+	gs_eval_model_end(ev);
 	if (w->model_end(w, &models[1], e))
 		return 1;
 	return w->end(w, e) ? 1 : 0;
@@ -709,14 +732,18 @@ int main(void)
 			meta.out_dir = out4;
 			memset(&e, 0, sizeof e);
 			w = k ? gs_writer_html() : gs_writer_md();
+			gs_eval *ev = gs_eval_new(&meta);
+			gs_eval_model_begin(ev, &models[1]);
 			rc = w->begin(w, &meta, &e);
 			if (!rc)
 				rc = w->model_begin(w, &models[1], &e);
+			gs_eval_model_end(ev);
 			if (!rc)
 				rc = w->model_end(w, &models[1], &e);
 			if (!rc)
 				rc = w->end(w, &e);
 			w->free(w);
+			gs_eval_free(ev);
 			snprintf(p, sizeof p, "%s/%s", out4, k ? "html/models/formula.html" : "models/formula.md");
 			CHECK(rc == GS_OK && stat(p, &st) == 0, "%s: a model without rows: %s", k ? "html" : "md", e.msg);
 			snprintf(p, sizeof p, "rm -rf '%s'", out4);

@@ -190,6 +190,7 @@ static gs_err write_fixture(const char *dir, bool split, int stop_after, gs_erro
 	gs_err rc;
 
 	make_fixture(&fx, dir, split);
+	gs_eval *ev = gs_eval_new(&fx.meta);
 	rc = w->begin(w, &fx.meta, e);
 	for (size_t i = 0; rc == GS_OK && i < fx.n_models; i++) {
 		size_t n;
@@ -197,9 +198,13 @@ static gs_err write_fixture(const char *dir, bool split, int stop_after, gs_erro
 		if (stop_after >= 0 && (size_t)stop_after == i)
 			goto out;
 		n = model_rows(&fx, i, rows);
+		gs_eval_model_begin(ev, &fx.models[i]);
 		rc = w->model_begin(w, &fx.models[i], e);
-		for (size_t k = 0; rc == GS_OK && k < n; k++)
+		for (size_t k = 0; rc == GS_OK && k < n; k++) {
+			gs_row_eval(ev, &rows[k]);
 			rc = w->row(w, &rows[k], e);
+		}
+		gs_eval_model_end(ev);
 		if (rc == GS_OK)
 			rc = w->model_end(w, &fx.models[i], e);
 	}
@@ -207,6 +212,7 @@ static gs_err write_fixture(const char *dir, bool split, int stop_after, gs_erro
 		rc = w->end(w, e);
 out:
 	w->free(w);
+	gs_eval_free(ev);
 	return rc;
 }
 
@@ -219,19 +225,24 @@ static gs_err write_big(const char *dir, size_t n_rows, gs_error *e)
 
 	make_fixture(&fx, dir, false);
 	fx.meta.n_models = 1;
+	gs_eval *ev = gs_eval_new(&fx.meta);
+	gs_eval_model_begin(ev, &fx.models[0]);
 	rc = w->begin(w, &fx.meta, e);
 	if (rc == GS_OK)
 		rc = w->model_begin(w, &fx.models[0], e);
 	for (size_t k = 0; rc == GS_OK && k < n_rows; k++) {
 		make_row(&r, &fx.models[0], k, (gs_method)(k % 4), k % 4 == 0 ? GS_P_AMP_BF16 : GS_P_BF16,
 		         512 << (k % 7), 1 << (k % 4), 1.0 + (double)(k % 200));
+		gs_row_eval(ev, &r);
 		rc = w->row(w, &r, e);
 	}
+	gs_eval_model_end(ev);
 	if (rc == GS_OK)
 		rc = w->model_end(w, &fx.models[0], e);
 	if (rc == GS_OK)
 		rc = w->end(w, e);
 	w->free(w);
+	gs_eval_free(ev);
 	return rc;
 }
 
