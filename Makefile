@@ -105,10 +105,16 @@ test_jsonget_OBJ = core/err core/redact input/jsonget
 test_measured_OBJ = base/fileio base/util core/err core/numfmt core/redact core/settings verify/measured verify/nvml
 test_plan_OBJ = $(CORE) base/util report/plan_view
 test_models_OBJ = core/arch core/err core/redact base/fileio base/paths base/utf8 base/util hub/hub hub/modelid hub/models hub/resolve input/config input/jsoncheck input/jsonget input/safetensors
-test_report_driver_OBJ = $(CORE) base/fileio base/paths base/utf8 base/util input/jsoncheck report/outdir report/plan_view report/report report/spec report/sweep verify/measured
-test_report_md_OBJ = $(CORE) base/buf base/fileio base/paths base/utf8 base/util report/html report/md report/mdesc report/plan_view report/report report/svg report/template verify/measured
+# (the spec checks its formats against the writer registry, which links every writer)
+test_report_driver_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util input/jsoncheck \
+  report/csv report/html report/json report/md report/mdesc report/outdir report/plan_view report/report \
+  report/spec report/svg report/sweep report/template report/writers report/xlsx verify/measured
+# (html.c links the downloads the writer registry names: every writer)
+test_report_md_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html \
+  report/json report/md report/mdesc report/plan_view report/report report/svg report/template report/writers \
+  report/xlsx verify/measured
 test_report_xlsx_OBJ = $(CORE) base/fileio base/utf8 base/util report/plan_view report/report report/xlsx verify/measured
-test_rows_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html report/json \
+test_rows_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html report/json report/writers \
   report/md report/mdesc report/plan_view report/report report/svg report/sweep report/template report/xlsx \
   verify/measured
 # test_rows counts every call into the time model, the searches, the engine

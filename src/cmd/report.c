@@ -40,7 +40,7 @@ static const gs_opt report_opts[] = {
 	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (default: the spec's \"out\")" },
 	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate into a staging directory in $TMPDIR and\n"
 	  "compare with DIR: exit 0 when current, 5 and the stale files when not" },
-	{ "format", 0, "LIST", 0, OPT_FORMAT, "comma list of md, html, xlsx, json, csv, json.gz,\ncsv.gz (the last two gzip-compressed; default: spec)" },
+	{ "format", 0, "LIST", 0, OPT_FORMAT, NULL /* the registry's names: report_opts_make */ },
 	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "model cache (default: the spec's, else the default cache)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the spec's, else the installed gpus/)" },
 	{ "offline", 0, NULL, 0, OPT_OFFLINE, "never fetch a model (also HF_HUB_OFFLINE=1,\n"
@@ -75,8 +75,25 @@ static const gs_opt override_opts[] = {
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
+/* report_opts with --format's help naming the registry's formats. */
+static const gs_opt *report_opts_make(void)
+{
+	static gs_opt opts[sizeof report_opts / sizeof report_opts[0]];
+	static char help[320];
+
+	if (opts[0].name != NULL)
+		return opts;
+	memcpy(opts, report_opts, sizeof opts);
+	snprintf(help, sizeof help, "comma list of formats (default: the spec's):\n");
+	gs_writer_names(help + strlen(help), sizeof help - strlen(help));
+	for (size_t i = 0; opts[i].name != NULL; i++)
+		if (opts[i].id == OPT_FORMAT)
+			opts[i].help = help;
+	return opts;
+}
+
 static const gs_opt_group report_groups[] = {
-	{ "options", report_opts, NULL },
+	{ "options", NULL, report_opts_make },
 	{ "axis overrides (comma lists; they replace the spec's)", override_opts, NULL },
 	{ "common", gs_opt_common, NULL },
 	{ NULL, NULL, NULL },
@@ -340,20 +357,21 @@ static gs_err plan_classes(run *R, gs_error *e)
 	return GS_OK;
 }
 
+/* The spec's formats' writers, in the registry's order. */
 static gs_err make_writers(run *R, gs_error *e)
 {
-	static const char *const order[] = { "md", "html", "xlsx", "json", "csv", "json.gz", "csv.gz" };
-	gs_writer *(*ctor[])(void) = { gs_writer_md, gs_writer_html, gs_writer_xlsx, gs_writer_json,
-		                       gs_writer_csv, gs_writer_json_gz, gs_writer_csv_gz };
+	size_t n;
+	const gs_writer_ops *ops = gs_writer_registry(&n);
 
-	(void)e;
-	for (int k = 0; k < (int)(sizeof order / sizeof order[0]); k++) {
+	for (size_t k = 0; k < n; k++) {
 		bool want = false;
 		for (size_t i = 0; i < R->sp.formats.n; i++)
-			want = want || strcmp(R->sp.formats.v[i], order[k]) == 0;
+			want = want || strcmp(R->sp.formats.v[i], ops[k].name) == 0;
 		if (!want)
 			continue;
-		R->w[R->n_w++] = ctor[k]();
+		if (R->n_w == (int)(sizeof R->w / sizeof R->w[0]))
+			return gs_fail(e, GS_EINTERNAL, "report: more formats than writers (%zu)", n);
+		R->w[R->n_w++] = ops[k].make();
 	}
 	return GS_OK;
 }

@@ -376,32 +376,37 @@ typedef struct html_state {
 	gs_writer *inner; /* the generator's writer over sink; owned */
 } html_state;
 
-/* The downloads the report holds beside the pages: those of
- * download_names whose file, or its temporary (fileio.h: "<name>.tmp.*"),
- * is in out_dir. Every writer opens its file at begin, before any page is
- * written, so the answer is the same on every page and every run. */
-static const char *const download_names[] = { "gpusizer.xlsx", "sizing.csv", "sizing.csv.gz", "sizing.json",
-                                               "sizing.json.gz" };
-
+/* The downloads the report holds beside the pages: the writer registry's
+ * download files (gs_writer_ops.download) whose file, or its temporary
+ * (fileio.h: "<name>.tmp.*"), is in out_dir, in file-name order. Every
+ * writer opens its file at begin, before any page is written, so the
+ * answer is the same on every page and every run. found has room for the
+ * registry's rows and a NULL. */
 static void find_downloads(const char *out_dir, const char **found)
 {
-	size_t n = 0;
+	size_t n = 0, nw;
+	const gs_writer_ops *w = gs_writer_registry(&nw);
 	DIR *d = opendir(out_dir);
-	bool have[sizeof download_names / sizeof download_names[0]] = { false };
 	struct dirent *de;
 
 	while (d && (de = readdir(d)) != NULL)
-		for (size_t i = 0; i < sizeof download_names / sizeof download_names[0]; i++) {
-			size_t l = strlen(download_names[i]);
-			if (strncmp(de->d_name, download_names[i], l) == 0 &&
-			    (de->d_name[l] == '\0' || strncmp(de->d_name + l, ".tmp.", 5) == 0))
-				have[i] = true;
+		for (size_t i = 0; i < nw; i++) {
+			size_t l = strlen(w[i].file), k;
+			if (!w[i].download || strncmp(de->d_name, w[i].file, l) != 0 ||
+			    (de->d_name[l] != '\0' && strncmp(de->d_name + l, ".tmp.", 5) != 0))
+				continue;
+			for (k = 0; k < n && strcmp(found[k], w[i].file) != 0; k++)
+				;
+			if (k < n)
+				continue; /* the file and its temporary */
+			/* insert in file-name order */
+			for (k = n; k > 0 && strcmp(found[k - 1], w[i].file) > 0; k--)
+				found[k] = found[k - 1];
+			found[k] = w[i].file;
+			n++;
 		}
 	if (d)
 		closedir(d);
-	for (size_t i = 0; i < sizeof download_names / sizeof download_names[0]; i++)
-		if (have[i])
-			found[n++] = download_names[i];
 	found[n] = NULL;
 }
 
@@ -425,9 +430,13 @@ static gs_err html_page(const gs_mdsink *s, const char *out_dir, const char *rel
 	const html_state *st = (const html_state *)s;
 	gs_tbuf page = { 0 };
 	char path[4096], hrel[4096], up[256] = "../";
-	const char *downloads[sizeof download_names / sizeof download_names[0] + 1];
+	size_t nw;
+	const char **downloads;
 	gs_html_frame f;
 	gs_err err;
+
+	gs_writer_registry(&nw);
+	downloads = gs_xcalloc(nw + 1, sizeof *downloads);
 
 	/* From out_dir/html/<rel>.html back to out_dir: one "../" per '/'. */
 	for (const char *c = rel; *c; c++)
@@ -445,6 +454,7 @@ static gs_err html_page(const gs_mdsink *s, const char *out_dir, const char *rel
 	if (!err)
 		err = gs_write_file_atomic(path, page.p, page.len, e);
 	gs_tbuf_free(&page);
+	free(downloads);
 	return err;
 }
 

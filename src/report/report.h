@@ -173,7 +173,7 @@ void gs_measured_row_text(const gs_measured *mr, const gs_estimate *x, char *buf
  * Writers write through gs_atomic (util.h): a failure leaves old files. */
 typedef struct gs_writer gs_writer;
 struct gs_writer {
-	const char *name; /* "md", "html", "xlsx", "json", "csv", "json.gz", "csv.gz" */
+	const char *name; /* its registry row's name (gs_writer_ops): "md", "xlsx", ... */
 	gs_err (*begin)(gs_writer *w, const gs_report_meta *m, gs_error *e);
 	gs_err (*model_begin)(gs_writer *w, const gs_model *model, gs_error *e);
 	gs_err (*row)(gs_writer *w, const gs_row *r, gs_error *e);
@@ -192,7 +192,7 @@ void gs_json_doc_begin(FILE *fp, const gs_report_meta *m);
 void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first);
 void gs_json_doc_end(FILE *fp, size_t rows);
 
-/* Constructors, one per format (each in report_<fmt>.c). */
+/* Constructors, one per format (each in report/<fmt>.c). */
 gs_writer *gs_writer_md(void);   /* Markdown (+ SVG charts) */
 gs_writer *gs_writer_html(void); /* the same pages, rendered by cmark-gfm */
 gs_writer *gs_writer_xlsx(void);
@@ -201,5 +201,28 @@ gs_writer *gs_writer_csv(void);
 /* The same documents gzip-compressed: sizing.json.gz, sizing.csv.gz. */
 gs_writer *gs_writer_json_gz(void);
 gs_writer *gs_writer_csv_gz(void);
+
+/* The writer registry (report/writers.c): one row per output format, in
+ * the order the driver runs them. name: the spec's "formats" and
+ * --format's word (the writer's gs_writer.name); by_default: written when
+ * the spec names no formats; make: its constructor; file: what it writes
+ * under the output directory (its first file, for the tests and the
+ * docs); download: whether the HTML pages link that file as a download
+ * (in file-name order). The spec's checks, --format's help, the driver
+ * and the HTML pages' downloads all read it. */
+typedef struct gs_writer_ops {
+	const char *name;
+	bool by_default;
+	gs_writer *(*make)(void);
+	const char *file;
+	bool download;
+} gs_writer_ops;
+
+/* The registry's rows (static), *n of them. */
+const gs_writer_ops *gs_writer_registry(size_t *n);
+/* The format named s, or NULL. */
+const gs_writer_ops *gs_writer_find(const char *s);
+/* Every format's name, in order, joined by ", " ("md, html, ..."). */
+void gs_writer_names(char *buf, size_t n);
 
 #endif

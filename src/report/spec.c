@@ -14,6 +14,7 @@
 
 #include "paths.h"
 #include "plan_view.h"
+#include "report.h"
 #include "timing.h"
 #include "util.h"
 #include "fileio.h"
@@ -56,11 +57,6 @@ static const char *const top_keys[] = {
 	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "rank",
 	"eligible", "plan", "time", "out", "models_dir", "gpus_dir", NULL,
 };
-/* The default formats first: the rest (gzip-compressed JSON and CSV) only
- * when named. */
-static const char *const format_names[] = { "md", "html", "xlsx", "json", "csv", "json.gz", "csv.gz", NULL };
-#define DEFAULT_FORMATS 5
-#define FORMAT_WORDS "md, html, xlsx, json, csv, json.gz, csv.gz"
 const char *gs_spec_axis_setting(int axis)
 {
 	return axis >= 0 && axis < GS_AX_MAX ? axis_settings[axis] : "";
@@ -872,13 +868,19 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 		if ((rc = read_list(sp, v, "formats", 's', &sp->formats, e)) != GS_OK)
 			return rc;
 		for (size_t i = 0; i < sp->formats.n; i++)
-			if (!in_list(format_names, sp->formats.v[i]))
-				return spec_fail(e, sp, "formats", (int)i,
-				                 "unknown format \"%s\" (" FORMAT_WORDS ")",
-				                 sp->formats.v[i]);
+			if (gs_writer_find(sp->formats.v[i]) == NULL) {
+				char names[256];
+				gs_writer_names(names, sizeof names);
+				return spec_fail(e, sp, "formats", (int)i, "unknown format \"%s\" (%s)",
+				                 sp->formats.v[i], names);
+			}
 	} else {
-		for (int i = 0; i < DEFAULT_FORMATS; i++)
-			list_add(&sp->formats, format_names[i]);
+		/* the registry's defaults, in its order */
+		size_t n;
+		const gs_writer_ops *w = gs_writer_registry(&n);
+		for (size_t i = 0; i < n; i++)
+			if (w[i].by_default)
+				list_add(&sp->formats, w[i].name);
 	}
 	{
 		/* Paths in the spec are relative to its directory; absent
@@ -1064,9 +1066,10 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 	}
 	if (strcmp(what, "formats") == 0) {
 		for (size_t i = 0; i < l.n; i++)
-			if (!in_list(format_names, l.v[i])) {
-				rc = gs_fail(e, GS_EUSAGE, "--format: unknown format \"%s\" (" FORMAT_WORDS ")",
-				             l.v[i]);
+			if (gs_writer_find(l.v[i]) == NULL) {
+				char names[256];
+				gs_writer_names(names, sizeof names);
+				rc = gs_fail(e, GS_EUSAGE, "--format: unknown format \"%s\" (%s)", l.v[i], names);
 				goto out;
 			}
 		list_free(&sp->formats);

@@ -156,17 +156,41 @@ static gs_err walk(gs_writer **w, int nw, const gs_report_meta *meta, gs_error *
 	return rc;
 }
 
+/* The registry against what its writers do: each row's constructor makes
+ * a writer of its name, which wrote the row's file; names are distinct; the
+ * defaults are the classic five. */
+static void registry(const gs_writer_ops *ops, size_t n, gs_writer **w, const char *out)
+{
+	size_t named = 0, wrote = 0, distinct = 0, dl = 0;
+	char defaults[128] = "", path[512];
+
+	for (size_t k = 0; k < n; k++) {
+		named += w[k]->name != NULL && strcmp(w[k]->name, ops[k].name) == 0;
+		snprintf(path, sizeof path, "%s/%s", out, ops[k].file);
+		wrote += access(path, F_OK) == 0;
+		distinct += gs_writer_find(ops[k].name) == &ops[k];
+		dl += ops[k].download;
+		if (ops[k].by_default)
+			snprintf(defaults + strlen(defaults), sizeof defaults - strlen(defaults), "%s%s",
+			         defaults[0] ? "," : "", ops[k].name);
+	}
+	CHECK(n >= 7 && named == n, "writer registry: every row's constructor makes a writer of its name (%zu)", n);
+	CHECK(wrote == n, "writer registry: every format wrote the file its row names (%zu of %zu)", wrote, n);
+	CHECK(distinct == n && gs_writer_find("parquet") == NULL, "writer registry: names are distinct, "
+	      "an unknown one is none");
+	CHECK(strcmp(defaults, "md,html,xlsx,json,csv") == 0 && dl == 5,
+	      "writer registry: defaults %s; %zu downloads for the HTML pages", defaults, dl);
+}
+
 int main(void)
 {
-	static const char *const names[] = { "md", "html", "xlsx", "json", "csv", "json.gz", "csv.gz" };
-	gs_writer *(*const make[])(void) = { gs_writer_md, gs_writer_html, gs_writer_xlsx, gs_writer_json,
-		                             gs_writer_csv, gs_writer_json_gz, gs_writer_csv_gz };
-	enum { NW = sizeof names / sizeof names[0] };
+	size_t NW;
+	const gs_writer_ops *ops = gs_writer_registry(&NW);
 	char out[] = "/tmp/gs-rows-XXXXXX", cmd[64];
 	gs_report_meta meta;
 	gs_measured_store none = { 0 };
 	gs_time_opts to;
-	gs_writer *w[NW];
+	gs_writer **w = calloc(NW, sizeof *w);
 	gs_error e = { 0 };
 	gs_err rc;
 
@@ -188,17 +212,19 @@ int main(void)
 	meta.assumptions = "";
 	meta.measured = &none;
 	meta.time = &to;
-	for (int k = 0; k < NW; k++)
-		w[k] = make[k]();
-	rc = walk(w, NW, &meta, &e);
-	for (int k = 0; k < NW; k++)
+	for (size_t k = 0; k < NW; k++)
+		w[k] = ops[k].make();
+	rc = walk(w, (int)NW, &meta, &e);
+	registry(ops, NW, w, out);
+	for (size_t k = 0; k < NW; k++)
 		w[k]->free(w[k]);
+	free(w);
 	CHECK(rc == GS_OK, "every writer over 32 evaluated rows of 2 models (%s)", e.msg);
 	CHECK(calls[0][0] >= 32 * 3 && calls[0][1] > 0 && calls[0][3] >= 32 * 3,
 	      "the evaluation ran the time model (%zu calls), the plan view's searches (%zu) and the "
 	      "verdict rule (%zu): the counting sees them", calls[0][0], calls[0][1], calls[0][3]);
-	CHECK(calls[1][0] == 0, "a writer row walk reaches the time model zero times (%d writers, %s to %s: "
-	      "%zu calls)", (int)NW, names[0], names[NW - 1], calls[1][0]);
+	CHECK(calls[1][0] == 0, "a writer row walk reaches the time model zero times (%zu writers, %s to %s: "
+	      "%zu calls)", NW, ops[0].name, ops[NW - 1].name, calls[1][0]);
 	CHECK(calls[1][1] == 0 && calls[1][2] == 0,
 	      "no writer runs the planner's searches or the engine (%zu, %zu calls)", calls[1][1], calls[1][2]);
 	CHECK(calls[1][3] == 0, "no writer applies the verdict rule itself: it formats the evaluation's "
