@@ -56,24 +56,28 @@ static const gs_opt report_opts[] = {
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 
-/* Axis overrides: the option name, and the gs_spec_override key. */
-static const gs_opt override_opts[] = {
+/* Axis overrides: the models and the GPU classes, then the settings
+ * table's axes in sweep order (gs_axis.option; override_opts_make). The
+ * option's name is gs_spec_override's key ("gpu": "gpus"). */
+static const gs_opt own_overrides[] = {
 	{ "models", 0, "ID,...", 0, OPT_OVERRIDE, "model ids or config paths" },
 	{ "gpu", 0, "ID,...", 0, OPT_OVERRIDE, "GPU classes (ids as in gpusizer list gpus)" },
-	{ "gpu-counts", 0, "C[:S[:TP]],...", 0, OPT_OVERRIDE, "GPU counts, each with a sharding and\n"
-	  "tensor-parallel degree: 1,2:zero3,8:fsdp" },
-	{ "methods", 0, "M,...", 0, OPT_OVERRIDE, "full lora qlora inference" },
-	{ "precisions", 0, "P,...", 0, OPT_OVERRIDE, "for every method (combinations a method\n"
-	  "rejects are skipped)" },
-	{ "optimizers", 0, "O,...", 0, OPT_OVERRIDE, "optimizers" },
-	{ "batches", 0, "N,...", 0, OPT_OVERRIDE, "micro-batches per GPU" },
-	{ "seqs", 0, "N,...", 0, OPT_OVERRIDE, "contexts (tokens per sequence)" },
-	{ "grad-ckpt", 0, "true,false", 0, OPT_OVERRIDE, "checkpointing on, off or both" },
-	{ "lora-r", 0, "N,...", 0, OPT_OVERRIDE, "LoRA ranks" },
-	{ "lora-targets", 0, "T,...", 0, OPT_OVERRIDE, "LoRA targets" },
-	{ "attn", 0, "A,...", 0, OPT_OVERRIDE, "attention kernels" },
-	{ NULL, 0, NULL, 0, 0, NULL },
 };
+
+static const gs_opt *override_opts_make(void)
+{
+	static gs_opt opts[sizeof own_overrides / sizeof own_overrides[0] + GS_AXES_MAX + 1];
+	const gs_setting *d;
+	size_t n = 0;
+
+	if (opts[0].name != NULL)
+		return opts;
+	for (; n < sizeof own_overrides / sizeof own_overrides[0]; n++)
+		opts[n] = own_overrides[n];
+	for (size_t k = 0; (d = gs_settings_axis(k)) != NULL && k < GS_AXES_MAX; k++)
+		opts[n++] = (gs_opt){ d->axis.option, 0, d->axis.arg, 0, OPT_OVERRIDE, d->axis.help };
+	return opts;
+}
 
 /* report_opts with --format's help naming the registry's formats. */
 static const gs_opt *report_opts_make(void)
@@ -94,7 +98,7 @@ static const gs_opt *report_opts_make(void)
 
 static const gs_opt_group report_groups[] = {
 	{ "options", NULL, report_opts_make },
-	{ "axis overrides (comma lists; they replace the spec's)", override_opts, NULL },
+	{ "axis overrides (comma lists; they replace the spec's)", NULL, override_opts_make },
 	{ "common", gs_opt_common, NULL },
 	{ NULL, NULL, NULL },
 };

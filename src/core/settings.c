@@ -208,36 +208,48 @@ static int precision_by_method(const gs_settings *s)
 /*
  * The settings, in column and key order. Methods: those whose estimate the
  * setting can change (tests/unit/test_settings.c checks it against the
- * engine: two rows whose applicable settings agree get one estimate).
- * Label fragments print in label_at order when `when` holds and the
- * setting applies to the row's method.
+ * engine: two rows whose applicable settings agree get one estimate), and
+ * for an axis the methods it is swept for. Label fragments print in
+ * label_at order when `when` holds and the setting applies to the row's
+ * method. A row gives the members up to derive in order, and names .axis
+ * only where the spec sweeps the setting: the members it leaves out are
+ * zero, so the warning about them is off for the table.
  */
+#define AXIS(order, key, option, arg, help, flags) .axis = { order, key, option, arg, help, flags }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const gs_setting table[] = {
 	{ "method", GS_ST_ENUM, method_names, 0, 0, "full", "M",
 	  "what the row does: train every weight, LoRA or QLoRA adapters, or serve", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0, NULL,
+	  AXIS(1, "method", "methods", "M,...", "full lora qlora inference", 0) },
 	{ "precision", GS_ST_ENUM, prec_names, 0, 0, NULL, "P",
 	  "full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16 fp8-mixed (amp-bf16); "
 	  "lora/qlora/inference base storage: fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao "
 	  "nf4-litgpt nf4-dq-litgpt gptq-int4 gptq-int8 awq-int4, and for lora/inference "
 	  "amp-bf16 amp-fp16 (bf16; qlora nf4)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS | GS_SF_OWN_LIST, "Precision", 12, " %s", GS_LW_ALWAYS, 1,
-	  F(precision), F(precision_set), precision_by_method },
+	  F(precision), F(precision_set), precision_by_method,
+	  AXIS(2, "precision", "precisions", "P,...",
+	       "for every method (combinations a method\nrejects are skipped)", GS_AXF_PER_METHOD) },
 	{ "adapter-dtype", GS_ST_ENUM, adapter_names, 0, 0, "fp32", "D",
 	  "LoRA adapter storage (PEFT keeps fp32)", GS_M_ADAPTER,
 	  GS_SF_HARNESS, "Adapter dtype", 9, NULL, GS_LW_NEVER, 0, F(adapter_dtype), 0, NULL },
 	{ "optimizer", GS_ST_ENUM, optim_names, 0, 0, "adamw", "O", "the optimizer", GS_M_TRAIN,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Optimizer", 16, " %s", GS_LW_ALWAYS, 2, F(optimizer), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Optimizer", 16, " %s", GS_LW_ALWAYS, 2, F(optimizer), 0, NULL,
+	  AXIS(3, "optimizer", "optimizers", "O,...", "optimizers", 0) },
 	{ "optimizer-in-bwd", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "step each parameter inside backward and free its gradient at once (torchtune "
 	  "optimizer_in_bwd)", GS_M_TRAIN,
 	  GS_SF_NO_HARNESS, "Optimizer in backward", 9, " opt-in-bwd", GS_LW_CHANGED, 11,
 	  F(optimizer_in_bwd), 0, NULL },
 	{ "lora-r", GS_ST_INT, NULL, 1, 65536, "16", "N", "LoRA rank", GS_M_ADAPTER,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA r", 7, " r%s", GS_LW_ALWAYS, 3, F(lora_r), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA r", 7, " r%s", GS_LW_ALWAYS, 3, F(lora_r), 0, NULL,
+	  AXIS(4, "lora_r", "lora-r", "N,...", "LoRA ranks", 0) },
 	{ "lora-targets", GS_ST_TEXT, NULL, 0, 0, "qv", "T",
 	  "qv attn all-linear, or module names q_proj,v_proj", GS_M_ADAPTER,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA targets", 12, " %s", GS_LW_ALWAYS, 4, F(lora_targets), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA targets", 12, " %s", GS_LW_ALWAYS, 4, F(lora_targets), 0, NULL,
+	  AXIS(5, "lora_targets", "lora-targets", "T,...", "LoRA targets", 0) },
 	{ "lora-dropout", GS_ST_REAL, NULL, 0, 0.99, "0.05", "F", "LoRA dropout", GS_M_ADAPTER,
 	  GS_SF_HARNESS, "LoRA dropout", 8, NULL, GS_LW_NEVER, 0, F(lora_dropout), 0, NULL },
 	{ "train-embeddings", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
@@ -258,15 +270,18 @@ static const gs_setting table[] = {
 	  GS_M_ADAPTER, GS_SF_NO_HARNESS, "bnb saves", 8, " bnb-saves-%s", GS_LW_CHANGED, 26,
 	  F(bnb_saves), 0, NULL },
 	{ "batch", GS_ST_INT, NULL, 1, MAX_BATCH, "1", "N", "micro-batch per GPU", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0, NULL,
+	  AXIS(8, "batch", "batches", "N,...", "micro-batches per GPU", 0) },
 	{ "seq", GS_ST_INT, NULL, 1, MAX_SEQ, "2048", "N", "tokens per sequence", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Context (tokens)", 10, " s%s", GS_LW_ALWAYS, 6, F(seq), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Context (tokens)", 10, " s%s", GS_LW_ALWAYS, 6, F(seq), 0, NULL,
+	  AXIS(9, "seq", "seqs", "N,...", "contexts (tokens per sequence)", 0) },
 	{ "grad-accum", GS_ST_INT, NULL, 1, 1 << 20, "1", "N", "micro-batches per optimizer step",
 	  GS_M_TRAIN, GS_SF_HARNESS, "Gradient accumulation", 13, " ga%s", GS_LW_CHANGED, 9,
 	  F(grad_accum), 0, NULL },
 	{ "grad-ckpt", GS_ST_BOOL, NULL, 0, 0, "false", NULL, "per-layer activation checkpointing",
 	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_HARNESS, "Gradient checkpointing", 13, " ckpt",
-	  GS_LW_CHANGED, 7, F(grad_ckpt), 0, NULL },
+	  GS_LW_CHANGED, 7, F(grad_ckpt), 0, NULL,
+	  AXIS(6, "grad_ckpt", "grad-ckpt", "true,false", "checkpointing on, off or both", 0) },
 	{ "compile", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "torch.compile: fused norms and gated activations save less", GS_M_TRAIN,
 	  GS_SF_NO_HARNESS, "torch.compile", 13, " compile", GS_LW_CHANGED, 10, F(compile), 0, NULL },
@@ -276,7 +291,8 @@ static const gs_setting table[] = {
 	  "v, inference only, as gpt-fast's decode forces it; math-legacy: that backend before "
 	  "PyTorch 2.5, 16-bit scores and softmax, keys and values broadcast, where SDPA falls back "
 	  "when its fused kernels refuse unequal head counts)", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL,
+	  AXIS(7, "attn", "attn", "A,...", "attention kernels", 0) },
 	{ "fused-qkv", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "the stack runs query, key and value as one linear whatever the config, as litgpt's "
 	  "CausalSelfAttention: LoRA on any of them is one adapter with one dropout copy, zero-padded "
@@ -302,7 +318,9 @@ static const gs_setting table[] = {
 	  F(loss_dtype), 0, NULL },
 	{ "gpus", GS_ST_INT, NULL, 1, MAX_GPUS, "1", "N", "how many GPUs: a count, never a GPU class",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX, "GPUs", 6, " %sx",
-	  GS_LW_MULTI, 13, F(gpus), 0, NULL },
+	  GS_LW_MULTI, 13, F(gpus), 0, NULL,
+	  AXIS(10, "gpu_counts", "gpu-counts", "C[:S[:TP]],...",
+	       "GPU counts, each with a sharding and\ntensor-parallel degree: 1,2:zero3,8:fsdp", GS_AXF_COUNTS) },
 	{ "sharding", GS_ST_ENUM, shard_names, 0, 0, "ddp", "S", "how the GPUs share the model",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS, "Sharding", 9, "%s", GS_LW_MULTI, 14,
 	  F(sharding), 0, NULL },
@@ -367,6 +385,9 @@ static const gs_setting table[] = {
 	  "Trainable fraction (cookbook)", 11, NULL, GS_LW_NEVER, 0, F(trainable_fraction), 0, NULL },
 };
 
+#pragma GCC diagnostic pop
+#undef AXIS
+
 #define N_SETTINGS (sizeof table / sizeof table[0])
 
 const gs_setting *gs_settings_table(void) { return table; }
@@ -376,6 +397,22 @@ const gs_setting *gs_setting_find(const char *name)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
+
+const gs_setting *gs_settings_axis(size_t k)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (table[i].axis.order > 0 && (size_t)table[i].axis.order == k + 1)
+			return &table[i];
+	return NULL;
+}
+
+const gs_setting *gs_settings_axis_option(const char *s)
+{
+	for (size_t i = 0; s != NULL && i < N_SETTINGS; i++)
+		if (table[i].axis.order > 0 && strcmp(table[i].axis.option, s) == 0)
 			return &table[i];
 	return NULL;
 }

@@ -191,6 +191,26 @@ enum { /* gs_setting.flags */
 	GS_SF_OWN_LIST = 1u << 5, /* the help text lists the values itself                    */
 };
 
+/* A swept setting: an axis of the sweep spec (docs/spec.md). The table's
+ * axes, in `order`, are the sweep's nesting (report/sweep.c), the spec's
+ * "axes" keys and report's axis overrides (report --help). */
+typedef struct gs_axis {
+	int order;            /* nesting order, 1 outermost (after the model); 0: not an axis */
+	const char *spec_key; /* its key under the spec's "axes" (GS_AXF_COUNTS: a top-level key) */
+	const char *option;   /* report's override: --OPTION LIST (a comma list) */
+	const char *arg;      /* the option's placeholder in --help ("N,...") */
+	const char *help;     /* the option's help ('\n' continues a line) */
+	unsigned flags;       /* GS_AXF_* */
+} gs_axis;
+
+enum { /* gs_axis.flags */
+	GS_AXF_PER_METHOD = 1u << 0, /* the spec may give one list per method (precision) */
+	GS_AXF_COUNTS = 1u << 1,     /* the GPU layouts: COUNT[:SHARDING[:TP]] set gpus, sharding, tp */
+};
+
+/* At most this many axes (test_settings checks the table). */
+#define GS_AXES_MAX 16
+
 typedef struct gs_setting {
 	const char *name;     /* flag without "--"; CSV header; JSON key; spec key with '_' */
 	gs_setting_type type;
@@ -210,6 +230,7 @@ typedef struct gs_setting {
 	size_t set_off;       /* offsetof the field's "given" flag (precision, kv-dtype); 0: none */
 	int (*derive)(const gs_settings *s); /* ENUM not given: its value (precision: the
 	                                        method's); NULL: "auto" (kv-dtype) */
+	gs_axis axis;         /* the spec sweeps it (axis.order > 0): how */
 } gs_setting;
 
 /* The table (gs_settings_count() rows, static). */
@@ -217,6 +238,12 @@ const gs_setting *gs_settings_table(void);
 size_t gs_settings_count(void);
 /* A setting by name, NULL if none. */
 const gs_setting *gs_setting_find(const char *name);
+/* The k-th axis of the sweep (0: the outermost, the method), NULL past the
+ * last. The sweep iterates the settings the spec may name a list of,
+ * whose methods mask says for which methods it is swept. */
+const gs_setting *gs_settings_axis(size_t k);
+/* The axis whose report override option is s, NULL if none. */
+const gs_setting *gs_settings_axis_option(const char *s);
 
 /* A setting's value in a row, typed. text is the canonical text (what
  * gs_settings_set takes back): the enum or boolean name, "true"/"false",

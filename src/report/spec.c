@@ -22,49 +22,33 @@
 #define SPEC_FILE_MAX (4 * 1024 * 1024)
 #define LIST_MAX 4096
 
-/* The axes, in nesting order: each is a setting of the settings table
- * (settings.h); its spec key is the setting's name with '_' for '-', its
- * value type the setting's ('i' integer, 'b' boolean, 's' text). */
-static const char *const axis_settings[GS_AX_MAX] = {
-	[GS_AX_METHOD] = "method", [GS_AX_OPTIMIZER] = "optimizer", [GS_AX_LORA_R] = "lora-r",
-	[GS_AX_LORA_TARGETS] = "lora-targets", [GS_AX_GRAD_CKPT] = "grad-ckpt", [GS_AX_ATTN] = "attn",
-	[GS_AX_BATCH] = "batch", [GS_AX_SEQ] = "seq",
-};
-
-static const char *axis_key(int a)
+/* The axes are the settings table's (gs_settings_axis, in nesting
+ * order): axis k's list is sp->axis[k], under the spec key its row names;
+ * its value type is the setting's ('i' integer, 'b' boolean, 's' text). */
+static char axis_type(const gs_setting *d)
 {
-	static char keys[GS_AX_MAX][32];
-
-	if (keys[a][0] == '\0') {
-		snprintf(keys[a], sizeof keys[a], "%s", axis_settings[a]);
-		for (char *p = keys[a]; *p; p++)
-			if (*p == '-')
-				*p = '_';
-	}
-	return keys[a];
+	return d->type == GS_ST_INT ? 'i' : d->type == GS_ST_BOOL && d->values == NULL ? 'b' : 's';
 }
 
-static char axis_type(int a)
+/* Whether axis d has a list of its own under "axes" (not the per-method
+ * precision lists, not the GPU layouts). */
+static bool own_list(const gs_setting *d)
 {
-	const gs_setting *d = gs_setting_find(axis_settings[a]);
-
-	if (d == NULL)
-		return 's';
-	return d->type == GS_ST_INT ? 'i' : d->type == GS_ST_BOOL && d->values == NULL ? 'b' : 's';
+	return !(d->axis.flags & (GS_AXF_PER_METHOD | GS_AXF_COUNTS));
 }
 
 static const char *const top_keys[] = {
 	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "rank",
 	"eligible", "plan", "time", "out", "models_dir", "gpus_dir", NULL,
 };
-const char *gs_spec_axis_setting(int axis)
+const gs_spec_list *gs_spec_axis(const gs_spec *sp, const char *setting)
 {
-	return axis >= 0 && axis < GS_AX_MAX ? axis_settings[axis] : "";
-}
+	const gs_setting *d;
 
-const char *gs_spec_axis_key(int axis)
-{
-	return axis >= 0 && axis < GS_AX_MAX ? axis_key(axis) : "";
+	for (size_t k = 0; (d = gs_settings_axis(k)) != NULL; k++)
+		if (strcmp(d->name, setting) == 0)
+			return own_list(d) ? &sp->axis[k] : NULL;
+	return NULL;
 }
 
 static bool in_list(const char *const *l, const char *s)
@@ -618,51 +602,13 @@ static gs_err read_precision(gs_spec *sp, const cJSON *v, gs_error *e)
 	return GS_OK;
 }
 
-static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
+/* A method without a precision list sweeps its default precision. */
+static void fill_precisions(gs_spec *sp)
 {
-	gs_err rc;
+	const gs_spec_list *ml = gs_spec_axis(sp, "method");
 
-	if (axes != NULL && !cJSON_IsObject(axes))
-		return spec_fail(e, sp, "axes", -1, "expected an object");
-	if (axes != NULL) {
-		for (const cJSON *it = axes->child; it != NULL; it = it->next) {
-			bool ok = strcmp(it->string, "precision") == 0;
-			for (int a = 0; a < GS_AX_MAX && !ok; a++)
-				ok = strcmp(it->string, axis_key(a)) == 0;
-			if (!ok) {
-				char key[96];
-				snprintf(key, sizeof key, "axes.%.60s", it->string);
-				return spec_fail(e, sp, key, -1,
-				                 "unknown key (known: method, precision, optimizer, lora_r, "
-				                 "lora_targets, grad_ckpt, attn, batch, seq)");
-			}
-		}
-	}
-	for (int a = 0; a < GS_AX_MAX; a++) {
-		const cJSON *v = axes ? cJSON_GetObjectItemCaseSensitive(axes, axis_key(a)) : NULL;
-		char key[64];
-		snprintf(key, sizeof key, "axes.%s", axis_key(a));
-		if (v == NULL) {
-			/* Missing axis: the setting's default, one value. */
-			gs_settings s;
-			gs_setting_value dv;
-			gs_settings_default(&s);
-			gs_setting_get(gs_setting_find(axis_settings[a]), &s, &dv);
-			list_add(&sp->axis[a], dv.text);
-			continue;
-		}
-		if ((rc = read_list(sp, v, key, axis_type(a), &sp->axis[a], e)) != GS_OK)
-			return rc;
-		if ((rc = check_setting_values(sp, key, axis_settings[a], &sp->axis[a], e)) != GS_OK)
-			return rc;
-	}
-	if (axes != NULL && cJSON_GetObjectItemCaseSensitive(axes, "precision") != NULL) {
-		if ((rc = read_precision(sp, cJSON_GetObjectItemCaseSensitive(axes, "precision"), e)) != GS_OK)
-			return rc;
-	}
-	/* A method without a precision list uses its default precision. */
-	for (size_t i = 0; i < sp->axis[GS_AX_METHOD].n; i++) {
-		int m = gs_method_parse(sp->axis[GS_AX_METHOD].v[i]);
+	for (size_t i = 0; ml != NULL && i < ml->n; i++) {
+		int m = gs_method_parse(ml->v[i]);
 		if (m >= 0 && sp->prec[m].n == 0) {
 			gs_settings s;
 			gs_settings_default(&s);
@@ -670,6 +616,70 @@ static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
 			list_add(&sp->prec[m], gs_prec_name(gs_settings_precision(&s)));
 		}
 	}
+}
+
+/* The keys "axes" knows, for its error: "method, precision, ...". */
+static void axis_keys(char *buf, size_t n)
+{
+	const gs_setting *d;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; (d = gs_settings_axis(k)) != NULL && used < n; k++) {
+		int w;
+		if (d->axis.flags & GS_AXF_COUNTS)
+			continue;
+		w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", d->axis.spec_key);
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
+static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
+{
+	const gs_setting *d;
+	gs_err rc;
+
+	if (axes != NULL && !cJSON_IsObject(axes))
+		return spec_fail(e, sp, "axes", -1, "expected an object");
+	for (const cJSON *it = axes ? axes->child : NULL; it != NULL; it = it->next) {
+		bool ok = false;
+		for (size_t k = 0; (d = gs_settings_axis(k)) != NULL && !ok; k++)
+			ok = !(d->axis.flags & GS_AXF_COUNTS) && strcmp(it->string, d->axis.spec_key) == 0;
+		if (!ok) {
+			char key[96], known[256];
+			snprintf(key, sizeof key, "axes.%.60s", it->string);
+			axis_keys(known, sizeof known);
+			return spec_fail(e, sp, key, -1, "unknown key (known: %s)", known);
+		}
+	}
+	for (size_t k = 0; (d = gs_settings_axis(k)) != NULL; k++) {
+		const cJSON *v = axes ? cJSON_GetObjectItemCaseSensitive(axes, d->axis.spec_key) : NULL;
+		char key[64];
+
+		if (!own_list(d))
+			continue; /* "gpu_counts": read_counts; precision: below */
+		snprintf(key, sizeof key, "axes.%s", d->axis.spec_key);
+		if (v == NULL) {
+			/* Missing axis: the setting's default, one value. */
+			gs_settings s;
+			gs_setting_value dv;
+			gs_settings_default(&s);
+			gs_setting_get(d, &s, &dv);
+			list_add(&sp->axis[k], dv.text);
+			continue;
+		}
+		if ((rc = read_list(sp, v, key, axis_type(d), &sp->axis[k], e)) != GS_OK)
+			return rc;
+		if ((rc = check_setting_values(sp, key, d->name, &sp->axis[k], e)) != GS_OK)
+			return rc;
+	}
+	/* the per-method lists after the others (their errors come after theirs) */
+	for (size_t k = 0; (d = gs_settings_axis(k)) != NULL; k++) {
+		const cJSON *v = axes ? cJSON_GetObjectItemCaseSensitive(axes, d->axis.spec_key) : NULL;
+		if ((d->axis.flags & GS_AXF_PER_METHOD) && v != NULL && (rc = read_precision(sp, v, e)) != GS_OK)
+			return rc;
+	}
+	fill_precisions(sp);
 	return GS_OK;
 }
 
@@ -707,7 +717,7 @@ void gs_spec_free(gs_spec *sp)
 	list_free(&sp->models);
 	list_free(&sp->gpus);
 	free(sp->counts);
-	for (int a = 0; a < GS_AX_MAX; a++)
+	for (int a = 0; a < GS_AXES_MAX; a++)
 		list_free(&sp->axis[a]);
 	for (int m = 0; m < GS_METHOD_MAX; m++)
 		list_free(&sp->prec[m]);
@@ -1015,49 +1025,85 @@ static gs_err check_flag_values(const char *flag, const char *name, const gs_spe
 	return GS_OK;
 }
 
+/* --gpu-counts (the GPU layouts' axis): COUNT[:SHARDING[:TP]],... into
+ * sp->counts. l is freed. */
+static gs_err override_counts(gs_spec *sp, const char *flag, gs_spec_list *l, gs_error *e)
+{
+	gs_spec_count *c = gs_xcalloc(l->n ? l->n : 1, sizeof *c);
+	gs_err rc = GS_OK;
+
+	for (size_t i = 0; i < l->n && rc == GS_OK; i++) {
+		char shard[32] = "", extra[8];
+		long long cnt = 0, tp = 1;
+		int got = sscanf(l->v[i], "%lld:%31[a-z0-9]:%lld%7s", &cnt, shard, &tp, extra);
+		gs_settings s;
+		gs_error sub = { 0 };
+		char buf[32];
+		if (got < 1 || got > 3 || cnt < 1 || cnt > 4096 || tp < 1 || tp > cnt ||
+		    strlen(shard) >= sizeof c[i].sharding) {
+			rc = gs_fail(e, GS_EUSAGE, "--%s: \"%s\": expected COUNT[:SHARDING[:TP]]", flag, l->v[i]);
+			break;
+		}
+		if (shard[0] == '\0')
+			snprintf(shard, sizeof shard, "%s", cnt == 1 ? "ddp" : "zero3");
+		gs_settings_default(&s);
+		snprintf(buf, sizeof buf, "%lld", cnt);
+		if (gs_settings_set(&s, "gpus", buf, &sub) != GS_OK ||
+		    gs_settings_set(&s, "sharding", shard, &sub) != GS_OK) {
+			rc = gs_fail(e, GS_EUSAGE, "--%s: \"%s\": %s", flag, l->v[i], sub.msg);
+			break;
+		}
+		c[i].count = cnt;
+		c[i].tp = tp;
+		snprintf(c[i].sharding, sizeof c[i].sharding, "%s", shard);
+	}
+	if (rc == GS_OK) {
+		free(sp->counts);
+		sp->counts = c;
+		sp->n_counts = l->n;
+		sp->counts_line = 0;
+	} else {
+		free(c);
+	}
+	list_free(l);
+	return rc;
+}
+
+/* An axis's override (its option, flag): the values checked as the
+ * setting's, then they replace the spec's list (a per-method axis: every
+ * method's). l is taken. */
+static gs_err override_axis(gs_spec *sp, const gs_setting *d, const char *flag, gs_spec_list *l, gs_error *e)
+{
+	gs_err rc;
+
+	if (d->axis.flags & GS_AXF_COUNTS)
+		return override_counts(sp, flag, l, e);
+	if ((rc = check_flag_values(flag, d->name, l, e)) != GS_OK) {
+		list_free(l);
+		return rc;
+	}
+	if (d->axis.flags & GS_AXF_PER_METHOD) {
+		for (int m = 0; m < GS_METHOD_MAX; m++)
+			list_copy(&sp->prec[m], l);
+		list_free(l);
+		return GS_OK;
+	}
+	list_free(&sp->axis[d->axis.order - 1]);
+	sp->axis[d->axis.order - 1] = *l;
+	fill_precisions(sp); /* a method new to the sweep: its default precision */
+	return GS_OK;
+}
+
 gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error *e)
 {
-	static const struct {
-		const char *flag;
-		int axis;
-	} axes[] = {
-		{ "methods", GS_AX_METHOD }, { "optimizers", GS_AX_OPTIMIZER }, { "lora-r", GS_AX_LORA_R },
-		{ "lora-targets", GS_AX_LORA_TARGETS }, { "grad-ckpt", GS_AX_GRAD_CKPT },
-		{ "attn", GS_AX_ATTN }, { "batches", GS_AX_BATCH }, { "seqs", GS_AX_SEQ },
-	};
+	const gs_setting *d = gs_settings_axis_option(what);
 	gs_spec_list l = { 0 };
 	gs_err rc;
 
 	if ((rc = split_csv(what, csv, &l, e)) != GS_OK)
 		return rc;
-	for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++) {
-		if (strcmp(what, axes[i].flag) != 0)
-			continue;
-		if ((rc = check_flag_values(what, axis_settings[axes[i].axis], &l, e)) != GS_OK)
-			goto out;
-		list_free(&sp->axis[axes[i].axis]);
-		sp->axis[axes[i].axis] = l;
-		if (axes[i].axis == GS_AX_METHOD) {
-			for (size_t k = 0; k < l.n; k++) {
-				int m = gs_method_parse(l.v[k]);
-				if (m >= 0 && sp->prec[m].n == 0) {
-					gs_settings s;
-					gs_settings_default(&s);
-					s.method = (gs_method)m;
-					list_add(&sp->prec[m], gs_prec_name(gs_settings_precision(&s)));
-				}
-			}
-		}
-		return GS_OK;
-	}
-	if (strcmp(what, "precisions") == 0) {
-		if ((rc = check_flag_values(what, "precision", &l, e)) != GS_OK)
-			goto out;
-		for (int m = 0; m < GS_METHOD_MAX; m++)
-			list_copy(&sp->prec[m], &l);
-		list_free(&l);
-		return GS_OK;
-	}
+	if (d != NULL)
+		return override_axis(sp, d, what, &l, e);
 	if (strcmp(what, "models") == 0 || strcmp(what, "gpus") == 0) {
 		gs_spec_list *dst = what[0] == 'm' ? &sp->models : &sp->gpus;
 		list_free(dst);
@@ -1074,43 +1120,6 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 			}
 		list_free(&sp->formats);
 		sp->formats = l;
-		return GS_OK;
-	}
-	if (strcmp(what, "gpu-counts") == 0) {
-		gs_spec_count *c = gs_xcalloc(l.n, sizeof *c);
-		for (size_t i = 0; i < l.n; i++) {
-			char shard[32] = "", extra[8];
-			long long cnt = 0, tp = 1;
-			int got = sscanf(l.v[i], "%lld:%31[a-z0-9]:%lld%7s", &cnt, shard, &tp, extra);
-			gs_settings s;
-			gs_error sub = { 0 };
-			char buf[32];
-			if (got < 1 || got > 3 || cnt < 1 || cnt > 4096 || tp < 1 || tp > cnt ||
-			    strlen(shard) >= sizeof c[i].sharding) {
-				free(c);
-				rc = gs_fail(e, GS_EUSAGE, "--gpu-counts: \"%s\": expected COUNT[:SHARDING[:TP]]",
-				             l.v[i]);
-				goto out;
-			}
-			if (shard[0] == '\0')
-				snprintf(shard, sizeof shard, "%s", cnt == 1 ? "ddp" : "zero3");
-			gs_settings_default(&s);
-			snprintf(buf, sizeof buf, "%lld", cnt);
-			if (gs_settings_set(&s, "gpus", buf, &sub) != GS_OK ||
-			    gs_settings_set(&s, "sharding", shard, &sub) != GS_OK) {
-				free(c);
-				rc = gs_fail(e, GS_EUSAGE, "--gpu-counts: \"%s\": %s", l.v[i], sub.msg);
-				goto out;
-			}
-			c[i].count = cnt;
-			c[i].tp = tp;
-			snprintf(c[i].sharding, sizeof c[i].sharding, "%s", shard);
-		}
-		free(sp->counts);
-		sp->counts = c;
-		sp->n_counts = l.n;
-		sp->counts_line = 0;
-		list_free(&l);
 		return GS_OK;
 	}
 	rc = gs_fail(e, GS_EINTERNAL, "spec override: unknown axis \"%s\"", what);

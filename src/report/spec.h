@@ -27,14 +27,6 @@ typedef struct gs_spec_count {
 	unsigned methods; /* "methods": the layout's methods, bits 1u << gs_method; 0: every method */
 } gs_spec_count;
 
-/* The axes that are swept, in the order rows are nested (outermost first
- * after the model): method, precision, optimizer, lora_r, lora_targets,
- * grad_ckpt, attn, batch, seq, then the GPU counts. */
-enum {
-	GS_AX_METHOD = 0, GS_AX_OPTIMIZER, GS_AX_LORA_R, GS_AX_LORA_TARGETS, GS_AX_GRAD_CKPT,
-	GS_AX_ATTN, GS_AX_BATCH, GS_AX_SEQ, GS_AX_MAX
-};
-
 typedef struct gs_spec {
 	char *path;              /* for messages */
 	char *text;              /* the spec's text, for line numbers */
@@ -46,7 +38,10 @@ typedef struct gs_spec {
 	gs_spec_count *counts;
 	size_t n_counts;
 	int counts_line;
-	gs_spec_list axis[GS_AX_MAX];
+	/* The axes' lists, at the axis's place in the sweep (gs_settings_axis(k)
+	 * is axis[k]): a per-method axis (precision) keeps one list per method
+	 * in prec[] instead, the GPU layouts theirs in counts. */
+	gs_spec_list axis[GS_AXES_MAX];
 	gs_spec_list prec[GS_METHOD_MAX]; /* precisions per method */
 	gs_spec_list set_names, set_values; /* "settings": fixed for every row */
 	gs_spec_list formats;
@@ -77,9 +72,9 @@ typedef struct gs_spec {
 	char *gpus_dir;          /* gs_data_path(GS_DATA_GPUS) (paths.h) */
 } gs_spec;
 
-/* The settings name (gs_settings_set) of an axis, and its spec key. */
-const char *gs_spec_axis_setting(int axis);
-const char *gs_spec_axis_key(int axis);
+/* The list of the axis that sweeps the setting named (sp->axis[k]), NULL
+ * when the setting is not an axis with a list of its own. */
+const gs_spec_list *gs_spec_axis(const gs_spec *sp, const char *setting);
 
 /* Read and validate a spec file. On failure sp is freed/zeroed.
  * "out", "models_dir", "gpus_dir" and the "models" entries that name config
@@ -96,10 +91,10 @@ void gs_spec_free(gs_spec *sp);
 
 /*
  * Override a part of the spec from a command-line flag value (a comma
- * list): "models", "gpus", "formats", "methods", "precisions" (applies to
- * every method; combinations a method rejects are skipped), "optimizers",
- * "batches", "seqs", "grad-ckpt", "lora-r", "lora-targets", "attn",
- * "gpu-counts" (COUNT[:SHARDING[:TP]],...). GS_EUSAGE on a bad value.
+ * list): "models", "gpus", "formats", or an axis by its report option
+ * (gs_axis.option: "methods", "precisions" (applies to every method;
+ * combinations a method rejects are skipped), "batches", ...,
+ * "gpu-counts" (COUNT[:SHARDING[:TP]],...)). GS_EUSAGE on a bad value.
  */
 gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error *e);
 

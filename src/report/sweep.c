@@ -19,9 +19,6 @@ typedef struct sweep_ctx {
 	gs_error *e;
 } sweep_ctx;
 
-enum { LV_METHOD = 0, LV_PREC, LV_OPTIM, LV_LORA_R, LV_LORA_T, LV_CKPT, LV_ATTN, LV_BATCH,
-       LV_SEQ, LV_COUNT, LV_LEAF };
-
 gs_err gs_sweep_base(const gs_spec *sp, gs_settings *base, gs_error *e)
 {
 	gs_settings_default(base);
@@ -125,56 +122,57 @@ static gs_err set(sweep_ctx *c, gs_settings *s, const char *name, const char *v,
 	return GS_OK;
 }
 
-static gs_err rec(sweep_ctx *c, int level, const gs_settings *in)
+/* The GPU layouts (the counts axis: gpus, sharding and tp at once), each
+ * a leaf, those for other methods left out. */
+static gs_err counts(sweep_ctx *c, const gs_settings *in)
 {
 	const gs_spec *sp = c->sp;
-	const gs_spec_list *l = NULL;
-	const char *name = NULL;
-	gs_method m = in->method;
-	bool lora = m == GS_LORA || m == GS_QLORA;
 
-	switch (level) {
-	case LV_METHOD: l = &sp->axis[GS_AX_METHOD]; name = "method"; break;
-	case LV_PREC: l = &sp->prec[m]; name = "precision"; break;
-	case LV_OPTIM: l = m == GS_INFER ? NULL : &sp->axis[GS_AX_OPTIMIZER]; name = "optimizer"; break;
-	case LV_LORA_R: l = lora ? &sp->axis[GS_AX_LORA_R] : NULL; name = "lora-r"; break;
-	case LV_LORA_T: l = lora ? &sp->axis[GS_AX_LORA_TARGETS] : NULL; name = "lora-targets"; break;
-	case LV_CKPT: l = m == GS_INFER ? NULL : &sp->axis[GS_AX_GRAD_CKPT]; name = "grad-ckpt"; break;
-	case LV_ATTN: l = &sp->axis[GS_AX_ATTN]; name = "attn"; break;
-	case LV_BATCH: l = &sp->axis[GS_AX_BATCH]; name = "batch"; break;
-	case LV_SEQ: l = &sp->axis[GS_AX_SEQ]; name = "seq"; break;
-	case LV_COUNT: {
-		for (size_t i = 0; i < sp->n_counts; i++) {
-			gs_settings s = *in;
-			char buf[32];
-			bool ok1, ok2, ok3;
-			gs_err rc;
-			if (sp->counts[i].methods != 0 && !(sp->counts[i].methods & (1u << in->method)))
-				continue; /* a layout for other methods */
-			snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].count);
-			set(c, &s, "gpus", buf, &ok1);
-			set(c, &s, "sharding", sp->counts[i].sharding, &ok2);
-			snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].tp);
-			set(c, &s, "tp", buf, &ok3);
-			if (!(ok1 && ok2 && ok3)) {
-				c->n_skipped++;
-				continue;
-			}
-			if ((rc = leaf(c, &s)) != GS_OK)
-				return rc;
+	for (size_t i = 0; i < sp->n_counts; i++) {
+		gs_settings s = *in;
+		char buf[32];
+		bool ok1, ok2, ok3;
+		gs_err rc;
+		if (sp->counts[i].methods != 0 && !(sp->counts[i].methods & (1u << in->method)))
+			continue; /* a layout for other methods */
+		snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].count);
+		set(c, &s, "gpus", buf, &ok1);
+		set(c, &s, "sharding", sp->counts[i].sharding, &ok2);
+		snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].tp);
+		set(c, &s, "tp", buf, &ok3);
+		if (!(ok1 && ok2 && ok3)) {
+			c->n_skipped++;
+			continue;
 		}
-		return GS_OK;
+		if ((rc = leaf(c, &s)) != GS_OK)
+			return rc;
 	}
-	default:
+	return GS_OK;
+}
+
+/* Axis `level` of the settings table (gs_settings_axis) and those inside
+ * it; past the last, a leaf. An axis not swept for the row's method (its
+ * methods mask) passes the settings through. */
+static gs_err rec(sweep_ctx *c, size_t level, const gs_settings *in)
+{
+	const gs_spec *sp = c->sp;
+	const gs_setting *d = gs_settings_axis(level);
+	const gs_spec_list *l = NULL;
+	gs_method m = in->method;
+
+	if (d == NULL)
 		return leaf(c, in);
-	}
+	if (d->axis.flags & GS_AXF_COUNTS)
+		return counts(c, in);
+	if (d->methods & GS_M(m))
+		l = d->axis.flags & GS_AXF_PER_METHOD ? &sp->prec[m] : &sp->axis[level];
 	if (l == NULL || l->n == 0)
 		return rec(c, level + 1, in);
 	for (size_t i = 0; i < l->n; i++) {
 		gs_settings s = *in;
 		bool ok;
 		gs_err rc;
-		set(c, &s, name, l->v[i], &ok);
+		set(c, &s, d->name, l->v[i], &ok);
 		if (!ok) {
 			/* Counts what this level would have produced, as skipped. */
 			sweep_ctx sub = *c;
@@ -234,25 +232,23 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 
 uint64_t gs_sweep_combinations(const gs_spec *sp, const gs_settings *base)
 {
-	const gs_spec_list *ml = &sp->axis[GS_AX_METHOD];
+	/* the outermost axis is the method (test_settings checks): the others'
+	 * lists count for the methods they are swept for */
+	const gs_spec_list *ml = &sp->axis[0];
+	const gs_setting *d;
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < (ml->n > 0 ? ml->n : 1); i++) {
-		int m = ml->n > 0 ? gs_method_parse(ml->v[i]) : -1;
-		gs_method meth = m >= 0 ? (gs_method)m : base->method;
-		bool lora = meth == GS_LORA || meth == GS_QLORA, infer = meth == GS_INFER;
-		uint64_t k = factor(&sp->prec[meth]);
-		if (!infer)
-			k = mul_sat(mul_sat(k, factor(&sp->axis[GS_AX_OPTIMIZER])),
-			            factor(&sp->axis[GS_AX_GRAD_CKPT]));
-		if (lora)
-			k = mul_sat(mul_sat(k, factor(&sp->axis[GS_AX_LORA_R])),
-			            factor(&sp->axis[GS_AX_LORA_TARGETS]));
-		k = mul_sat(k, factor(&sp->axis[GS_AX_ATTN]));
-		k = mul_sat(k, factor(&sp->axis[GS_AX_BATCH]));
-		k = mul_sat(k, factor(&sp->axis[GS_AX_SEQ]));
-		k = mul_sat(k, (uint64_t)sp->n_counts);
-		uint64_t sum;
+		int mi = ml->n > 0 ? gs_method_parse(ml->v[i]) : -1;
+		gs_method meth = mi >= 0 ? (gs_method)mi : base->method;
+		uint64_t k = 1, sum;
+
+		for (size_t a = 1; (d = gs_settings_axis(a)) != NULL; a++) {
+			if (d->axis.flags & GS_AXF_COUNTS)
+				k = mul_sat(k, (uint64_t)sp->n_counts);
+			else if (d->methods & GS_M(meth))
+				k = mul_sat(k, factor(d->axis.flags & GS_AXF_PER_METHOD ? &sp->prec[meth] : &sp->axis[a]));
+		}
 		total = gs_add_u64(total, k, &sum) ? sum : UINT64_MAX;
 	}
 	return total;

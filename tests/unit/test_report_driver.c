@@ -110,7 +110,7 @@ static void parse(void)
 	 * 2 counts = 8; qlora: nf4 only (amp-bf16 skipped) x 2 x 2 x 2 = 8 */
 	CHECK_EQ_U64(n, 16, "rows of the sweep");
 	CHECK(skipped > 0, "invalid combinations counted as skipped");
-	CHECK(gs_spec_override(&sp, "seqs", "512,1024,2048", &e) == GS_OK && sp.axis[GS_AX_SEQ].n == 3,
+	CHECK(gs_spec_override(&sp, "seqs", "512,1024,2048", &e) == GS_OK && gs_spec_axis(&sp, "seq")->n == 3,
 	      "override an axis");
 	CHECK(gs_spec_override(&sp, "gpu-counts", "1,8:zero3:2", &e) == GS_OK && sp.n_counts == 2 &&
 	      sp.counts[1].tp == 2, "override gpu counts");

@@ -301,10 +301,53 @@ static void test_equal_except(void)
 	CHECK(gs_settings_equal_except(&a, &b, NULL), "a setting the method ignores does not count");
 }
 
+
+/* The axes: the table's swept rows, whose order is the sweep's nesting
+ * (1 .. n, each once, the method outermost as the sweep's counting
+ * assumes), each with its spec key and report option (distinct), the
+ * per-method list on precision alone and the GPU layouts on gpus; every
+ * axis is a setting the spec may not fix under "settings" (GS_SF_SWEPT). */
+static void test_axes(void)
+{
+	const gs_setting *t = gs_settings_table(), *d;
+	size_t n = gs_settings_count(), axes = 0, k, bad = 0, dup = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].axis.order <= 0)
+			continue;
+		axes++;
+		if (!(t[i].flags & GS_SF_SWEPT) || t[i].axis.spec_key == NULL || t[i].axis.option == NULL ||
+		    t[i].axis.arg == NULL || t[i].axis.help == NULL || t[i].methods == 0)
+			bad++;
+		for (size_t j = 0; j < i; j++)
+			if (t[j].axis.order > 0 &&
+			    (t[j].axis.order == t[i].axis.order || strcmp(t[j].axis.spec_key, t[i].axis.spec_key) == 0 ||
+			     strcmp(t[j].axis.option, t[i].axis.option) == 0))
+				dup++;
+	}
+	for (k = 0; (d = gs_settings_axis(k)) != NULL; k++)
+		bad += d->axis.order != (int)k + 1 || gs_settings_axis_option(d->axis.option) != d;
+	CHECK(axes == k && axes >= 10 && axes <= GS_AXES_MAX && bad == 0 && dup == 0,
+	      "axes: %zu swept rows, orders 1 to %zu, spec keys and options distinct (at most %d)", axes, k,
+	      GS_AXES_MAX);
+	d = gs_settings_axis(0);
+	CHECK(d != NULL && strcmp(d->name, "method") == 0 && d->methods == GS_M_ALL,
+	      "axes: the method is the outermost, swept for every method");
+	d = gs_setting_find("precision");
+	CHECK(d->axis.flags == GS_AXF_PER_METHOD && gs_setting_find("gpus")->axis.flags == GS_AXF_COUNTS &&
+	      gs_settings_axis(k - 1) == gs_setting_find("gpus"),
+	      "axes: precision has the per-method lists, the GPU layouts are the innermost");
+	CHECK(gs_setting_find("optimizer")->methods == GS_M_TRAIN &&
+	      gs_setting_find("lora-r")->methods == GS_M_ADAPTER && gs_settings_axis_option("batches") ==
+	      gs_setting_find("batch") && gs_settings_axis_option("batch") == NULL,
+	      "axes: the methods mask says where an axis is swept; the option names it");
+}
+
 int main(void)
 {
 	test_equal_except();
 	test_table();
+	test_axes();
 	test_label();
 	test_key_text();
 	test_key_property();
