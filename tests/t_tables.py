@@ -5,7 +5,11 @@ t_settings_columns does for the settings table):
   unknown one is refused naming the same list;
 - the axes (the settings table's swept rows): report --help's axis
   overrides come in the sweep's nesting order, and the rows of a report
-  nest in exactly that order, every override's values in the order given."""
+  nest in exactly that order, every override's values in the order given;
+- the time fields (report/timefields.c): estimate --json and plan --json
+  write one table's keys in one order, the same figure for the same
+  configuration and class; a report's "time" keys, CSV columns and
+  workbook columns are the same fields with the same values."""
 import json
 import os
 import re
@@ -122,6 +126,82 @@ def axes(tmp, env, groups):
        "the rows nest in the order of --help's axes, each list in its order given")
 
 
+def keys_after(obj, first):
+    """The keys of obj from `first` on (the time fields), in order."""
+    ks = list(obj.keys())
+    return ks[ks.index(first):] if first in ks else []
+
+
+def times(tmp, env):
+    models = os.path.join(TOP, "models")
+    for method, extra, first in (("full", ["--tokens", "1e9"], "tp_comm_modelled"),
+                                 ("inference", ["--new-tokens", "64"], "tp_comm_modelled")):
+        common = [MODEL, "--offline", "--models-dir", models, "--method", method, "--seq", "512",
+                  "--price", "rtx-4090=0.7", "--gpu", "rtx-4090,h100-sxm"] + extra
+        a = run("estimate", *common, "--json", env=env)
+        b = run("plan", *common, "--json", env=env)
+        if not ok(a.returncode == 0 and b.returncode == 0, "%s: estimate and plan --json run" % method,
+                  a.stderr + b.stderr):
+            continue
+        est = {g["id"]: g for g in json.loads(a.stdout)["time"]["gpus"]}
+        plan = {c["gpu"]: c for c in json.loads(b.stdout)["classes"]}
+        ke = keys_after(est["rtx-4090"], "peak_tflops")
+        kp = keys_after(plan["rtx-4090"]["time"], first)
+        ok(len(kp) >= 5 and [k for k in ke if k in kp] == kp,
+           "%s: plan's time keys are estimate's, in its order (%d of %d)" % (method, len(kp), len(ke)),
+           "%s / %s" % (kp, ke))
+        same = [(g, k) for g in est for k in kp
+                if plan[g]["fewest"] and plan[g]["fewest"]["gpus"] == 1 and est[g].get(k) == plan[g]["time"].get(k)]
+        fewest1 = [g for g in est if plan[g]["fewest"] and plan[g]["fewest"]["gpus"] == 1]
+        ok(fewest1 and len(same) == len(kp) * len(fewest1),
+           "%s: at one GPU plan and estimate give the same figures (%d)" % (method, len(same)))
+        ok(est["rtx-4090"].get("usd_per_million_tokens" if method == "inference" else "cost_usd") is not None
+           and est["h100-sxm"].get("usd_per_million_tokens" if method == "inference" else "cost_usd") is None,
+           "%s: a priced figure is null on the class without a price" % method)
+
+    r, out = report(tmp, env, "time", formats=["json", "csv", "xlsx"],
+                    axes={"method": ["full", "inference"], "seq": [256, 512]})
+    if not ok(r.returncode == 0, "a report in JSON, CSV and XLSX", r.stderr[-300:]):
+        return
+    import csv
+    from t_xlsx import Book
+    with open(os.path.join(out, "sizing.json")) as f:
+        doc = json.load(f)
+    with open(os.path.join(out, "sizing.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    timed = [x for x in doc["rows"] if x["time"]]
+    jkeys = sorted({k for x in timed for k in x["time"]})
+    ok(jkeys == ["gpu_step_s", "tokens_per_step"], "the JSON rows' \"time\" members", repr(jkeys))
+    bad = []
+    for x, c in zip(doc["rows"], rows):
+        t = x["time"] or {}
+        if (c["tokens_per_step"] or None) != (json.dumps(t["tokens_per_step"]) if t else None):
+            bad.append((x["id"], "tokens"))
+        for g in doc["gpus"]:
+            v = (t.get("gpu_step_s") or {}).get(g["id"])
+            if (float(c[g["id"] + " step_s"]) if c[g["id"] + " step_s"] else None) != v:
+                bad.append((x["id"], g["id"]))
+    ok(len(timed) >= 4 and not bad, "CSV's time columns hold the JSON's values (%d rows)" % len(rows), repr(bad[:3]))
+    book = Book(os.path.join(out, "gpusizer.xlsx"))
+    sheet = book.order[-1]
+    head = book.header(sheet)
+    tcol = [c for c, h in head.items() if h == "Tokens per step (time model)"]
+    scol = {h.split(", ", 1)[1]: c for c, h in head.items() if isinstance(h, str) and h.startswith("Step s, ")}
+    ok(len(tcol) == 1 and len(scol) == len(doc["gpus"]), "the workbook has the row's and the classes' time columns",
+       repr(sorted(head.values(), key=str)[-5:]))
+    cells, xbad, n = book.cells(sheet), [], 0
+    by_id = {x["id"]: x for x in doc["rows"]}
+    for (r0, c0), cell in cells.items():
+        if c0 != 0 or r0 == 0 or cell.value not in by_id or not tcol:
+            continue
+        t = by_id[cell.value]["time"]
+        got = cells.get((r0, tcol[0]))
+        if t and (got is None or got.value != t["tokens_per_step"]):
+            xbad.append(cell.value)
+        n += 1
+    ok(n >= 4 and not xbad, "the workbook's tokens per step are the JSON's (%d rows)" % n, repr(xbad[:3]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gs_t_tables.")
     env = clean_env(tmp)
@@ -129,6 +209,7 @@ def main():
         groups = help_options(env)
         formats(tmp, env, groups)
         axes(tmp, env, groups)
+        times(tmp, env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return ok.status()

@@ -15,6 +15,7 @@
 #include "models.h"
 #include "report.h"
 #include "sweep.h"
+#include "timefields.h"
 #include "timing.h"
 #include "util.h"
 
@@ -62,72 +63,85 @@ static double gib(uint64_t b)
 	return (double)b / GS_GIB;
 }
 
-static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_cell *cell);
-static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w);
+/* What the command line asks for, and what it loads. */
+typedef struct est {
+	gs_cli_row r;
+	gs_arch a;
+	gs_estimate x;
+	gs_gpu *g;
+	size_t ng;
+	bool json, verbose, quiet, long_ctx, mem_frac_given, gpus_dir_given;
+	char gpus_buf[4096];
+	const char *gpus_dir, *only;
+	double mem_frac;
+	gs_cli_time ct;
+	/* the estimate as a report row, evaluated on every class: the verdicts
+	 * and the time model, once per class, for the text and the JSON alike */
+	gs_model m;
+	char slug[256];
+	gs_model_meta mm;
+	gs_measured_store none;
+	gs_report_meta meta;
+	gs_row row;
+	gs_eval *ev;
+} est;
+
+/* The estimate as the one row of a one-model report (gs_sweep_row: its
+ * label, key and id), its estimate the formula asked for, evaluated
+ * (gs_row_eval) on every class with the time block's runtime. */
+static void evaluate(est *s, const char *model)
+{
+	const gs_cli_row *r = &s->r;
+	gs_error sub = { 0 };
+
+	s->m.id = model;
+	s->m.arch = &s->a;
+	if (r->model_id == NULL || gs_model_slug(r->model_id, s->slug, sizeof s->slug, &sub) != GS_OK)
+		snprintf(s->slug, sizeof s->slug, "%s", r->config_path ? "config" : "manual");
+	s->m.slug = s->slug;
+	s->m.param_source = "config.json tally";
+	if (r->model_id != NULL && gs_model_meta_load(r->models_dir, r->model_id, &s->mm, &sub) == GS_OK &&
+	    s->mm.param_source[0])
+		s->m.param_source = s->mm.param_source;
+	if (r->config_path == NULL && r->model_id == NULL)
+		s->m.param_source = "the manual shape";
+	s->meta.gpus = s->g;
+	s->meta.n_gpus = s->ng;
+	s->meta.models = &s->m;
+	s->meta.n_models = 1;
+	s->meta.tool_version = GS_VERSION;
+	s->meta.measured = &s->none;
+	s->meta.time = &s->ct.to;
+	gs_sweep_row(&s->row, &s->m, &r->s);
+	s->row.est = s->x; /* the formula asked for (the detailed one by default) */
+	s->row.err = GS_OK;
+	s->row.err_msg[0] = '\0';
+	s->ev = gs_eval_new(&s->meta);
+	gs_eval_model_begin(s->ev, &s->m);
+	gs_row_eval(s->ev, &s->row);
+}
+
+/* What the time fields' texts and nulls depend on, on class i. */
+static gs_time_ctx time_ctx(const est *s, size_t i)
+{
+	gs_time_ctx x = { s->g[i].price_usd_hour, s->ct.to.tokens_budget, s->r.s.new_tokens };
+	return x;
+}
+
+static void print_time_json(FILE *fp, const est *s);
 
 /* --json: the document of out/sizing.json with this one model and row, so
  * that a row means the same thing wherever it is read (gs_json_doc_begin),
- * the row evaluated as a report's are (gs_row_eval: the time model once
- * per class, for the row and the "time" member). */
-static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const gs_arch *a,
-                       const gs_estimate *x, const gs_gpu *g, size_t ng, const gs_time_opts *to,
-                       double mem_frac)
+ * plus the time model's member. */
+static void print_json(FILE *fp, const est *s)
 {
-	static gs_row row; /* large: keep it off the stack */
-	gs_measured_store none = { 0 };
-	gs_report_meta meta;
-	gs_model m;
-	gs_model_meta mm;
-	char slug[256];
-	gs_error sub = { 0 };
-
-	memset(&m, 0, sizeof m);
-	m.id = model;
-	m.arch = a;
-	if (r->model_id == NULL || gs_model_slug(r->model_id, slug, sizeof slug, &sub) != GS_OK)
-		snprintf(slug, sizeof slug, "%s", r->config_path ? "config" : "manual");
-	m.slug = slug;
-	m.param_source = "config.json tally";
-	if (r->model_id != NULL && gs_model_meta_load(r->models_dir, r->model_id, &mm, &sub) == GS_OK &&
-	    mm.param_source[0])
-		m.param_source = mm.param_source;
-	if (r->config_path == NULL && r->model_id == NULL)
-		m.param_source = "the manual shape";
-	memset(&meta, 0, sizeof meta);
-	meta.gpus = g;
-	meta.n_gpus = ng;
-	meta.models = &m;
-	meta.n_models = 1;
-	meta.tool_version = GS_VERSION;
-	meta.measured = &none;
-	meta.time = to; /* the row's step times with the time block's runtime */
-	gs_sweep_row(&row, &m, &r->s);
-	row.est = *x; /* the formula asked for (the detailed one by default) */
-	row.err = GS_OK;
-	row.err_msg[0] = '\0';
-	gs_eval *ev = gs_eval_new(&meta);
-	gs_eval_model_begin(ev, &m);
-	gs_row_eval(ev, &row);
-	gs_json_doc_begin(fp, &meta);
-	gs_json_row(fp, &meta, &row, true);
+	gs_json_doc_begin(fp, &s->meta);
+	gs_json_row(fp, &s->meta, &s->row, true);
 	/* gs_json_doc_end's "]}" with the time model's member between: the
 	 * document of out/sizing.json plus "time" (estimate only). */
 	fputs("\n],\n", fp);
-	print_time_json(fp, &r->s, x, g, ng, to, mem_frac, row.cell);
+	print_time_json(fp, s);
 	fputs("}\n", fp);
-	gs_eval_free(ev);
-}
-
-/* The time model (timing.h) per GPU class; ok[i] false where it has no
- * answer (a figure missing). */
-static void time_all(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                     const gs_time_opts *to, gs_time *t, bool *ok)
-{
-	for (size_t i = 0; i < ng; i++) {
-		gs_error sub = { 0 };
-		ok[i] = gs_time_row(a, s, x, &g[i], to, &t[i], &sub) == GS_OK;
-	}
 }
 
 /* The widest GPU name, for one column of names (at most 40). */
@@ -141,80 +155,61 @@ static int name_width(const gs_gpu *g, size_t ng)
 	return w > 40 ? 40 : w;
 }
 
-static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok)
-{
-	int w = name_width(g, ng);
+static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w);
 
-	if (ng == 0)
-		return;
-	if (s->method == GS_INFER)
-		fprintf(fp, "\ntime (time model, runtime %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
-		        " new tokens):\n", gs_runtime_name(to->runtime), s->batch, s->seq, s->new_tokens);
-	else
-		fprintf(fp, "\ntime per optimizer step (time model, %s stack; %" PRId64 " GPU%s):\n",
-		        gs_train_runtime_name(to->train_runtime), s->gpus, s->gpus > 1 ? "s" : "");
-	for (size_t i = 0; i < ng; i++) {
-		fprintf(fp, "  %-*s  ", w, g[i].name);
-		if (!ok[i]) {
-			fputs("no estimate (the GPU file lacks a figure)\n", fp);
-			continue;
-		}
-		if (s->method == GS_INFER) {
-			fputs("prefill ", fp);
-			gs_cli_print_secs(fp, t[i].prefill_s);
-			fprintf(fp, "  decode %.1f tokens/s a sequence, %.1f total", t[i].decode_tok_s_seq,
-			        t[i].decode_tok_s_total);
-			if (s->new_tokens > 0) {
-				fputs("  generate ", fp);
-				gs_cli_print_secs(fp, t[i].generate_s);
-			}
-			if (t[i].usd_per_mtok > 0) {
-				fputs("  ", fp);
-				gs_cli_print_usd(fp, t[i].usd_per_mtok);
-				fputs(" per M tokens", fp);
-			}
-		} else {
-			fputs("step ", fp);
-			gs_cli_print_secs(fp, t[i].step_s);
-			fprintf(fp, "  %.0f tokens/s/GPU, %.0f total  MFU %.0f%%", t[i].tok_s_gpu, t[i].tok_s_total,
-			        t[i].mfu * 100);
-			if (to->tokens_budget > 0) {
-				fputs("  ", fp);
-				gs_cli_print_count(fp, to->tokens_budget);
-				fputs(" tokens in ", fp);
-				gs_cli_print_secs(fp, t[i].budget_s);
-				fprintf(fp, ", %.3g GPU-h", t[i].gpu_hours);
-				if (t[i].cost_usd > 0) {
-					fputs(" = ", fp);
-					gs_cli_print_usd(fp, t[i].cost_usd);
-				}
-			}
-		}
-		fputc('\n', fp);
-	}
-	fputs("  (efficiencies calibrated on published measured speeds; their errors: make speed-accuracy)\n", fp);
-	if (s->tp > 1)
-		gs_cli_print_tp_note(fp);
-	print_prices(fp, g, ng, w);
-	if (s->method != GS_INFER)
-		return;
-	gs_needs need = gs_settings_needs(s);
-	int64_t ctx = s->seq + s->new_tokens;
+/* The serving capacity of an inference estimate on every class. */
+static void print_serving(FILE *fp, const est *s, int w)
+{
+	const gs_settings *st = &s->r.s;
+	gs_needs need = gs_settings_needs(st);
+	int64_t ctx = st->seq + st->new_tokens;
+
 	fprintf(fp, "\nserving capacity (a KV-cache pool of %.2f of each GPU's memory less the weights and "
 	        "activations,\nin %d-token blocks, as vLLM sizes it): sequences of %" PRId64 " tokens at once\n",
-	        mem_frac, GS_SERVE_BLOCK_TOKENS, ctx);
-	for (size_t i = 0; i < ng; i++) {
+	        s->mem_frac, GS_SERVE_BLOCK_TOKENS, ctx);
+	for (size_t i = 0; i < s->ng; i++) {
 		double pool;
-		int64_t n = gs_serving_seqs(x, need, &g[i], mem_frac, ctx, GS_SERVE_BLOCK_TOKENS, &pool);
-		fprintf(fp, "  %-*s  ", w, g[i].name);
+		int64_t n = gs_serving_seqs(&s->x, need, &s->g[i], s->mem_frac, ctx, GS_SERVE_BLOCK_TOKENS, &pool);
+		fprintf(fp, "  %-*s  ", w, s->g[i].name);
 		if (n < 0)
 			fputs("not runnable\n", fp);
 		else if (pool <= 0)
-			fprintf(fp, "none: the weights and activations alone pass %.2f of the memory\n", mem_frac);
+			fprintf(fp, "none: the weights and activations alone pass %.2f of the memory\n", s->mem_frac);
 		else
 			fprintf(fp, "pool %7.2f GiB  %" PRId64 " sequence%s\n", pool / GS_GIB, n, n == 1 ? "" : "s");
 	}
+}
+
+/* The time block: per class the time fields' estimate texts (timefields.h). */
+static void print_time_text(FILE *fp, const est *s)
+{
+	const gs_settings *st = &s->r.s;
+	const gs_time_opts *to = &s->ct.to;
+	int w = name_width(s->g, s->ng);
+
+	if (s->ng == 0)
+		return;
+	if (st->method == GS_INFER)
+		fprintf(fp, "\ntime (time model, runtime %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
+		        " new tokens):\n", gs_runtime_name(to->runtime), st->batch, st->seq, st->new_tokens);
+	else
+		fprintf(fp, "\ntime per optimizer step (time model, %s stack; %" PRId64 " GPU%s):\n",
+		        gs_train_runtime_name(to->train_runtime), st->gpus, st->gpus > 1 ? "s" : "");
+	for (size_t i = 0; i < s->ng; i++) {
+		gs_time_ctx x = time_ctx(s, i);
+		fprintf(fp, "  %-*s  ", w, s->g[i].name);
+		if (!s->row.cell[i].timed)
+			fputs("no estimate (the GPU file lacks a figure)", fp);
+		else
+			gs_time_texts(fp, GS_TT_ESTIMATE, st->method, &s->row.cell[i], &x);
+		fputc('\n', fp);
+	}
+	fputs("  (efficiencies calibrated on published measured speeds; their errors: make speed-accuracy)\n", fp);
+	if (st->tp > 1)
+		gs_cli_print_tp_note(fp);
+	print_prices(fp, s->g, s->ng, w);
+	if (st->method == GS_INFER)
+		print_serving(fp, s, w);
 }
 
 /* Where each price comes from, under the time block. */
@@ -245,29 +240,34 @@ static void print_num_or_null(FILE *fp, const char *key, double v, bool have)
 		fprintf(fp, ", \"%s\": null", key);
 }
 
-/* The "time" member of --json: one object per GPU class, in column order. */
-static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_cell *cell)
+/* The "time" member of --json: one object per GPU class, in column order:
+ * its price, the serving capacity (inference), then the time fields
+ * estimate writes (timefields.h). */
+static void print_time_json(FILE *fp, const est *s)
 {
-	gs_needs need = gs_settings_needs(s);
+	const gs_settings *st = &s->r.s;
+	const gs_time_opts *to = &s->ct.to;
+	gs_needs need = gs_settings_needs(st);
 
 	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"train_runtime\": \"%s\", \"tokens_budget\": %.17g",
 	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
-	if (s->method == GS_INFER)
+	if (st->method == GS_INFER)
 		fprintf(fp, ", \"mem_fraction\": %.6g, \"block_tokens\": %d, \"kv_bytes_per_token\": %.17g",
-		        mem_frac, GS_SERVE_BLOCK_TOKENS, x->kv_bytes_token);
+		        s->mem_frac, GS_SERVE_BLOCK_TOKENS, s->x.kv_bytes_token);
 	fputs(", \"gpus\": [", fp);
-	for (size_t i = 0; i < ng; i++) {
-		bool priced = g[i].price_usd_hour > 0;
-		fprintf(fp, "%s\n    {\"id\": \"%s\"", i ? "," : "", g[i].id);
-		print_num_or_null(fp, "price_usd_per_hour", g[i].price_usd_hour, priced);
-		if (priced && g[i].price_cli)
+	for (size_t i = 0; i < s->ng; i++) {
+		const gs_gpu *g = &s->g[i];
+		bool priced = g->price_usd_hour > 0;
+		gs_time_ctx x = time_ctx(s, i);
+		fprintf(fp, "%s\n    {\"id\": \"%s\"", i ? "," : "", g->id);
+		print_num_or_null(fp, "price_usd_per_hour", g->price_usd_hour, priced);
+		if (priced && g->price_cli)
 			fputs(", \"price_from\": \"--price\"", fp);
 		else if (priced)
-			fprintf(fp, ", \"price_from\": \"file\", \"price_date\": \"%s\"", g[i].price_date);
-		if (s->method == GS_INFER) {
+			fprintf(fp, ", \"price_from\": \"file\", \"price_date\": \"%s\"", g->price_date);
+		if (st->method == GS_INFER) {
 			double pool;
-			int64_t n = gs_serving_seqs(x, need, &g[i], mem_frac, s->seq + s->new_tokens,
+			int64_t n = gs_serving_seqs(&s->x, need, g, s->mem_frac, st->seq + st->new_tokens,
 			                            GS_SERVE_BLOCK_TOKENS, &pool);
 			print_num_or_null(fp, "serving_pool_bytes", pool > 0 ? pool : 0, n >= 0);
 			if (n >= 0)
@@ -275,26 +275,11 @@ static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x
 			else
 				fputs(", \"serving_sequences\": null", fp);
 		}
-		if (!cell[i].timed) {
+		if (!s->row.cell[i].timed) {
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
 			continue;
 		}
-		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g, \"tp_comm_modelled\": %s",
-		        cell[i].t.peak_tflops, cell[i].t.eff, cell[i].t.tp_unmodelled ? "false" : "true");
-		if (s->method == GS_INFER) {
-			fprintf(fp, ", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, \"decode_tokens_per_s_seq\": %.6g, "
-			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g",
-			        cell[i].t.prefill_s, cell[i].t.decode_step_s, cell[i].t.decode_tok_s_seq, cell[i].t.decode_tok_s_total,
-			        cell[i].t.generate_s);
-			print_num_or_null(fp, "usd_per_million_tokens", cell[i].t.usd_per_mtok, priced);
-		} else {
-			fprintf(fp, ", \"step_s\": %.6g, \"compute_s\": %.6g, \"comm_s\": %.6g, \"optimizer_s\": %.6g, "
-			        "\"tokens_per_step\": %.6g, \"tokens_per_s_per_gpu\": %.6g, \"tokens_per_s_total\": %.6g, "
-			        "\"mfu\": %.4g, \"budget_s\": %.6g, \"gpu_hours\": %.6g",
-			        cell[i].t.step_s, cell[i].t.compute_s, cell[i].t.comm_s, cell[i].t.optim_s, cell[i].t.tokens_step, cell[i].t.tok_s_gpu,
-			        cell[i].t.tok_s_total, cell[i].t.mfu, cell[i].t.budget_s, cell[i].t.gpu_hours);
-			print_num_or_null(fp, "cost_usd", cell[i].t.cost_usd, priced && to->tokens_budget > 0);
-		}
+		gs_time_fields_json(fp, GS_TF_ESTIMATE, st->method, &s->row.cell[i], &x, ", ", ": ");
 		fputc('}', fp);
 	}
 	fputs("]}", fp);
@@ -310,12 +295,13 @@ static void print_headroom(FILE *fp, double head)
 		fprintf(fp, " needs %.0fx the usable memory", 1 - head);
 }
 
-static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
-                       const gs_gpu *g, size_t ng)
+static void print_text(FILE *fp, const est *s, const char *model)
 {
+	const gs_arch *a = &s->a;
+	const gs_estimate *x = &s->x;
 	char label[256];
 
-	gs_settings_label(s, label, sizeof label);
+	gs_settings_label(&s->r.s, label, sizeof label);
 	fprintf(fp, "model      %s (%s", model, a->model_type);
 	if (a->generic)
 		fputs(", sized as a generic decoder", fp);
@@ -341,147 +327,138 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 		fprintf(fp, "  host (offload)       %9.2f GiB\n", gib(x->host));
 	if (x->note[0])
 		fprintf(fp, "note       %s\n", x->note);
-	if (ng == 0)
+	if (s->ng == 0)
 		return;
 	fputs("\nfits on:\n", fp);
-	gs_needs need = gs_settings_needs(s);
-	int w = name_width(g, ng);
-	for (size_t i = 0; i < ng; i++) {
-		double head;
-		gs_verdict v = gs_verdict_of(x->device, need, &g[i], &head);
-		fprintf(fp, "  %-*s  %-7s usable %6.1f GiB  %-13s", w, g[i].name, g[i].klass, gib(g[i].usable_bytes),
+	int w = name_width(s->g, s->ng);
+	for (size_t i = 0; i < s->ng; i++) {
+		const gs_gpu *g = &s->g[i];
+		gs_verdict v = s->row.cell[i].v;
+		fprintf(fp, "  %-*s  %-7s usable %6.1f GiB  %-13s", w, g->name, g->klass, gib(g->usable_bytes),
 		        gs_verdict_name(v));
 		if (v == GS_FITS || v == GS_TIGHT || v == GS_NO_FIT)
-			print_headroom(fp, head);
+			print_headroom(fp, s->row.cell[i].headroom);
 		fputc('\n', fp);
 	}
 }
 
-int cmd_estimate(int argc, char **argv)
+/* --mem-fraction's value: a share of the GPU's memory. */
+static gs_err mem_fraction(est *s, const char *val, gs_error *e)
 {
-	gs_cli_row r;
-	gs_error e = {0};
-	gs_arch a;
-	gs_estimate x;
-	gs_gpu *g = NULL;
-	size_t ng = 0;
-	bool json = false, verbose = false, quiet = false, long_ctx = false;
-	char gpus_buf[4096];
-	const char *gpus_dir = gpus_buf, *only = NULL;
-	double mem_frac = GS_SERVE_MEM_FRACTION;
-	bool mem_frac_given = false;
-	bool gpus_dir_given = false;
+	char *end = NULL;
+	double v = strtod(val, &end);
+
+	if (end == val || *end != '\0' || !(v > 0) || v > 1)
+		return gs_fail(e, GS_EUSAGE, "estimate: --mem-fraction: expected a fraction of the GPU's "
+		               "memory, above 0 and at most 1 (got \"%s\")", val);
+	s->mem_frac = v;
+	s->mem_frac_given = true;
+	return GS_OK;
+}
+
+/* The options into s. Returns 1 to go on, 0 when done (--help printed),
+ * -1 on a usage error (in e). */
+static int parse_args(est *s, int argc, char **argv, gs_error *e)
+{
 	gs_opt_iter it;
 	const gs_opt *o;
 	const char *val;
 	int k;
-	gs_cli_time ct;
-	gs_time *tm = NULL;
-	bool *tok = NULL;
 
-	gs_cli_time_init(&ct);
-
-	gs_cli_row_init(&r);
-	gs_data_path(GS_DATA_GPUS, gpus_buf, sizeof gpus_buf);
 	gs_opt_begin(&it, argc, argv);
-	while ((k = gs_opt_next(&gs_cmd_estimate, &it, &o, &val, &e)) > 0) {
-		int m = gs_cli_row_apply(&r, &gs_cmd_estimate, k == 2 ? NULL : o, val, &e);
+	while ((k = gs_opt_next(&gs_cmd_estimate, &it, &o, &val, e)) > 0) {
+		int m = gs_cli_row_apply(&s->r, &gs_cmd_estimate, k == 2 ? NULL : o, val, e);
 		if (m == 0)
-			m = gs_cli_time_apply(&ct, &gs_cmd_estimate, k == 2 ? NULL : o, val, &e);
+			m = gs_cli_time_apply(&s->ct, &gs_cmd_estimate, k == 2 ? NULL : o, val, e);
 		if (m < 0)
-			goto fail;
+			return -1;
 		if (m > 0)
 			continue;
 		switch (o->id) {
-		case GS_OPT_HELP:
-			gs_opt_usage(&gs_cmd_estimate, stdout);
-			return 0;
-		case GS_OPT_JSON:
-			json = true;
-			break;
-		case GS_OPT_QUIET:
-			verbose = false;
-			quiet = true;
-			break;
-		case OPT_LONG_CONTEXT:
-			long_ctx = true;
-			break;
-		case GS_OPT_VERBOSE:
-			verbose = true;
-			break;
-		case OPT_GPU:
-			only = val;
-			break;
-		case OPT_GPUS_DIR:
-			gpus_dir = val;
-			gpus_dir_given = true;
-			break;
-		case OPT_MEM_FRACTION: {
-			char *end = NULL;
-			double v = strtod(val, &end);
-			if (end == val || *end != '\0' || !(v > 0) || v > 1) {
-				gs_fail(&e, GS_EUSAGE, "estimate: --mem-fraction: expected a fraction of the GPU's "
-				        "memory, above 0 and at most 1 (got \"%s\")", val);
-				goto fail;
-			}
-			mem_frac = v;
-			mem_frac_given = true;
+		case GS_OPT_HELP: gs_opt_usage(&gs_cmd_estimate, stdout); return 0;
+		case GS_OPT_JSON: s->json = true; break;
+		case GS_OPT_QUIET: s->verbose = false; s->quiet = true; break;
+		case OPT_LONG_CONTEXT: s->long_ctx = true; break;
+		case GS_OPT_VERBOSE: s->verbose = true; break;
+		case OPT_GPU: s->only = val; break;
+		case OPT_GPUS_DIR: s->gpus_dir = val; s->gpus_dir_given = true; break;
+		case OPT_MEM_FRACTION:
+			if (mem_fraction(s, val, e) != GS_OK)
+				return -1;
 			break;
 		}
-		}
 	}
-	if (k < 0)
-		goto fail;
-	if (gs_settings_check(&r.s, &e) != GS_OK)
-		goto fail;
-	if (mem_frac_given && r.s.method != GS_INFER) {
-		gs_fail(&e, GS_EUSAGE, "estimate: --mem-fraction: sizes a serving engine's KV cache; only with "
-		        "--method inference");
-		goto fail;
+	return k < 0 ? -1 : 1;
+}
+
+/* The settings checked, the model's shape, the estimate and the GPU
+ * classes (none when the default directory is missing: no fits list). */
+static gs_err prepare(est *s, gs_error *e)
+{
+	gs_err rc;
+
+	if ((rc = gs_settings_check(&s->r.s, e)) != GS_OK)
+		return rc;
+	if (s->mem_frac_given && s->r.s.method != GS_INFER)
+		return gs_fail(e, GS_EUSAGE, "estimate: --mem-fraction: sizes a serving engine's KV cache; only "
+		               "with --method inference");
+	if ((rc = gs_cli_row_arch(&s->r, &s->a, e)) != GS_OK ||
+	    (rc = gs_cli_row_context(&s->r, &s->a, s->long_ctx, s->quiet, e)) != GS_OK ||
+	    (rc = gs_estimate_run(&s->a, &s->r.s, &s->x, e)) != GS_OK)
+		return rc;
+	if (gs_gpus_load(s->gpus_dir, &s->g, &s->ng, e) != GS_OK) {
+		if (s->gpus_dir_given || s->only != NULL || e->code != GS_ENOTFOUND)
+			return e->code;
+		memset(e, 0, sizeof *e); /* no GPU directory: no fits list */
+		s->g = NULL;
+		s->ng = 0;
 	}
-	if (gs_cli_row_arch(&r, &a, &e) != GS_OK)
-		goto fail;
-	if (gs_cli_row_context(&r, &a, long_ctx, quiet, &e) != GS_OK)
-		goto fail;
-	if (gs_estimate_run(&a, &r.s, &x, &e) != GS_OK)
-		goto fail;
-	if (gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK) {
-		if (gpus_dir_given || only != NULL || e.code != GS_ENOTFOUND)
-			goto fail;
-		memset(&e, 0, sizeof e); /* no GPU directory: no fits list */
-		g = NULL;
-		ng = 0;
-	}
-	if (gs_cli_time_price(&ct, g, ng, "estimate", &e) != GS_OK)
-		goto fail;
-	if (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "estimate", &e) != GS_OK)
-		goto fail;
-	if (verbose)
+	if ((rc = gs_cli_time_price(&s->ct, s->g, s->ng, "estimate", e)) != GS_OK)
+		return rc;
+	if (s->only != NULL && (rc = gs_gpus_select(s->g, &s->ng, s->only, s->gpus_dir, "estimate", e)) != GS_OK)
+		return rc;
+	if (s->verbose)
 		fprintf(stderr, "gpusizer: estimate: model %s; GPU classes %s (%zu); model cache %s\n",
-		        r.resolved[0] ? r.resolved : "manual shape", ng ? gpus_dir : "none", ng, r.models_dir);
-	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
-	if (json) {
-		print_json(stdout, &r, model, &a, &x, g, ng, &ct.to, mem_frac);
-	} else {
-		tm = gs_xcalloc(ng ? ng : 1, sizeof *tm);
-		tok = gs_xcalloc(ng ? ng : 1, sizeof *tok);
-		time_all(&a, &r.s, &x, g, ng, &ct.to, tm, tok);
-		print_text(stdout, model, &a, &r.s, &x, g, ng);
-		print_time_text(stdout, &r.s, &x, g, ng, &ct.to, mem_frac, tm, tok);
-	}
-	free(tm);
-	free(tok);
-	free(g);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		gs_fail(&e, GS_EIO, "estimate: cannot write the output");
+		        s->r.resolved[0] ? s->r.resolved : "manual shape", s->ng ? s->gpus_dir : "none", s->ng,
+		        s->r.models_dir);
+	return GS_OK;
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+	static est s; /* large (a row): off the stack */
+	gs_error e = { 0 };
+	int k, rc = 0;
+
+	memset(&s, 0, sizeof s);
+	s.mem_frac = GS_SERVE_MEM_FRACTION;
+	s.gpus_dir = s.gpus_buf;
+	gs_cli_time_init(&s.ct);
+	gs_cli_row_init(&s.r);
+	gs_data_path(GS_DATA_GPUS, s.gpus_buf, sizeof s.gpus_buf);
+	k = parse_args(&s, argc, argv, &e);
+	if (k == 0)
+		return 0;
+	if (k < 0 || prepare(&s, &e) != GS_OK) {
 		gs_report_error(&e);
-		return gs_exit_code(GS_EIO);
+		rc = gs_exit_code(e.code);
+	} else {
+		const gs_cli_row *r = &s.r;
+		const char *model = r->config_path ? r->config_path : r->model_id ? r->model_id : "manual";
+		evaluate(&s, model);
+		if (s.json) {
+			print_json(stdout, &s);
+		} else {
+			print_text(stdout, &s, model);
+			print_time_text(stdout, &s);
+		}
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			gs_fail(&e, GS_EIO, "estimate: cannot write the output");
+			gs_report_error(&e);
+			rc = gs_exit_code(GS_EIO);
+		}
 	}
-	return 0;
-fail:
-	free(tm);
-	free(tok);
-	free(g);
-	gs_report_error(&e);
-	return gs_exit_code(e.code);
+	gs_eval_free(s.ev);
+	free(s.g);
+	return rc;
 }

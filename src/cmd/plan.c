@@ -14,6 +14,7 @@
 #include "opt.h"
 #include "paths.h"
 #include "search.h"
+#include "timefields.h"
 #include "util.h"
 #include "jw.h"
 
@@ -142,35 +143,33 @@ static void layout_text(const gs_settings *s, char *buf, size_t n)
 		snprintf(buf, n, "%s", gs_shard_name(s->sharding));
 }
 
-/* The time model at a class's fewest count, after its memory. */
+/* A class's time at its fewest count as a time-field cell, and what its
+ * fields' texts and nulls depend on (timefields.h). */
+static gs_cell time_cell(const cls_plan *c)
+{
+	gs_cell x;
+
+	memset(&x, 0, sizeof x);
+	x.timed = c->timed;
+	x.t = c->t;
+	return x;
+}
+
+static gs_time_ctx time_ctx(const cls_plan *c, const gs_settings *s, const gs_time_opts *to)
+{
+	gs_time_ctx x = { c->g->price_usd_hour, to->tokens_budget, s->new_tokens };
+	return x;
+}
+
+/* The time model at a class's fewest count, after its memory: the time
+ * fields' plan texts. */
 static void print_time(FILE *fp, const gs_settings *s, const cls_plan *c, const gs_time_opts *to)
 {
-	if (!c->timed)
-		return;
-	if (s->method == GS_INFER) {
-		fputs("  prefill ", fp);
-		gs_cli_print_secs(fp, c->t.prefill_s);
-		fprintf(fp, ", decode %s%.1f tokens/s a sequence", c->t.tp_unmodelled ? "up to " : "",
-		        c->t.decode_tok_s_seq);
-		if (c->t.usd_per_mtok > 0) {
-			fputs(", ", fp);
-			gs_cli_print_usd(fp, c->t.usd_per_mtok);
-			fputs(" per M tokens", fp);
-		}
-		return;
-	}
-	fputs("  step ", fp);
-	gs_cli_print_secs(fp, c->t.step_s);
-	fprintf(fp, ", %s%.0f tokens/s", c->t.tp_unmodelled ? "up to " : "", c->t.tok_s_total);
-	if (to->tokens_budget > 0) {
-		fputs(", budget in ", fp);
-		gs_cli_print_secs(fp, c->t.budget_s);
-		fprintf(fp, ", %.3g GPU-h", c->t.gpu_hours);
-		if (c->t.cost_usd > 0) {
-			fputs(" = ", fp);
-			gs_cli_print_usd(fp, c->t.cost_usd);
-		}
-	}
+	gs_cell x = time_cell(c);
+	gs_time_ctx tx = time_ctx(c, s, to);
+
+	if (c->timed)
+		gs_time_texts(fp, GS_TT_PLAN, s->method, &x, &tx);
 }
 
 static void print_text(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,
@@ -270,38 +269,24 @@ static void json_fit(FILE *fp, const char *key, const gs_plan_fit *f)
 	fputc('}', fp);
 }
 
-/* The "time" member of a class: the time model at its fewest count. */
+/* The "time" member of a class: the time model at its fewest count, its
+ * price and the time fields plan writes (timefields.h). */
 static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const gs_time_opts *to)
 {
-	const gs_time *t = &c->t;
-	bool priced = c->g->price_usd_hour > 0;
+	gs_cell x = time_cell(c);
+	gs_time_ctx tx = time_ctx(c, s, to);
 
 	fputs(",\"time\":", fp);
 	if (!c->timed) {
 		fputs("null", fp);
 		return;
 	}
-	if (priced)
+	if (c->g->price_usd_hour > 0)
 		fprintf(fp, "{\"price_usd_per_hour\":%.6g", c->g->price_usd_hour);
 	else
 		fputs("{\"price_usd_per_hour\":null", fp);
-	fprintf(fp, ",\"tp_comm_modelled\":%s", t->tp_unmodelled ? "false" : "true");
-	if (s->method == GS_INFER) {
-		fprintf(fp, ",\"prefill_s\":%.6g,\"decode_step_s\":%.6g,\"decode_tokens_per_s_seq\":%.6g,"
-		        "\"decode_tokens_per_s_total\":%.6g", t->prefill_s, t->decode_step_s, t->decode_tok_s_seq,
-		        t->decode_tok_s_total);
-		if (priced)
-			fprintf(fp, ",\"usd_per_million_tokens\":%.6g}", t->usd_per_mtok);
-		else
-			fputs(",\"usd_per_million_tokens\":null}", fp);
-		return;
-	}
-	fprintf(fp, ",\"step_s\":%.6g,\"tokens_per_s_total\":%.6g,\"mfu\":%.4g,\"budget_s\":%.6g,\"gpu_hours\":%.6g",
-	        t->step_s, t->tok_s_total, t->mfu, t->budget_s, t->gpu_hours);
-	if (priced && to->tokens_budget > 0)
-		fprintf(fp, ",\"cost_usd\":%.6g}", t->cost_usd);
-	else
-		fputs(",\"cost_usd\":null}", fp);
+	gs_time_fields_json(fp, GS_TF_PLAN, s->method, &x, &tx, ",", ":");
+	fputc('}', fp);
 }
 
 static void print_json(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,

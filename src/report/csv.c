@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "timefields.h"
 #include "util.h"
 #include "fileio.h"
 #include "numfmt.h"
@@ -122,14 +123,8 @@ static gs_err csv_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		fputc(',', fp);
 		cstr(fp, col);
 	}
-	/* the time model where the row fits (gs_cell_fits) */
-	fputs(",\"tokens_per_step\"", fp);
-	for (size_t i = 0; i < m->n_gpus; i++) {
-		char col[96];
-		snprintf(col, sizeof col, "%s step_s", m->gpus[i].id);
-		fputc(',', fp);
-		cstr(fp, col);
-	}
+	/* the time model where the row fits (timefields.h) */
+	gs_time_fields_csv_head(fp, m->gpus, m->n_gpus, cstr);
 	fputs("\r\n", fp);
 	return GS_OK;
 }
@@ -140,25 +135,6 @@ static gs_err csv_model(gs_writer *w, const gs_model *model, gs_error *e)
 	(void)model;
 	(void)e;
 	return GS_OK;
-}
-
-/* tokens_per_step, then each class's step seconds where the row fits
- * there (gs_cell_fits); empty elsewhere. */
-static void c_time(FILE *fp, const gs_report_meta *m, const gs_row *r)
-{
-	double tokens = 0;
-
-	for (size_t i = 0; i < m->n_gpus; i++)
-		if (gs_cell_fits(&r->cell[i]))
-			tokens = r->cell[i].tokens;
-	fputc(',', fp);
-	if (tokens > 0)
-		fprintf(fp, "%.17g", tokens);
-	for (size_t i = 0; i < m->n_gpus; i++) {
-		fputc(',', fp);
-		if (gs_cell_fits(&r->cell[i]))
-			fprintf(fp, "%.4g", r->cell[i].step_s);
-	}
 }
 
 static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
@@ -224,7 +200,7 @@ static gs_err csv_row(gs_writer *w, const gs_row *r, gs_error *e)
 			fputs(gs_fmt_f4(b, sizeof b, h), fp);
 		}
 	}
-	c_time(fp, st->meta, r);
+	gs_time_fields_csv(fp, r, st->meta->n_gpus);
 	fputs("\r\n", fp);
 	if (ferror(fp))
 		return gs_fail(e, GS_EIO, "%s: write failed: %s", st->out.path, strerror(errno ? errno : EIO));

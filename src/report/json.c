@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "timefields.h"
 #include "util.h"
 #include "fileio.h"
 #include "numfmt.h"
@@ -187,26 +188,6 @@ static void j_measured(FILE *fp, const gs_measured *mr)
 	fputc('}', fp);
 }
 
-/* "time": where the row fits (gs_cell_fits), the tokens a step processes
- * and its seconds per class; null where it fits nowhere. */
-static void j_time(FILE *fp, const gs_report_meta *m, const gs_row *r)
-{
-	bool any = false;
-
-	for (size_t i = 0; i < m->n_gpus; i++) {
-		const gs_cell *c = &r->cell[i];
-		if (!gs_cell_fits(c))
-			continue;
-		if (!any)
-			fprintf(fp, ",\"time\":{\"tokens_per_step\":%.17g,\"gpu_step_s\":{", c->tokens);
-		fputs(any ? "," : "", fp);
-		jstr(fp, m->gpus[i].id);
-		fprintf(fp, ":%.4g", c->step_s);
-		any = true;
-	}
-	fputs(any ? "}}" : ",\"time\":null", fp);
-}
-
 void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 {
 	const gs_estimate *x = &r->est;
@@ -278,7 +259,7 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 		}
 	}
 	fputc('}', fp);
-	j_time(fp, m, r);
+	gs_time_fields_row_json(fp, r, m->gpus, m->n_gpus); /* "time" (timefields.h) */
 	j_measured(fp, r->measured);
 	fputc('}', fp);
 }

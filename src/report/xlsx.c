@@ -25,6 +25,7 @@
 #include "plan_view.h"
 #include "xlsx.h"
 #include "settings.h"
+#include "timefields.h"
 #include "timing.h"
 #include "utf8.h"
 #include "util.h"
@@ -197,6 +198,9 @@ typedef struct xl_state {
 	lxw_col_t key_col, method_col, seq_col;
 	bool live;
 	bool keyed;   /* the GPUs sheet has the key row: the model sheets the column */
+	/* The time fields the Summary's time and cost read (timefields.h): a
+	 * row's step on a class, and the tokens it processes. */
+	const gs_time_field *tf_step, *tf_tokens;
 
 	/* The model being written. */
 	xl_model *models;
@@ -344,15 +348,6 @@ static void put_bool(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, 
 
 /* The value Excel reads back from a number cell: libxlsxwriter writes
  * numbers with "%.16G". Cached verdicts are computed from these. */
-/* v to 4 significant digits, as the JSON and CSV carry a step's time:
- * more would be noise of the model, and bytes. */
-static double sig4(double v)
-{
-	char b[32];
-	snprintf(b, sizeof b, "%.4g", v);
-	return strtod(b, NULL);
-}
-
 static double as_stored(double v)
 {
 	char buf[40];
@@ -1090,6 +1085,10 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	for (size_t i = 0; i < m->n_gpus; i++)
 		st->gpu_key[i] = gpu_key_value(st, i);
 	st->key_col = (lxw_col_t)(MC_V0 + m->n_gpus + xl_detail_cols());
+	st->tf_step = gs_time_field_find("step_s", GS_TF_CLASS);
+	st->tf_tokens = gs_time_field_find("tokens_per_step", GS_TF_ROW);
+	if (st->tf_step == NULL || st->tf_tokens == NULL)
+		return gs_fail(e, GS_EINTERNAL, "%s: the time fields step_s and tokens_per_step", st->path);
 	st->method_col = st->seq_col = 0;
 	{
 		lxw_col_t c = (lxw_col_t)(MC_V0 + m->n_gpus + 1);
@@ -1140,6 +1139,51 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	return check(st, e);
 }
 
+/* The column of time field f (timefields.h) on a model sheet: the row's
+ * figures after the Summary key, then the per-class ones, a class each
+ * (class gi). */
+static lxw_col_t time_col(const xl_state *st, const gs_time_field *f, size_t gi)
+{
+	size_t nf, c = 1;
+	const gs_time_field *tf = gs_time_fields(&nf);
+
+	for (size_t k = 0; k < nf && &tf[k] != f; k++)
+		c += tf[k].out & GS_TF_ROW ? 1 : tf[k].out & GS_TF_CLASS ? st->m->n_gpus : 0;
+	return (lxw_col_t)(st->key_col + c + (f->out & GS_TF_CLASS ? gi : 0));
+}
+
+/* A time field's value as the JSON and CSV write it (its format's digits),
+ * a number. */
+static void put_time_field(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_time_field *f,
+                           const gs_cell *c, size_t gi)
+{
+	char b[64];
+
+	put_num(st, ws, row, time_col(st, f, gi), strtod(gs_time_field_text(f, c, NULL, b, sizeof b), NULL),
+	        f->count ? st->f_int : NULL);
+}
+
+/* Row r's time fields: the row's from the first class that can run it,
+ * the per-class ones on each such class. */
+static void put_time(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_row *r)
+{
+	size_t nf, n_gpus = st->m->n_gpus;
+	const gs_time_field *tf = gs_time_fields(&nf);
+	const gs_cell *c0 = NULL;
+
+	for (size_t i = 0; i < n_gpus && c0 == NULL; i++)
+		if (gs_cell_runs(&r->cell[i]))
+			c0 = &r->cell[i];
+	for (size_t k = 0; c0 != NULL && k < nf; k++) {
+		if (gs_time_field_in(&tf[k], GS_TF_ROW, r->settings.method))
+			put_time_field(st, ws, row, &tf[k], c0, 0);
+		else if (gs_time_field_in(&tf[k], GS_TF_CLASS, r->settings.method))
+			for (size_t i = 0; i < n_gpus; i++)
+				if (gs_cell_runs(&r->cell[i]))
+					put_time_field(st, ws, row, &tf[k], &r->cell[i], i);
+	}
+}
+
 /* ---- models ----------------------------------------------------------- */
 
 static void sheet_header(xl_state *st, lxw_worksheet *ws)
@@ -1188,15 +1232,28 @@ static void sheet_header(xl_state *st, lxw_worksheet *ws)
 		put_lit(st, ws, 0, st->key_col, "Summary key (the row's best GPU, for the Summary)",
 		        st->f_head);
 	}
-	/* The time model's columns, last: the tokens a step processes, then the
-	 * step's seconds on each class that can run the row (whether it fits:
-	 * the verdict columns), for the Summary's time and cost. */
-	put_lit(st, ws, 0, (lxw_col_t)(st->key_col + 1), "Tokens per step (time model)", st->f_head);
-	worksheet_set_column(ws, (lxw_col_t)(st->key_col + 1), (lxw_col_t)(st->key_col + 1 + m->n_gpus), 14, NULL);
-	for (size_t i = 0; i < m->n_gpus; i++) {
-		char head[300];
-		snprintf(head, sizeof head, "Step s, %s", st->gpu_head[i]);
-		put_str(st, ws, 0, (lxw_col_t)(st->key_col + 2 + i), head, st->f_head);
+	/* The time model's columns, last (timefields.h): the row's figures
+	 * (the tokens a step processes), then the per-class ones on each class
+	 * that can run the row (whether it fits: the verdict columns), for the
+	 * Summary's time and cost. */
+	{
+		size_t nf, cols = 0;
+		const gs_time_field *tf = gs_time_fields(&nf);
+		for (size_t k = 0; k < nf; k++) {
+			if (tf[k].out & GS_TF_ROW) {
+				put_lit(st, ws, 0, time_col(st, &tf[k], 0), tf[k].title, st->f_head);
+				cols++;
+			} else if (tf[k].out & GS_TF_CLASS) {
+				for (size_t i = 0; i < m->n_gpus; i++) {
+					char head[300];
+					snprintf(head, sizeof head, "%s, %s", tf[k].title, st->gpu_head[i]);
+					put_str(st, ws, 0, time_col(st, &tf[k], i), head, st->f_head);
+				}
+				cols += m->n_gpus;
+			}
+		}
+		if (cols > 0)
+			worksheet_set_column(ws, (lxw_col_t)(st->key_col + 1), (lxw_col_t)(st->key_col + cols), 14, NULL);
 	}
 	worksheet_freeze_panes(ws, 1, MC_DEVICE);
 }
@@ -1395,16 +1452,7 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 		key_formula(st, kf, sizeof kf, row);
 		note_err(st, worksheet_write_formula_num(ws, row, st->key_col, kf, st->f_key, (double)key));
 	}
-	{
-		double tokens = 0;
-		for (size_t i = 0; i < m->n_gpus; i++)
-			if (gs_cell_runs(&r->cell[i])) {
-				put_num(st, ws, row, (lxw_col_t)(st->key_col + 2 + i), sig4(r->cell[i].step_s), NULL);
-				tokens = r->cell[i].tokens;
-			}
-		if (tokens > 0)
-			put_num(st, ws, row, (lxw_col_t)(st->key_col + 1), tokens, st->f_int);
-	}
+	put_time(st, ws, row, r);
 	put_num(st, ws, row, t0 + D_PTOTAL, (double)x->params_total, st->f_int);
 	put_num(st, ws, row, t0 + D_PTRAIN, (double)x->params_trainable, st->f_int);
 	put_num(st, ws, row, t0 + D_PACTIVE, (double)x->params_active, st->f_int);
@@ -1599,8 +1647,13 @@ static void best_take(xl_state *st, xl_best *b, const gs_model_eval *ev)
 	b->headroom = st->usable_gib[a->gpu] > 0
 	                      ? 1 - as_stored((double)a->device / GS_GIB) / st->usable_gib[a->gpu]
 	                      : 0;
-	b->step_s = gs_cell_fits(&a->cell) ? sig4(a->cell.step_s) : 0;
-	b->tokens = gs_cell_fits(&a->cell) ? a->cell.tokens : 0;
+	if (gs_cell_fits(&a->cell)) { /* as its row's cells have them */
+		char t[64];
+		b->step_s = strtod(gs_time_field_text(st->tf_step, &a->cell, NULL, t, sizeof t), NULL);
+		b->tokens = strtod(gs_time_field_text(st->tf_tokens, &a->cell, NULL, t, sizeof t), NULL);
+	} else {
+		b->step_s = b->tokens = 0;
+	}
 	snprintf(b->label, sizeof b->label, "%s", a->label);
 	snprintf(b->row_id, sizeof b->row_id, "%s", a->row_id);
 }
@@ -1885,8 +1938,8 @@ static void summary_time(xl_state *st, lxw_worksheet *ws, lxw_row_t r, const xl_
 		return;
 	}
 	/* the step: the class's column on the row's sheet */
-	lxw_col_to_name(c0, (lxw_col_t)(st->key_col + 2), 1);
-	lxw_col_to_name(c1, (lxw_col_t)(st->key_col + 1 + m->n_gpus), 1);
+	lxw_col_to_name(c0, time_col(st, st->tf_step, 0), 1);
+	lxw_col_to_name(c1, time_col(st, st->tf_step, m->n_gpus - 1), 1);
 	sheet_ref(ref, sizeof ref, xm->part_name[b->part_first - 1]);
 	snprintf(rng, sizeof rng, "%s!%s$2:%s$%u", ref, c0, c1, (unsigned)xm->part_rows[b->part_first - 1] + 1);
 	if (xm->part_rows[b->part_first - 1] == 1 && m->n_gpus == 1)
@@ -1899,7 +1952,7 @@ static void summary_time(xl_state *st, lxw_worksheet *ws, lxw_row_t r, const xl_
 		put_fstr(st, ws, r, SD_STEP, f, "", NULL);
 	if (!train)
 		return;
-	part_cell(tok, sizeof tok, xm, b->part_first, (lxw_col_t)(st->key_col + 1), R);
+	part_cell(tok, sizeof tok, xm, b->part_first, time_col(st, st->tf_tokens, 0), R);
 	snprintf(f, sizeof f, "=IF($%s%u=\"\",\"\",%.17g*$%s%u/%s/3600)", step, R, budget, step, R, tok);
 	if (hours > 0)
 		note_err(st, worksheet_write_formula_num(ws, r, SD_HOURS, f, st->f_dec, hours));

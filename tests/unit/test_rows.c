@@ -17,6 +17,7 @@
 #include "report.h"
 #include "search.h"
 #include "sweep.h"
+#include "timefields.h"
 #include "timing.h"
 
 #define GIB (UINT64_C(1) << 30)
@@ -182,6 +183,46 @@ static void registry(const gs_writer_ops *ops, size_t n, gs_writer **w, const ch
 	      "writer registry: defaults %s; %zu downloads for the HTML pages", defaults, dl);
 }
 
+/* The time-field table is whole: each field has a key and, for the JSON,
+ * a format (or is a boolean); each column of a report row has a workbook
+ * title; a key is written once per output and method; every text's
+ * directives are known ones and say the value once. */
+static void time_fields(void)
+{
+	size_t n, bad = 0, dup = 0, texts = 0;
+	const gs_time_field *f = gs_time_fields(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].key == NULL || f[i].methods == 0 || f[i].out == 0 ||
+		    (f[i].kind == GS_TK_NUM && f[i].fmt == NULL) ||
+		    ((f[i].out & (GS_TF_ROW | GS_TF_CLASS)) && f[i].title == NULL) ||
+		    (f[i].off + (f[i].kind == GS_TK_NUM ? sizeof(double) : sizeof(int)) > sizeof(gs_cell)))
+			bad++;
+		for (size_t j = 0; j < i; j++)
+			dup += strcmp(f[i].key, f[j].key) == 0 && (f[i].out & f[j].out) && (f[i].methods & f[j].methods);
+		for (int t = 0; t < GS_TT_MAX; t++) {
+			const char *p = f[i].text[t];
+			int values = 0;
+			for (; p != NULL && *p != '\0'; p++) {
+				if (*p != '%')
+					continue;
+				p++;
+				if (strchr("SUP", *p) != NULL)
+					values++;
+				else if (*p == '.' && (p[2] == 'f' || p[2] == 'g'))
+					values++, p += 2;
+				else if (strchr("BM%", *p) == NULL)
+					bad++;
+			}
+			texts += f[i].text[t] != NULL;
+			bad += f[i].text[t] != NULL && values != 1;
+		}
+	}
+	CHECK(n >= 20 && bad == 0 && dup == 0 && texts >= 18,
+	      "time fields: %zu rows, each with a key, a format or a title where an output needs it, "
+	      "keys once per output and method, %zu texts with known directives", n, texts);
+}
+
 int main(void)
 {
 	size_t NW;
@@ -195,6 +236,7 @@ int main(void)
 	gs_err rc;
 
 	setup();
+	time_fields();
 	if (mkdtemp(out) == NULL) {
 		CHECK(0, "a temporary directory");
 		CHECK_DONE();
