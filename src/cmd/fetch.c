@@ -113,112 +113,99 @@ static void text_model(FILE *fp, const char *id, const gs_hub_result *r, const c
 	        (unsigned long long)r->body_bytes);
 }
 
-int cmd_fetch(int argc, char **argv)
-{
+/* What the command line asks for: the hub options and the ids (into argv). */
+typedef struct fetch_args {
 	gs_hub_opts o;
 	const char **ids;
-	int n = 0, k;
-	gs_hub_result *res;
-	gs_error e = {0};
-	gs_err rc;
-	struct timespec t0;
-	int ok = 0, unchanged = 0, failed = 0, nm = 0, reqs = 0;
-	uint64_t bytes = 0;
+	int n;
 	char models_buf[4096];
-	bool json = false, quiet = false, verbose = false;
+	bool json, quiet, verbose;
+} fetch_args;
+
+/* A number option's value into o (--deadline, --jobs); GS_EUSAGE naming it. */
+static gs_err number_opt(fetch_args *a, const gs_opt *opt, const char *val, gs_error *e)
+{
+	char *end;
+
+	errno = 0;
+	if (opt->id == OPT_DEADLINE) {
+		double d = strtod(val, &end);
+		if (errno || end == val || *end || !(d >= 0 && d <= 1e7))
+			return gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number of seconds from 0 (no limit) "
+			                        "to 10000000", e);
+		a->o.deadline_s = d > 0 ? d : -1;
+		return GS_OK;
+	}
+	long j = strtol(val, &end, 10);
+	if (errno || *end || j < 1 || j > 256)
+		return gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number from 1 to 256", e);
+	a->o.jobs = (int)j;
+	return GS_OK;
+}
+
+/* The options into a. Returns 1 to go on, 0 when done (--help printed),
+ * -1 on a usage error (in e). */
+static int parse_args(fetch_args *a, int argc, char **argv, gs_error *e)
+{
 	gs_opt_iter it;
 	const gs_opt *opt;
 	const char *val;
-	double secs;
+	int k;
 
-	memset(&o, 0, sizeof o);
-	o.jobs = 16;
-	gs_models_dir_default(models_buf, sizeof models_buf);
-	o.models_dir = models_buf;
-	ids = gs_xcalloc((size_t)(argc > 0 ? argc : 1), sizeof *ids);
 	gs_opt_begin(&it, argc, argv);
-	while ((k = gs_opt_next(&gs_cmd_fetch, &it, &opt, &val, &e)) > 0) {
+	while ((k = gs_opt_next(&gs_cmd_fetch, &it, &opt, &val, e)) > 0) {
 		if (k == 2) {
-			ids[n++] = val;
+			a->ids[a->n++] = val;
 			continue;
 		}
 		switch (opt->id) {
-		case GS_OPT_HELP:
-			gs_opt_usage(&gs_cmd_fetch, stdout);
-			free(ids);
-			return 0;
-		case GS_OPT_QUIET: quiet = true; verbose = false; break;
-		case GS_OPT_VERBOSE: verbose = true; quiet = false; break;
-		case GS_OPT_JSON: json = true; break;
-		case OPT_OFFLINE: o.offline = true; break;
-		case OPT_MODELS_DIR: o.models_dir = val; break;
-		case OPT_REVISION: o.revision = val; break;
-		case OPT_DEADLINE: {
-			char *end;
-			double d;
-			errno = 0;
-			d = strtod(val, &end);
-			if (errno || end == val || *end || !(d >= 0 && d <= 1e7)) {
-				gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number of seconds from 0 (no limit) "
-				                 "to 10000000", &e);
-				k = -1;
-			}
-			o.deadline_s = d > 0 ? d : -1;
+		case GS_OPT_HELP: gs_opt_usage(&gs_cmd_fetch, stdout); return 0;
+		case GS_OPT_QUIET: a->quiet = true; a->verbose = false; break;
+		case GS_OPT_VERBOSE: a->verbose = true; a->quiet = false; break;
+		case GS_OPT_JSON: a->json = true; break;
+		case OPT_OFFLINE: a->o.offline = true; break;
+		case OPT_MODELS_DIR: a->o.models_dir = val; break;
+		case OPT_REVISION: a->o.revision = val; break;
+		case OPT_DEADLINE:
+		case OPT_JOBS:
+			if (number_opt(a, opt, val, e) != GS_OK)
+				return -1;
 			break;
 		}
-		case OPT_JOBS: {
-			char *end;
-			long j;
-			errno = 0;
-			j = strtol(val, &end, 10);
-			if (errno || *end || j < 1 || j > 256) {
-				gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number from 1 to 256", &e);
-				k = -1;
-			}
-			o.jobs = (int)j;
-			break;
-		}
-		}
-		if (k < 0)
-			break;
 	}
-	if (k >= 0 && n == 0) {
-		gs_fail(&e, GS_EUSAGE, "fetch: no model id given (e.g. gpusizer fetch openai-community/gpt2)");
-		k = -1;
+	if (k < 0)
+		return -1;
+	if (a->n == 0) {
+		gs_fail(e, GS_EUSAGE, "fetch: no model id given (e.g. gpusizer fetch openai-community/gpt2)");
+		return -1;
 	}
-	if (k >= 0 && o.revision != NULL) {
+	if (a->o.revision != NULL) {
 		char repo[256], rev[256], probe[600];
 		gs_error sub = { 0 };
-		snprintf(probe, sizeof probe, "x/x@%s", o.revision);
+		snprintf(probe, sizeof probe, "x/x@%s", a->o.revision);
 		if (gs_model_parse_id(probe, repo, sizeof repo, rev, sizeof rev, &sub) != GS_OK) {
-			gs_fail(&e, GS_EUSAGE, "fetch: --revision '%s' is not a valid revision", o.revision);
-			k = -1;
+			gs_fail(e, GS_EUSAGE, "fetch: --revision '%s' is not a valid revision", a->o.revision);
+			return -1;
 		}
 	}
-	if (k < 0) {
-		free(ids);
-		return gs_cmd_usage_error(&e);
-	}
-	o.offline = gs_offline(o.offline);
-	o.progress = !quiet && (verbose || isatty(2));
-	res = gs_xcalloc((size_t)n, sizeof *res);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = gs_models_fetch(&o, ids, n, res, &e);
-	if (rc == GS_EUSAGE) {
-		gs_report_error(&e);
-		free(res);
-		free(ids);
-		return gs_exit_code(rc);
-	}
-	secs = since(&t0);
-	if (json) {
+	return 1;
+}
+
+/* Every model's outcome (its error on stderr), then the totals; text or
+ * one JSON document. rc: the fetch's. */
+static void print_results(const fetch_args *a, gs_hub_result *res, double secs, gs_err rc)
+{
+	int ok = 0, unchanged = 0, failed = 0, nm = 0, reqs = 0, n = a->n;
+	uint64_t bytes = 0;
+
+	if (a->json) {
 		fputs("{\"command\":\"fetch\",\"models_dir\":", stdout);
-		gs_json_str(stdout, o.models_dir);
+		gs_json_str(stdout, a->o.models_dir);
 		fputs(",\"models\":[", stdout);
 	}
 	for (int i = 0; i < n; i++) {
 		gs_hub_result *r = &res[i];
-		const char *status = r->err.code != GS_OK ? "failed" : o.offline ? "cached"
+		const char *status = r->err.code != GS_OK ? "failed" : a->o.offline ? "cached"
 		                     : r->unchanged ? "unchanged" : "ok";
 		reqs += r->requests;
 		nm += r->not_modified;
@@ -226,17 +213,17 @@ int cmd_fetch(int argc, char **argv)
 		if (r->err.code != GS_OK) {
 			failed++;
 			gs_report_error(&r->err);
-		} else if (r->unchanged && !o.offline) {
+		} else if (r->unchanged && !a->o.offline) {
 			unchanged++;
 		} else {
 			ok++;
 		}
-		if (json)
-			json_model(stdout, ids[i], r, status, i == 0);
-		else if (!quiet || r->err.code != GS_OK)
-			text_model(stdout, ids[i], r, status);
+		if (a->json)
+			json_model(stdout, a->ids[i], r, status, i == 0);
+		else if (!a->quiet || r->err.code != GS_OK)
+			text_model(stdout, a->ids[i], r, status);
 	}
-	if (json)
+	if (a->json)
 		printf("\n],\"ok\":%d,\"unchanged\":%d,\"failed\":%d,\"requests\":%d,\"not_modified\":%d,"
 		       "\"body_bytes\":%llu,\"seconds\":%.2f,\"exit\":%d}\n", ok, unchanged, failed, reqs, nm,
 		       (unsigned long long)bytes, secs, gs_exit_code(rc));
@@ -244,8 +231,41 @@ int cmd_fetch(int argc, char **argv)
 		printf("fetch: %d model%s: %d ok, %d unchanged, %d failed; %d requests (%d not modified), "
 		       "%llu body bytes, %.2f s\n", n, n == 1 ? "" : "s", ok, unchanged, failed, reqs, nm,
 		       (unsigned long long)bytes, secs);
+}
+
+int cmd_fetch(int argc, char **argv)
+{
+	static fetch_args a;
+	gs_hub_result *res;
+	gs_error e = { 0 };
+	struct timespec t0;
+	gs_err rc;
+	int k;
+
+	memset(&a, 0, sizeof a);
+	a.o.jobs = 16;
+	gs_models_dir_default(a.models_buf, sizeof a.models_buf);
+	a.o.models_dir = a.models_buf;
+	a.ids = gs_xcalloc((size_t)(argc > 0 ? argc : 1), sizeof *a.ids);
+	k = parse_args(&a, argc, argv, &e);
+	if (k <= 0) {
+		free(a.ids);
+		return k < 0 ? gs_cmd_usage_error(&e) : 0;
+	}
+	a.o.offline = gs_offline(a.o.offline);
+	a.o.progress = !a.quiet && (a.verbose || isatty(2));
+	res = gs_xcalloc((size_t)a.n, sizeof *res);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = gs_models_fetch(&a.o, a.ids, a.n, res, &e);
+	if (rc == GS_EUSAGE) {
+		gs_report_error(&e);
+		free(res);
+		free(a.ids);
+		return gs_exit_code(rc);
+	}
+	print_results(&a, res, since(&t0), rc);
 	free(res);
-	free(ids);
+	free(a.ids);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fputs("gpusizer: fetch: write error on standard output\n", stderr);
 		return gs_exit_code(rc != GS_OK ? rc : GS_EIO);

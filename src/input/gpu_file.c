@@ -66,150 +66,175 @@ static bool valid_date(const char *s)
 	return m >= 1 && m <= 12 && d >= 1 && d <= 31;
 }
 
-static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error *e)
+/* The file as a JSON object (*text and *root the caller's to free):
+ * readable, well-formed UTF-8, no key twice, a valid id from its name, no
+ * unknown field. */
+static gs_err read_root(const char *path, const char *stem, gs_gpu *g, char **text, cJSON **root, gs_error *e)
 {
-	char *text = NULL;
-	cJSON *root = NULL;
-	const cJSON *it, *src;
-	gs_jget jg = { path, "", GS_EGPUFILE, e, GS_OK };
-	gs_err rc;
-	size_t used = 0;
+	const cJSON *it;
+	gs_err rc = gs_read_file(path, GPU_FILE_MAX, text, NULL, e);
 
-	memset(g, 0, sizeof *g);
-	rc = gs_read_file(path, GPU_FILE_MAX, &text, NULL, e);
 	if (rc != GS_OK) {
 		if (rc == GS_EINPUT && e != NULL)
 			e->code = GS_EGPUFILE;
 		return rc == GS_EINPUT ? GS_EGPUFILE : rc;
 	}
-	root = cJSON_Parse(text);
-	if (root == NULL && gs_json_depth_check(text, strlen(text), path, GS_EGPUFILE, e) != GS_OK) {
-		rc = GS_EGPUFILE;
-		goto out;
-	}
-	if (root == NULL || !cJSON_IsObject(root)) {
-		rc = gs_fail(e, GS_EGPUFILE, "%s: not a JSON object", path);
-		goto out;
-	}
+	*root = cJSON_Parse(*text);
+	if (*root == NULL && gs_json_depth_check(*text, strlen(*text), path, GS_EGPUFILE, e) != GS_OK)
+		return GS_EGPUFILE;
+	if (*root == NULL || !cJSON_IsObject(*root))
+		return gs_fail(e, GS_EGPUFILE, "%s: not a JSON object", path);
 	/* UTF-8 and no key twice, as configs and specs (cJSON keeps the first). */
-	rc = gs_json_check(text, strlen(text), path, GS_EGPUFILE, e);
+	rc = gs_json_check(*text, strlen(*text), path, GS_EGPUFILE, e);
 	if (rc != GS_OK)
-		goto out;
-	if (strlen(stem) >= sizeof g->id || !valid_id(stem)) {
-		rc = gs_fail(e, GS_EGPUFILE, "%s: file name: use letters, digits, '-', '_', '.' (at most %zu)",
-		             path, sizeof g->id - 1);
-		goto out;
-	}
+		return rc;
+	if (strlen(stem) >= sizeof g->id || !valid_id(stem))
+		return gs_fail(e, GS_EGPUFILE, "%s: file name: use letters, digits, '-', '_', '.' (at most %zu)",
+		               path, sizeof g->id - 1);
 	memcpy(g->id, stem, strlen(stem) + 1);
-	cJSON_ArrayForEach(it, root)
+	cJSON_ArrayForEach(it, *root)
 	{
-		if (!known(it->string)) {
-			rc = gs_fail(e, GS_EGPUFILE, "%s: unknown field \"%s\"", path, it->string);
-			goto out;
-		}
+		if (!known(it->string))
+			return gs_fail(e, GS_EGPUFILE, "%s: unknown field \"%s\"", path, it->string);
 	}
-	gs_jget_strcpy(&jg, root, "name", g->name, sizeof g->name, true);
-	gs_jget_strcpy(&jg, root, "class", g->klass, sizeof g->klass, true);
-	g->total_bytes = gs_jget_bytes(&jg, root, "total", true);
-	g->usable_bytes = gs_jget_bytes(&jg, root, "usable", true);
-	g->bf16 = gs_jget_bool(&jg, root, "bf16", false, true);
-	g->fp8 = gs_jget_bool(&jg, root, "fp8", false, true);
-	g->bandwidth_gbs = gs_jget_pos(&jg, root, "bandwidth_gbs", 0, true);
-	g->bf16_tflops = gs_jget_pos(&jg, root, "bf16_tflops", 0, true);
-	if (jg.rc == GS_OK && g->usable_bytes > g->total_bytes)
-		gs_jget_fail(&jg, GS_EGPUFILE, "usable", "larger than the total");
-	gs_jget_str(&jg, root, "notes", false);
-	if (jg.rc == GS_OK) {
-		const char *seg = gs_jget_str(&jg, root, "segment", false);
+	return GS_OK;
+}
+
+/* The class's figures: name, class, memory, formats, speed, segment and
+ * architecture (into jg's first error). */
+static void read_figures(gs_jget *jg, const cJSON *root, gs_gpu *g)
+{
+	gs_jget_strcpy(jg, root, "name", g->name, sizeof g->name, true);
+	gs_jget_strcpy(jg, root, "class", g->klass, sizeof g->klass, true);
+	g->total_bytes = gs_jget_bytes(jg, root, "total", true);
+	g->usable_bytes = gs_jget_bytes(jg, root, "usable", true);
+	g->bf16 = gs_jget_bool(jg, root, "bf16", false, true);
+	g->fp8 = gs_jget_bool(jg, root, "fp8", false, true);
+	g->bandwidth_gbs = gs_jget_pos(jg, root, "bandwidth_gbs", 0, true);
+	g->bf16_tflops = gs_jget_pos(jg, root, "bf16_tflops", 0, true);
+	if (jg->rc == GS_OK && g->usable_bytes > g->total_bytes)
+		gs_jget_fail(jg, GS_EGPUFILE, "usable", "larger than the total");
+	gs_jget_str(jg, root, "notes", false);
+	if (jg->rc == GS_OK) {
+		const char *seg = gs_jget_str(jg, root, "segment", false);
 		if (seg != NULL && (g->segment = gs_segment_parse(seg)) == GS_SEG_MAX)
-			gs_jget_fail(&jg, GS_EGPUFILE, "segment", "expected \"consumer\", \"workstation\" or \"datacenter\"");
+			gs_jget_fail(jg, GS_EGPUFILE, "segment", "expected \"consumer\", \"workstation\" or \"datacenter\"");
 	}
-	if (jg.rc == GS_OK) {
-		const char *ua = gs_jget_str(&jg, root, "architecture", false);
+	if (jg->rc == GS_OK) {
+		const char *ua = gs_jget_str(jg, root, "architecture", false);
 		if (ua != NULL && (g->uarch = gs_uarch_parse(ua)) == GS_UARCH_MAX)
-			gs_jget_fail(&jg, GS_EGPUFILE, "architecture", "expected \"volta\", \"turing\", \"ampere\", "
+			gs_jget_fail(jg, GS_EGPUFILE, "architecture", "expected \"volta\", \"turing\", \"ampere\", "
 			             "\"ada\", \"hopper\", \"blackwell\" or \"cdna3\"");
 	}
-	g->fp8_tflops = gs_jget_pos(&jg, root, "fp8_tflops", 0, false);
-	if (jg.rc == GS_OK && g->fp8_tflops > 0 && !g->fp8)
-		gs_jget_fail(&jg, GS_EGPUFILE, "fp8_tflops", "given but \"fp8\" is false");
-	if (jg.rc == GS_OK) {
-		const char *ic = gs_jget_str(&jg, root, "interconnect", false);
+	g->fp8_tflops = gs_jget_pos(jg, root, "fp8_tflops", 0, false);
+	if (jg->rc == GS_OK && g->fp8_tflops > 0 && !g->fp8)
+		gs_jget_fail(jg, GS_EGPUFILE, "fp8_tflops", "given but \"fp8\" is false");
+}
+
+/* The links: the GPU-to-GPU interconnect and its bandwidth, the PCIe host
+ * link. */
+static void read_links(gs_jget *jg, const cJSON *root, gs_gpu *g)
+{
+	if (jg->rc == GS_OK) {
+		const char *ic = gs_jget_str(jg, root, "interconnect", false);
 		bool hit = false;
 		for (int i = 0; ic != NULL && links[i] != NULL; i++)
 			hit = hit || strcmp(ic, links[i]) == 0;
 		if (ic != NULL && !hit)
-			gs_jget_fail(&jg, GS_EGPUFILE, "interconnect",
+			gs_jget_fail(jg, GS_EGPUFILE, "interconnect",
 			             "expected \"none\", \"nvlink-bridge\", \"nvlink2\" ... \"nvlink5\" or "
 			             "\"infinity-fabric\"");
 		else if (ic != NULL)
 			memcpy(g->interconnect, ic, strlen(ic) + 1);
 	}
-	g->link_gbs = gs_jget_pos(&jg, root, "link_gbs", 0, false);
-	if (jg.rc == GS_OK && g->link_gbs > 0 && (g->interconnect[0] == '\0' ||
-	                                          strcmp(g->interconnect, "none") == 0))
-		gs_jget_fail(&jg, GS_EGPUFILE, "link_gbs", "given without a GPU-to-GPU \"interconnect\"");
-	if (jg.rc == GS_OK && g->link_gbs <= 0 && g->interconnect[0] != '\0' &&
+	g->link_gbs = gs_jget_pos(jg, root, "link_gbs", 0, false);
+	if (jg->rc == GS_OK && g->link_gbs > 0 && (g->interconnect[0] == '\0' ||
+	                                           strcmp(g->interconnect, "none") == 0))
+		gs_jget_fail(jg, GS_EGPUFILE, "link_gbs", "given without a GPU-to-GPU \"interconnect\"");
+	if (jg->rc == GS_OK && g->link_gbs <= 0 && g->interconnect[0] != '\0' &&
 	    strcmp(g->interconnect, "none") != 0)
-		gs_jget_fail(&jg, GS_EGPUFILE, "link_gbs", "missing (must be a positive number: the %s bandwidth)",
+		gs_jget_fail(jg, GS_EGPUFILE, "link_gbs", "missing (must be a positive number: the %s bandwidth)",
 		             g->interconnect);
-	g->pcie_gen = (int)gs_jget_int(&jg, root, "pcie_gen", 1, 6, 0, false);
-	g->pcie_lanes = (int)gs_jget_int(&jg, root, "pcie_lanes", 1, 16, 0, false);
-	if (jg.rc == GS_OK && g->pcie_lanes != 0 && (g->pcie_lanes & (g->pcie_lanes - 1)) != 0)
-		gs_jget_fail(&jg, GS_EGPUFILE, "pcie_lanes", "must be 1, 2, 4, 8 or 16 (got %d)", g->pcie_lanes);
-	/* A price is a quote: it names its day, and a day names a price. */
-	g->price_usd_hour = gs_jget_pos(&jg, root, "price_usd_per_hour", 0, false);
-	if (jg.rc == GS_OK && g->price_usd_hour >= GS_PRICE_MAX_USD_HOUR)
-		gs_jget_fail(&jg, GS_EGPUFILE, "price_usd_per_hour", "%g USD an hour is not a GPU's rent (at most %g)",
+	g->pcie_gen = (int)gs_jget_int(jg, root, "pcie_gen", 1, 6, 0, false);
+	g->pcie_lanes = (int)gs_jget_int(jg, root, "pcie_lanes", 1, 16, 0, false);
+	if (jg->rc == GS_OK && g->pcie_lanes != 0 && (g->pcie_lanes & (g->pcie_lanes - 1)) != 0)
+		gs_jget_fail(jg, GS_EGPUFILE, "pcie_lanes", "must be 1, 2, 4, 8 or 16 (got %d)", g->pcie_lanes);
+}
+
+/* The price: a quote names its day, and a day names a price. */
+static void read_price(gs_jget *jg, const cJSON *root, gs_gpu *g)
+{
+	g->price_usd_hour = gs_jget_pos(jg, root, "price_usd_per_hour", 0, false);
+	if (jg->rc == GS_OK && g->price_usd_hour >= GS_PRICE_MAX_USD_HOUR)
+		gs_jget_fail(jg, GS_EGPUFILE, "price_usd_per_hour", "%g USD an hour is not a GPU's rent (at most %g)",
 		             g->price_usd_hour, (double)GS_PRICE_MAX_USD_HOUR);
-	if (jg.rc == GS_OK) {
-		const char *day = gs_jget_str(&jg, root, "price_date", false);
+	if (jg->rc == GS_OK) {
+		const char *day = gs_jget_str(jg, root, "price_date", false);
 		if (day != NULL && !valid_date(day))
-			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "expected a day, YYYY-MM-DD (got \"%.40s\")", day);
+			gs_jget_fail(jg, GS_EGPUFILE, "price_date", "expected a day, YYYY-MM-DD (got \"%.40s\")", day);
 		else if (day != NULL && !(g->price_usd_hour > 0))
-			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "given without \"price_usd_per_hour\"");
+			gs_jget_fail(jg, GS_EGPUFILE, "price_date", "given without \"price_usd_per_hour\"");
 		else if (day == NULL && g->price_usd_hour > 0)
-			gs_jget_fail(&jg, GS_EGPUFILE, "price_date", "missing (a price names the day it was quoted)");
+			gs_jget_fail(jg, GS_EGPUFILE, "price_date", "missing (a price names the day it was quoted)");
 		else if (day != NULL)
 			memcpy(g->price_date, day, 11);
 	}
-	if ((rc = jg.rc) != GS_OK)
-		goto out;
-	src = cJSON_GetObjectItemCaseSensitive(root, "sources");
-	if (src == NULL || !cJSON_IsObject(src)) {
-		rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources\": expected an object naming a source for every figure",
-		             path);
-		goto out;
-	}
+}
+
+/* "sources": a non-empty string for every figure the file gives, kept as
+ * a short summary "field: source; ..." (truncated) in g->source. */
+static gs_err read_sources(const char *path, const cJSON *root, gs_gpu *g, gs_error *e)
+{
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(root, "sources"), *it;
+	size_t used = 0;
+
+	if (src == NULL || !cJSON_IsObject(src))
+		return gs_fail(e, GS_EGPUFILE, "%s: field \"sources\": expected an object naming a source for every figure",
+		               path);
 	cJSON_ArrayForEach(it, src)
 	{
-		if (!cJSON_IsString(it) || it->valuestring[0] == '\0') {
-			rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": expected a non-empty string",
-			             path, it->string);
-			goto out;
-		}
+		if (!cJSON_IsString(it) || it->valuestring[0] == '\0')
+			return gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": expected a non-empty string", path,
+			               it->string);
 	}
 	for (int i = 0; sourced_fields[i] != NULL; i++) {
 		const char *f = sourced_fields[i];
 		if (cJSON_GetObjectItemCaseSensitive(root, f) == NULL)
 			continue;
 		it = cJSON_GetObjectItemCaseSensitive(src, f);
-		if (it == NULL) {
-			rc = gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": missing (every figure needs a source)",
-			             path, f);
-			goto out;
-		}
-		/* Keep a short summary: "field: source; ..." (truncated). */
+		if (it == NULL)
+			return gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": missing (every figure needs a source)",
+			               path, f);
 		if (used + 4 < sizeof g->source) {
-			int n = snprintf(g->source + used, sizeof g->source - used, "%s%s: %s",
-			                 used ? "; " : "", f, it->valuestring);
+			int n = snprintf(g->source + used, sizeof g->source - used, "%s%s: %s", used ? "; " : "", f,
+			                 it->valuestring);
 			used = n < 0 ? used : used + (size_t)n;
 			if (used >= sizeof g->source)
 				used = sizeof g->source - 1;
 		}
 	}
-	rc = GS_OK;
-out:
+	return GS_OK;
+}
+
+/* One GPU file, in stages: the JSON, the figures, the links, the price,
+ * the sources; the first error names the file and the field. */
+static gs_err parse_one(const char *path, const char *stem, gs_gpu *g, gs_error *e)
+{
+	char *text = NULL;
+	cJSON *root = NULL;
+	gs_jget jg = { path, "", GS_EGPUFILE, e, GS_OK };
+	gs_err rc;
+
+	memset(g, 0, sizeof *g);
+	rc = read_root(path, stem, g, &text, &root, e);
+	if (rc == GS_OK) {
+		read_figures(&jg, root, g);
+		read_links(&jg, root, g);
+		read_price(&jg, root, g);
+		rc = jg.rc;
+	}
+	if (rc == GS_OK)
+		rc = read_sources(path, root, g, e);
 	cJSON_Delete(root);
 	free(text);
 	return rc;

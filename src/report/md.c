@@ -827,25 +827,12 @@ static void page_answers(const mdw *w, const imodel *im, gs_tval *d)
 	}
 }
 
-static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
+/* The model's index entry (cheap, and needed even if its page fails). */
+static imodel *index_add(mdw *w, const gs_model *model, const char *slug)
 {
-	mdw *w = wr->state;
-	gs_tval *d = NULL, *mm, *methods, *notes, *recipes, *formulas;
-	gs_tbuf md = { 0 };
-	charts ch;
-	gs_mdchart mc[2];
-	char *slug = safe_slug(model->slug), rel[600], b[128];
 	imodel *im;
-	size_t i, k;
-	gs_err err;
-	int m;
+	char b[128];
 
-	memset(&ch, 0, sizeof ch);
-	if (model->eval == NULL)
-		return gs_fail(e, GS_EINTERNAL, "%s writer: model %s not evaluated (gs_eval_model_begin)",
-		               wr->name, model->id ? model->id : "");
-	w->model = model;
-	/* Index entry first (cheap, and needed even if the page fails). */
 	if (w->nmodels == w->mcap) {
 		w->mcap = w->mcap ? w->mcap * 2 : 16;
 		w->models = gs_xrealloc(w->models, w->mcap * sizeof *w->models);
@@ -860,9 +847,85 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	im->nrows = w->nrows;
 	index_entry(w, im, model->eval);
 	im->plan = model->eval->plan;
+	return im;
+}
 
-	/* The page's data. */
-	d = common_data(w, "../");
+/* Method m's part of the page: its rows on one GPU at its smallest swept
+ * micro-batch (every row is in the CSV, JSON and workbook), their verified
+ * runs, errors, notes and recipes; returns how many rows it shows. */
+static size_t page_method(const mdw *w, const imodel *im, int m, gs_tval *methods)
+{
+	int64_t batch = w->minb[m];
+	gs_tval *me = gs_tv_push(methods, gs_tv_map()), *rows, *errs, *notes, *recipes, *meas;
+	size_t shown = 0;
+
+	gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
+	gs_tv_set_num(me, "batch", (double)batch);
+	rows = gs_tv_set(me, "rows", gs_tv_list());
+	errs = gs_tv_set(me, "errors", gs_tv_list());
+	notes = gs_tv_set(me, "notes", gs_tv_list());
+	recipes = gs_tv_set(me, "recipes", gs_tv_list());
+	meas = gs_tv_set(me, "measured", gs_tv_list());
+	for (size_t i = 0; i < w->nrows; i++) {
+		const trow *t = &w->trows[i];
+		if ((int)t->method != m || t->gpus > 1 || t->batch != batch || t->heavy < 0)
+			continue;
+		const crow *c = &w->heavy[t->heavy];
+		shown++;
+		gs_tv_push(rows, row_data(w, c, im->plan));
+		if (c->measured != NULL) {
+			char txt[256];
+			gs_tval *x = gs_tv_push(meas, gs_tv_map());
+			gs_measured_row_text(c->measured, &c->est, txt, sizeof txt);
+			gs_tv_set_str(x, "label", c->label);
+			gs_tv_set_str(x, "text", txt);
+		}
+		if (c->err != GS_OK) {
+			gs_tval *x = gs_tv_push(errs, gs_tv_map());
+			gs_tv_set_str(x, "id", c->id);
+			gs_tv_set_str(x, "label", c->label);
+			gs_tv_set_str(x, "error", c->err_msg);
+		}
+		if (c->err == GS_OK && c->est.note[0])
+			push_distinct(notes, c->est.note);
+		if (c->err == GS_OK && c->est.recipe)
+			push_distinct(recipes, c->est.recipe);
+	}
+	return shown;
+}
+
+/* The page's classes (the plan view's, short names) and the seeds'
+ * formulas as the engine states them (the first row that has each). */
+static void page_classes_formulas(const mdw *w, const imodel *im, gs_tval *d)
+{
+	gs_tval *cl = gs_tv_set(d, "classes", gs_tv_list()), *formulas;
+
+	for (size_t k = 0; k < im->plan->n_classes; k++) {
+		const gs_gpu *g = &w->meta.gpus[im->plan->classes[k]];
+		gs_tval *x = gs_tv_push(cl, gs_tv_map());
+		char nm[96];
+		short_gpu_name(nm, sizeof nm, g->name);
+		gs_tv_set_str(x, "klass", g->klass);
+		gs_tv_set_str(x, "name", nm);
+	}
+	formulas = gs_tv_set(d, "formulas", gs_tv_list());
+	for (size_t k = 1; k < GS_F_MAX; k++) {
+		if (w->formula_text[k]) {
+			gs_tval *x = gs_tv_push(formulas, gs_tv_map());
+			gs_tv_set_str(x, "name", gs_formula_name((gs_formula)k));
+			gs_tv_set_str(x, "text", w->formula_text[k]);
+		}
+	}
+}
+
+/* The model page's data: the model, its charts (ch), the answers, the
+ * methods' rows, the classes and the formulas. */
+static gs_tval *page_data(mdw *w, const gs_model *model, const imodel *im, const char *slug, charts *ch)
+{
+	gs_tval *d = common_data(w, "../"), *mm, *methods;
+	size_t shown = 0;
+	char b[128];
+
 	mm = gs_tv_set(d, "model", gs_tv_map());
 	gs_tv_set_str(mm, "id", im->id);
 	gs_tv_set_str(mm, "slug", slug);
@@ -875,82 +938,41 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 	snprintf(b, sizeof b, "../index.%s", w->sink->ext);
 	gs_tv_set_str(d, "index_page", b);
 
-	make_charts(w, im->id, slug, &ch);
-	gs_tv_set_str(d, "chart_components", ch.comp_file);
-	gs_tv_set_str(d, "chart_context", ch.ctx_file);
-	gs_tv_set(d, "reps", ch.reps);
-	gs_tv_set(d, "series", ch.series);
+	make_charts(w, im->id, slug, ch);
+	gs_tv_set_str(d, "chart_components", ch->comp_file);
+	gs_tv_set_str(d, "chart_context", ch->ctx_file);
+	gs_tv_set(d, "reps", ch->reps);
+	gs_tv_set(d, "series", ch->series);
 
 	page_answers(w, im, d);
 	methods = gs_tv_set(d, "methods", gs_tv_list());
-	size_t shown = 0;
-	for (m = 0; m < GS_METHOD_MAX; m++) {
-		gs_tval *me, *rows, *errs;
-		int64_t batch = INT64_MAX;
-
-		if (!im->method_present[m])
-			continue;
-		/* On the page: the method's rows on one GPU at its smallest swept
-		 * micro-batch (every row is in the CSV, JSON and workbook). */
-		batch = w->minb[m];
-		me = gs_tv_push(methods, gs_tv_map());
-		gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
-		gs_tv_set_num(me, "batch", (double)batch);
-		rows = gs_tv_set(me, "rows", gs_tv_list());
-		errs = gs_tv_set(me, "errors", gs_tv_list());
-		notes = gs_tv_set(me, "notes", gs_tv_list());
-		recipes = gs_tv_set(me, "recipes", gs_tv_list());
-		gs_tval *meas = gs_tv_set(me, "measured", gs_tv_list());
-		for (i = 0; i < w->nrows; i++) {
-			const trow *t = &w->trows[i];
-			if ((int)t->method != m || t->gpus > 1 || t->batch != batch || t->heavy < 0)
-				continue;
-			const crow *c = &w->heavy[t->heavy];
-			shown++;
-			gs_tv_push(rows, row_data(w, c, im->plan));
-			if (c->measured != NULL) {
-				char txt[256];
-				gs_tval *x = gs_tv_push(meas, gs_tv_map());
-				gs_measured_row_text(c->measured, &c->est, txt, sizeof txt);
-				gs_tv_set_str(x, "label", c->label);
-				gs_tv_set_str(x, "text", txt);
-			}
-			if (c->err != GS_OK) {
-				gs_tval *x = gs_tv_push(errs, gs_tv_map());
-				gs_tv_set_str(x, "id", c->id);
-				gs_tv_set_str(x, "label", c->label);
-				gs_tv_set_str(x, "error", c->err_msg);
-			}
-			if (c->err == GS_OK && c->est.note[0])
-				push_distinct(notes, c->est.note);
-			if (c->err == GS_OK && c->est.recipe)
-				push_distinct(recipes, c->est.recipe);
-		}
-	}
-
+	for (int m = 0; m < GS_METHOD_MAX; m++)
+		if (im->method_present[m])
+			shown += page_method(w, im, m, methods);
 	gs_tv_set_num(d, "shown", (double)shown);
-	{
-		gs_tval *cl = gs_tv_set(d, "classes", gs_tv_list());
-		for (k = 0; k < im->plan->n_classes; k++) {
-			const gs_gpu *g = &w->meta.gpus[im->plan->classes[k]];
-			gs_tval *x = gs_tv_push(cl, gs_tv_map());
-			char nm[96];
-			short_gpu_name(nm, sizeof nm, g->name);
-			gs_tv_set_str(x, "klass", g->klass);
-			gs_tv_set_str(x, "name", nm);
-		}
-	}
+	page_classes_formulas(w, im, d);
+	return d;
+}
 
-	/* The seeds' formulas as the engine states them (first row that has each). */
-	formulas = gs_tv_set(d, "formulas", gs_tv_list());
-	for (k = 1; k < GS_F_MAX; k++) {
-		if (w->formula_text[k]) {
-			gs_tval *x = gs_tv_push(formulas, gs_tv_map());
-			gs_tv_set_str(x, "name", gs_formula_name((gs_formula)k));
-			gs_tv_set_str(x, "text", w->formula_text[k]);
-		}
-	}
+static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
+{
+	mdw *w = wr->state;
+	gs_tval *d;
+	gs_tbuf md = { 0 };
+	charts ch;
+	gs_mdchart mc[2];
+	char *slug, rel[600];
+	imodel *im;
+	gs_err err;
 
+	if (model->eval == NULL)
+		return gs_fail(e, GS_EINTERNAL, "%s writer: model %s not evaluated (gs_eval_model_begin)",
+		               wr->name, model->id ? model->id : "");
+	memset(&ch, 0, sizeof ch);
+	slug = safe_slug(model->slug);
+	w->model = model;
+	im = index_add(w, model, slug);
+	d = page_data(w, model, im, slug, &ch);
 	err = render(w, "model.md.tmpl", d, &md, e);
 	if (!err) {
 		mc[0].file = ch.comp_file;

@@ -1965,7 +1965,55 @@ static void summary_time(xl_state *st, lxw_worksheet *ws, lxw_row_t r, const xl_
 		put_fstr(st, ws, r, SD_COST, f, "", st->f_usd);
 }
 
-static void write_summary(xl_state *st)
+/* What the Summary's stages share: the contexts (its pivot's columns), how
+ * many model and method groups (its pivot's rows), whether a model is on
+ * several sheets, and where the pivot and the detail rows start. */
+typedef struct xl_summary {
+	int64_t *ctx;
+	size_t n_ctx, n_groups;
+	bool split;
+	lxw_row_t pivot_head, detail0;
+} xl_summary;
+
+/* The Summary's entries sorted (model, method, context), its contexts, and
+ * whether it can be live: every entry's key formula within Excel's limits. */
+static void summary_collect(xl_state *st, xl_summary *sm)
+{
+	char *scratch = gs_xmalloc(9000);
+
+	sm->ctx = gs_xmalloc((st->n_best ? st->n_best : 1) * sizeof *sm->ctx);
+	for (size_t i = 0; i < st->n_best; i++)
+		sm->ctx[sm->n_ctx++] = st->best[i].seq;
+	if (sm->n_ctx > 1)
+		qsort(sm->ctx, sm->n_ctx, sizeof *sm->ctx, cmp_i64);
+	if (sm->n_ctx > 0) {
+		size_t u = 1;
+		for (size_t i = 1; i < sm->n_ctx; i++)
+			if (sm->ctx[i] != sm->ctx[u - 1])
+				sm->ctx[u++] = sm->ctx[i];
+		sm->n_ctx = u;
+	}
+	/* Excel's column limit: 16,384 (two leading columns). */
+	if (sm->n_ctx > 16000)
+		sm->n_ctx = 16000;
+	/* Entries in (model, method, context) order: one pass each. */
+	if (st->n_best > 1)
+		qsort(st->best, st->n_best, sizeof *st->best, cmp_best);
+	for (size_t i = 0; i < st->n_best; i++) {
+		const xl_best *b = &st->best[i];
+		if (i == 0 || b->model_no != b[-1].model_no || b->method != b[-1].method)
+			sm->n_groups++;
+		/* the live Summary: every entry's formula within Excel's limits */
+		if (st->live && !summary_key_formula(st, b, scratch, 9000))
+			st->live = false;
+		sm->split |= b->part_first != b->part_last;
+	}
+	free(scratch);
+}
+
+/* The Summary's title and how to read the workbook, from row 0; returns
+ * the next row. */
+static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm)
 {
 	static const char *const how[] = {
 		"How to read this workbook",
@@ -1985,58 +2033,18 @@ static void write_summary(xl_state *st)
 		"Memory is per GPU in GiB (2^30 bytes); multi-GPU rows are already divided by their "
 		"sharding. Assumptions sheet: what the estimates assume, the legend and units.",
 	};
-	static const char *const detail_heads[SD_MAX] = {
-		"Model", "Method", "Context (tokens)", "GPU class", "GPU", "GPUs", "Device GiB per GPU",
-		"Usable GiB per GPU", "Headroom", "Verdict", "Configuration", "Row id",
-		"Configurations sized", "Smallest device GiB per GPU", "Summary key (least of the rows')",
-		"GPU (row on the GPUs sheet, from 1)", "Row (data row on the model sheet)",
-		"Step s (time model)", NULL /* hours: the budget's, below */, "Cost USD (hours x GPUs x price)",
-	};
 	const gs_report_meta *m = st->m;
 	lxw_worksheet *ws = st->summary;
-	int64_t *ctx = gs_xmalloc((st->n_best ? st->n_best : 1) * sizeof *ctx);
-	size_t n_ctx = 0, n_groups = 0;
+	lxw_col_t last = (lxw_col_t)(1 + sm->n_ctx);
+	double width = 36 + 9 + 22.0 * (double)sm->n_ctx;
 	lxw_row_t r = 0;
-	bool split = false;
 	char buf[768];
-	char *scratch = gs_xmalloc(9000);
-	const size_t n_heads = SD_MAX;
-	char hours_head[96];
-	double budget = m->time ? m->time->tokens_budget : 0;
-
-	for (size_t i = 0; i < st->n_best; i++)
-		ctx[n_ctx++] = st->best[i].seq;
-	if (n_ctx > 1)
-		qsort(ctx, n_ctx, sizeof *ctx, cmp_i64);
-	if (n_ctx > 0) {
-		size_t u = 1;
-		for (size_t i = 1; i < n_ctx; i++)
-			if (ctx[i] != ctx[u - 1])
-				ctx[u++] = ctx[i];
-		n_ctx = u;
-	}
-	/* Excel's column limit: 16,384 (two leading columns). */
-	if (n_ctx > 16000)
-		n_ctx = 16000;
-	/* Entries in (model, method, context) order: one pass each. */
-	if (st->n_best > 1)
-		qsort(st->best, st->n_best, sizeof *st->best, cmp_best);
-	for (size_t i = 0; i < st->n_best; i++) {
-		const xl_best *b = &st->best[i];
-		if (i == 0 || b->model_no != b[-1].model_no || b->method != b[-1].method)
-			n_groups++;
-		/* the live Summary: every entry's formula within Excel's limits */
-		if (st->live && !summary_key_formula(st, b, scratch, 9000))
-			st->live = false;
-		split |= b->part_first != b->part_last;
-	}
-	free(scratch);
 
 	worksheet_set_column(ws, 0, 0, 36, NULL);
 	worksheet_set_column(ws, 1, 1, 9, NULL);
-	if (n_ctx > 0)
-		worksheet_set_column(ws, 2, (lxw_col_t)(1 + n_ctx), 22, NULL);
-	worksheet_set_column(ws, (lxw_col_t)(2 + n_ctx), (lxw_col_t)(2 + n_ctx), 60, NULL);
+	if (sm->n_ctx > 0)
+		worksheet_set_column(ws, 2, last, 22, NULL);
+	worksheet_set_column(ws, (lxw_col_t)(2 + sm->n_ctx), (lxw_col_t)(2 + sm->n_ctx), 60, NULL);
 	put_lit(st, ws, r++, 0, "gpusizer sizing workbook", st->f_title);
 	snprintf(buf, sizeof buf, "gpusizer %s, spec %s", m->tool_version ? m->tool_version : "",
 	         m->spec_path ? m->spec_path : "(none)");
@@ -2046,7 +2054,7 @@ static void write_summary(xl_state *st)
 			if (i == 0)
 				put_lit(st, ws, r++, 0, how[i], st->f_head);
 			else
-				put_para(st, ws, r++, (lxw_col_t)(1 + n_ctx), 36 + 9 + 22.0 * (double)n_ctx, how[i]);
+				put_para(st, ws, r++, last, width, how[i]);
 			continue;
 		}
 		snprintf(buf, sizeof buf, "Summary (this sheet): for each model and method, the smallest GPU "
@@ -2056,28 +2064,51 @@ static void write_summary(xl_state *st)
 		         "comfortably. %s",
 		         gs_plan_rank_name(gs_plan_opts_rank(st->m->plan)), gs_plan_rank_text(gs_plan_opts_rank(st->m->plan)),
 		         !st->live ? "Computed from the GPUs sheet as written: it does not recalculate." :
-		         split ? "Live: formulas over the model sheets' Summary key column and the GPUs "
+		         sm->split ? "Live: formulas over the model sheets' Summary key column and the GPUs "
 		         "sheet, so an edit there updates it (usable memory compared in whole MiB). For a "
 		         "model on several sheets, the detail rows' device GiB, configuration and row id "
 		         "are as written." :
 		         "Live: formulas over the model sheets' Summary key column and the GPUs sheet, so "
 		         "an edit there updates it and the detail rows below (usable memory compared in "
 		         "whole MiB).");
-		put_para(st, ws, r++, (lxw_col_t)(1 + n_ctx), 36 + 9 + 22.0 * (double)n_ctx, buf);
+		put_para(st, ws, r++, last, width, buf);
 	}
-	r++;
+	return r + 1;
+}
 
-	/* Pivot: model x method rows, one column per context. */
-	lxw_row_t pivot_head = r;
-	/* the detail rows, below the pivot and a blank row: entry i's */
-	lxw_row_t detail0 = pivot_head + (lxw_row_t)n_groups + 3;
+/* A conditional format of cells r0..r1 x c0..c1: the first rule of type
+ * and criteria on text (a string value) that holds gives its format. */
+static void cf_text(xl_state *st, lxw_worksheet *ws, lxw_row_t r0, lxw_col_t c0, lxw_row_t r1, lxw_col_t c1,
+                    uint8_t type, uint8_t criteria, char *text, lxw_format *f, bool stop)
+{
+	lxw_conditional_format cf;
+
+	memset(&cf, 0, sizeof cf);
+	cf.type = type;
+	cf.criteria = criteria;
+	cf.value_string = text;
+	cf.format = f;
+	cf.stop_if_true = stop ? LXW_TRUE : LXW_FALSE;
+	note_err(st, worksheet_conditional_format_range(ws, r0, c0, r1, c1, &cf));
+}
+
+/* The pivot at sm->pivot_head: model x method rows, one column per
+ * context, each cell the answer (live: a formula over its detail row);
+ * returns the row after it. */
+static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
+{
+	lxw_worksheet *ws = st->summary;
+	lxw_row_t r = sm->pivot_head;
+	lxw_col_t last = (lxw_col_t)(1 + sm->n_ctx);
+	char buf[768];
+
 	put_lit(st, ws, r, 0, "Model", st->f_head);
 	put_lit(st, ws, r, 1, "Method", st->f_head);
-	for (size_t c = 0; c < n_ctx; c++) {
-		snprintf(buf, sizeof buf, "%" PRId64 " tokens", ctx[c]);
+	for (size_t c = 0; c < sm->n_ctx; c++) {
+		snprintf(buf, sizeof buf, "%" PRId64 " tokens", sm->ctx[c]);
 		put_lit(st, ws, r, (lxw_col_t)(2 + c), buf, st->f_head);
 	}
-	put_lit(st, ws, r, (lxw_col_t)(2 + n_ctx), "Parameter count source", st->f_head);
+	put_lit(st, ws, r, (lxw_col_t)(2 + sm->n_ctx), "Parameter count source", st->f_head);
 	r++;
 	for (size_t i = 0; i < st->n_best;) {
 		size_t mi = st->best[i].model_no;
@@ -2088,16 +2119,16 @@ static void write_summary(xl_state *st)
 		put_lit(st, ws, r, 1, gs_method_name(meth), NULL);
 		for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
 			const xl_best *b = &st->best[i];
-			const int64_t *at = bsearch(&b->seq, ctx, n_ctx, sizeof *ctx, cmp_i64);
+			const int64_t *at = bsearch(&b->seq, sm->ctx, sm->n_ctx, sizeof *sm->ctx, cmp_i64);
 			lxw_col_t c;
 
 			if (at == NULL)
 				continue;
-			c = (lxw_col_t)(2 + (at - ctx));
+			c = (lxw_col_t)(2 + (at - sm->ctx));
 			best_text(st, b, buf, sizeof buf);
 			if (st->live) {
 				char f[320];
-				unsigned d = (unsigned)(detail0 + i) + 1;
+				unsigned d = (unsigned)(sm->detail0 + i) + 1;
 				snprintf(f, sizeof f, "=IF($O%u>=" KEY_NONE_F ",\"none fits\",$F%u&\" x \"&$D%u&\" (\"&"
 				         "$E%u&\")\"&IF($O%u>=" KEY_TIGHT_F ",\", tight\",\"\"))", d, d, d, d, d);
 				put_fstr(st, ws, r, c, f, buf, st->f_wrap);
@@ -2106,61 +2137,63 @@ static void write_summary(xl_state *st)
 				        st->f_verdict[!b->found ? GS_NO_FIT : b->tight ? GS_TIGHT : GS_FITS]);
 			}
 		}
-		put_str(st, ws, r, (lxw_col_t)(2 + n_ctx), st->models[mi].source, NULL);
+		put_str(st, ws, r, (lxw_col_t)(2 + sm->n_ctx), st->models[mi].source, NULL);
 		r++;
 	}
 	/* Live answers are coloured by their text: "none fits" red, ", tight"
 	 * yellow, any other answer green (in this order: the first that holds). */
-	if (st->live && r > pivot_head + 1 && n_ctx > 0) {
-		lxw_conditional_format cf;
+	if (st->live && r > sm->pivot_head + 1 && sm->n_ctx > 0) {
 		char none_text[] = "\"none fits\"", tight_text[] = ", tight", any_text[] = " x ";
+		lxw_row_t r0 = sm->pivot_head + 1;
 
-		memset(&cf, 0, sizeof cf);
-		cf.type = LXW_CONDITIONAL_TYPE_CELL;
-		cf.criteria = LXW_CONDITIONAL_CRITERIA_EQUAL_TO;
-		cf.value_string = none_text;
-		cf.format = st->f_verdict[GS_NO_FIT];
-		cf.stop_if_true = LXW_TRUE;
-		note_err(st, worksheet_conditional_format_range(ws, pivot_head + 1, 2, r - 1,
-		                                                (lxw_col_t)(1 + n_ctx), &cf));
-		memset(&cf, 0, sizeof cf);
-		cf.type = LXW_CONDITIONAL_TYPE_TEXT;
-		cf.criteria = LXW_CONDITIONAL_CRITERIA_TEXT_ENDS_WITH;
-		cf.value_string = tight_text;
-		cf.format = st->f_verdict[GS_TIGHT];
-		cf.stop_if_true = LXW_TRUE;
-		note_err(st, worksheet_conditional_format_range(ws, pivot_head + 1, 2, r - 1,
-		                                                (lxw_col_t)(1 + n_ctx), &cf));
-		memset(&cf, 0, sizeof cf);
-		cf.type = LXW_CONDITIONAL_TYPE_TEXT;
-		cf.criteria = LXW_CONDITIONAL_CRITERIA_TEXT_CONTAINING;
-		cf.value_string = any_text;
-		cf.format = st->f_verdict[GS_FITS];
-		note_err(st, worksheet_conditional_format_range(ws, pivot_head + 1, 2, r - 1,
-		                                                (lxw_col_t)(1 + n_ctx), &cf));
+		cf_text(st, ws, r0, 2, r - 1, last, LXW_CONDITIONAL_TYPE_CELL, LXW_CONDITIONAL_CRITERIA_EQUAL_TO,
+		        none_text, st->f_verdict[GS_NO_FIT], true);
+		cf_text(st, ws, r0, 2, r - 1, last, LXW_CONDITIONAL_TYPE_TEXT, LXW_CONDITIONAL_CRITERIA_TEXT_ENDS_WITH,
+		        tight_text, st->f_verdict[GS_TIGHT], true);
+		cf_text(st, ws, r0, 2, r - 1, last, LXW_CONDITIONAL_TYPE_TEXT,
+		        LXW_CONDITIONAL_CRITERIA_TEXT_CONTAINING, any_text, st->f_verdict[GS_FITS], false);
 	}
 	/* On screen the pivot's header and the model column stay in view; on
 	 * paper the Summary is the pivot (the detail rows below are for
 	 * filtering), its header repeated on every page. */
-	worksheet_freeze_panes(ws, pivot_head + 1, 1);
-	print_setup(st, ws, (int)pivot_head, (int)pivot_head);
-	note_err(st, worksheet_print_area(ws, 0, 0, r > pivot_head + 1 ? r - 1 : pivot_head,
-	                                  (lxw_col_t)(1 + n_ctx)));
-	r++;
+	worksheet_freeze_panes(ws, sm->pivot_head + 1, 1);
+	print_setup(st, ws, (int)sm->pivot_head, (int)sm->pivot_head);
+	note_err(st, worksheet_print_area(ws, 0, 0, r > sm->pivot_head + 1 ? r - 1 : sm->pivot_head, last));
+	return r;
+}
 
-	/* Detail: one row per model, method and context. */
-	lxw_row_t head = r;
-	{
-		char cnt[32];
-		snprintf(hours_head, sizeof hours_head, "Hours for %s tokens (training)",
-		         budget > 0 ? gs_time_fmt_count(cnt, sizeof cnt, budget) : "a budget of");
-	}
-	for (size_t c = 0; c < n_heads; c++) {
+/* The detail rows' header at row head; the live formulas' helper columns
+ * only when live. */
+static void summary_detail_head(xl_state *st, lxw_row_t head)
+{
+	static const char *const detail_heads[SD_MAX] = {
+		"Model", "Method", "Context (tokens)", "GPU class", "GPU", "GPUs", "Device GiB per GPU",
+		"Usable GiB per GPU", "Headroom", "Verdict", "Configuration", "Row id",
+		"Configurations sized", "Smallest device GiB per GPU", "Summary key (least of the rows')",
+		"GPU (row on the GPUs sheet, from 1)", "Row (data row on the model sheet)",
+		"Step s (time model)", NULL /* hours: the budget's, below */, "Cost USD (hours x GPUs x price)",
+	};
+	double budget = st->m->time ? st->m->time->tokens_budget : 0;
+	char hours_head[96], cnt[32];
+
+	snprintf(hours_head, sizeof hours_head, "Hours for %s tokens (training)",
+	         budget > 0 ? gs_time_fmt_count(cnt, sizeof cnt, budget) : "a budget of");
+	for (size_t c = 0; c < SD_MAX; c++) {
 		if (!st->live && c >= SD_KEY && c <= SD_ROW)
 			continue; /* the live formulas' helpers */
-		put_lit(st, ws, r, (lxw_col_t)c, c == SD_HOURS ? hours_head : detail_heads[c], st->f_head);
+		put_lit(st, st->summary, head, (lxw_col_t)c, c == SD_HOURS ? hours_head : detail_heads[c], st->f_head);
 	}
-	r++;
+}
+
+/* Detail: one row per model, method and context, from sm->detail0 (its
+ * header on the row above). */
+static void summary_details(xl_state *st, const xl_summary *sm)
+{
+	const gs_report_meta *m = st->m;
+	lxw_worksheet *ws = st->summary;
+	lxw_row_t head = sm->detail0 - 1, r = sm->detail0;
+
+	summary_detail_head(st, head);
 	for (size_t i = 0; i < st->n_best; i++) {
 		const xl_best *b = &st->best[i];
 
@@ -2191,23 +2224,32 @@ static void write_summary(xl_state *st)
 		r++;
 	}
 	if (st->live && r > head + 1) {
-		lxw_conditional_format cf;
 		char none_text[] = "\"none fits\"";
 
 		colour_verdicts(st, ws, head + 1, SD_VERDICT, r - 1, SD_VERDICT);
-		memset(&cf, 0, sizeof cf);
-		cf.type = LXW_CONDITIONAL_TYPE_CELL;
-		cf.criteria = LXW_CONDITIONAL_CRITERIA_EQUAL_TO;
-		cf.value_string = none_text;
-		cf.format = st->f_verdict[GS_NO_FIT];
-		note_err(st, worksheet_conditional_format_range(ws, head + 1, SD_CLASS, r - 1, SD_CLASS, &cf));
-		if (SD_KEY > 2 + n_ctx) /* else a context's column: kept as wide */
+		cf_text(st, ws, head + 1, SD_CLASS, r - 1, SD_CLASS, LXW_CONDITIONAL_TYPE_CELL,
+		        LXW_CONDITIONAL_CRITERIA_EQUAL_TO, none_text, st->f_verdict[GS_NO_FIT], false);
+		if (SD_KEY > 2 + sm->n_ctx) /* else a context's column: kept as wide */
 			worksheet_set_column(ws, SD_KEY, SD_KEY, 18, NULL);
 	}
-	note_err(st, worksheet_autofilter(ws, head, 0, r > head + 1 ? r - 1 : head,
-	                                  (lxw_col_t)(n_heads - 1)));
-	worksheet_activate(ws);
-	free(ctx);
+	note_err(st, worksheet_autofilter(ws, head, 0, r > head + 1 ? r - 1 : head, (lxw_col_t)(SD_MAX - 1)));
+}
+
+/* The Summary, in stages: what it shows, its prose, the pivot of the
+ * answers, the detail rows (each entry's, below the pivot and a blank
+ * row). */
+static void write_summary(xl_state *st)
+{
+	xl_summary sm;
+
+	memset(&sm, 0, sizeof sm);
+	summary_collect(st, &sm);
+	sm.pivot_head = summary_prose(st, &sm);
+	sm.detail0 = sm.pivot_head + (lxw_row_t)sm.n_groups + 3;
+	summary_pivot(st, &sm);
+	summary_details(st, &sm);
+	worksheet_activate(st->summary);
+	free(sm.ctx);
 }
 
 /* ---- checking what libxlsxwriter wrote --------------------------------- */
