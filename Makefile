@@ -105,19 +105,18 @@ test_jsonget_OBJ = core/err core/redact input/jsonget
 test_measured_OBJ = base/fileio base/util core/err core/numfmt core/redact core/settings verify/measured verify/nvml
 test_plan_OBJ = $(CORE) base/util report/plan_view
 test_models_OBJ = core/arch core/err core/redact base/fileio base/paths base/utf8 base/util hub/hub hub/modelid hub/models hub/resolve input/config input/jsoncheck input/jsonget input/safetensors
-# (the spec checks its formats against the writer registry, which links every writer)
-test_report_driver_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util input/jsoncheck \
-  report/csv report/html report/json report/md report/mdesc report/outdir report/plan_view report/report \
-  report/spec report/svg report/sweep report/template report/timefields report/writers report/xlsx verify/measured
-# (html.c links the downloads the writer registry names: every writer)
-test_report_md_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html \
-  report/json report/md report/mdesc report/plan_view report/report report/svg report/template report/timefields \
+# The writer registry (report/writers.c), every writer it names and what
+# they link: a test that links the registry (the spec checks its formats
+# against it, the HTML pages take their downloads from it) lists $(WRITERS).
+# A new format's module goes here.
+WRITERS = base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html report/json \
+  report/md report/mdesc report/plan_view report/report report/svg report/template report/timefields \
   report/writers report/xlsx verify/measured
+test_report_driver_OBJ = $(CORE) $(WRITERS) input/jsoncheck report/outdir report/spec report/sweep
+test_report_md_OBJ = $(CORE) $(WRITERS)
 test_report_xlsx_OBJ = $(CORE) base/fileio base/jw base/utf8 base/util report/plan_view report/report report/timefields report/xlsx \
   verify/measured
-test_rows_OBJ = $(CORE) base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html report/json report/writers \
-  report/md report/mdesc report/plan_view report/report report/svg report/sweep report/template report/timefields \
-  report/xlsx verify/measured
+test_rows_OBJ = $(CORE) $(WRITERS) report/sweep
 # test_rows counts every call into the time model, the searches, the engine
 # and the verdict rule, by who made it (the evaluation or a writer).
 test_rows_LDFLAGS = -Wl,--wrap=gs_time_row,--wrap=gs_time_estimate,--wrap=gs_plan_try,--wrap=gs_plan_count \

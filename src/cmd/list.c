@@ -224,6 +224,18 @@ static void print_settings(bool json, bool quiet)
 			gs_json_str(stdout, t[i].title);
 			fputs(",\"help\":", stdout);
 			gs_json_str(stdout, t[i].help);
+			fputs(",\"axis\":", stdout);
+			if (t[i].axis.order > 0) {
+				printf("{\"order\":%d,\"spec_key\":", t[i].axis.order);
+				gs_json_str(stdout, t[i].axis.spec_key);
+				fputs(",\"option\":", stdout);
+				gs_json_str(stdout, t[i].axis.option);
+				printf(",\"per_method\":%s,\"gpu_layouts\":%s}",
+				       t[i].axis.flags & GS_AXF_PER_METHOD ? "true" : "false",
+				       t[i].axis.flags & GS_AXF_COUNTS ? "true" : "false");
+			} else {
+				fputs("null", stdout);
+			}
 			fputc('}', stdout);
 		}
 		fputs("\n]}\n", stdout);

@@ -102,7 +102,15 @@ static void parse(void)
 	CHECK(gs_spec_parse(good, "t.json", &sp, &e) == GS_OK, "a good spec parses (%s)", e.msg);
 	CHECK(sp.n_counts == 2 && strcmp(sp.counts[0].sharding, "ddp") == 0 &&
 	      strcmp(sp.counts[1].sharding, "fsdp") == 0, "gpu counts with default sharding");
-	CHECK(sp.formats.n == 5 && strcmp(sp.out, "out") == 0, "default formats and out");
+	{
+		size_t nw, defaults = 0, in_order = 0;
+		const gs_writer_ops *w = gs_writer_registry(&nw);
+		for (size_t i = 0; i < nw; i++)
+			if (w[i].by_default)
+				in_order += defaults < sp.formats.n && strcmp(sp.formats.v[defaults++], w[i].name) == 0;
+		CHECK(sp.formats.n == defaults && in_order == defaults && defaults >= 5 && strcmp(sp.out, "out") == 0,
+		      "default formats (the writer registry's %zu, in its order) and out", defaults);
+	}
 	CHECK(sp.epoch == 1767225600, "default date 2026-01-01 = 1767225600");
 	gs_sweep_base(&sp, &base, &e);
 	n = gs_sweep_count(&sp, &base, &skipped);
