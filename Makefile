@@ -35,6 +35,9 @@ ALL_INC := $(LAYERS:%=-Isrc/%)
 
 SRC := $(wildcard src/*/*.c) src/main.c
 
+# `make` alone builds ./gpusizer (the rule below would be the first).
+.DEFAULT_GOAL := all
+
 # Prints "FOLDER: -I..." per layer (tests/t_layers.py compiles against it).
 .PHONY: layer-flags
 layer-flags:
