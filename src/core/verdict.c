@@ -80,8 +80,8 @@ int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, do
 
 	if (pool != NULL)
 		*pool = 0;
-	if (!(x->kv_bytes_token > 0) || ctx < 1 || block < 1 || !(mem_frac > 0) || mem_frac > 1 ||
-	    gs_verdict_of(0, need, g, NULL) == GS_NOT_RUNNABLE)
+	if (!(x->kv_bytes_token > 0 || x->kv_win_bytes_token > 0 || x->state_bytes_seq > 0) || ctx < 1 ||
+	    block < 1 || !(mem_frac > 0) || mem_frac > 1 || gs_verdict_of(0, need, g, NULL) == GS_NOT_RUNNABLE)
 		return -1;
 	budget = mem_frac * (double)g->total_bytes;
 	if (budget > (double)g->usable_bytes)
@@ -97,7 +97,17 @@ int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, do
 	/* whole blocks in the pool; a sequence holds whole blocks */
 	per_block = x->kv_bytes_token * (double)block;
 	blocks = (ctx + block - 1) / block;
-	return (int64_t)(budget / per_block) / blocks;
+	if (x->kv_win_bytes_token <= 0 && x->state_bytes_seq <= 0)
+		return (int64_t)(budget / per_block) / blocks;
+	/* windowed layers hold at most their window's blocks, state layers
+	 * their fixed state (vLLM's hybrid allocator and its Mamba state
+	 * slots): a sequence takes those beside its growing blocks */
+	{
+		double win = x->kv_win_bytes_token * (double)(blocks * block);
+		double seq = per_block * (double)blocks + (win < x->kv_win_bytes_seq ? win : x->kv_win_bytes_seq) +
+		             x->state_bytes_seq;
+		return (int64_t)(budget / seq);
+	}
 }
 
 const char *gs_verdict_name(gs_verdict v)

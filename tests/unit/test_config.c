@@ -298,10 +298,19 @@ static void test_hand_computed(void)
 		uint64_t attn = 2 * 2560ull * 2048 /* q, o */ + 2 * 2560ull * 1024 /* k, v */;
 		uint64_t mlp = 3 * 2560ull * 10240;
 		uint64_t norms = 4 * 2560 + 2 * 256; /* four layer norms + q_norm/k_norm */
-		CHECK_EQ_U64(a.params_total, 34 * (attn + mlp + norms) + 262208ull * 2560 + 2560,
-		             "gemma3 (text_config) shape: total (hand)");
-		CHECK(strstr(a.warning, "vision") && strstr(a.warning, "num_attention_heads 8"),
-		      "gemma3: warning names the defaults and the uncounted vision tower (%s)", a.warning);
+		/* vision_config gives only hidden_size 1152: SiglipVisionConfig's
+		 * defaults for the rest (12 layers, intermediate 3072, 224 px in
+		 * 16 px patches: 196 positions, the pooling head on), and Gemma 3's
+		 * projector (an RMSNorm of 1152 and a 1152 x 2560 matrix) */
+		uint64_t H = 1152, I = 3072, lin = H * H + H;
+		uint64_t layer = 4 * H + 4 * lin + (H * I + I) + (I * H + H);
+		uint64_t head = H + (3 * H * H + 3 * H) + lin + 2 * H + (H * I + I) + (I * H + H);
+		uint64_t vision = (3 * 16 * 16 * H + H) + 196 * H + 12 * layer + 2 * H + head + H + H * 2560;
+		CHECK_EQ_U64(a.params_total, 34 * (attn + mlp + norms) + 262208ull * 2560 + 2560 + vision,
+		             "gemma3 (text_config) shape: total (hand), its SigLIP tower at the class defaults");
+		CHECK_EQ_U64(a.params_vision, vision, "gemma3: the vision tower reported apart");
+		CHECK(strstr(a.warning, "siglip vision tower") && strstr(a.warning, "num_attention_heads 8"),
+		      "gemma3: warning names the defaults and the counted vision tower (%s)", a.warning);
 	}
 	if (load("tests/fixtures/configs/bloom-560m-shaped.json", &a)) {
 		/* H 1024, 24 layers, vocab 250880, 4H MLP, all linears with bias, tied */
@@ -846,7 +855,7 @@ static void test_errors(void)
 	           "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"
 	           "\"num_experts\":4,\"num_experts_per_tok\":2,\"moe_intermediate_size\":32,"
 	           "\"mlp_only_layers\":[7]}",
-	           GS_ECONFIG, "\"mlp_only_layers\"", "got 7");
+	           GS_ECONFIG, "\"mlp_only_layers[0]\"", "got 7");
 	expect_err("gemma3 without text_config", "{\"model_type\":\"gemma3\"}", GS_ECONFIG, "\"text_config\"",
 	           NULL);
 	expect_err("gemma3 bad text field",
