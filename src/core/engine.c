@@ -71,22 +71,26 @@ static void run_layers(tl *t, int64_t n, const double *delta, const double *tran
 /* ------------------------------------------------------------------ */
 /* Bytes per element of the formats involved (a dtype's: gs_dtype_bytes). */
 
-/* Storage bytes per parameter of a decoder-layer linear weight. */
-static double linear_storage(gs_prec p, const gs_linear *l)
+/* Bytes of all instances of a decoder-layer linear stored at precision p
+ * (the precision table's layout: gs_prec_weight_bytes), its bias at the
+ * compute dtype cb: a plain dtype stores both as they are; a format that
+ * stores only the routed experts (MXFP4) keeps the other linears at cb.
+ * A checkpoint whose quantization_config gives another fp8 block
+ * (weight_block_size) has its scales counted per that block. */
+static double linear_bytes(const gs_arch *a, gs_prec p, const gs_linear *l, double cb)
 {
-	double in = (double)l->in;
-	switch (p) {
-	case GS_P_FP32: return 4;
-	case GS_P_FP8: return 1 + 4.0 / in; /* per-row fp32 scale */
-	case GS_P_INT8: return 1 + 4.0 / in; /* LLM.int8: per-row fp32 scales */
-	case GS_P_NF4: case GS_P_NF4_LITGPT: return GS_NF4_BYTES;
-	case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: case GS_P_NF4_DQ_LITGPT: return GS_NF4_DQ_BYTES;
-	case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4:
-		return 0.5 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
-	case GS_P_GPTQ_INT8:
-		return 1.0 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
-	default: return 2;
-	}
+	const gs_prec_info *r = gs_prec_info_of(p);
+	double w = (double)l->in * (double)l->out, bias = l->bias ? (double)l->out : 0, one;
+
+	if (r->cls == GS_PC_PLAIN || r->cls == GS_PC_RECIPE)
+		return (w + bias) * r->value_bytes * (double)l->count;
+	if (r->experts_only && !l->expert)
+		return (w + bias) * cb * (double)l->count;
+	one = gs_prec_weight_bytes(p, l->in, l->out);
+	if (p == GS_P_FP8_BLOCK && a->quant == GS_QUANT_FP8_BLOCK && a->quant_group > 0 && a->quant_group_in > 0)
+		one = w + r->scale_bytes * ceil((double)l->out / (double)a->quant_group) *
+		              ceil((double)l->in / (double)a->quant_group_in);
+	return (one + bias * cb) * (double)l->count;
 }
 
 static bool bnb_quant(gs_prec p)
@@ -237,7 +241,10 @@ static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
 	r->g = r->state = gs_dtype_bytes(s->adapter_dtype);
 	if (s->method == GS_INFER)
 		r->text = fabric_bnb(p) ? "inference: linear weights and the head quantized (Lightning Fabric), the rest and compute in bf16"
-		          : gs_prec_quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
+		          : gs_prec_info_of(p)->cls == GS_PC_FP4 && gs_prec_info_of(p)->experts_only
+		                ? "inference: routed experts in the checkpoint's 4-bit block format (scales included), the rest and compute in bf16"
+		          : gs_prec_quantized(p) || gs_prec_info_of(p)->cls == GS_PC_FP8 || gs_prec_info_of(p)->cls == GS_PC_FP4
+		                ? "inference: quantized linear weights, the rest and compute in bf16"
 		                                        : "inference: weights and compute at the storage dtype";
 	else if (s->method == GS_QLORA && fabric_bnb(p))
 		r->text = s->adapter_dtype == GS_DT_FP32
@@ -1043,17 +1050,17 @@ static void plan_layers(plan *P)
 		double lw = 0, local = 0;
 		for (int j = 0; j < k->n_lin; j++) {
 			const gs_linear *l = &k->lin[j];
-			double bpp = c->full || c->r.amp ? c->r.w : linear_storage(c->p, l);
 			double n_el = (double)gs_linear_params(l) / tp;
-			lw += bpp * n_el;
+			double bytes = c->full || c->r.amp ? c->r.w * n_el : linear_bytes(a, c->p, l, c->r.cb) / tp;
+			lw += bytes;
 			if (c->s->awq_fuse && (l->role == GS_ROLE_Q || l->role == GS_ROLE_K || l->role == GS_ROLE_V))
-				P->qkv_dup += nl * bpp * n_el;
+				P->qkv_dup += nl * bytes;
 			if (c->full || c->r.amp)
 				continue;
 			if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
-				local += (bpp - (c->p == GS_P_INT8 ? 1 : 0.5)) * n_el;
+				local += bytes - gs_prec_info_of(c->p)->value_bytes * n_el;
 			else if (gptq(c->p) || c->p == GS_P_AWQ_INT4)
-				local += bpp * n_el; /* qweight, qzeros, scales, g_idx: registered buffers */
+				local += bytes; /* qweight, qzeros, scales, g_idx: registered buffers */
 		}
 		lw += (c->kcast ? 4 : c->r.w) * (double)k->other_params + c->r.fp8_copy * lc->lin_params;
 		P->W += nl * lw;
@@ -1079,8 +1086,8 @@ static void plan_embeddings(plan *P)
 	 * linears; it dequantizes it (fp16, then cast) at its forward and
 	 * backward, and bitsandbytes saves the head's input. */
 	if (fabric_bnb(c->p) && head > 0) {
-		const gs_linear lm_head = {.in = a->hidden, .out = a->vocab, .count = 1, .active = 1};
-		P->W -= (c->r.w - linear_storage(c->p, &lm_head)) * head / tp;
+		P->W -= (c->r.w - gs_prec_weight_bytes(c->p, a->hidden, a->vocab) / ((double)a->hidden * (double)a->vocab)) *
+		        head / tp;
 		P->head_deq = deq_bytes(c->p, c->r.cb, false) * head / tp;
 	}
 	if (c->full) {

@@ -4,28 +4,14 @@
 
 #include <string.h>
 
-static bool prec_needs_bf16(gs_prec p)
-{
-	switch (p) {
-	case GS_P_AMP_BF16:
-	case GS_P_MIXED_BF16:
-	case GS_P_BF16:
-	case GS_P_FP8_MIXED: /* fp8 GEMMs, bf16 everything else */
-		return true;
-	default:
-		return false;
-	}
-}
-
 static bool row_needs_bf16(const gs_settings *s)
 {
 	gs_prec p = gs_settings_precision(s);
 
-	if (prec_needs_bf16(p))
-		return true;
-	/* quantised bases compute in bf16 in the engine's recipes
-	 * (bnb_4bit_compute_dtype=bfloat16, the QLoRA default) */
-	if (s->method != GS_FULL && gs_prec_quantized(p))
+	/* the precision table's: bf16 recipes, and bases that compute in bf16
+	 * (bnb_4bit_compute_dtype=bfloat16, the QLoRA default; the block
+	 * formats' kernels) */
+	if (gs_prec_info_of(p)->needs_bf16)
 		return true;
 	if ((s->method == GS_LORA || s->method == GS_QLORA) && s->adapter_dtype == GS_DT_BF16)
 		return true;
@@ -38,8 +24,7 @@ static bool row_needs_fp8(const gs_settings *s)
 {
 	gs_prec p = gs_settings_precision(s);
 
-	return p == GS_P_FP8_MIXED || p == GS_P_FP8 ||
-	       (s->method != GS_FULL && s->adapter_dtype == GS_DT_FP8) ||
+	return gs_prec_info_of(p)->needs_fp8 || (s->method != GS_FULL && s->adapter_dtype == GS_DT_FP8) ||
 	       (s->kv_dtype_set && s->kv_dtype == GS_DT_FP8);
 }
 

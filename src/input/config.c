@@ -2694,8 +2694,48 @@ static void read_quant(cfg *c)
 		a->quant = b4 ? GS_QUANT_BNB4 : GS_QUANT_BNB8;
 		a->quant_bits = b4 ? 4 : 8;
 	} else if (strcmp(m, "fp8") == 0) {
+		/* transformers' FineGrainedFP8Config (DeepSeek-V3): weight_block_size
+		 * [rows, columns] gives an fp32 scale per block; without it, one
+		 * scale per row or tensor */
+		const cJSON *wb = gs_jget_item(q, "weight_block_size");
 		a->quant = GS_QUANT_FP8;
 		a->quant_bits = 8;
+		if (wb != NULL && qc.rc == GS_OK) {
+			const cJSON *r0 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 0) : NULL;
+			const cJSON *r1 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 1) : NULL;
+			bool ok = cJSON_GetArraySize(wb) == 2 && cJSON_IsNumber(r0) && cJSON_IsNumber(r1);
+			for (int i = 0; ok && i < 2; i++) {
+				double x = (i ? r1 : r0)->valuedouble;
+				ok = isfinite(x) && x == floor(x) && x >= 1 && x <= 65536;
+			}
+			if (!ok) {
+				gs_json_describe(wb, got, sizeof got);
+				field_fail(&qc, GS_ECONFIG, "weight_block_size",
+				           "must be two block sizes [rows, columns] from 1 to 65536 (got %s)", got);
+			} else {
+				a->quant = GS_QUANT_FP8_BLOCK;
+				a->quant_group = (int64_t)r0->valuedouble;
+				a->quant_group_in = (int64_t)r1->valuedouble;
+			}
+		}
+	} else if (strcmp(m, "mxfp4") == 0) {
+		/* gpt-oss (transformers Mxfp4Config): experts in MXFP4, the
+		 * modules_to_not_convert (attention, router, embeddings, head) bf16 */
+		a->quant = GS_QUANT_MXFP4;
+		a->quant_bits = 4;
+	} else if (strcmp(m, "modelopt") == 0) {
+		/* NVIDIA ModelOpt checkpoints: quant_algo NVFP4 or FP8 */
+		const char *algo = get_str(&qc, "quant_algo");
+		if (algo != NULL && strcmp(algo, "NVFP4") == 0) {
+			a->quant = GS_QUANT_NVFP4;
+			a->quant_bits = 4;
+		} else if (algo != NULL && strcmp(algo, "FP8") == 0) {
+			a->quant = GS_QUANT_FP8;
+			a->quant_bits = 8;
+		} else if (qc.rc == GS_OK) {
+			a->quant = GS_QUANT_OTHER;
+			note(c, "modelopt quant_algo \"%.32s\" not modelled", algo ? algo : "(none)");
+		}
 	} else if (strcmp(m, "compressed-tensors") == 0) {
 		const cJSON *groups = gs_jget_item(q, "config_groups"), *w = NULL;
 		const cJSON *nb = NULL, *ty = NULL;
@@ -2710,6 +2750,12 @@ static void read_quant(cfg *c)
 		    strcmp(ty->valuestring, "float") == 0) {
 			a->quant = GS_QUANT_FP8;
 			a->quant_bits = 8;
+		} else if (cJSON_IsNumber(nb) && nb->valuedouble == 4 && cJSON_IsString(ty) &&
+		           strcmp(ty->valuestring, "float") == 0 && cJSON_IsNumber(gs_jget_item(w, "group_size")) &&
+		           gs_jget_item(w, "group_size")->valuedouble == 16) {
+			/* llm-compressor's nvfp4-pack-quantized: 4-bit floats in groups of 16 */
+			a->quant = GS_QUANT_NVFP4;
+			a->quant_bits = 4;
 		} else {
 			a->quant = GS_QUANT_OTHER;
 			if (cJSON_IsNumber(nb) && nb->valuedouble >= 1 && nb->valuedouble <= 16)

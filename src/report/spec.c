@@ -667,12 +667,8 @@ static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
 	/* A method without a precision list uses its default precision. */
 	for (size_t i = 0; i < sp->axis[GS_AX_METHOD].n; i++) {
 		int m = gs_method_parse(sp->axis[GS_AX_METHOD].v[i]);
-		if (m >= 0 && sp->prec[m].n == 0) {
-			gs_settings s;
-			gs_settings_default(&s);
-			s.method = (gs_method)m;
-			list_add(&sp->prec[m], gs_prec_name(gs_settings_precision(&s)));
-		}
+		if (m >= 0 && sp->prec[m].n == 0)
+			list_add(&sp->prec[m], gs_prec_default_text((gs_method)m));
 	}
 	return GS_OK;
 }
@@ -1038,12 +1034,8 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 		if (axes[i].axis == GS_AX_METHOD) {
 			for (size_t k = 0; k < l.n; k++) {
 				int m = gs_method_parse(l.v[k]);
-				if (m >= 0 && sp->prec[m].n == 0) {
-					gs_settings s;
-					gs_settings_default(&s);
-					s.method = (gs_method)m;
-					list_add(&sp->prec[m], gs_prec_name(gs_settings_precision(&s)));
-				}
+				if (m >= 0 && sp->prec[m].n == 0)
+					list_add(&sp->prec[m], gs_prec_default_text((gs_method)m));
 			}
 		}
 		return GS_OK;

@@ -87,6 +87,7 @@ void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s)
 	r->model = m;
 	r->settings = *s;
 	r->settings.formula = GS_F_DETAILED;
+	gs_settings_native(&r->settings, m->arch); /* an unset inference precision: the checkpoint's */
 	gs_settings_label(&r->settings, r->label, sizeof r->label);
 	gs_settings_key(&r->settings, r->key, sizeof r->key);
 	gs_sweep_short_name(m->slug ? m->slug : "", short_name, sizeof short_name);

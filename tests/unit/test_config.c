@@ -342,9 +342,10 @@ static void test_hand_computed(void)
 		             3 * (attn + norms + dense) + 58 * (attn + norms + router + 8 * expert + shared) + emb,
 		             "deepseek_v3 shape: active, 8 of 256 experts (hand)");
 		CHECK(mod_is(&a, 1, "q_a_proj", GS_ROLE_ATTN_OTHER, 7168, 1536) &&
-		              mod_is(&a, 1, "q_b_proj", GS_ROLE_Q, 1536, 128 * 192) && a.quant == GS_QUANT_FP8 &&
-		              a.quant_bits == 8 && strstr(a.warning, "multi-token"),
-		      "deepseek_v3: q_a/q_b, fp8 quantization, MTP warning: %s", names(&a, 1));
+		              mod_is(&a, 1, "q_b_proj", GS_ROLE_Q, 1536, 128 * 192) && a.quant == GS_QUANT_FP8_BLOCK &&
+		              a.quant_bits == 8 && a.quant_group == 128 && a.quant_group_in == 128 &&
+		              strstr(a.warning, "multi-token"),
+		      "deepseek_v3: q_a/q_b, fp8 with 128 x 128 weight blocks, MTP warning: %s", names(&a, 1));
 	}
 	if (load("tests/fixtures/configs/qwen3-moe-mixed-layers.json", &a)) {
 		/* H 64, 6 layers, mlp_only_layers [0,5,0] -> 2 dense + 4 MoE;
