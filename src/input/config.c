@@ -2181,9 +2181,11 @@ static cfg vision_reader(cfg *c)
 	v.big_key = NULL;
 	if (vc != NULL && !cJSON_IsObject(vc)) {
 		char got[64];
+		cfg r = *c; /* named from the top, whatever c reads */
+		r.pfx = "";
 		gs_json_describe(vc, got, sizeof got);
-		field_fail(c, GS_ECONFIG, "vision_config", "must be an object (got %s)", got);
-		v.rc = c->rc;
+		field_fail(&r, GS_ECONFIG, "vision_config", "must be an object (got %s)", got);
+		v.rc = c->rc = r.rc;
 	}
 	return v;
 }

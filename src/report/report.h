@@ -24,6 +24,7 @@ typedef struct gs_model {
 	const char *slug;      /* file-name-safe: "meta-llama--Llama-3.1-8B" */
 	const gs_arch *arch;
 	const char *param_source; /* where params_total was checked, e.g. "config tally; Hub safetensors 8030261248" */
+	unsigned methods;      /* the methods the spec sizes it for (1u << gs_method); 0: every one */
 } gs_model;
 
 /* One configuration row: a model, settings (incl. gpus count and sharding)
