@@ -63,8 +63,8 @@ static const gs_prec_info prec_table[GS_P_MAX] = {
 	[GS_P_NF4_DQ_LITGPT] = { "nf4-dq-litgpt", GS_PC_QUANT, M_BASE, true, false, 0.5, 1, 0, 0, 64, 4, 64 * 256,
 	                         0, 0, false, NULL },
 	[GS_P_MXFP4] = { "mxfp4", GS_PC_FP4, GS_M(GS_INFER), true, false, 0.5, 1, 32, 1, 0, 0, 0, 0, 0, true,
-	                 "training dequantizes an MXFP4 checkpoint to bf16 first (TRL's gpt-oss recipe: "
-	                 "Mxfp4Config(dequantize=True)): give --precision bf16, or nf4 for QLoRA" },
+	                 "training dequantizes an MXFP4 checkpoint to bf16 first (TRL's gpt-oss recipe in the "
+	                 "OpenAI cookbook: Mxfp4Config(dequantize=True)): give --precision bf16, or nf4 for QLoRA" },
 	[GS_P_NVFP4] = { "nvfp4", GS_PC_FP4, GS_M(GS_INFER), true, false, 0.5, 1, 16, 1, 0, 0, 0, 0, 4, false,
 	                 "NVFP4 checkpoints are served, not trained, by the stacks gpusizer models: give "
 	                 "--precision bf16 for a dequantized base" },
