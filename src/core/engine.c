@@ -1079,8 +1079,12 @@ static void plan_embeddings(plan *P)
 	const gs_arch *a = c->a;
 	double tp = c->tp, emb = P->emb, head = P->head;
 	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
+	/* a multimodal wrapper's vision tower and projector: loaded with the
+	 * model, whole on every GPU, at the compute dtype (trained in a full
+	 * fine-tune, frozen under LoRA) */
+	double vis = (double)a->p_vision;
 
-	P->emb_w = (emb + head) / tp + emb_other + fin;
+	P->emb_w = (emb + head) / tp + emb_other + fin + vis;
 	P->W += (c->kcast ? 4 : c->r.w) * P->emb_w; /* k-bit preparation: fp32 */
 	/* Lightning Fabric's plugin quantizes an untied head like the other
 	 * linears; it dequantizes it (fp16, then cast) at its forward and
@@ -1092,7 +1096,7 @@ static void plan_embeddings(plan *P)
 	}
 	if (c->full) {
 		P->trainable += P->emb_w;
-		P->ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin;
+		P->ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin + vis;
 		if (emb > P->max_unit)
 			P->max_unit = emb / tp;
 	}

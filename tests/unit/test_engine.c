@@ -1295,6 +1295,16 @@ static void block_formats(void)
 		CHECK(gs_settings_check(&t, &e) == GS_EUSAGE && strstr(e.msg, "dequantize") && strstr(e.msg, "TRL"),
 		      "mxfp4 with lora: refused, naming the dequantizing recipe (%s)", e.msg);
 	}
+	{
+		/* a wrapper's vision tower and projector are loaded with the model:
+		 * Gemma 3 27B in bf16 is every parameter at 2 bytes, text
+		 * 27,009,346,304, tower 416,866,032, projector 6,194,304 */
+		gs_arch g = gs_arch_from(REF2 "google--gemma-3-27b-it.config.json");
+		gs_estimate xg = infer_at(&g, "seq=16");
+		CHECK(xg.W == 2 * 27432406640ull && g.params_vision == 416866032ull + 6194304ull,
+		      "gemma3 27b inference: the weights are every parameter, the vision tower too, at 2 bytes "
+		      "(W %llu)", (unsigned long long)xg.W);
+	}
 	CHECK(gs_prec_weight_bytes(GS_P_NVFP4, 4096, 14336) == 4096.0 * 14336 / 2 + 14336.0 * 256 + 4,
 	      "nvfp4: a 4096 x 14336 weight is 29,360,128 value bytes, 3,670,016 FP8 scales and one FP32");
 	CHECK(gs_prec_weight_bytes(GS_P_FP8_BLOCK, 7168, 576) == 7168.0 * 576 + 4.0 * 5 * 56,
