@@ -54,6 +54,14 @@ def repo(rid, c, sha=None, **kw):
     return mh.Repo(rid, c, sha=sha, st=mh.VirtualFile(mh.llama_tensors(c)), **kw)
 
 
+def move_on(r, c):
+    """The repository's new config and the weights it describes (a config the
+    headers refute is not cached: issue 30)."""
+    r.files["config.json"] = json.dumps(c).encode()
+    r.lfs["model.safetensors"] = mh.VirtualFile(mh.llama_tensors(c))
+    r.params = dict(r.lfs["model.safetensors"].params)
+
+
 tmp = tempfile.mkdtemp(prefix="gs_faults_hub_")
 MD = os.path.join(tmp, "models")
 hub = mh.MockHub()
@@ -109,7 +117,7 @@ rc, out, err, _ = fetch(["mock/kill"])
 check("item7.kill.setup", rc == 0, "rc %d %s" % (rc, err))
 sha_a = K.sha
 K.sha = "a" * 40
-K.files["config.json"] = json.dumps(cfg(96)).encode()
+move_on(K, cfg(96))
 rc, out, err, _ = fetch(["mock/kill"], GPUSIZER_TEST_STOP_AT="fetch-config-renamed")
 now = files("mock--kill") or {}
 check("item7.kill.killed_between_renames", rc == -9 and now.get("config.json") == K.files["config.json"]
@@ -137,7 +145,7 @@ T = hub.add(repo("mock/torn", cfg(64)))
 rc, out, err, _ = fetch(["mock/torn"])
 old_meta, sha_t = files("mock--torn")["meta.json"], T.sha
 T.sha = "d" * 40
-T.files["config.json"] = json.dumps(cfg(96)).encode()
+move_on(T, cfg(96))
 rc2, out, err, _ = fetch(["mock/torn"])
 torn = os.path.join(MD, "mock--torn")
 with open(os.path.join(torn, "meta.json"), "wb") as f:
@@ -322,7 +330,7 @@ rc, out, err, _ = fetch(["mock/deadline"])
 before = files("mock--deadline")
 mtimes = [os.stat(os.path.join(MD, "mock--deadline", n)).st_mtime_ns for n in sorted(before)]
 D.sha = "c" * 40
-D.files["config.json"] = json.dumps(cfg(96)).encode()
+move_on(D, cfg(96))
 hub.fault("mock/deadline", "config.json", "slow:3*")
 rc, out, err, el = fetch(["mock/deadline", "--deadline", "1"], GPUSIZER_TIMEOUT="30")
 check("item14.deadline.exit6", rc == 6 and "deadline" in err and "--deadline" in err, "rc %d %s" % (rc, err))

@@ -154,6 +154,21 @@ if rc == 0:
     check("heads.difference_explained", any("remaining 624188" in d and "cls.seq_relationship" in d
                                             for d in m["differences"]), str(m["differences"]))
 
+# the headers refute the config: a config.json whose tally is 0.5% or more off the
+# checkpoint's stored parameters (buffers and unbuilt heads aside) is an error,
+# and nothing is cached (issue 30); within 0.5% is not
+wrong_cfg = dict(tiny_cfg, intermediate_size=256)  # the weights are tiny_cfg's (128)
+hub.add(mh.Repo("mock/wrongconfig", wrong_cfg, st=mh.VirtualFile(mh.llama_tensors(tiny_cfg))))
+rc, out, err, _ = run(["mock/wrongconfig"])
+check("tally_disagrees.exit3", rc == 3 and "disagrees with the safetensors headers" in err and "over 0.5%" in err
+      and "not sized" in err, "rc %d %s" % (rc, err))
+check("tally_disagrees.not_cached", read("mock--wrongconfig") is None and
+      not os.path.exists(os.path.join(MD, "mock--wrongconfig", "meta.json")), "cached anyway")
+near_cfg = dict(tiny_cfg, vocab_size=101)  # one more embedding row: under 0.5% of the tally
+hub.add(mh.Repo("mock/nearconfig", near_cfg, st=mh.VirtualFile(mh.llama_tensors(tiny_cfg))))
+rc, out, err, _ = run(["mock/nearconfig"])
+check("tally_within.exit0", rc == 0, "rc %d %s" % (rc, err))
+
 # gated: 401 without a token, 403 with an unapproved one, success with an approved one
 hub.reset_log()
 rc, out, err, _ = run(["meta-llama/Llama-3.2-1B"])
@@ -229,9 +244,12 @@ time.sleep(1.5)
 rc, out, err, _ = run(["mock/keep", "mock/bad"])
 check("keep.first_fetch", rc == 0, "rc %d %s" % (rc, err))
 before = (read("mock--keep"), read("mock--keep", "meta.json"), read("mock--bad"), read("mock--bad", "meta.json"))
-for r in ("mock/keep", "mock/bad"):   # the repos move on: new commit, new config
+for r in ("mock/keep", "mock/bad"):   # the repos move on: new commit, new config and its weights
+    moved_cfg = dict(tiny_cfg, hidden_size=96)
     hub.repos[r].sha = "1" * 40
-    hub.repos[r].files["config.json"] = json.dumps(dict(tiny_cfg, hidden_size=96)).encode()
+    hub.repos[r].files["config.json"] = json.dumps(moved_cfg).encode()
+    hub.repos[r].lfs["model.safetensors"] = mh.VirtualFile(mh.llama_tensors(moved_cfg))
+    hub.repos[r].params = dict(hub.repos[r].lfs["model.safetensors"].params)
 hub.fault("mock/keep", "config.json", "truncate*")
 hub.fault("mock/bad", "config.json", "malformed")
 rc, out, err, _ = run(["mock/keep", "mock/bad", "mock/rate"])

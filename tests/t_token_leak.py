@@ -44,7 +44,7 @@ def run(tmp, hub):
     cfg = json.load(open(os.path.join(TOP, "tests/bad/ok-llama.json")))
     small = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
              "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100}
-    hub.add(mh.Repo("leak/public", cfg, st=mh.VirtualFile(mh.llama_tensors(small))))
+    hub.add(mh.Repo("leak/public", cfg, st=mh.VirtualFile(mh.llama_tensors(cfg))))  # the weights it describes
     hub.add(mh.Repo("leak/tiny", small, st=mh.VirtualFile(mh.llama_tensors(small))))
     g = hub.add(mh.Repo("leak/gated-ok", small, gated="manual"))
     g.approved.add(TOKEN)

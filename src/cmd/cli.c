@@ -216,14 +216,18 @@ gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e)
 		return gs_fail(e, GS_EUSAGE, "give only one of: a model id, --config FILE, manual --params/--layers/--hidden");
 	if (r->config_path != NULL) {
 		snprintf(r->resolved, sizeof r->resolved, "%s", r->config_path);
-		return gs_config_load(r->config_path, a, e);
+		rc = gs_config_load(r->config_path, a, e);
+		gs_settings_native(&r->s, a); /* inference's default: the checkpoint's storage */
+		return rc;
 	}
 	if (r->model_id != NULL) {
 		rc = gs_model_ensure(r->models_dir, r->model_id, r->offline, path, sizeof path, e);
 		if (rc != GS_OK)
 			return rc;
 		snprintf(r->resolved, sizeof r->resolved, "%s", path);
-		return gs_config_load(path, a, e);
+		rc = gs_config_load(path, a, e);
+		gs_settings_native(&r->s, a);
+		return rc;
 	}
 	if (!r->m_layers || !r->m_hidden)
 		return gs_fail(e, GS_EUSAGE, "manual model: --layers and --hidden are required (with --params, optional --heads --kv-heads --intermediate --vocab)");

@@ -253,6 +253,7 @@ static gs_err load_models(run *R, gs_error *e)
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(R->sp.models.v[k], id) == 0)
 				return gs_fail(e, GS_ESPEC, "%s: \"%s\" listed twice", where, id);
+		R->models[i].methods = R->sp.model_methods ? R->sp.model_methods[i] : 0;
 		rc = gs_model_ensure(R->sp.models_dir, id, R->offline, cfg, sizeof cfg, &sub);
 		if (rc != GS_OK)
 			return spec_model_error(R, i, &sub, e);

@@ -53,12 +53,13 @@ gs_err gs_arch_tally(gs_arch *a, gs_error *e)
 {
 	const char *src = a->source[0] ? a->source : "model";
 	uint64_t total = 0, active = 0, linear = 0, fixed = 0;
-	const int64_t fixed_parts[4] = { a->p_embed, a->p_embed_other, a->p_head, a->p_final };
-	static const char *const fixed_names[4] = { "embedding", "other embeddings", "output head",
-		                                    "final norm" };
+	const int64_t fixed_parts[5] = { a->p_embed, a->p_embed_other, a->p_head, a->p_final,
+		                         a->p_vision };
+	static const char *const fixed_names[5] = { "embedding", "other embeddings", "output head",
+		                                    "final norm", "vision tower" };
 
-	a->params_total = a->params_active = a->params_linear = 0;
-	for (int i = 0; i < 4; i++) {
+	a->params_total = a->params_active = a->params_linear = a->params_vision = 0;
+	for (int i = 0; i < 5; i++) {
 		if (fixed_parts[i] < 0)
 			return gs_fail(e, GS_EINTERNAL, "%s: negative %s parameter count %" PRId64, src,
 			               fixed_names[i], fixed_parts[i]);
@@ -69,7 +70,8 @@ gs_err gs_arch_tally(gs_arch *a, gs_error *e)
 	if (a->n_kinds < 0 || a->n_kinds > GS_MAX_LAYER_KINDS)
 		return gs_fail(e, GS_EINTERNAL, "%s: %d layer kinds (at most %d)", src, a->n_kinds,
 		               GS_MAX_LAYER_KINDS);
-	total = active = fixed;
+	total = fixed;
+	active = fixed - (uint64_t)a->p_vision; /* the text model a token goes through */
 
 	for (int k = 0; k < a->n_kinds; k++) {
 		const gs_layer_kind *lk = &a->kind[k];
@@ -106,10 +108,145 @@ gs_err gs_arch_tally(gs_arch *a, gs_error *e)
 			               " layers x %" PRIu64 " parameters)",
 			               src, lk->n_layers, lt);
 	}
+	{
+		int64_t nl = 0;
+		for (int k = 0; k < a->n_kinds; k++)
+			nl += a->kind[k].n_layers;
+		if (a->layers > 0 && nl != a->layers)
+			return gs_fail(e, GS_EINTERNAL, "%s: the layer kinds hold %lld layers, not %lld", src,
+			               (long long)nl, (long long)a->layers);
+	}
 	a->params_total = total;
 	a->params_active = active;
 	a->params_linear = linear;
+	a->params_vision = (uint64_t)a->p_vision;
 	return GS_OK;
+}
+
+/* ---- per-layer accessors ---- */
+
+const char *gs_mixer_name(gs_mixer m)
+{
+	static const char *const names[GS_MIX_MAX] = { "full", "sliding", "chunked", "mla",
+		                                       "linear", "mamba2", "none" };
+	return (unsigned)m < GS_MIX_MAX ? names[m] : "?";
+}
+
+const char *gs_mlp_kind_name(gs_mlp_kind m)
+{
+	static const char *const names[GS_MLP_MAX] = { "dense", "moe", "none" };
+	return (unsigned)m < GS_MLP_MAX ? names[m] : "?";
+}
+
+bool gs_kind_has_kv(const gs_layer_kind *k)
+{
+	return k->mixer == GS_MIX_FULL || k->mixer == GS_MIX_SLIDING || k->mixer == GS_MIX_CHUNKED ||
+	       k->mixer == GS_MIX_MLA;
+}
+
+double gs_kind_kv_tokens(const gs_layer_kind *k, double ctx, bool is_static)
+{
+	double cap;
+
+	if (!gs_kind_has_kv(k) || ctx <= 0)
+		return 0;
+	if ((k->mixer != GS_MIX_SLIDING && k->mixer != GS_MIX_CHUNKED) || k->window <= 0)
+		return ctx;
+	cap = (double)k->window - (is_static ? 0 : 1);
+	return ctx < cap ? ctx : cap;
+}
+
+double gs_kind_kv_elements(const gs_layer_kind *k, double ctx, bool is_static)
+{
+	return (double)k->kv_dim * gs_kind_kv_tokens(k, ctx, is_static);
+}
+
+double gs_kind_state_elements(const gs_layer_kind *k)
+{
+	const gs_state_shape *st = &k->st;
+
+	switch (k->mixer) {
+	case GS_MIX_LINEAR: /* [value heads, key dim, value dim] */
+		return (double)st->heads * (double)st->k_dim * (double)st->v_dim;
+	case GS_MIX_MAMBA2: /* [heads, head dim, d_state] */
+		return (double)st->heads * (double)st->v_dim * (double)st->k_dim;
+	default:
+		return 0;
+	}
+}
+
+double gs_kind_conv_elements(const gs_layer_kind *k)
+{
+	if (k->mixer != GS_MIX_LINEAR && k->mixer != GS_MIX_MAMBA2)
+		return 0;
+	return (double)k->st.conv_dim * (double)k->st.conv_kernel;
+}
+
+uint64_t gs_kind_params(const gs_layer_kind *k)
+{
+	uint64_t t = (uint64_t)(k->other_params > 0 ? k->other_params : 0), p;
+
+	for (int i = 0; i < k->n_lin && i < GS_MAX_LIN; i++) {
+		p = gs_linear_params(&k->lin[i]);
+		if (p == UINT64_MAX || !add62(t, p, &t))
+			return UINT64_MAX;
+	}
+	return t;
+}
+
+double gs_kind_mixer_flops_token(const gs_arch *a, const gs_layer_kind *k, double ctx)
+{
+	double heads = (double)(k->heads ? k->heads : a->heads);
+	double hd = (double)(k->head_dim ? k->head_dim : a->head_dim);
+	double vhd = k->head_dim ? hd : (double)(a->v_head_dim ? a->v_head_dim : a->head_dim);
+	double seen = ctx;
+
+	switch (k->mixer) {
+	case GS_MIX_NONE:
+		return 0;
+	case GS_MIX_LINEAR:
+		/* the delta rule per token and value head: decay the state,
+		 * read it with the key, write the corrected outer product,
+		 * read it with the query: about 4 multiply-adds per element */
+		return 2 * 4 * gs_kind_state_elements(k);
+	case GS_MIX_MAMBA2:
+		/* the SSM step per token: decay plus the dt x B outer product,
+		 * then the read with C: about 3 multiply-adds per element */
+		return 2 * 3 * gs_kind_state_elements(k);
+	case GS_MIX_SLIDING:
+	case GS_MIX_CHUNKED:
+		if (k->window > 0 && seen > (double)k->window)
+			seen = (double)k->window;
+		break;
+	default:
+		break;
+	}
+	return 2 * heads * (hd + vhd) * seen;
+}
+
+double gs_arch_kv_elements(const gs_arch *a, double ctx, bool is_static)
+{
+	double t = 0;
+
+	for (int i = 0; i < a->n_kinds; i++)
+		t += (double)a->kind[i].n_layers * gs_kind_kv_elements(&a->kind[i], ctx, is_static);
+	return t;
+}
+
+double gs_kind_state_bytes(const gs_layer_kind *k, double cb)
+{
+	double sb = k->st.state_bytes > 0 ? (double)k->st.state_bytes : cb;
+
+	return gs_kind_state_elements(k) * sb + gs_kind_conv_elements(k) * cb;
+}
+
+double gs_arch_state_bytes(const gs_arch *a, double cb)
+{
+	double t = 0;
+
+	for (int i = 0; i < a->n_kinds; i++)
+		t += (double)a->kind[i].n_layers * gs_kind_state_bytes(&a->kind[i], cb);
+	return t;
 }
 
 /* ---- manual shape (--params/--layers/--hidden ...) ---- */
@@ -167,6 +304,7 @@ static void manual_fill(gs_arch *a, int64_t layers, int64_t hidden, int64_t head
 	add_lin(k, "down_proj", GS_ROLE_DOWN, inter, hidden);
 	k->other_params = 2 * hidden;
 	k->mlp_inner = inter;
+	k->kv_dim = a->kv_cache_dim;
 	a->p_embed = vocab * hidden;
 	a->p_head = vocab * hidden;
 	a->p_final = hidden;

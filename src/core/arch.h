@@ -9,7 +9,9 @@
 #include "err.h"
 
 #define GS_MAX_LIN 16        /* linear modules per decoder layer kind */
-#define GS_MAX_LAYER_KINDS 2 /* e.g. dense layers + MoE layers (DeepSeek) */
+#define GS_MAX_LAYER_KINDS 8 /* distinct layer kinds: e.g. dense + MoE (DeepSeek); sliding + full
+                                attention (gpt-oss, Gemma 3); Mamba-2 + attention, each with or
+                                without experts (Granite 4.0 H, Nemotron-H) */
 
 /* What a linear module does; LoRA presets and tensor parallelism use it. */
 typedef enum gs_role {
@@ -38,17 +40,79 @@ typedef struct gs_linear {
 	bool expert;     /* routed expert weight (sharded/counted as MoE) */
 } gs_linear;
 
-/* A group of identical decoder layers. */
+/* A layer's token mixer (docs/engine.md, "Layer kinds", gives each one's
+ * source). The attention kinds cache keys and values per token; the state
+ * kinds keep a fixed state per sequence whatever the context. */
+typedef enum gs_mixer {
+	GS_MIX_FULL = 0, /* softmax attention over every token (NoPE layers too: nope) */
+	GS_MIX_SLIDING,  /* attention over the last `window` tokens (Mistral, Gemma 2/3,
+	                    gpt-oss): the cache holds at most the window */
+	GS_MIX_CHUNKED,  /* attention within chunks of `window` tokens (Llama 4's
+	                    attention_chunk_size): cached as a sliding layer */
+	GS_MIX_MLA,      /* DeepSeek's multi-head latent attention: kv_dim is the
+	                    compressed latent plus the rope key */
+	GS_MIX_LINEAR,   /* Gated DeltaNet (Qwen3-Next): a recurrent state and a conv
+	                    state per sequence */
+	GS_MIX_MAMBA2,   /* Mamba-2 (Granite 4.0 H, Nemotron-H): an SSM state and a
+	                    conv state per sequence */
+	GS_MIX_NONE,     /* no token mixer: an MLP-only block (Nemotron-H's - and E) */
+	GS_MIX_MAX
+} gs_mixer;
+
+/* A layer's feed-forward part. */
+typedef enum gs_mlp_kind {
+	GS_MLP_DENSE = 0, /* one MLP (gated or plain: gs_act) */
+	GS_MLP_MOE,       /* routed experts (n_experts, top-k), a router, and any shared
+	                     (always-on) expert among the linears */
+	GS_MLP_NONE,      /* no MLP: a mixer-only block (Nemotron-H's M and *) */
+	GS_MLP_MAX
+} gs_mlp_kind;
+
+/* The widths of a state mixer (GS_MIX_LINEAR, GS_MIX_MAMBA2), for its
+ * activations and its state. */
+typedef struct gs_state_shape {
+	int64_t heads;      /* value heads (GDN) / SSM heads (Mamba-2) */
+	int64_t k_heads;    /* GDN: key heads; Mamba-2: groups (B and C per group) */
+	int64_t k_dim;      /* GDN: key head dim; Mamba-2: d_state */
+	int64_t v_dim;      /* GDN: value head dim; Mamba-2: head dim */
+	int64_t conv_dim;   /* channels of the depthwise causal conv */
+	int64_t conv_kernel;
+	int64_t proj_out;   /* the input projection's width (Mamba-2: 2I + 2gN + heads;
+	                       GDN: in_proj_qkvz + in_proj_ba) */
+	int64_t chunk;      /* the chunked scan's chunk length (Mamba-2 chunk_size; GDN 64) */
+	int state_bytes;    /* bytes per recurrent-state element in the cache: 4 where the
+	                       kernel keeps fp32 (fla's final state), 0 = the compute dtype */
+} gs_state_shape;
+
+/* A group of identical decoder layers: a model is the list of its layers,
+ * each with its mixer and MLP kind; layers of the same kind (the same
+ * modules, the same mixer and window) are one group. The order of the
+ * layers within the model does not change the peak, except where layers
+ * are split over GPUs in order (--sharding pipeline: layers_here). */
 typedef struct gs_layer_kind {
 	int64_t n_layers;
 	int n_lin;
 	gs_linear lin[GS_MAX_LIN];
-	int64_t other_params; /* norms, q/k norms, etc. per layer */
+	int64_t other_params; /* norms, q/k norms, conv weights, sinks etc. per layer */
 	int64_t mlp_inner;    /* width of the MLP's hidden activation per token
 	                         (dense: intermediate; MoE: top-k * moe_inter
-	                         + shared inter) for activation sizing */
+	                         + shared inter) for activation sizing; 0: no MLP */
 	int64_t n_experts;    /* 0 for dense layers */
 	int64_t experts_per_tok;
+
+	gs_mixer mixer;       /* GS_MIX_FULL unless a family says otherwise */
+	gs_mlp_kind mlp;      /* GS_MLP_DENSE, or GS_MLP_MOE when n_experts > 0 */
+	int64_t window;       /* GS_MIX_SLIDING / GS_MIX_CHUNKED: tokens attended (and cached) */
+	bool sinks;           /* learned per-head attention sinks (gpt-oss): in other_params */
+	bool nope;            /* no rotary on this layer (Llama 4's full layers, SmolLM3) */
+	/* This kind's attention shape, where it differs from the arch's
+	 * (Qwen3-Next's gated attention); 0: the arch's heads, kv_heads,
+	 * head_dim and v_head_dim. */
+	int64_t heads, kv_heads, head_dim;
+	int64_t kv_dim;       /* elements cached per token by one layer (attention kinds);
+	                         0 for the state kinds and GS_MIX_NONE */
+	int norms;            /* residual-stream norms per layer; 0: the arch's rule */
+	gs_state_shape st;    /* GS_MIX_LINEAR / GS_MIX_MAMBA2 only */
 } gs_layer_kind;
 
 typedef enum gs_act { GS_ACT_GATED = 0, GS_ACT_PLAIN } gs_act; /* SwiGLU/GeGLU vs GELU/ReLU MLP */
@@ -61,7 +125,10 @@ typedef enum gs_quant {
 	GS_QUANT_AWQ,
 	GS_QUANT_BNB4,
 	GS_QUANT_BNB8,
-	GS_QUANT_FP8,
+	GS_QUANT_FP8,       /* fp8 weights, one scale per row or tensor */
+	GS_QUANT_FP8_BLOCK, /* fp8 e4m3 with an fp32 scale per weight_block_size block (DeepSeek) */
+	GS_QUANT_MXFP4,     /* OCP MXFP4: E2M1 with a UE8 scale per 32 values (gpt-oss experts) */
+	GS_QUANT_NVFP4,     /* NVFP4: E2M1, an FP8 scale per 16, an FP32 scale per tensor */
 	GS_QUANT_OTHER,
 } gs_quant;
 
@@ -95,20 +162,29 @@ typedef struct gs_arch {
 
 	int n_kinds;
 	gs_layer_kind kind[GS_MAX_LAYER_KINDS];
+	bool interleaved;     /* some kind's layers are not contiguous in the model (gpt-oss's
+	                         alternating windows, a hybrid's pattern): the kinds' order is
+	                         not the layers' order */
 
 	int64_t p_embed;       /* token embedding (vocab x hidden) */
 	int64_t p_embed_other; /* position / token-type embeddings, embedding norms */
 	int64_t p_head;        /* output head when untied (0 when tied), incl. bias */
 	int64_t p_final;       /* final norm, pooler */
+	int64_t p_vision;      /* vision tower and its projector (multimodal wrappers: loaded with
+	                          the model; counted in params_total, reported apart) */
+	char vision[32];       /* the vision tower's kind ("siglip", "pixtral", ...) or "" */
 
 	gs_quant quant;
 	int quant_bits;        /* 4, 8 (0 when none) */
-	int64_t quant_group;   /* GPTQ/AWQ group size (128 typical; -1 = per column) */
+	int64_t quant_group;   /* GPTQ/AWQ group size (128 typical; -1 = per column);
+	                          fp8-block: the block's rows (weight_block_size[0]) */
+	int64_t quant_group_in; /* fp8-block: the block's columns (weight_block_size[1]) */
 
 	/* Filled by gs_arch_tally: */
 	uint64_t params_total;  /* every parameter once (tied once) */
 	uint64_t params_active; /* per token: routed experts counted top-k */
 	uint64_t params_linear; /* in decoder-layer linear modules (quantisable) */
+	uint64_t params_vision; /* p_vision (in params_total, not in params_active) */
 } gs_arch;
 
 /* Compute params_total/active/linear from the fields above. Returns
@@ -117,6 +193,58 @@ gs_err gs_arch_tally(gs_arch *a, gs_error *e);
 
 /* Parameters of one linear kind (all instances, with bias). */
 uint64_t gs_linear_params(const gs_linear *l);
+
+/* ---- per-layer accessors (the engine and the time model read layers
+ * through these; each takes one layer of a kind) ---- */
+
+const char *gs_mixer_name(gs_mixer m); /* "full", "sliding", "chunked", "mla", "linear",
+                                          "mamba2", "none" */
+const char *gs_mlp_kind_name(gs_mlp_kind m); /* "dense", "moe", "none" */
+
+/* Whether a kind caches keys and values per token (full, sliding,
+ * chunked, MLA). */
+bool gs_kind_has_kv(const gs_layer_kind *k);
+
+/* Tokens one layer's cache holds for one sequence at a context of ctx
+ * tokens: every token for full and MLA layers; min(ctx, window - 1) for
+ * sliding and chunked ones under transformers' DynamicCache
+ * (DynamicSlidingWindowLayer keeps the last sliding_window - 1 tokens;
+ * chunked layers use the same class), min(ctx, window) where the cache is
+ * preallocated (static: StaticSlidingWindowLayer keeps the window); 0 for
+ * the state kinds. */
+double gs_kind_kv_tokens(const gs_layer_kind *k, double ctx, bool is_static);
+
+/* Cache elements of one layer for one sequence at ctx tokens
+ * (kv_dim x gs_kind_kv_tokens). */
+double gs_kind_kv_elements(const gs_layer_kind *k, double ctx, bool is_static);
+
+/* Recurrent-state and conv-state elements of one layer for one sequence,
+ * whatever the context (0 for the attention kinds). */
+double gs_kind_state_elements(const gs_layer_kind *k);
+double gs_kind_conv_elements(const gs_layer_kind *k);
+
+/* Bytes of one layer's recurrent and conv state for one sequence: the
+ * recurrent state at st.state_bytes (or cb), the conv state at cb. */
+double gs_kind_state_bytes(const gs_layer_kind *k, double cb);
+
+/* Parameters of one layer of the kind (linears with biases and the rest). */
+uint64_t gs_kind_params(const gs_layer_kind *k);
+
+/* Multiply-add FLOPs x 2 of the token mixer's core (not its linears) for
+ * one query token at a context of ctx tokens: attention kinds 2 x heads x
+ * (head_dim + v_head_dim) x the tokens attended (the window caps sliding
+ * and chunked layers); the state kinds a constant per token from their
+ * state (the recurrent update of docs/engine.md, "Layer kinds"). */
+double gs_kind_mixer_flops_token(const gs_arch *a, const gs_layer_kind *k, double ctx);
+
+/* Cache elements of all layers for one sequence at ctx tokens. */
+double gs_arch_kv_elements(const gs_arch *a, double ctx, bool is_static);
+
+/* Bytes of every layer's recurrent and conv state for one sequence
+ * (constant in the context): recurrent states at their kernel's dtype
+ * (gs_state_shape.state_bytes) or cb, conv states at cb (the compute
+ * dtype's bytes). */
+double gs_arch_state_bytes(const gs_arch *a, double cb);
 
 /*
  * Build a generic LLaMA-style decoder from the seed's manual inputs.

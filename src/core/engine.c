@@ -71,22 +71,26 @@ static void run_layers(tl *t, int64_t n, const double *delta, const double *tran
 /* ------------------------------------------------------------------ */
 /* Bytes per element of the formats involved (a dtype's: gs_dtype_bytes). */
 
-/* Storage bytes per parameter of a decoder-layer linear weight. */
-static double linear_storage(gs_prec p, const gs_linear *l)
+/* Bytes of all instances of a decoder-layer linear stored at precision p
+ * (the precision table's layout: gs_prec_weight_bytes), its bias at the
+ * compute dtype cb: a plain dtype stores both as they are; a format that
+ * stores only the routed experts (MXFP4) keeps the other linears at cb.
+ * A checkpoint whose quantization_config gives another fp8 block
+ * (weight_block_size) has its scales counted per that block. */
+static double linear_bytes(const gs_arch *a, gs_prec p, const gs_linear *l, double cb)
 {
-	double in = (double)l->in;
-	switch (p) {
-	case GS_P_FP32: return 4;
-	case GS_P_FP8: return 1 + 4.0 / in; /* per-row fp32 scale */
-	case GS_P_INT8: return 1 + 4.0 / in; /* LLM.int8: per-row fp32 scales */
-	case GS_P_NF4: case GS_P_NF4_LITGPT: return GS_NF4_BYTES;
-	case GS_P_NF4_DQ: case GS_P_NF4_TORCHAO: case GS_P_NF4_DQ_LITGPT: return GS_NF4_DQ_BYTES;
-	case GS_P_GPTQ_INT4: case GS_P_AWQ_INT4:
-		return 0.5 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
-	case GS_P_GPTQ_INT8:
-		return 1.0 + GS_GPTQ_GROUP_OVERHEAD / GS_GPTQ_GROUP + 4.0 / (double)l->out;
-	default: return 2;
-	}
+	const gs_prec_info *r = gs_prec_info_of(p);
+	double w = (double)l->in * (double)l->out, bias = l->bias ? (double)l->out : 0, one;
+
+	if (r->cls == GS_PC_PLAIN || r->cls == GS_PC_RECIPE)
+		return (w + bias) * r->value_bytes * (double)l->count;
+	if (r->experts_only && !l->expert)
+		return (w + bias) * cb * (double)l->count;
+	one = gs_prec_weight_bytes(p, l->in, l->out);
+	if (p == GS_P_FP8_BLOCK && a->quant == GS_QUANT_FP8_BLOCK && a->quant_group > 0 && a->quant_group_in > 0)
+		one = w + r->scale_bytes * ceil((double)l->out / (double)a->quant_group) *
+		              ceil((double)l->in / (double)a->quant_group_in);
+	return (one + bias * cb) * (double)l->count;
 }
 
 static bool bnb_quant(gs_prec p)
@@ -237,7 +241,10 @@ static void make_recipe(const gs_settings *s, gs_prec p, recipe *r)
 	r->g = r->state = gs_dtype_bytes(s->adapter_dtype);
 	if (s->method == GS_INFER)
 		r->text = fabric_bnb(p) ? "inference: linear weights and the head quantized (Lightning Fabric), the rest and compute in bf16"
-		          : gs_prec_quantized(p) || p == GS_P_FP8 ? "inference: quantized linear weights, the rest and compute in bf16"
+		          : gs_prec_info_of(p)->cls == GS_PC_FP4 && gs_prec_info_of(p)->experts_only
+		                ? "inference: routed experts in the checkpoint's 4-bit block format (scales included), the rest and compute in bf16"
+		          : gs_prec_quantized(p) || gs_prec_info_of(p)->cls == GS_PC_FP8 || gs_prec_info_of(p)->cls == GS_PC_FP4
+		                ? "inference: quantized linear weights, the rest and compute in bf16"
 		                                        : "inference: weights and compute at the storage dtype";
 	else if (s->method == GS_QLORA && fabric_bnb(p))
 		r->text = s->adapter_dtype == GS_DT_FP32
@@ -367,14 +374,18 @@ static double norm_saved(const ctx *c, bool rms, double w, double rows)
 typedef struct layer_dims {
 	double h, T, tp;        /* hidden width, tokens per micro-batch, TP degree */
 	double cb, rb;          /* compute and residual bytes */
-	double nh, hd;          /* attention heads, head width */
+	double nh, nkv, hd;     /* attention heads, key/value heads, head width */
 	double q_dim, kv_dim;   /* query and key widths on this GPU */
 	double vhd, v_dim;      /* value head width, value width on this GPU */
+	double o_in;            /* the input width of the mixer's output projection, saved for
+	                           its weight gradient (0: a fused kernel's, Mamba-2) */
 	double seqs, sq;        /* sequences per micro-batch, their length */
 	double inner;           /* the MLP's inner width on this GPU */
+	gs_mixer mixer;
 } layer_dims;
 
-/* The widths of layer kind k under c's settings. */
+/* The widths of layer kind k under c's settings: the kind's own attention
+ * shape where it has one (gs_layer_kind.heads...), else the arch's. */
 static void layer_dims_of(const ctx *c, const gs_layer_kind *k, layer_dims *d)
 {
 	const gs_arch *a = c->a;
@@ -384,15 +395,99 @@ static void layer_dims_of(const ctx *c, const gs_layer_kind *k, layer_dims *d)
 	d->tp = c->tp;
 	d->cb = c->r.cb;
 	d->rb = c->r.rb;
-	d->nh = (double)a->heads;
-	d->hd = (double)a->head_dim;
+	d->mixer = k->mixer;
+	d->nh = (double)(k->heads ? k->heads : a->heads);
+	d->nkv = (double)(k->kv_heads ? k->kv_heads : a->kv_heads);
+	d->hd = (double)(k->head_dim ? k->head_dim : a->head_dim);
 	d->q_dim = d->nh * d->hd / d->tp;
-	d->kv_dim = (double)a->kv_heads * d->hd / d->tp;
-	d->vhd = (double)(a->v_head_dim ? a->v_head_dim : a->head_dim);
+	d->kv_dim = d->nkv * d->hd / d->tp;
+	d->vhd = k->head_dim ? d->hd : (double)(a->v_head_dim ? a->v_head_dim : a->head_dim);
 	d->v_dim = d->nh * d->vhd / d->tp;
+	d->o_in = d->v_dim;
+	if (k->mixer == GS_MIX_LINEAR)
+		d->o_in = (double)k->st.heads * (double)k->st.v_dim / d->tp;
+	else if (k->mixer == GS_MIX_MAMBA2)
+		d->o_in = 0; /* out_proj runs inside mamba_split_conv1d_scan_combined */
+	else if (k->mixer == GS_MIX_NONE)
+		d->o_in = 0;
 	d->seqs = (double)c->s->batch;
 	d->sq = (double)c->s->seq;
 	d->inner = (double)k->mlp_inner / d->tp;
+}
+
+/* ---- the state mixers (Gated DeltaNet, Mamba-2) ---- */
+
+/* One state mixer's widths on this GPU (heads split by TP). */
+typedef struct state_dims {
+	double nv, nk, dk, dv, conv, proj, chunk;
+	double inner;  /* value width: GDN heads x dv, Mamba-2 heads x head dim */
+	double key;    /* GDN key width; Mamba-2 groups x d_state (B, and C again) */
+	double state;  /* recurrent-state elements per sequence */
+} state_dims;
+
+static void state_dims_of(const gs_layer_kind *k, double tp, state_dims *s)
+{
+	const gs_state_shape *st = &k->st;
+
+	s->nv = (double)st->heads / tp;
+	s->nk = (double)st->k_heads / tp;
+	s->dk = (double)st->k_dim;
+	s->dv = (double)st->v_dim;
+	s->conv = (double)st->conv_dim / tp;
+	s->proj = (double)st->proj_out / tp;
+	s->chunk = (double)(st->chunk > 0 ? st->chunk : 64);
+	s->inner = s->nv * s->dv;
+	s->key = s->nk * s->dk;
+	s->state = gs_kind_state_elements(k) / tp;
+}
+
+/* The chunked scan's working set for `seqs` sequences of sq tokens
+ * (transient, never saved): Mamba-2's per-chunk states, fp32 from
+ * _chunk_state_fwd and their _state_passing_fwd copy at the compute dtype,
+ * and the fp32 C.B products per chunk (mamba_ssm/ops/triton/
+ * ssd_combined.py, _mamba_chunk_scan_combined_fwd); Gated DeltaNet's
+ * per-chunk states h at the compute dtype and the w, u representation
+ * (fla/ops/common/chunk_delta_h.py, chunk_gated_delta_rule_fwd_h:
+ * k.new_empty(B, NT, H, K, V)). */
+static double scan_work(const layer_dims *d, const state_dims *s)
+{
+	double chunks = ceil(d->sq / s->chunk) * d->seqs;
+
+	if (d->mixer == GS_MIX_MAMBA2)
+		return chunks * s->state * (4 + d->cb) + 4 * d->T * s->chunk * s->nk;
+	return chunks * s->state * d->cb + d->T * s->nv * (s->dk + s->dv) * d->cb;
+}
+
+/* Bytes per token a state mixer saves for backward, beyond its
+ * projections' inputs (saved_linear_inputs). Mamba-2 through
+ * mamba_split_conv1d_scan_combined (the training path of
+ * transformers' Mamba-2 mixers; MambaSplitConv1dScanCombinedFn saves the
+ * in_proj output zxbcdt, the scan output out_x and the gated norm's fp32
+ * rstd per group; the conv and out_proj are recomputed). Gated DeltaNet
+ * through causal_conv1d_fn (its input) and fla's chunk_gated_delta_rule
+ * (ChunkGatedDeltaRuleFunction saves the l2-normalised q and k with their
+ * fp32 rstd, v, the fp32 gate cumsum g, beta and the intra-chunk A at the
+ * compute dtype, 64 per token and head), the gate's fp32 softplus
+ * inputs, and the gated norm's input, gate and rstd
+ * (FusedRMSNormGated). */
+static double saved_state_mixer(const layer_dims *d, const state_dims *s)
+{
+	double cb = d->cb;
+
+	if (d->mixer == GS_MIX_MAMBA2)
+		return (s->proj + s->inner) * cb + 4 * s->nk;
+	return (s->conv + 2 * s->key + s->inner + 2 * s->inner + 64 * s->nv + s->nv) * cb +
+	       4 * (2 * s->nk + s->nv) + 4 * 3 * s->nv + 4 * s->nv;
+}
+
+/* Inference: a state mixer's widest moment over a prompt (no autograd):
+ * the projections, the conv output, the kernel's normalised copies and
+ * its output, with the scan's working set. */
+static double infer_state_mixer(const layer_dims *d, const state_dims *s)
+{
+	double widths = d->mixer == GS_MIX_MAMBA2 ? s->proj + s->conv + 2 * s->inner
+	                                          : s->proj + s->conv + 2 * s->key + 2 * s->inner;
+	return widths * d->cb * d->T + scan_work(d, s);
 }
 
 /* Bytes per token one adapted module saves for its input: the cast (or
@@ -536,6 +631,13 @@ static void cost_infer(const ctx *c, const gs_layer_kind *k, const layer_dims *d
 	 * beside up (3I), or beside the fused gate_up output both are chunks
 	 * of (2I + I + I: Phi3MLP, ChatGLM's swiglu) */
 	double mlp = (a->act == GS_ACT_GATED ? (fused_gate_up(k) ? 4 : 3) : 2) * d->inner * cb * T;
+	if (d->mixer == GS_MIX_LINEAR || d->mixer == GS_MIX_MAMBA2) {
+		state_dims sd;
+		state_dims_of(k, tp, &sd);
+		att = infer_state_mixer(d, &sd);
+	} else if (d->mixer == GS_MIX_NONE) {
+		att = 0;
+	}
 	o->fwd_act = 2 * d->rb * d->h * T + (att > mlp ? att : mlp);
 	if (gs_prec_quantized(c->p))
 		o->deq = o->max_unit * deq_bytes(c->p, cb, false);
@@ -544,15 +646,15 @@ static void cost_infer(const ctx *c, const gs_layer_kind *k, const layer_dims *d
 /* Bytes per token the layer's norms save (norm_saved); q_norm/k_norm
  * (Qwen3, Gemma 3, OLMo 2) are RMSNorms over the query and key widths,
  * before rotary, with one statistic per head. Added to *tok. */
-static void saved_norms(const ctx *c, const layer_dims *d, double *tok)
+static void saved_norms(const ctx *c, const gs_layer_kind *k, const layer_dims *d, double *tok)
 {
 	const gs_arch *a = c->a;
 	bool rms = a->norm == GS_NORM_RMS;
-	double n_norms = a->layer_norms > 0 ? a->layer_norms : a->parallel_attn ? 1 : 2;
+	double n_norms = k->norms > 0 ? k->norms : a->layer_norms > 0 ? a->layer_norms : a->parallel_attn ? 1 : 2;
 
 	*tok += n_norms * norm_saved(c, rms, d->h, 1);
-	if (a->qk_norm)
-		*tok += norm_saved(c, true, d->q_dim + d->kv_dim, (d->nh + (double)a->kv_heads) / d->tp);
+	if (a->qk_norm && gs_kind_has_kv(k))
+		*tok += norm_saved(c, true, d->q_dim + d->kv_dim, (d->nh + d->nkv) / d->tp);
 }
 
 /* Bytes per token saved as linear inputs for backward, added to *tok.
@@ -566,7 +668,7 @@ static void saved_linear_inputs(const ctx *c, const gs_layer_kind *k, const laye
                                 double lora_tok, double *tok, double *ctx_tok)
 {
 	const gs_arch *a = c->a;
-	double h = d->h, cb = d->cb, v_dim = d->v_dim, inner = d->inner;
+	double h = d->h, cb = d->cb, inner = d->inner;
 
 	if (c->full) {
 		int n_in_attn = 0, n_in_mlp = 0;
@@ -583,7 +685,7 @@ static void saved_linear_inputs(const ctx *c, const gs_layer_kind *k, const laye
 		double share_mlp = c->r.amp ? n_in_mlp : (n_in_mlp ? 1 : 0);
 		double lin_b = c->r.fp8_copy > 0 ? 1 : cb; /* fp8: inputs saved in fp8 */
 		*tok += (share_attn + (a->parallel_attn ? 0 : share_mlp)) * h * lin_b;
-		*tok += v_dim * lin_b;           /* o_proj input (contiguous copy) */
+		*tok += d->o_in * lin_b;         /* o_proj input (contiguous copy) */
 		*tok += inner * lin_b;           /* down_proj input */
 		return;
 	}
@@ -599,7 +701,7 @@ static void saved_linear_inputs(const ctx *c, const gs_layer_kind *k, const laye
 	 * down's. */
 	if (!bnb_keeps_input(c->s, c->p))
 		return;
-	double kept = cb * (h + v_dim + (a->parallel_attn ? 0 : h) + inner);
+	double kept = cb * ((d->mixer == GS_MIX_NONE ? 0 : h) + d->o_in + (a->parallel_attn || inner == 0 ? 0 : h) + inner);
 	*tok += kept - (shared_in ? cb * h : 0);
 	if (c->p != GS_P_INT8)
 		*ctx_tok = kept;
@@ -673,7 +775,7 @@ static void saved_mlp(const ctx *c, const gs_layer_kind *k, const layer_dims *d,
 /* One layer's temporaries: forward: eager QK^T scores and their masked
  * copy; backward: the residual gradient twice plus the widest of the
  * MLP's and attention's activation gradients. */
-static void layer_temporaries(const ctx *c, const layer_dims *d, layer_cost *o)
+static void layer_temporaries(const ctx *c, const gs_layer_kind *k, const layer_dims *d, layer_cost *o)
 {
 	double cb = d->cb, nh = d->nh, tp = d->tp, sq = d->sq, seqs = d->seqs, q_dim = d->q_dim;
 	bool eager = gs_attn_eager(c->s->attn);
@@ -683,9 +785,20 @@ static void layer_temporaries(const ctx *c, const layer_dims *d, layer_cost *o)
 	 * 16-bit scores in place */
 	bool legacy = c->s->attn == GS_ATTN_MATH_LEGACY;
 	double fwd_el = c->s->attn == GS_ATTN_EAGER_UPCAST ? cb + 4 : legacy ? cb : 2 * cb;
+	if (!gs_kind_has_kv(k))
+		eager = false; /* no attention scores in this layer */
 	o->fwd_tmp = eager ? fwd_el * (nh / tp) * sq * sq * seqs : 0;
 	double mlp_b = 2 * d->inner * cb;
-	double att_b = (3 * q_dim * cb + 4 * q_dim);
+	double att_b = d->mixer == GS_MIX_NONE ? 0 : (3 * q_dim * cb + 4 * q_dim);
+	if (d->mixer == GS_MIX_LINEAR || d->mixer == GS_MIX_MAMBA2) {
+		/* the mixer's input gradients (its projection's width) beside the
+		 * recomputed conv output, and the scan's working set again */
+		state_dims sd;
+		state_dims_of(k, tp, &sd);
+		att_b = (sd.proj + sd.conv) * cb;
+		o->fwd_tmp = scan_work(d, &sd);
+		eager = false;
+	}
 	/* the probability and score gradients: fp32 and a 16-bit cast under
 	 * eager, 16-bit under math-legacy */
 	double eager_b = eager ? (legacy ? 3 * cb : 4 + 4 + cb) * (nh / tp) * sq * sq * seqs : 0;
@@ -696,6 +809,7 @@ static void layer_temporaries(const ctx *c, const layer_dims *d, layer_cost *o)
  * saves for backward (or, inference, keeps live), its temporaries. */
 static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 {
+	const gs_arch *a = c->a;
 	layer_dims d;
 	double tok = 0, sqr = 0; /* saved per token, per (head * s^2) */
 	double lora_in = 0, lora_tok = 0, ctx_tok = 0;
@@ -707,7 +821,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 		cost_infer(c, k, &d, o);
 		return;
 	}
-	saved_norms(c, &d, &tok);
+	saved_norms(c, k, &d, &tok);
 	saved_linear_inputs(c, k, &d, lora_in, lora_tok, &tok, &ctx_tok);
 	/* Autocast over fp32 weights: every linear's 16-bit weight cast is
 	 * saved for the input gradient (frozen or not) until its backward. */
@@ -719,8 +833,17 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 	 * backward (the recomputed layer's under checkpointing). */
 	if (gptq(c->p))
 		o->wcopy = 2 * o->lin_params;
-	saved_attention(c, &d, &tok, &sqr);
-	saved_mlp(c, k, &d, &tok);
+	if (d.mixer == GS_MIX_LINEAR || d.mixer == GS_MIX_MAMBA2) {
+		state_dims sd;
+		state_dims_of(k, d.tp, &sd);
+		tok += saved_state_mixer(&d, &sd);
+	} else if (d.mixer != GS_MIX_NONE) {
+		saved_attention(c, &d, &tok, &sqr);
+	}
+	if (k->mlp_inner > 0 || k->n_experts > 0)
+		saved_mlp(c, k, &d, &tok);
+	else if (a->dropout > 0)
+		tok += 2 * d.h; /* residual dropout masks (saved_mlp's) */
 	o->saved = tok * d.T + sqr * (d.nh / d.tp) * d.sq * d.sq * d.seqs;
 	o->ckpt = d.rb * d.h * d.T;
 	/* kept on ctx past the layer's backward: not under checkpointing
@@ -728,7 +851,7 @@ static void cost_layer(const ctx *c, const gs_layer_kind *k, layer_cost *o)
 	 * under activation offload */
 	if (!c->s->grad_ckpt && c->s->offload != GS_OFF_ACTIVATIONS)
 		o->ctxin = ctx_tok * d.T;
-	layer_temporaries(c, &d, o);
+	layer_temporaries(c, k, &d, o);
 	if (gs_prec_quantized(c->p))
 		o->deq = o->max_unit * deq_bytes(c->p, d.cb, true); /* one dequantised weight at a time */
 	o->wgrad = o->trainable * c->r.g;
@@ -927,17 +1050,17 @@ static void plan_layers(plan *P)
 		double lw = 0, local = 0;
 		for (int j = 0; j < k->n_lin; j++) {
 			const gs_linear *l = &k->lin[j];
-			double bpp = c->full || c->r.amp ? c->r.w : linear_storage(c->p, l);
 			double n_el = (double)gs_linear_params(l) / tp;
-			lw += bpp * n_el;
+			double bytes = c->full || c->r.amp ? c->r.w * n_el : linear_bytes(a, c->p, l, c->r.cb) / tp;
+			lw += bytes;
 			if (c->s->awq_fuse && (l->role == GS_ROLE_Q || l->role == GS_ROLE_K || l->role == GS_ROLE_V))
-				P->qkv_dup += nl * bpp * n_el;
+				P->qkv_dup += nl * bytes;
 			if (c->full || c->r.amp)
 				continue;
 			if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
-				local += (bpp - (c->p == GS_P_INT8 ? 1 : 0.5)) * n_el;
+				local += bytes - gs_prec_info_of(c->p)->value_bytes * n_el;
 			else if (gptq(c->p) || c->p == GS_P_AWQ_INT4)
-				local += bpp * n_el; /* qweight, qzeros, scales, g_idx: registered buffers */
+				local += bytes; /* qweight, qzeros, scales, g_idx: registered buffers */
 		}
 		lw += (c->kcast ? 4 : c->r.w) * (double)k->other_params + c->r.fp8_copy * lc->lin_params;
 		P->W += nl * lw;
@@ -956,20 +1079,24 @@ static void plan_embeddings(plan *P)
 	const gs_arch *a = c->a;
 	double tp = c->tp, emb = P->emb, head = P->head;
 	double emb_other = (double)a->p_embed_other, fin = (double)a->p_final;
+	/* a multimodal wrapper's vision tower and projector: loaded with the
+	 * model, whole on every GPU, at the compute dtype (trained in a full
+	 * fine-tune, frozen under LoRA) */
+	double vis = (double)a->p_vision;
 
-	P->emb_w = (emb + head) / tp + emb_other + fin;
+	P->emb_w = (emb + head) / tp + emb_other + fin + vis;
 	P->W += (c->kcast ? 4 : c->r.w) * P->emb_w; /* k-bit preparation: fp32 */
 	/* Lightning Fabric's plugin quantizes an untied head like the other
 	 * linears; it dequantizes it (fp16, then cast) at its forward and
 	 * backward, and bitsandbytes saves the head's input. */
 	if (fabric_bnb(c->p) && head > 0) {
-		const gs_linear lm_head = {.in = a->hidden, .out = a->vocab, .count = 1, .active = 1};
-		P->W -= (c->r.w - linear_storage(c->p, &lm_head)) * head / tp;
+		P->W -= (c->r.w - gs_prec_weight_bytes(c->p, a->hidden, a->vocab) / ((double)a->hidden * (double)a->vocab)) *
+		        head / tp;
 		P->head_deq = deq_bytes(c->p, c->r.cb, false) * head / tp;
 	}
 	if (c->full) {
 		P->trainable += P->emb_w;
-		P->ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin;
+		P->ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin + vis;
 		if (emb > P->max_unit)
 			P->max_unit = emb / tp;
 	}
@@ -1150,6 +1277,20 @@ static void plan_offload(plan *P)
 	P->grad_frac = s->offload == GS_OFF_PARAMS ? 1.0 / P->n_dp : P->G_gpu / (P->grad_total > 0 ? P->grad_total : 1);
 }
 
+/* The KV cache of this GPU's layers for one sequence of n tokens: each
+ * layer's keys and values for the tokens its kind keeps
+ * (gs_kind_kv_tokens: every token, or the window), at kvb bytes. */
+static double kv_bytes_at(const plan *P, double n, bool stat, double kvb)
+{
+	const gs_arch *a = P->c.a;
+	double t = 0;
+
+	for (int i = 0; i < a->n_kinds; i++)
+		t += layers_here(&a->kind[i], P->c.s) * (double)a->kind[i].kv_dim / P->c.tp * kvb *
+		     gs_kind_kv_tokens(&a->kind[i], n, stat);
+	return t;
+}
+
 /* Inference: the weights, then the prefill's widest layer over a full KV
  * cache, then its logits and last hidden states. */
 static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
@@ -1168,15 +1309,39 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	 * token and head beside the int8 values (_models/llama/model.py) */
 	if (int8kv)
 		kvb += c->r.cb / (double)a->head_dim;
-	/* the cache per token: one layer's keys and values, and this GPU's layers */
-	double kv_layer = (double)a->kv_cache_dim / tp * kvb;
-	double kv_tok = kv_layer * P->layers_gpu;
-	/* tokens: the prompt (c->T, batch x seq) and, generating, the batch's
-	 * new tokens after it */
-	double gen = (double)s->batch * (double)s->new_tokens, total = c->T + gen;
+	/* a sequence's tokens: the prompt (--seq) and, generating, the new
+	 * tokens after it */
+	double ctx_all = (double)s->seq + (double)s->new_tokens, seqs = (double)s->batch;
 	/* StaticCache is allocated at its maximum length before the prefill */
 	bool stat = s->kv_cache == GS_KVC_STATIC || s->kv_cache == GS_KVC_STATIC_MASK;
-	double kv = kv_tok * (stat ? total : c->T);
+	/* the cache per token of the layers that keep every token (full and
+	 * MLA: one layer's keys and values, this GPU's layers), of those that
+	 * keep a window, and the state layers' fixed state per sequence */
+	double kv_layer = 0, kv_tok = 0, win_tok = 0, win_cap = 0, state = 0;
+	for (int i = 0; i < a->n_kinds; i++) {
+		const gs_layer_kind *k = &a->kind[i];
+		double nl = layers_here(k, s), per = (double)k->kv_dim / tp * kvb;
+		if (!gs_kind_has_kv(k)) {
+			state += nl * gs_kind_state_bytes(k, c->r.cb) / tp;
+			continue;
+		}
+		if (per > kv_layer)
+			kv_layer = per;
+		if (gs_kind_kv_tokens(k, 1e18, stat) < 1e18) {
+			win_tok += nl * per;
+			win_cap += nl * per * gs_kind_kv_tokens(k, 1e18, stat);
+		} else {
+			kv_tok += nl * per;
+		}
+	}
+	state *= seqs;
+	double kv = kv_bytes_at(P, stat ? ctx_all : (double)s->seq, stat, kvb) * seqs + state;
+	/* the tokens one attention layer reads at the last decode step: the
+	 * whole context, or the window where every layer keeps one */
+	double ctx_attn = 0;
+	for (int i = 0; i < a->n_kinds; i++)
+		if (gs_kind_has_kv(&a->kind[i]) && gs_kind_kv_tokens(&a->kind[i], ctx_all, stat) > ctx_attn)
+			ctx_attn = gs_kind_kv_tokens(&a->kind[i], ctx_all, stat);
 	/* gpt-fast's setup_caches keeps a [L, L] bool causal mask for the
 	 * cache's length, built as tril(ones(L, L)): two of them at once */
 	double seq_len = (double)s->seq + (double)s->new_tokens;
@@ -1240,20 +1405,27 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 		 * whole caches live as the forward returns; a static cache is
 		 * already full. Each step's logits are one position per sequence
 		 * (fp32-cast too, where the head upcasts). */
-		double before = total - (double)s->batch;
 		double ex3[C_N] = {0};
+		/* the largest layer's cache at the new length (a window caps it) */
+		double layer_max = 0;
+		for (int i = 0; i < a->n_kinds; i++) {
+			const gs_layer_kind *k = &a->kind[i];
+			double b = (double)k->kv_dim / tp * kvb * gs_kind_kv_tokens(k, ctx_all, stat);
+			if (b > layer_max)
+				layer_max = b;
+		}
 		switch (s->kv_cache) {
 		case GS_KVC_LEGACY:
-			t.live[C_A] = kv_tok * before;
-			ex3[C_A] = kv_tok * total;
+			t.live[C_A] = kv_bytes_at(P, ctx_all - 1, false, kvb) * seqs + state;
+			ex3[C_A] = kv_bytes_at(P, ctx_all, false, kvb) * seqs;
 			break;
 		case GS_KVC_STATIC:
 		case GS_KVC_STATIC_MASK:
-			t.live[C_A] = kv_tok * total;
+			t.live[C_A] = kv_bytes_at(P, ctx_all, true, kvb) * seqs + state;
 			break;
 		default:
-			t.live[C_A] = kv_tok * before;
-			ex3[C_A] = 0.5 * kv_layer * total;
+			t.live[C_A] = kv_bytes_at(P, ctx_all - 1, false, kvb) * seqs + state;
+			ex3[C_A] = 0.5 * layer_max * seqs;
 			break;
 		}
 		double kv_dec = t.live[C_A] + ex3[C_A];
@@ -1267,14 +1439,14 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 		 * theirs live together. SDPA's math backend adds fp32 copies of
 		 * the keys and values and a scaled fp32 key (attention.cpp) and
 		 * its fp32 scores and probabilities. */
-		double qkv = (double)a->heads * (double)a->head_dim / tp * total; /* one layer's keys at query width */
-		double expand = 0, kv_deq = int8kv ? (double)a->kv_cache_dim / tp * total * c->r.cb : 0;
+		double qkv = (double)a->heads * (double)a->head_dim / tp * seqs * ctx_attn; /* one layer's keys at query width */
+		double expand = 0, kv_deq = int8kv ? (double)a->kv_cache_dim / tp * seqs * ctx_attn * c->r.cb : 0;
 		if (s->attn != GS_ATTN_FLASH && a->kv_heads < a->heads &&
 		    a->kv_cache_dim == 2 * a->kv_heads * a->head_dim)
 			expand = 2.0 * qkv * c->r.cb;
 		double attn_in = expand > 0 ? expand : kv_deq;
 		if (s->attn == GS_ATTN_MATH)
-			attn_in += math_fp32_copies(c->r.cb, false) * 4 * qkv + 8 * (double)a->heads / tp * total;
+			attn_in += math_fp32_copies(c->r.cb, false) * 4 * qkv + 8 * (double)a->heads / tp * seqs * ctx_attn;
 		if (expand > 0 && expand + 0.5 * kv_deq > attn_in)
 			attn_in = expand + 0.5 * kv_deq;
 		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes + attn_in +
@@ -1286,6 +1458,9 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	}
 	finish(out, &t, context, P->host, (double)a->params_total, c->r.text);
 	out->kv_bytes_token = kv_tok;
+	out->kv_win_bytes_token = win_tok;
+	out->kv_win_bytes_seq = win_cap;
+	out->state_bytes_seq = state / seqs;
 	out->kv_at_peak = u64(kv_at);
 	out->params_trainable = 0;
 	out->bpp_G = out->bpp_O = 0;
@@ -1347,6 +1522,21 @@ static void train_forward(const plan *P, const step_info *st, tl *t)
 		tr[C_B] = l->deq + P->gather;
 		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_FORWARD, st->n);
 	}
+	/* Kinds whose layers interleave (alternating windows, a hybrid's
+	 * pattern) run grouped above, so an early kind's last layer was seen
+	 * with only its own kind's activations before it; in the model it
+	 * comes near the end, over nearly all of them: its transients again
+	 * over all but its own last layer's. */
+	if (a->interleaved)
+		for (int i = 0; i < a->n_kinds; i++) {
+			const layer_cost *l = &P->lc[i];
+			double tr[C_N] = {0};
+			double kept = s->grad_ckpt ? l->ckpt : l->saved;
+			tr[C_A] = l->fwd_tmp + l->saved - (st->act_off ? 0 : kept) + (st->act_off ? kept : 0);
+			tr[C_W] = l->wcopy - (s->grad_ckpt ? 0 : l->wcopy);
+			tr[C_B] = l->deq + P->gather;
+			mark(t, tr, GS_PH_FORWARD, st->n);
+		}
 }
 
 /* The logits of one micro-batch. Legacy heads return logits.float():
@@ -1450,6 +1640,20 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 	const gs_settings *s = c->s;
 	double T = c->T, h = (double)a->hidden;
 
+	/* Interleaved kinds (train_forward): each kind's first layer in
+	 * backward comes before most others are freed: its transients over
+	 * everything still live. */
+	if (a->interleaved)
+		for (int i = 0; i < a->n_kinds; i++) {
+			const layer_cost *l = &P->lc[i];
+			double tr[C_N] = {0};
+			double kept = s->grad_ckpt ? l->ckpt : l->saved;
+			tr[C_G] = st->accum ? 0 : l->wgrad * P->grad_frac;
+			tr[C_A] = l->bwd_tmp + (s->grad_ckpt ? l->saved : 0) + (st->act_off ? 2 * kept : 0);
+			tr[C_W] = s->grad_ckpt ? l->wcopy : 0;
+			tr[C_B] = l->deq + P->gather + P->ipg;
+			mark(t, tr, GS_PH_BACKWARD, st->n);
+		}
 	for (int i = a->n_kinds - 1; i >= 0; i--) {
 		const layer_cost *l = &P->lc[i];
 		double d[C_N] = {0}, tr[C_N] = {0};

@@ -41,8 +41,14 @@ typedef struct gs_estimate {
 	int64_t gpus;
 	/* Inference (0 in training): the KV cache on this GPU (its layers, its
 	 * tensor-parallel share), for the serving capacity (gs_serving_seqs). */
-	double kv_bytes_token;  /* bytes one cached token takes */
-	uint64_t kv_at_peak;    /* cache bytes live at the peak */
+	double kv_bytes_token;  /* bytes one cached token takes in the layers that keep every
+	                           token (full attention, MLA) */
+	double kv_win_bytes_token; /* the same in the layers that keep a window (sliding,
+	                              chunked), up to kv_win_bytes_seq a sequence */
+	double kv_win_bytes_seq;
+	double state_bytes_seq; /* recurrent and conv state a sequence takes (linear attention,
+	                           Mamba-2), whatever its length */
+	uint64_t kv_at_peak;    /* cache bytes (and states) live at the peak */
 	char note[256];      /* assumptions worth telling (e.g. paged states) */
 } gs_estimate;
 

@@ -11,11 +11,120 @@
 #include <string.h>
 
 static const char *const method_names[] = {"full", "lora", "qlora", "inference", NULL};
-static const char *const prec_names[] = {
-	"fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16", "bf16", "fp16",
-	"fp8-mixed", "fp8", "int8", "nf4", "nf4-dq", "gptq-int4", "gptq-int8", "awq-int4", "nf4-torchao",
-	"nf4-litgpt", "nf4-dq-litgpt", NULL,
+#define M_BASE (GS_M(GS_LORA) | GS_M(GS_QLORA) | GS_M(GS_INFER))
+#define M_STORE (GS_M(GS_LORA) | GS_M(GS_INFER))
+
+/*
+ * The precision table: every --precision value, in gs_prec order, with
+ * what it is. A full fine-tuning recipe (bytes per parameter: engine.c's
+ * make_recipe) or a base's storage, bytes per linear weight with its scales
+ * (docs/engine.md, "Recipes"): fp8 and int8 (LLM.int8) one fp32 scale a
+ * row; nf4 0.5 + an fp32 absmax per 64 (bitsandbytes), nf4-dq with 8-bit
+ * absmax and an fp32 constant per 256 blocks; GPTQ/AWQ an fp16 scale and a
+ * 4-bit zero per group of 128 and an int32 g_idx per input feature; MXFP4
+ * (OCP MX spec: E2M1 values, a UE8 E8M0 scale per 32 along the input),
+ * gpt-oss's experts only (transformers integrations/mxfp4.py replaces the
+ * experts; its modules_to_not_convert keeps attention, router, embeddings
+ * and head bf16); NVFP4 (E2M1, an FP8 E4M3 scale per 16, an FP32 scale per
+ * tensor: NVIDIA ModelOpt); fp8-block (DeepSeek-V3: e4m3 with an fp32
+ * weight_scale_inv per 128 x 128 block).
+ */
+static const gs_prec_info prec_table[GS_P_MAX] = {
+	[GS_P_FP32] = { "fp32", GS_PC_PLAIN, GS_M_ALL & ~GS_M(GS_QLORA), false, false, 4, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
+	[GS_P_AMP_BF16] = { "amp-bf16", GS_PC_RECIPE, GS_M(GS_FULL) | M_STORE, true, false, 4, 0, 0, 0, 0, 0, 0, 0, 0,
+	                    false, NULL },
+	[GS_P_AMP_FP16] = { "amp-fp16", GS_PC_RECIPE, GS_M(GS_FULL) | M_STORE, false, false, 4, 0, 0, 0, 0, 0, 0, 0,
+	                    0, false, NULL },
+	[GS_P_MIXED_BF16] = { "mixed-bf16", GS_PC_RECIPE, GS_M(GS_FULL), true, false, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+	                      false, NULL },
+	[GS_P_MIXED_FP16] = { "mixed-fp16", GS_PC_RECIPE, GS_M(GS_FULL), false, false, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+	                      false, NULL },
+	[GS_P_BF16] = { "bf16", GS_PC_PLAIN, GS_M_ALL & ~GS_M(GS_QLORA), true, false, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+	                false, NULL },
+	[GS_P_FP16] = { "fp16", GS_PC_PLAIN, GS_M_ALL & ~GS_M(GS_QLORA), false, false, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+	                false, NULL },
+	[GS_P_FP8_MIXED] = { "fp8-mixed", GS_PC_RECIPE, GS_M(GS_FULL), true, true, 2, 0, 0, 0, 0, 0, 0, 0, 0, false,
+	                     NULL },
+	[GS_P_FP8] = { "fp8", GS_PC_FP8, M_BASE, false, true, 1, 4, 0, 1, 0, 0, 0, 0, 0, false, NULL },
+	[GS_P_INT8] = { "int8", GS_PC_QUANT, M_BASE, true, false, 1, 4, 0, 1, 0, 0, 0, 0, 0, false, NULL },
+	[GS_P_NF4] = { "nf4", GS_PC_QUANT, M_BASE, true, false, 0.5, 4, 0, 0, 64, 0, 0, 0, 0, false, NULL },
+	[GS_P_NF4_DQ] = { "nf4-dq", GS_PC_QUANT, M_BASE, true, false, 0.5, 1, 0, 0, 64, 4, 64 * 256, 0, 0, false,
+	                  NULL },
+	[GS_P_GPTQ_INT4] = { "gptq-int4", GS_PC_QUANT, M_BASE, true, false, 0.5, 2.5, 0, 0, 128, 0, 0, 4, 0, false,
+	                     NULL },
+	[GS_P_GPTQ_INT8] = { "gptq-int8", GS_PC_QUANT, M_BASE, true, false, 1, 2.5, 0, 0, 128, 0, 0, 4, 0, false,
+	                     NULL },
+	[GS_P_AWQ_INT4] = { "awq-int4", GS_PC_QUANT, M_BASE, true, false, 0.5, 2.5, 0, 0, 128, 0, 0, 4, 0, false,
+	                    NULL },
+	[GS_P_NF4_TORCHAO] = { "nf4-torchao", GS_PC_QUANT, M_BASE, true, false, 0.5, 1, 0, 0, 64, 4, 64 * 256, 0,
+	                       0, false, NULL },
+	[GS_P_NF4_LITGPT] = { "nf4-litgpt", GS_PC_QUANT, M_BASE, true, false, 0.5, 4, 0, 0, 64, 0, 0, 0, 0, false,
+	                      NULL },
+	[GS_P_NF4_DQ_LITGPT] = { "nf4-dq-litgpt", GS_PC_QUANT, M_BASE, true, false, 0.5, 1, 0, 0, 64, 4, 64 * 256,
+	                         0, 0, false, NULL },
+	[GS_P_MXFP4] = { "mxfp4", GS_PC_FP4, GS_M(GS_INFER), true, false, 0.5, 1, 32, 1, 0, 0, 0, 0, 0, true,
+	                 "training dequantizes an MXFP4 checkpoint to bf16 first (TRL's gpt-oss recipe in the "
+	                 "OpenAI cookbook: Mxfp4Config(dequantize=True)): give --precision bf16, or nf4 for QLoRA" },
+	[GS_P_NVFP4] = { "nvfp4", GS_PC_FP4, GS_M(GS_INFER), true, false, 0.5, 1, 16, 1, 0, 0, 0, 0, 4, false,
+	                 "NVFP4 checkpoints are served, not trained, by the stacks gpusizer models: give "
+	                 "--precision bf16 for a dequantized base" },
+	[GS_P_FP8_BLOCK] = { "fp8-block", GS_PC_FP8, GS_M(GS_INFER), true, true, 1, 4, 128, 128, 0, 0, 0, 0, 0,
+	                     false,
+	                     "training on a block-scaled FP8 checkpoint is modelled on its bf16 dequantization: "
+	                     "give --precision bf16" },
 };
+
+/* The names, in gs_prec order, for the setting's values (prec_ready
+ * fills them from the table). */
+static const char *prec_names[GS_P_MAX + 1];
+
+const gs_prec_info *gs_prec_info_of(gs_prec p)
+{
+	return (unsigned)p < GS_P_MAX ? &prec_table[p] : NULL;
+}
+
+static double blocks(int64_t n, int64_t b)
+{
+	return b > 0 ? ceil((double)n / (double)b) : 1;
+}
+
+double gs_prec_weight_bytes(gs_prec p, int64_t in, int64_t out)
+{
+	const gs_prec_info *r = gs_prec_info_of(p);
+	double n = (double)in * (double)out, b;
+
+	if (r == NULL)
+		return 0;
+	b = n * r->value_bytes + (double)in * r->in_bytes + r->tensor_bytes;
+	if (r->scale_flat > 0)
+		b += r->scale_bytes * ceil(n / (double)r->scale_flat);
+	else if (r->scale_bytes > 0)
+		b += r->scale_bytes * blocks(in, r->scale_in) * blocks(out, r->scale_out);
+	if (r->scale2_flat > 0)
+		b += r->scale2_bytes * ceil(n / (double)r->scale2_flat);
+	return b;
+}
+
+gs_prec gs_prec_of_checkpoint(const gs_arch *a)
+{
+	switch (a->quant) {
+	case GS_QUANT_MXFP4: return GS_P_MXFP4;
+	case GS_QUANT_NVFP4: return GS_P_NVFP4;
+	case GS_QUANT_FP8_BLOCK: return GS_P_FP8_BLOCK;
+	case GS_QUANT_FP8: return GS_P_FP8;
+	case GS_QUANT_GPTQ:
+		return a->quant_bits == 4 ? GS_P_GPTQ_INT4 : a->quant_bits == 8 ? GS_P_GPTQ_INT8 : GS_P_MAX;
+	case GS_QUANT_AWQ: return a->quant_bits == 4 ? GS_P_AWQ_INT4 : GS_P_MAX;
+	case GS_QUANT_BNB4: return GS_P_NF4;
+	case GS_QUANT_BNB8: return GS_P_INT8;
+	default: return GS_P_MAX;
+	}
+}
+
+void gs_settings_native(gs_settings *s, const gs_arch *a)
+{
+	s->native = gs_prec_of_checkpoint(a);
+}
 static const char *const optim_names[] = {
 	"adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit",
 	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
@@ -66,7 +175,7 @@ static const char *name_of(const char *const *names, int i)
 }
 
 const char *gs_method_name(gs_method m) { return name_of(method_names, (int)m); }
-const char *gs_prec_name(gs_prec p) { return name_of(prec_names, (int)p); }
+const char *gs_prec_name(gs_prec p) { return (unsigned)p < GS_P_MAX ? prec_table[p].name : "?"; }
 const char *gs_optim_name(gs_optim o) { return name_of(optim_names, (int)o); }
 const char *gs_attn_name(gs_attn a) { return name_of(attn_names, (int)a); }
 const char *gs_loss_name(gs_loss l) { return name_of(loss_names, (int)l); }
@@ -75,13 +184,19 @@ const char *gs_offload_name(gs_offload o) { return name_of(offload_names, (int)o
 const char *gs_dtype_name(gs_dtype d) { return name_of(dtype_names, (int)d); }
 const char *gs_formula_name(gs_formula f) { return name_of(formula_names, (int)f); }
 int gs_method_parse(const char *s) { return lookup(method_names, s); }
-int gs_prec_parse(const char *s) { return lookup(prec_names, s); }
+int gs_prec_parse(const char *s)
+{
+	for (int i = 0; i < GS_P_MAX; i++)
+		if (strcmp(prec_table[i].name, s) == 0)
+			return i;
+	return -1;
+}
 int gs_optim_parse(const char *s) { return lookup(optim_names, s); }
 int gs_formula_parse(const char *s) { return lookup(formula_names, s); }
 
 bool gs_prec_quantized(gs_prec p)
 {
-	return p >= GS_P_INT8 && p < GS_P_MAX; /* the enum keeps them last */
+	return (unsigned)p < GS_P_MAX && prec_table[p].cls == GS_PC_QUANT;
 }
 
 bool gs_attn_eager(gs_attn a)
@@ -106,6 +221,7 @@ gs_prec gs_settings_precision(const gs_settings *s)
 	switch (s->method) {
 	case GS_FULL: return GS_P_AMP_BF16;
 	case GS_QLORA: return GS_P_NF4;
+	case GS_INFER: return s->native < GS_P_MAX ? s->native : GS_P_BF16;
 	default: return GS_P_BF16;
 	}
 }
@@ -197,6 +313,47 @@ static gs_err parse_targets(const char *v, char *out, gs_error *e)
 #define MAX_SEQ (16.0 * 1024 * 1024)
 #define MAX_GPUS 65536
 
+/* The precision's help text, from the table (prec_ready). */
+static char prec_help[600];
+
+/* names of the table's rows with every method of `has` and none of
+ * `lacks`, space-separated, appended at *k */
+static void prec_list(char *buf, size_t n, size_t *k, unsigned has, unsigned lacks, gs_prec_class only,
+                      bool by_class)
+{
+	for (int i = 0; i < GS_P_MAX; i++) {
+		const gs_prec_info *r = &prec_table[i];
+		if ((r->methods & has) != has || (r->methods & lacks) || (by_class && r->cls != only))
+			continue;
+		if (*k < n)
+			*k += (size_t)snprintf(buf + *k, n - *k, "%s%s", *k && buf[*k - 1] != ' ' ? " " : "", r->name);
+	}
+}
+
+/* The names and the help text, made once from the table. */
+static void prec_ready(void)
+{
+	size_t k = 0, n = sizeof prec_help;
+
+	if (prec_names[0] != NULL)
+		return;
+	for (int i = 0; i < GS_P_MAX; i++)
+		prec_names[i] = prec_table[i].name;
+	k += (size_t)snprintf(prec_help + k, n - k, "full: ");
+	prec_list(prec_help, n, &k, GS_M(GS_FULL), 0, 0, false);
+	k += (size_t)snprintf(prec_help + k, n - k, " (amp-bf16); lora/qlora/inference base storage: ");
+	prec_list(prec_help, n, &k, M_BASE, 0, 0, false);
+	k += (size_t)snprintf(prec_help + k, n - k, ", lora/inference also: ");
+	prec_list(prec_help, n, &k, M_STORE, GS_M(GS_QLORA), GS_PC_RECIPE, true);
+	k += (size_t)snprintf(prec_help + k, n - k, " (fp32 under autocast), lora and inference: ");
+	prec_list(prec_help, n, &k, M_STORE, GS_M(GS_QLORA), GS_PC_PLAIN, true);
+	k += (size_t)snprintf(prec_help + k, n - k, ", inference only: ");
+	prec_list(prec_help, n, &k, GS_M(GS_INFER), GS_M(GS_LORA) | GS_M(GS_FULL), 0, false);
+	if (k < n)
+		snprintf(prec_help + k, n - k, "; native: the default (inference: the checkpoint's own storage "
+		                               "from its quantization_config, else bf16; lora bf16; qlora nf4)");
+}
+
 #define F(field) offsetof(gs_settings, field)
 
 /* The precision when none is given: the method's (gs_settings_precision). */
@@ -223,11 +380,7 @@ static const gs_setting table[] = {
 	  "what the row does: train every weight, LoRA or QLoRA adapters, or serve", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0, NULL,
 	  AXIS(1, "method", "methods", "M,...", "full lora qlora inference", 0) },
-	{ "precision", GS_ST_ENUM, prec_names, 0, 0, NULL, "P",
-	  "full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16 fp8-mixed (amp-bf16); "
-	  "lora/qlora/inference base storage: fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao "
-	  "nf4-litgpt nf4-dq-litgpt gptq-int4 gptq-int8 awq-int4, and for lora/inference "
-	  "amp-bf16 amp-fp16 (bf16; qlora nf4)", GS_M_ALL,
+	{ "precision", GS_ST_ENUM, prec_names, 0, 0, NULL, "P", prec_help, GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS | GS_SF_OWN_LIST, "Precision", 12, " %s", GS_LW_ALWAYS, 1,
 	  F(precision), F(precision_set), precision_by_method,
 	  AXIS(2, "precision", "precisions", "P,...",
@@ -390,11 +543,17 @@ static const gs_setting table[] = {
 
 #define N_SETTINGS (sizeof table / sizeof table[0])
 
-const gs_setting *gs_settings_table(void) { return table; }
+const gs_setting *gs_settings_table(void)
+{
+	prec_ready();
+	return table;
+}
+
 size_t gs_settings_count(void) { return N_SETTINGS; }
 
 const gs_setting *gs_setting_find(const char *name)
 {
+	prec_ready();
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		if (strcmp(table[i].name, name) == 0)
 			return &table[i];
@@ -480,19 +639,36 @@ gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error
 		return gs_fail(e, GS_EUSAGE, "unknown setting '%s'", name);
 	if (v == NULL)
 		return gs_fail(e, GS_EUSAGE, "--%s: missing value", name);
+	if (d->off == offsetof(gs_settings, precision) && strcmp(v, "native") == 0) {
+		s->precision_set = false; /* the method's default: inference, the checkpoint's storage */
+		return GS_OK;
+	}
 	return set_value(d, s, v, e);
+}
+
+const char *gs_prec_default_text(gs_method m)
+{
+	gs_settings s;
+
+	if (m == GS_INFER)
+		return "native";
+	gs_settings_default(&s);
+	s.method = m;
+	return gs_prec_name(gs_settings_precision(&s));
 }
 
 void gs_settings_default(gs_settings *s)
 {
 	gs_error e = { 0 };
 
+	prec_ready();
 	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		if (table[i].def != NULL)
 			(void)set_value(&table[i], s, table[i].def, &e); /* tests check every def parses */
 	/* The derived ones: not given, so they follow another setting. */
 	s->precision = GS_P_AMP_BF16; /* read through gs_settings_precision() */
+	s->native = GS_P_MAX;         /* no checkpoint quantization until a model says so */
 	s->kv_dtype = GS_DT_BF16;     /* unused until given: the compute dtype */
 	s->trainable_fraction = -1.0; /* the seed's default for the method */
 }
@@ -576,30 +752,35 @@ bool gs_setting_changed(const gs_setting *d, const gs_settings *s)
 	return d->def == NULL ? !v.unset : strcmp(v.text, d->def) != 0;
 }
 
-static bool full_recipe(gs_prec p)
-{
-	return p <= GS_P_FP8_MIXED;
-}
-
-static bool storage_prec(gs_prec p)
-{
-	return p == GS_P_FP32 || p == GS_P_BF16 || p == GS_P_FP16 || p >= GS_P_FP8;
-}
-
 gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 {
 	gs_prec p = gs_settings_precision(s);
+	const gs_prec_info *r = gs_prec_info_of(p);
+	char list[400];
+	size_t k = 0;
 
-	if (s->method == GS_FULL && !full_recipe(p))
-		return gs_fail(e, GS_EUSAGE, "--precision %s is a storage format; full fine-tuning takes fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp16 or fp8-mixed",
-		               gs_prec_name(p));
-	bool amp_infer = (s->method == GS_INFER || s->method == GS_LORA) && (p == GS_P_AMP_BF16 || p == GS_P_AMP_FP16);
-	if (s->method != GS_FULL && !storage_prec(p) && !amp_infer)
-		return gs_fail(e, GS_EUSAGE, "--precision %s is a full fine-tuning recipe; --method %s takes fp32, bf16, fp16, fp8, int8, nf4, nf4-dq, nf4-torchao, nf4-litgpt, nf4-dq-litgpt, gptq-int4, gptq-int8 or awq-int4 (inference and lora also amp-bf16, amp-fp16: fp32 base under autocast)",
-		               gs_prec_name(p), gs_method_name(s->method));
-	if (s->method == GS_QLORA && !(gs_prec_quantized(p) || p == GS_P_FP8))
-		return gs_fail(e, GS_EUSAGE, "--method qlora needs a quantized base (--precision nf4, nf4-dq, nf4-torchao, nf4-litgpt, nf4-dq-litgpt, int8, fp8, gptq-int4, gptq-int8 or awq-int4), not %s",
-		               gs_prec_name(p));
+	if (r == NULL)
+		return gs_fail(e, GS_EUSAGE, "--precision: no precision %d", (int)p);
+	if (!(r->methods & GS_M(s->method))) {
+		/* the names this method takes, from the table */
+		list[0] = '\0';
+		for (int i = 0; i < GS_P_MAX; i++)
+			if (prec_table[i].methods & GS_M(s->method))
+				k += (size_t)snprintf(list + k, k < sizeof list ? sizeof list - k : 0, "%s%s", k ? ", " : "",
+				                      prec_table[i].name);
+		if (s->method == GS_FULL)
+			return gs_fail(e, GS_EUSAGE, "--precision %s is a storage format; full fine-tuning takes %s",
+			               r->name, list);
+		if (r->not_for != NULL)
+			return gs_fail(e, GS_EUSAGE, "--precision %s is not for --method %s: %s", r->name,
+			               gs_method_name(s->method), r->not_for);
+		if (s->method == GS_QLORA)
+			return gs_fail(e, GS_EUSAGE, "--method qlora needs a quantized base (--precision %s), not %s", list,
+			               r->name);
+		return gs_fail(e, GS_EUSAGE, "--precision %s is a full fine-tuning recipe; --method %s takes %s "
+		               "(amp-bf16 and amp-fp16: an fp32 base under autocast)",
+		               r->name, gs_method_name(s->method), list);
+	}
 	if (s->optimizer_in_bwd && s->grad_accum > 1)
 		return gs_fail(e, GS_EUSAGE, "--optimizer-in-bwd frees each gradient at once: it cannot accumulate (--grad-accum %lld)",
 		               (long long)s->grad_accum);

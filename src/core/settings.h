@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "err.h"
 
 typedef enum gs_method { GS_FULL = 0, GS_LORA, GS_QLORA, GS_INFER, GS_METHOD_MAX } gs_method;
@@ -36,8 +37,54 @@ typedef enum gs_prec {
 	                     bnb.nf4): every nn.Linear, the head too, quantized from
 	                     fp16; each matmul dequantizes to fp16, then casts */
 	GS_P_NF4_DQ_LITGPT, /* the same with double quantization (bnb.nf4-dq) */
+	GS_P_MXFP4,      /* OCP MXFP4 (gpt-oss's experts): E2M1 + a UE8 scale per 32 */
+	GS_P_NVFP4,      /* NVFP4: E2M1 + an FP8 scale per 16 + an FP32 scale per tensor */
+	GS_P_FP8_BLOCK,  /* fp8 e4m3 + an fp32 scale per 128 x 128 block (DeepSeek-V3) */
 	GS_P_MAX
 } gs_prec;
+
+/* What a precision is (the precision table, settings.c, is the one list:
+ * the --precision values, their help text, the settings' error lists and
+ * the verdict's needs all come from it). */
+typedef enum gs_prec_class {
+	GS_PC_RECIPE = 0, /* a full fine-tuning recipe (amp-*, mixed-*, fp8-mixed) */
+	GS_PC_PLAIN,      /* a plain dtype: a recipe and a base's storage (fp32, bf16, fp16) */
+	GS_PC_FP8,        /* fp8 weights with scales, fp8 GEMMs (fp8, fp8-block) */
+	GS_PC_QUANT,      /* quantized storage dequantized to bf16 for each matmul (int8, nf4
+	                     and its variants, GPTQ, AWQ): gs_prec_quantized */
+	GS_PC_FP4,        /* 4-bit block-scaled storage that fused kernels read as it is
+	                     (mxfp4, nvfp4) */
+} gs_prec_class;
+
+/* A precision's properties and, for a base (LoRA, QLoRA, inference), how
+ * a linear weight [out x in] is stored: value_bytes a weight, scale_bytes
+ * a scale per block of scale_in x scale_out weights (0: the whole
+ * dimension) or, with scale_flat, per scale_flat weights of the flattened
+ * tensor (bitsandbytes' blocks, GPTQ's groups), a second level of scales
+ * (double quantization), in_bytes per input feature (GPTQ's g_idx),
+ * tensor_bytes per tensor. Biases stay at the compute dtype. */
+typedef struct gs_prec_info {
+	const char *name;
+	gs_prec_class cls;
+	unsigned methods;     /* GS_M() of the methods that take it */
+	bool needs_bf16;      /* computes in bf16: not runnable without it */
+	bool needs_fp8;       /* fp8 GEMMs: not runnable without fp8 */
+	double value_bytes;
+	double scale_bytes;
+	int64_t scale_in, scale_out, scale_flat;
+	double scale2_bytes;  /* nf4-dq: an fp32 scale per scale2_flat weights */
+	int64_t scale2_flat;
+	double in_bytes, tensor_bytes;
+	bool experts_only;    /* only routed experts are stored so, the rest at the compute dtype
+	                         (transformers' Mxfp4 integration replaces only the experts) */
+	const char *not_for;  /* why the methods it lacks cannot take it, where that needs saying */
+} gs_prec_info;
+
+/* The row of p (NULL past the table). */
+const gs_prec_info *gs_prec_info_of(gs_prec p);
+
+/* Bytes of one [out x in] linear weight, biases aside, stored at p. */
+double gs_prec_weight_bytes(gs_prec p, int64_t in, int64_t out);
 
 typedef enum gs_optim {
 	GS_O_ADAMW = 0, GS_O_ADAMW_FUSED, GS_O_ADAMW_8BIT, GS_O_PAGED_ADAMW_8BIT,
@@ -117,6 +164,9 @@ typedef struct gs_settings {
 	gs_method method;
 	gs_prec precision;       /* see gs_settings_default for per-method defaults */
 	bool precision_set;      /* false: default for the method */
+	gs_prec native;          /* the checkpoint's own storage (its quantization_config), the
+	                            inference default; GS_P_MAX: unquantized (bf16). Set by whoever
+	                            pairs the row with its model (gs_settings_native) */
 	gs_dtype adapter_dtype;  /* LoRA adapter storage (PEFT default fp32) */
 	gs_optim optimizer;
 	bool optimizer_in_bwd;   /* step each parameter inside backward, free its grad (torchtune) */
@@ -281,11 +331,27 @@ gs_err gs_settings_set(gs_settings *s, const char *name, const char *value, gs_e
  * etc.). Call after all sets. */
 gs_err gs_settings_check(const gs_settings *s, gs_error *e);
 
-/* The effective precision (resolves the per-method default). */
+/* The effective precision (resolves the per-method default: full
+ * amp-bf16, qlora nf4, lora bf16 (an MXFP4 or FP8 checkpoint is
+ * dequantized to bf16 first, as TRL's gpt-oss recipe does), inference the
+ * checkpoint's own storage (s->native), else bf16). */
 gs_prec gs_settings_precision(const gs_settings *s);
 
+/* The text of a method's default precision, as a sweep lists it: "native"
+ * for inference (the checkpoint's own storage, resolved per model), else
+ * the default's name. --precision native (the spec's "native") leaves the
+ * precision to that default. */
+const char *gs_prec_default_text(gs_method m);
+
+/* The checkpoint storage a config's quantization_config names, or
+ * GS_P_MAX where it names none (or one gpusizer does not model); the
+ * second puts a's into s->native. */
+gs_prec gs_prec_of_checkpoint(const gs_arch *a);
+void gs_settings_native(gs_settings *s, const gs_arch *a);
+
 /* A quantized base storage (int8, nf4 and its variants, GPTQ, AWQ): weights
- * that compute in bf16 after dequantizing. fp8 storage is not counted. */
+ * that compute in bf16 after dequantizing. fp8 and the 4-bit block formats
+ * (read by fused kernels) are not counted. */
 bool gs_prec_quantized(gs_prec p);
 
 /* Eager attention (eager, eager-upcast) and SDPA's math backend: the s^2

@@ -7,28 +7,14 @@
 
 #include "timing.h"
 
-static bool prec_needs_bf16(gs_prec p)
-{
-	switch (p) {
-	case GS_P_AMP_BF16:
-	case GS_P_MIXED_BF16:
-	case GS_P_BF16:
-	case GS_P_FP8_MIXED: /* fp8 GEMMs, bf16 everything else */
-		return true;
-	default:
-		return false;
-	}
-}
-
 static bool row_needs_bf16(const gs_settings *s)
 {
 	gs_prec p = gs_settings_precision(s);
 
-	if (prec_needs_bf16(p))
-		return true;
-	/* quantised bases compute in bf16 in the engine's recipes
-	 * (bnb_4bit_compute_dtype=bfloat16, the QLoRA default) */
-	if (s->method != GS_FULL && gs_prec_quantized(p))
+	/* the precision table's: bf16 recipes, and bases that compute in bf16
+	 * (bnb_4bit_compute_dtype=bfloat16, the QLoRA default; the block
+	 * formats' kernels) */
+	if (gs_prec_info_of(p)->needs_bf16)
 		return true;
 	if ((s->method == GS_LORA || s->method == GS_QLORA) && s->adapter_dtype == GS_DT_BF16)
 		return true;
@@ -41,8 +27,7 @@ static bool row_needs_fp8(const gs_settings *s)
 {
 	gs_prec p = gs_settings_precision(s);
 
-	return p == GS_P_FP8_MIXED || p == GS_P_FP8 ||
-	       (s->method != GS_FULL && s->adapter_dtype == GS_DT_FP8) ||
+	return gs_prec_info_of(p)->needs_fp8 || (s->method != GS_FULL && s->adapter_dtype == GS_DT_FP8) ||
 	       (s->kv_dtype_set && s->kv_dtype == GS_DT_FP8);
 }
 
@@ -83,8 +68,8 @@ int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, do
 
 	if (pool != NULL)
 		*pool = 0;
-	if (!(x->kv_bytes_token > 0) || ctx < 1 || block < 1 || !(mem_frac > 0) || mem_frac > 1 ||
-	    gs_verdict_of(0, need, g, NULL) == GS_NOT_RUNNABLE)
+	if (!(x->kv_bytes_token > 0 || x->kv_win_bytes_token > 0 || x->state_bytes_seq > 0) || ctx < 1 ||
+	    block < 1 || !(mem_frac > 0) || mem_frac > 1 || gs_verdict_of(0, need, g, NULL) == GS_NOT_RUNNABLE)
 		return -1;
 	budget = mem_frac * (double)g->total_bytes;
 	if (budget > (double)g->usable_bytes)
@@ -100,7 +85,17 @@ int64_t gs_serving_seqs(const gs_estimate *x, gs_needs need, const gs_gpu *g, do
 	/* whole blocks in the pool; a sequence holds whole blocks */
 	per_block = x->kv_bytes_token * (double)block;
 	blocks = (ctx + block - 1) / block;
-	return (int64_t)(budget / per_block) / blocks;
+	if (x->kv_win_bytes_token <= 0 && x->state_bytes_seq <= 0)
+		return (int64_t)(budget / per_block) / blocks;
+	/* windowed layers hold at most their window's blocks, state layers
+	 * their fixed state (vLLM's hybrid allocator and its Mamba state
+	 * slots): a sequence takes those beside its growing blocks */
+	{
+		double win = x->kv_win_bytes_token * (double)(blocks * block);
+		double seq = per_block * (double)blocks + (win < x->kv_win_bytes_seq ? win : x->kv_win_bytes_seq) +
+		             x->state_bytes_seq;
+		return (int64_t)(budget / seq);
+	}
 }
 
 const char *gs_verdict_name(gs_verdict v)

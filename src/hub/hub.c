@@ -995,6 +995,45 @@ static bool head_like(const char *mod)
 	return strstr(mod, ".lm_head") != NULL || strstr(mod, "predictions") != NULL;
 }
 
+/* The largest gap between the config's tally and the checkpoint's stored
+ * parameters that is not an error (issue 30): 0.5%. */
+#define TALLY_TOLERANCE 0.005
+
+/* Where the headers give the checkpoint's parameters, the config's tally
+ * must agree within TALLY_TOLERANCE, else the config does not describe
+ * the weights and the model is not cached (GS_ECONFIG). Compared: the
+ * header total less the non-parameter buffers and the modules the built
+ * model leaves out (BERT's cls pre-training heads, next-token mtp.*
+ * modules). Not compared where the headers do not count parameters:
+ * quantized storage (packed elements and scales), a config whose
+ * num_nextn_predict_layers stores extra layers among model.layers.* that
+ * transformers does not build (their size is not in the per-module
+ * tally), or a reused tally (no per-module counts). */
+static void tally_agrees(hub_model *m, const char *cfg, size_t cfg_len, const gs_arch *a, uint64_t header_total)
+{
+	cJSON *root = cJSON_ParseWithLength(cfg, cfg_len);
+	const cJSON *nx = jget(root, "num_nextn_predict_layers");
+	bool mtp_layers = cJSON_IsNumber(nx) && nx->valuedouble > 0;
+	double stored = (double)header_total - (double)m->tally.buffers, diff;
+
+	cJSON_Delete(root);
+	if (m->tally_reused || a->quant != GS_QUANT_NONE || m->tally.quant_hint[0] || mtp_layers ||
+	    a->params_total == 0)
+		return;
+	for (int i = 0; i < m->tally.n_modules; i++) {
+		const char *n = m->tally.module[i].name;
+		if (strncmp(n, "mtp.", 4) == 0 || strncmp(n, "cls.", 4) == 0 || strstr(n, ".cls.") != NULL)
+			stored -= (double)m->tally.module[i].params;
+	}
+	diff = (stored - (double)a->params_total) / (double)a->params_total;
+	if (fabs(diff) > TALLY_TOLERANCE)
+		fail_model(m, GS_ECONFIG,
+		           "%s: config.json's tally of model_type \"%s\" (%llu parameters) disagrees with the "
+		           "safetensors headers (%.0f parameters, buffers and unbuilt heads aside) by %+.2f%%, over "
+		           "0.5%%: the config does not describe these weights, so the model is not sized",
+		           m->repo, a->model_type, (unsigned long long)a->params_total, stored, diff * 100);
+}
+
 /* Cross-check the stored-tensor tally against the config-derived count
  * (src/config.c) and say where any difference comes from. */
 static void cross_check(hub_model *m, const char *cfg, size_t cfg_len, uint64_t header_total,
@@ -1034,6 +1073,7 @@ static void cross_check(hub_model *m, const char *cfg, size_t cfg_len, uint64_t 
 		         (unsigned long long)a.params_total, (long long)d);
 		return;
 	}
+	tally_agrees(m, cfg, cfg_len, &a, header_total);
 	{
 		char heads[400] = "";
 		int64_t rest = d - (int64_t)m->tally.buffers;
@@ -1307,6 +1347,10 @@ static void write_model(hub_run *R, hub_model *m)
 	}
 	cJSON_Delete(cfg_json);
 	free(cfgbuf);
+	if (m->failed) { /* the headers refute the config (tally_agrees): nothing cached */
+		cJSON_Delete(meta);
+		return;
+	}
 	text = cJSON_Print(meta);
 	cJSON_Delete(meta);
 	{

@@ -36,6 +36,15 @@ typedef struct cfg {
 	/* The first field over its plausibility bound (config.h), if any. */
 	const char *big_key, *big_pfx;
 	int64_t big_v, big_max;
+	/* The layers as a list (layers_begin; NULL: the kinds a builder filled
+	 * are the layers, with their own n_layers): layer i is the template
+	 * a->kind[lt[i]] with the mixer lm[i]; group_layers makes the kinds. */
+	uint8_t *lt, *lm;
+	int64_t nl;
+	int64_t window;          /* the window of the sliding or chunked layers */
+	const char *pattern_key; /* the field the layer list came from, for messages */
+	const struct family *fam;
+	bool fam_tied_default;   /* a wrapper's root says tie_word_embeddings (text_config may not) */
 } cfg;
 
 /* ---- messages ---- */
@@ -396,38 +405,331 @@ static void set_common(cfg *c, const dims *d, bool tied)
 	a->dropout = get_dropout(c);
 }
 
+/* ---- the layers as a list ---- */
+
+/* Start a per-layer list of L layers, each template 0 with a full
+ * attention mixer until the builder says otherwise. */
+static bool layers_begin(cfg *c, int64_t L, int64_t H)
+{
+	uint64_t sz;
+
+	if (c->rc != GS_OK)
+		return false;
+	if (L > GS_CFG_MAX_LAYERS) {
+		/* no list that long: refused here, as the tally would (an
+		 * overflow first, else an implausible count) */
+		if (__builtin_mul_overflow((uint64_t)L, (uint64_t)H, &sz) ||
+		    __builtin_mul_overflow(sz, (uint64_t)H, &sz) || sz > (uint64_t)CFG_PROD_MAX)
+			field_fail(c, GS_EOVERFLOW, "num_hidden_layers",
+			           "too large: %lld layers of this size overflows 64-bit arithmetic", (long long)L);
+		else
+			field_fail(c, GS_ECONFIG, "num_hidden_layers",
+			           "too large: %lld is implausible (at most %lld, far above any released model)",
+			           (long long)L, (long long)GS_CFG_MAX_LAYERS);
+		return false;
+	}
+	free(c->lt);
+	free(c->lm);
+	c->nl = L;
+	c->lt = gs_xcalloc((size_t)L + 1, 1);
+	c->lm = gs_xcalloc((size_t)L + 1, 1);
+	return true;
+}
+
+/* A new layer template (a->kind[n]): zeroed, its mixer full. */
+static gs_layer_kind *tmpl_new(cfg *c)
+{
+	gs_layer_kind *k;
+
+	if (c->a->n_kinds >= GS_MAX_LAYER_KINDS)
+		abort(); /* the builders below never make more than GS_MAX_LAYER_KINDS templates */
+	k = &c->a->kind[c->a->n_kinds++];
+	memset(k, 0, sizeof *k);
+	return k;
+}
+
+/* The kinds from the list: each (template, mixer) pair that occurs is one
+ * kind, in template order, then in order of first occurrence; sliding and
+ * chunked kinds take c->window. Attention kinds without their own kv_dim
+ * take the arch's; the others cache nothing per token. */
+static void group_layers(cfg *c)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind tmpl[GS_MAX_LAYER_KINDS], out[GS_MAX_LAYER_KINDS];
+	int key_t[GS_MAX_LAYER_KINDS], key_m[GS_MAX_LAYER_KINDS], nt = a->n_kinds, nk = 0;
+
+	if (c->rc != GS_OK)
+		return;
+	if (c->lt != NULL) {
+		uint8_t *kof = gs_xcalloc((size_t)c->nl + 1, 1); /* each layer's kind */
+		memcpy(tmpl, a->kind, sizeof tmpl);
+		for (int t = 0; t < nt; t++) {
+			for (int64_t i = 0; i < c->nl; i++) {
+				int j;
+				if (c->lt[i] != t)
+					continue;
+				for (j = 0; j < nk; j++)
+					if (key_t[j] == t && key_m[j] == c->lm[i])
+						break;
+				if (j == nk) {
+					if (nk == GS_MAX_LAYER_KINDS) {
+						field_fail(c, GS_ECONFIG, c->pattern_key ? c->pattern_key : "num_hidden_layers",
+						           "more than %d distinct layer kinds (mixer and MLP): not modelled",
+						           GS_MAX_LAYER_KINDS);
+						free(kof);
+						return;
+					}
+					key_t[nk] = t;
+					key_m[nk] = c->lm[i];
+					out[nk] = tmpl[t];
+					out[nk].mixer = (gs_mixer)c->lm[i];
+					out[nk].n_layers = 0;
+					nk++;
+				}
+				kof[i] = (uint8_t)j;
+				out[j].n_layers++;
+			}
+		}
+		/* the kinds run in the layers' order only when the kind of
+		 * each layer never goes back to an earlier one */
+		for (int64_t i = 1; i < c->nl; i++)
+			if (kof[i] < kof[i - 1])
+				a->interleaved = true;
+		free(kof);
+		memcpy(a->kind, out, sizeof out);
+		a->n_kinds = nk;
+	}
+	for (int i = 0; i < a->n_kinds; i++) {
+		gs_layer_kind *k = &a->kind[i];
+		if (k->mixer == GS_MIX_SLIDING || k->mixer == GS_MIX_CHUNKED)
+			k->window = c->window;
+		if (!gs_kind_has_kv(k))
+			k->kv_dim = 0;
+		else if (k->kv_dim == 0)
+			k->kv_dim = a->kv_cache_dim;
+		if (k->mlp == GS_MLP_DENSE && k->n_experts > 0)
+			k->mlp = GS_MLP_MOE;
+	}
+}
+
+/* A layer-type name and the mixer it is. */
+typedef struct type_name {
+	const char *name;
+	gs_mixer mix;
+} type_name;
+
+static const type_name TN_ATTN[] = { { "full_attention", GS_MIX_FULL },
+	                             { "sliding_attention", GS_MIX_SLIDING },
+	                             { NULL, 0 } };
+static const type_name TN_FULL[] = { { "full_attention", GS_MIX_FULL }, { NULL, 0 } };
+
+/* "a, b, c" of a name list, for messages. */
+static void names_text(const type_name *ok, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; ok[i].name != NULL && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", ok[i].name);
+}
+
+/* The field key[i] as a message names it ("layer_types[3]"). */
+static const char *indexed(char *buf, size_t n, const char *key, int64_t i)
+{
+	snprintf(buf, n, "%s[%lld]", key, (long long)i);
+	return buf;
+}
+
+/* A per-layer list of L strings (key: layer_types, layers_block_type),
+ * each one of ok's names: their mixers into c->lm (the whole list, or
+ * false with the field named). */
+static bool read_type_list(cfg *c, const char *key, int64_t L, const type_name *ok)
+{
+	const cJSON *v = gs_jget_item(c->obj, key);
+	char got[64], idx[64], list[160];
+	int64_t i = 0;
+
+	if (c->rc != GS_OK || v == NULL)
+		return false;
+	if (!cJSON_IsArray(v)) {
+		gs_json_describe(v, got, sizeof got);
+		field_fail(c, GS_ECONFIG, key, "must be an array of layer kinds (got %s)", got);
+		return false;
+	}
+	if ((int64_t)cJSON_GetArraySize(v) != L) {
+		field_fail(c, GS_ECONFIG, key, "has %d entries for num_hidden_layers %lld",
+		           cJSON_GetArraySize(v), (long long)L);
+		return false;
+	}
+	names_text(ok, list, sizeof list);
+	for (const cJSON *x = v->child; x != NULL; x = x->next, i++) {
+		int j = 0;
+		while (ok[j].name != NULL && !(cJSON_IsString(x) && strcmp(x->valuestring, ok[j].name) == 0))
+			j++;
+		if (ok[j].name == NULL) {
+			gs_json_describe(x, got, sizeof got);
+			field_fail(c, GS_ECONFIG, indexed(idx, sizeof idx, key, i),
+			           "%s is not a layer kind model_type \"%.32s\" has (it has %s): not sized", got,
+			           c->a->model_type, list);
+			return false;
+		}
+		c->lm[i] = (uint8_t)ok[j].mix;
+	}
+	c->pattern_key = key;
+	return true;
+}
+
+/* A per-layer list of L integers (Llama 4's no_rope_layers, moe_layers as
+ * flags or indices): flags[i] = its value (as_index: 1 where i is listed).
+ * Absent or empty: false, flags untouched. */
+static bool read_layer_ints(cfg *c, const char *key, int64_t L, bool as_index, uint8_t *flags)
+{
+	const cJSON *v = gs_jget_item(c->obj, key);
+	char got[64], idx[64];
+	int64_t i = 0;
+
+	if (c->rc != GS_OK || v == NULL)
+		return false;
+	if (!cJSON_IsArray(v)) {
+		gs_json_describe(v, got, sizeof got);
+		field_fail(c, GS_ECONFIG, key, "must be an array (got %s)", got);
+		return false;
+	}
+	if (cJSON_GetArraySize(v) == 0)
+		return false;
+	if (!as_index && (int64_t)cJSON_GetArraySize(v) != L) {
+		field_fail(c, GS_ECONFIG, key, "has %d entries for num_hidden_layers %lld",
+		           cJSON_GetArraySize(v), (long long)L);
+		return false;
+	}
+	if (as_index)
+		memset(flags, 0, (size_t)L);
+	for (const cJSON *x = v->child; x != NULL; x = x->next, i++) {
+		double d = cJSON_IsNumber(x) ? x->valuedouble : -1;
+		bool ok = isfinite(d) && d == floor(d) && d >= 0 && (as_index ? d < (double)L : d <= 1);
+		if (!ok) {
+			gs_json_describe(x, got, sizeof got);
+			if (as_index)
+				field_fail(c, GS_ECONFIG, indexed(idx, sizeof idx, key, i),
+				           "must be a layer index from 0 to %lld (got %s)", (long long)(L - 1), got);
+			else
+				field_fail(c, GS_ECONFIG, indexed(idx, sizeof idx, key, i), "must be 0 or 1 (got %s)",
+				           got);
+			return false;
+		}
+		if (as_index)
+			flags[(int64_t)d] = 1;
+		else
+			flags[i] = (uint8_t)d;
+	}
+	return true;
+}
+
 /* ---- families ---- */
 
 typedef enum llama_kind {
 	LK_LLAMA, LK_MISTRAL, LK_QWEN2, LK_QWEN3, LK_GEMMA, LK_GEMMA2, LK_GEMMA3, LK_PHI3, LK_OLMO,
-	LK_OLMO2, LK_QWEN1, LK_GENERIC
+	LK_OLMO2, LK_QWEN1, LK_SMOLLM3, LK_GENERIC, LK_MIXTRAL, LK_STARCODER2, LK_GPT_OSS
 } llama_kind;
 
-/* Sliding window when every layer uses it; 0 otherwise. */
-static int64_t sliding(cfg *c, llama_kind lk, int64_t layers)
+/* Which layers attend through a window, as transformers lays them out
+ * (the configuration_*.py classes build layer_types; DynamicCache(config)
+ * gives a sliding_attention layer a DynamicSlidingWindowLayer of
+ * sliding_window): the config's layer_types when it has one, else the
+ * family's rule. Fills c->lm (layers_begin first) and c->window, and
+ * a->sliding_window when every layer slides. A family without windows
+ * takes only full_attention in layer_types. */
+static void attn_pattern(cfg *c, llama_kind lk)
 {
-	int64_t w = get_int(c, "sliding_window", 1, 0, false), mwl;
+	gs_arch *a = c->a;
+	int64_t L = c->nl, w = 0, mwl = 0, period = 0;
+	bool all = false, from = false, slides = true;
 
-	if (c->rc != GS_OK || w == 0)
-		return 0;
+	if (c->rc != GS_OK)
+		return;
 	switch (lk) {
-	case LK_MISTRAL:
+	case LK_MISTRAL: /* MistralConfig, Phi3Config, MixtralConfig, Starcoder2Config: every layer */
 	case LK_PHI3:
-		return w;
-	case LK_QWEN2:
+	case LK_MIXTRAL:
+	case LK_STARCODER2:
+		w = get_int(c, "sliding_window", 1, 0, false);
+		all = true;
+		break;
+	case LK_QWEN2: /* Qwen2Config, Qwen3Config, SmolLM3Config: layers from max_window_layers */
 	case LK_QWEN3:
-		if (!get_bool(c, "use_sliding_window", false))
-			return 0;
-		/* Layers from max_window_layers on use the window. */
+	case LK_SMOLLM3:
+		if (get_bool(c, "use_sliding_window", false))
+			w = get_int(c, "sliding_window", 1, 0, false);
 		mwl = get_int(c, "max_window_layers", 0, 28, false);
-		if (mwl == 0)
-			return w;
-		if (mwl < layers)
-			note(c, "sliding window on some layers only: KV cache sized as full attention");
-		return 0;
+		from = true;
+		break;
+	case LK_GEMMA2: /* Gemma2Config: "sliding_attention" if (i + 1) % 2 */
+		w = get_int(c, "sliding_window", 1, 4096, false);
+		period = 2;
+		break;
+	case LK_GPT_OSS: /* GptOssConfig: the same alternation, sliding_window 128 */
+		w = get_int(c, "sliding_window", 1, 128, false);
+		period = 2;
+		break;
+	case LK_GEMMA3: /* Gemma3TextConfig: sliding unless (i + 1) % sliding_window_pattern == 0 */
+		w = get_int(c, "sliding_window", 1, 4096, false);
+		period = get_int(c, "sliding_window_pattern", 1, 6, false);
+		break;
 	default:
-		return 0; /* Gemma 2/3 alternate local and global layers */
+		break;
 	}
+	if (c->rc != GS_OK)
+		return;
+	c->window = w;
+	if (has(c, "layer_types")) {
+		if (!read_type_list(c, "layer_types", L, w > 0 ? TN_ATTN : TN_FULL))
+			return;
+	} else if (w > 0) {
+		for (int64_t i = 0; i < L; i++) {
+			bool sl = all || (from && i >= mwl) || (period > 0 && (i + 1) % period != 0);
+			c->lm[i] = (uint8_t)(sl ? GS_MIX_SLIDING : GS_MIX_FULL);
+		}
+	}
+	for (int64_t i = 0; i < L; i++)
+		slides = slides && c->lm[i] == GS_MIX_SLIDING;
+	a->sliding_window = slides && L > 0 ? w : 0;
+}
+
+/* Layers whose no_rope_layers entry is 0 (Llama 4, SmolLM3: 1 = rotary, 0
+ * = NoPE) become the NoPE copy of their template; absent or empty: every
+ * interval-th layer ((i + 1) % no_rope_layer_interval == 0), the config
+ * classes' default. NoPE changes no shape and no cache; the layer is its
+ * own kind so that the list says what each layer is. */
+static void nope_layers(cfg *c)
+{
+	gs_arch *a = c->a;
+	int64_t L = c->nl, every;
+	uint8_t *rope;
+	int nt = a->n_kinds, copy[GS_MAX_LAYER_KINDS];
+
+	if (c->rc != GS_OK)
+		return;
+	rope = gs_xcalloc((size_t)L + 1, 1);
+	if (!read_layer_ints(c, "no_rope_layers", L, false, rope) && c->rc == GS_OK) {
+		every = get_int(c, "no_rope_layer_interval", 1, 4, false);
+		for (int64_t i = 0; i < L; i++)
+			rope[i] = (uint8_t)((i + 1) % every != 0);
+	}
+	for (int t = 0; t < nt; t++)
+		copy[t] = -1;
+	for (int64_t i = 0; i < L && c->rc == GS_OK; i++) {
+		int t = c->lt[i];
+		if (rope[i])
+			continue;
+		if (copy[t] < 0) {
+			gs_layer_kind *k = tmpl_new(c);
+			*k = a->kind[t];
+			k->nope = true;
+			copy[t] = a->n_kinds - 1;
+		}
+		c->lt[i] = (uint8_t)copy[t];
+	}
+	free(rope);
 }
 
 /* Gemma 3 text configs often leave fields at Gemma3TextConfig defaults. */
@@ -496,6 +798,7 @@ static void fam_llama(cfg *c, llama_kind lk)
 	switch (lk) {
 	case LK_LLAMA:
 	case LK_GENERIC:
+	case LK_SMOLLM3: /* SmolLM3Config: attention_bias, mlp_bias (LlamaAttention, LlamaMLP) */
 		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
 		mlp_bias = get_bool(c, "mlp_bias", false);
 		break;
@@ -517,15 +820,17 @@ static void fam_llama(cfg *c, llama_kind lk)
 	default:
 		break;
 	}
+	/* SmolLM3Config defaults tie_word_embeddings to true, as the Gemma
+	 * configs do; the key is often left out of the file */
 	tied = get_bool(c, "tie_word_embeddings",
-	                lk == LK_GEMMA || lk == LK_GEMMA2 || lk == LK_GEMMA3);
+	                lk == LK_GEMMA || lk == LK_GEMMA2 || lk == LK_GEMMA3 || lk == LK_SMOLLM3 ||
+	                        (c->fam_tied_default && lk != LK_GENERIC));
 	if (c->rc != GS_OK)
 		return;
 	set_common(c, &d, tied);
 	a->act = GS_ACT_GATED;
 	a->norm = GS_NORM_RMS;
 	a->rotary = true;
-	a->sliding_window = sliding(c, lk, d.L);
 	a->n_kinds = 1;
 	k->n_layers = d.L;
 	if (lk == LK_QWEN1) {
@@ -570,6 +875,11 @@ static void fam_llama(cfg *c, llama_kind lk)
 	a->p_final = lk == LK_OLMO ? 0 : d.H;
 	if (lk == LK_OLMO)
 		a->norm = GS_NORM_LAYER; /* non-parametric LayerNorm */
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	attn_pattern(c, lk);
+	if (lk == LK_SMOLLM3)
+		nope_layers(c); /* SmolLM3Config: no_rope_layers, every 4th layer NoPE */
 	if (lk == LK_GENERIC) {
 		note(c,
 		     "unknown model_type \"%s\": sized as a generic LLaMA-style decoder (q/k/v/o "
@@ -578,11 +888,21 @@ static void fam_llama(cfg *c, llama_kind lk)
 	}
 }
 
-static int cmp_i64(const void *x, const void *y)
+/* Qwen-MoE's layer rule (Qwen2MoeDecoderLayer, Qwen3MoeDecoderLayer,
+ * Qwen3NextDecoderLayer): layer i is MoE when (i + 1) %
+ * decoder_sparse_step == 0 and i is not in mlp_only_layers. moe[i] = 1. */
+static void qwen_moe_layers(cfg *c, int64_t L, uint8_t *moe)
 {
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	int64_t step = get_int(c, "decoder_sparse_step", 1, 1, false);
+	uint8_t *only;
 
-	return (a > b) - (a < b);
+	if (c->rc != GS_OK)
+		return;
+	only = gs_xcalloc((size_t)L + 1, 1);
+	read_layer_ints(c, "mlp_only_layers", L, true, only);
+	for (int64_t i = 0; i < L; i++)
+		moe[i] = (uint8_t)((i + 1) % step == 0 && !only[i]);
+	free(only);
 }
 
 /* Mixture-of-experts layers of Mixtral, Qwen2-MoE and Qwen3-MoE. */
@@ -590,12 +910,13 @@ static void fam_moe(cfg *c, const char *type)
 {
 	gs_arch *a = c->a;
 	bool mixtral = strcmp(type, "mixtral") == 0, qwen2 = strcmp(type, "qwen2_moe") == 0;
+	bool qwen3 = !mixtral && !qwen2;
 	dims d;
-	int64_t E, top, moeI, shI = 0, step = 1, n_moe, n_dense, hd_def = 0;
-	bool qkv_bias = false, o_bias = false, tied, need_dense;
-	const cJSON *only = NULL;
+	int64_t E, top, moeI, shI = 0, n_moe = 0, hd_def = 0;
+	bool qkv_bias = false, o_bias = false, tied;
+	uint8_t *moe;
 
-	if (strcmp(type, "qwen3_moe") == 0)
+	if (qwen3)
 		hd_def = 128;
 	read_dims(c, &d, hd_def, mixtral);
 	E = get_int(c, mixtral ? "num_local_experts" : "num_experts", 1, 0, true);
@@ -610,51 +931,19 @@ static void fam_moe(cfg *c, const char *type)
 	} else if (!mixtral) {
 		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
 	}
-	tied = get_bool(c, "tie_word_embeddings", false);
-	n_moe = d.L;
-	if (!mixtral && c->rc == GS_OK) {
-		/* Qwen: layer i is MoE when (i+1) % decoder_sparse_step == 0 and i
-		 * is not in mlp_only_layers. */
-		step = get_int(c, "decoder_sparse_step", 1, 1, false);
-		n_moe = d.L / step;
-		only = gs_jget_item(c->obj, "mlp_only_layers");
-		if (c->rc == GS_OK && only != NULL) {
-			int64_t *idx, m = 0;
-
-			if (!cJSON_IsArray(only)) {
-				char got[64];
-				gs_json_describe(only, got, sizeof got);
-				field_fail(c, GS_ECONFIG, "mlp_only_layers",
-				           "must be an array of layer indices (got %s)", got);
-				return;
-			}
-			idx = gs_xcalloc((size_t)cJSON_GetArraySize(only) + 1, sizeof *idx);
-			for (const cJSON *v = only->child; v != NULL; v = v->next) {
-				double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
-
-				if (!isfinite(x) || x != floor(x) || x < 0 || x >= (double)d.L) {
-					char got[64];
-					gs_json_describe(v, got, sizeof got);
-					field_fail(c, GS_ECONFIG, "mlp_only_layers",
-					           "entries must be layer indices from 0 to %" PRId64 " (got %s)",
-					           d.L - 1, got);
-					free(idx);
-					return;
-				}
-				idx[m++] = (int64_t)x;
-			}
-			/* Distinct entries that would otherwise be MoE layers become dense. */
-			qsort(idx, (size_t)m, sizeof *idx, cmp_i64);
-			for (int64_t i = 0; i < m; i++) {
-				if ((i == 0 || idx[i] != idx[i - 1]) && (idx[i] + 1) % step == 0)
-					n_moe--;
-			}
-			free(idx);
-		}
-	}
-	n_dense = d.L - n_moe;
-	need_dense = n_dense > 0;
-	if (c->rc == GS_OK && need_dense && d.I == 0)
+	tied = get_bool(c, "tie_word_embeddings", c->fam_tied_default);
+	if (c->rc != GS_OK)
+		return;
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	moe = c->lt; /* template 1 (MoE) where the rule says so */
+	if (mixtral)
+		memset(moe, 1, (size_t)d.L);
+	else
+		qwen_moe_layers(c, d.L, moe);
+	for (int64_t i = 0; i < d.L; i++)
+		n_moe += moe[i];
+	if (c->rc == GS_OK && n_moe < d.L && d.I == 0)
 		get_int(c, "intermediate_size", 1, 0, true); /* fails: dense layers need it */
 	if (c->rc != GS_OK)
 		return;
@@ -663,22 +952,19 @@ static void fam_moe(cfg *c, const char *type)
 	a->act = GS_ACT_GATED;
 	a->norm = GS_NORM_RMS;
 	a->rotary = true;
-	a->sliding_window = mixtral ? get_int(c, "sliding_window", 1, 0, false)
-	                            : sliding(c, qwen2 ? LK_QWEN2 : LK_QWEN3, d.L);
 	a->p_final = d.H;
 	a->n_kinds = 0;
-	if (need_dense) {
-		gs_layer_kind *k = &a->kind[a->n_kinds++];
-		k->n_layers = n_dense;
+	{
+		gs_layer_kind *k = tmpl_new(c); /* template 0: dense */
 		add_attn(c, k, &d, qkv_bias, o_bias);
-		add_gated(k, "", d.H, d.I, false);
+		if (n_moe < d.L)
+			add_gated(k, "", d.H, d.I, false);
 		k->mlp_inner = d.I;
 	}
-	if (n_moe > 0) {
-		gs_layer_kind *k = &a->kind[a->n_kinds++];
+	{
+		gs_layer_kind *k = tmpl_new(c); /* template 1: MoE */
 		gs_linear *first;
 
-		k->n_layers = n_moe;
 		add_attn(c, k, &d, qkv_bias, o_bias);
 		if (mixtral) {
 			lin(k, "gate", GS_ROLE_ROUTER, d.H, E, false);
@@ -699,13 +985,14 @@ static void fam_moe(cfg *c, const char *type)
 		k->n_experts = E;
 		k->experts_per_tok = top;
 	}
-	a->qk_norm = strcmp(type, "qwen3_moe") == 0;
+	a->qk_norm = qwen3;
 	for (int i = 0; i < a->n_kinds; i++) {
 		a->kind[i].other_params = mul(c, 2, d.H, "hidden_size");
-		if (strcmp(type, "qwen3_moe") == 0) /* q_norm, k_norm */
+		if (qwen3) /* q_norm, k_norm */
 			a->kind[i].other_params =
 				add(c, a->kind[i].other_params, mul(c, 2, d.hd, "head_dim"), "head_dim");
 	}
+	attn_pattern(c, mixtral ? LK_MIXTRAL : qwen2 ? LK_QWEN2 : LK_QWEN3);
 }
 
 /* DeepSeek-V2/V3: multi-head latent attention, dense then MoE layers. */
@@ -747,11 +1034,15 @@ static void fam_deepseek(cfg *c)
 	tied = get_bool(c, "tie_word_embeddings", false);
 	if (c->rc != GS_OK)
 		return;
-	/* Layer i is MoE when i >= first_k_dense_replace and i % freq == 0:
-	 * multiples of freq in [firstk, L) = ceil(L/f) - ceil(firstk/f). */
+	/* Layer i is MoE when i >= first_k_dense_replace and i % freq == 0. */
+	if (!layers_begin(c, d.L, d.H))
+		return;
 	n_moe = 0;
-	if (E > 0 && firstk < d.L)
-		n_moe = (d.L + freq - 1) / freq - (firstk + freq - 1) / freq;
+	for (int64_t i = 0; i < d.L; i++) {
+		c->lt[i] = (uint8_t)(E > 0 && i >= firstk && i % freq == 0);
+		c->lm[i] = GS_MIX_MLA;
+		n_moe += c->lt[i];
+	}
 	n_dense = d.L - n_moe;
 	qhd = add(c, nope, rope, "qk_rope_head_dim");
 	d.nkv = d.nh;
@@ -770,13 +1061,10 @@ static void fam_deepseek(cfg *c)
 		norms = add(c, norms, qr, "q_lora_rank");
 	a->n_kinds = 0;
 	for (int moe = 0; moe < 2; moe++) {
-		gs_layer_kind *k;
-		int64_t n = moe ? n_moe : n_dense;
+		gs_layer_kind *k = tmpl_new(c); /* template 0 dense, 1 MoE */
 
-		if (n == 0)
-			continue;
-		k = &a->kind[a->n_kinds++];
-		k->n_layers = n;
+		if ((moe ? n_moe : n_dense) == 0)
+			continue; /* a template no layer takes */
 		if (qr > 0) {
 			lin(k, "q_a_proj", GS_ROLE_ATTN_OTHER, d.H, qr, ab);
 			lin(k, "q_b_proj", GS_ROLE_Q, qr, mul(c, d.nh, qhd, "num_attention_heads"), false);
@@ -1216,7 +1504,9 @@ static void fam_starcoder2(cfg *c)
 		return;
 	plain_common(c, &d, tied);
 	a->rotary = true;
-	a->sliding_window = get_int(c, "sliding_window", 1, 0, false);
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	attn_pattern(c, LK_STARCODER2);
 	add_attn(c, k, &d, bias, bias);
 	lin(k, "c_fc", GS_ROLE_UP, d.H, d.I, bias);
 	lin(k, "c_proj", GS_ROLE_DOWN, d.I, d.H, bias);
@@ -1314,6 +1604,1038 @@ static void fam_distilbert(cfg *c)
 		note(c, "sinusoidal_pos_embds: the position table is counted but fixed (not trained)");
 }
 
+/* ---- the 2025-26 families ---- */
+
+/* Routed experts stored as one fused gate+up tensor [E, H, 2I] and one
+ * down tensor [E, I, H] (gpt-oss, Llama 4's text experts, Granite's
+ * input_linear/output_linear): two expert "linears" with `pfx` names. */
+static void fused_experts(gs_layer_kind *k, const char *up_name, const char *down_name, int64_t H,
+                          int64_t I, int64_t twoI, int64_t E, int64_t top, bool bias)
+{
+	gs_linear *l = lin(k, up_name, GS_ROLE_GATE_UP, H, twoI, bias);
+
+	as_experts(l, E, top);
+	l = lin(k, down_name, GS_ROLE_DOWN, I, H, bias);
+	as_experts(l, E, top);
+	k->n_experts = E;
+	k->experts_per_tok = top;
+}
+
+/* The experts' count and top-k, checked against each other. */
+static void read_experts(cfg *c, const char *e_key, const char *const *top_keys, int64_t *E,
+                         int64_t *top)
+{
+	*E = get_int(c, e_key, 1, 0, true);
+	*top = get_int_alias(c, top_keys, 1, 0, true);
+	if (c->rc == GS_OK && *top > *E)
+		field_fail(c, GS_ECONFIG, top_keys[0], "must not exceed the %" PRId64 " experts (got %" PRId64 ")",
+		           *E, *top);
+}
+
+static const char *const K_TOPK[] = { "num_experts_per_tok", "experts_per_token", NULL };
+
+/* gpt-oss (GptOssForCausalLM; transformers models/gpt_oss/modeling_gpt_oss.py,
+ * 4.55): GQA attention with q/k/v/o biases and one learned sink logit per
+ * head (self_attn.sinks), layers alternating sliding (sliding_window 128)
+ * and full attention (layer_types), an MoE in every layer: a router with a
+ * bias, experts with a fused gate_up_proj [E, H, 2I] and down_proj
+ * [E, I, H], each with its bias, no shared expert; untied head. */
+static void fam_gpt_oss(cfg *c, int variant)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k;
+	dims d;
+	int64_t E, top;
+	bool ab, tied;
+
+	(void)variant;
+	read_dims(c, &d, 64, true); /* GptOssConfig head_dim 64 */
+	read_experts(c, "num_local_experts", K_TOPK, &E, &top);
+	ab = get_bool(c, "attention_bias", true);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	if (c->rc != GS_OK)
+		return;
+	set_common(c, &d, tied);
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->p_final = d.H;
+	k = tmpl_new(c);
+	add_attn(c, k, &d, ab, ab);
+	lin(k, "router", GS_ROLE_ROUTER, d.H, E, true);
+	fused_experts(k, "experts.gate_up_proj", "experts.down_proj", d.H, d.I,
+	              mul(c, 2, d.I, "intermediate_size"), E, top, true);
+	k->mlp_inner = mul(c, top, d.I, "num_experts_per_tok");
+	k->sinks = true;
+	k->other_params = add(c, mul(c, 2, d.H, "hidden_size"), d.nh, "num_attention_heads");
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	attn_pattern(c, LK_GPT_OSS);
+}
+
+/* Llama 4's text stack (Llama4TextModel; transformers models/llama4/
+ * modeling_llama4.py @ 000c33fd, configuration_llama4.py): layer i is MoE
+ * when it is in moe_layers (default every interleave_moe_layer_step-th:
+ * range(step - 1, L, step)): a router (no bias), experts with a fused
+ * gate_up_proj [E, H, 2I] and down_proj [E, I, H] and an always-on shared
+ * expert of intermediate_size; the other layers a gated MLP of
+ * intermediate_size_mlp. no_rope_layers[i] = 1: RoPE and chunked
+ * attention (attention_chunk_size); 0: NoPE full attention (default every
+ * 4th). use_qk_norm is a weightless L2 norm. */
+static void fam_llama4_text(cfg *c)
+{
+	gs_arch *a = c->a;
+	dims d;
+	int64_t E, top, Im, step, chunk;
+	bool tied, ab;
+	uint8_t *moe;
+	static const type_name tn[] = { { "full_attention", GS_MIX_FULL },
+		                        { "chunked_attention", GS_MIX_CHUNKED },
+		                        { NULL, 0 } };
+
+	read_dims(c, &d, 0, true);
+	read_experts(c, "num_local_experts", K_TOPK, &E, &top);
+	Im = get_int(c, "intermediate_size_mlp", 1, 0, false);
+	step = get_int(c, "interleave_moe_layer_step", 1, 1, false);
+	chunk = get_int(c, "attention_chunk_size", 1, 0, false);
+	ab = get_bool(c, "attention_bias", false);
+	tied = get_bool(c, "tie_word_embeddings", c->fam_tied_default);
+	if (c->rc != GS_OK)
+		return;
+	set_common(c, &d, tied);
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->p_final = d.H;
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	moe = c->lt;
+	if (!read_layer_ints(c, "moe_layers", d.L, true, moe) && c->rc == GS_OK)
+		for (int64_t i = step - 1; i < d.L; i += step)
+			moe[i] = 1;
+	if (c->rc != GS_OK)
+		return;
+	for (int64_t i = 0; i < d.L; i++)
+		if (!moe[i] && Im == 0) {
+			get_int(c, "intermediate_size_mlp", 1, 0, true); /* fails: dense layers need it */
+			return;
+		}
+	{
+		gs_layer_kind *k = tmpl_new(c); /* 0: dense */
+		add_attn(c, k, &d, ab, ab);
+		add_gated(k, "feed_forward.", d.H, Im ? Im : 1, false);
+		k->mlp_inner = Im;
+		k->other_params = mul(c, 2, d.H, "hidden_size");
+		k = tmpl_new(c); /* 1: MoE */
+		add_attn(c, k, &d, ab, ab);
+		lin(k, "router", GS_ROLE_ROUTER, d.H, E, false);
+		fused_experts(k, "experts.gate_up_proj", "experts.down_proj", d.H, d.I,
+		              mul(c, 2, d.I, "intermediate_size"), E, top, false);
+		add_gated(k, "shared_expert.", d.H, d.I, false);
+		k->mlp_inner = add(c, mul(c, top, d.I, "num_experts_per_tok"), d.I, "intermediate_size");
+		k->other_params = mul(c, 2, d.H, "hidden_size");
+	}
+	c->window = chunk;
+	if (has(c, "layer_types")) {
+		read_type_list(c, "layer_types", d.L, tn);
+	} else {
+		uint8_t *rope = gs_xcalloc((size_t)d.L + 1, 1);
+		if (!read_layer_ints(c, "no_rope_layers", d.L, false, rope) && c->rc == GS_OK) {
+			int64_t every = get_int(c, "no_rope_layer_interval", 1, 4, false);
+			for (int64_t i = 0; i < d.L; i++)
+				rope[i] = (uint8_t)((i + 1) % every != 0);
+		}
+		for (int64_t i = 0; i < d.L; i++)
+			c->lm[i] = (uint8_t)(rope[i] && chunk > 0 ? GS_MIX_CHUNKED : GS_MIX_FULL);
+		free(rope);
+	}
+	nope_layers(c);
+}
+
+/* The Gated DeltaNet and gated attention of Qwen3-Next
+ * (Qwen3NextForCausalLM; transformers models/qwen3_next/
+ * modular_qwen3_next.py @ 043bb8dd): layer i is full attention when
+ * layer_types says so, else when (i + 1) % full_attention_interval == 0,
+ * the others linear attention; each followed by the Qwen-MoE block (router,
+ * experts, a shared expert with its sigmoid gate) or, in mlp_only_layers,
+ * a dense MLP. Full attention: q_proj twice the query width (query and
+ * output gate), q_norm and k_norm. Gated DeltaNet: in_proj_qkvz (2 key + 2
+ * value widths), in_proj_ba (2 per value head), a depthwise conv over
+ * 2 key + 1 value width without bias, dt_bias and A_log per value head, a
+ * gated RMSNorm of the value head dim, out_proj. fla's chunk kernel keeps
+ * the final recurrent state in fp32 (chunk_delta_h.py: final_state
+ * dtype=torch.float32). */
+static void fam_qwen3_next(cfg *c, int variant)
+{
+	gs_arch *a = c->a;
+	dims d;
+	int64_t E, top, moeI, shI, every, nv, nk, dk, dv, K, kd, vd, conv;
+	bool tied, ab;
+	static const type_name tn[] = { { "full_attention", GS_MIX_FULL },
+		                        { "linear_attention", GS_MIX_LINEAR },
+		                        { NULL, 0 } };
+	uint8_t *moe;
+
+	(void)variant;
+	read_dims(c, &d, 256, false);
+	read_experts(c, "num_experts", K_TOPK, &E, &top);
+	moeI = get_int(c, "moe_intermediate_size", 1, 0, true);
+	shI = get_int(c, "shared_expert_intermediate_size", 0, 0, false);
+	every = get_int(c, "full_attention_interval", 1, 4, false);
+	nv = get_int(c, "linear_num_value_heads", 1, 0, true);
+	nk = get_int(c, "linear_num_key_heads", 1, 0, true);
+	dk = get_int(c, "linear_key_head_dim", 1, 0, true);
+	dv = get_int(c, "linear_value_head_dim", 1, 0, true);
+	K = get_int(c, "linear_conv_kernel_dim", 1, 4, false);
+	ab = get_bool(c, "attention_bias", false);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	if (c->rc != GS_OK)
+		return;
+	set_common(c, &d, tied);
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->qk_norm = true;
+	a->p_final = d.H;
+	kd = mul(c, nk, dk, "linear_key_head_dim");
+	vd = mul(c, nv, dv, "linear_value_head_dim");
+	conv = add(c, mul(c, 2, kd, "linear_key_head_dim"), vd, "linear_value_head_dim");
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	moe = gs_xcalloc((size_t)d.L + 1, 1);
+	qwen_moe_layers(c, d.L, moe);
+	if (has(c, "layer_types"))
+		read_type_list(c, "layer_types", d.L, tn);
+	else
+		for (int64_t i = 0; i < d.L; i++)
+			c->lm[i] = (uint8_t)((i + 1) % every == 0 ? GS_MIX_FULL : GS_MIX_LINEAR);
+	for (int64_t i = 0; i < d.L; i++) {
+		c->lt[i] = (uint8_t)((c->lm[i] == GS_MIX_LINEAR ? 2 : 0) + moe[i]);
+		if (!moe[i] && d.I == 0 && c->rc == GS_OK)
+			get_int(c, "intermediate_size", 1, 0, true); /* fails: dense layers need it */
+	}
+	free(moe);
+	if (c->rc != GS_OK)
+		return;
+	for (int t = 0; t < 4; t++) {
+		gs_layer_kind *k = tmpl_new(c); /* 0 attention, 1 attention + MoE, 2 GDN, 3 GDN + MoE */
+		int64_t q = mul(c, d.nh, d.hd, "head_dim");
+
+		k->other_params = mul(c, 2, d.H, "hidden_size");
+		if (t < 2) {
+			lin(k, "q_proj", GS_ROLE_Q, d.H, mul(c, 2, q, "head_dim"), ab); /* query and its gate */
+			lin(k, "k_proj", GS_ROLE_K, d.H, mul(c, d.nkv, d.hd, "head_dim"), ab);
+			lin(k, "v_proj", GS_ROLE_V, d.H, mul(c, d.nkv, d.hd, "head_dim"), ab);
+			lin(k, "o_proj", GS_ROLE_O, q, d.H, ab);
+			k->other_params = add(c, k->other_params, mul(c, 2, d.hd, "head_dim"), "head_dim");
+		} else {
+			int64_t po = add(c, mul(c, 2, add(c, kd, vd, "linear_value_head_dim"), "linear_key_head_dim"),
+			                 mul(c, 2, nv, "linear_num_value_heads"), "linear_num_value_heads");
+			lin(k, "in_proj_qkvz", GS_ROLE_QKV, d.H, add(c, mul(c, 2, kd, "linear_key_head_dim"),
+			                                           mul(c, 2, vd, "linear_value_head_dim"),
+			                                           "linear_value_head_dim"), false);
+			lin(k, "in_proj_ba", GS_ROLE_ATTN_OTHER, d.H, mul(c, 2, nv, "linear_num_value_heads"), false);
+			lin(k, "out_proj", GS_ROLE_O, vd, d.H, false);
+			/* conv1d (no bias), dt_bias, A_log, the gated norm */
+			k->other_params = add(c, add(c, k->other_params, mul(c, conv, K, "linear_conv_kernel_dim"),
+			                             "linear_conv_kernel_dim"),
+			                      add(c, mul(c, 2, nv, "linear_num_value_heads"), dv, "linear_value_head_dim"),
+			                      "linear_value_head_dim");
+			k->st = (gs_state_shape){ .heads = nv, .k_heads = nk, .k_dim = dk, .v_dim = dv, .conv_dim = conv,
+			                          .conv_kernel = K, .proj_out = po, .chunk = 64, .state_bytes = 4 };
+		}
+		if (t % 2 == 0) {
+			add_gated(k, "mlp.", d.H, d.I ? d.I : 1, false);
+			k->mlp_inner = d.I;
+		} else {
+			lin(k, "gate", GS_ROLE_ROUTER, d.H, E, false);
+			experts3(k, add_gated(k, "", d.H, moeI, false), E, top);
+			k->mlp_inner = mul(c, top, moeI, "num_experts_per_tok");
+			if (shI > 0) {
+				add_gated(k, "shared_expert.", d.H, shI, false);
+				lin(k, "shared_expert_gate", GS_ROLE_ROUTER, d.H, 1, false);
+				k->mlp_inner = add(c, k->mlp_inner, shI, "shared_expert_intermediate_size");
+			}
+			k->n_experts = E;
+			k->experts_per_tok = top;
+		}
+	}
+}
+
+/* A Mamba-2 mixer's modules (transformers' Mamba2Mixer as Granite 4.0 H
+ * and Nemotron-H use it): in_proj H -> 2I + 2gN + heads, a depthwise conv
+ * over I + 2gN channels (kernel K, optional bias), dt_bias, A_log and D
+ * per head, a gated RMSNorm of I, out_proj I -> H. */
+static void mamba_mixer(cfg *c, gs_layer_kind *k, int64_t H, int64_t nh, int64_t p, int64_t g, int64_t N,
+                        int64_t K, bool conv_bias, bool proj_bias, int64_t chunk, int state_bytes,
+                        const char *heads_key)
+{
+	int64_t I = mul(c, nh, p, heads_key);
+	int64_t conv = add(c, I, mul(c, mul(c, 2, g, heads_key), N, heads_key), heads_key);
+	int64_t po = add(c, add(c, I, conv, heads_key), nh, heads_key);
+	int64_t other = add(c, mul(c, conv, K, heads_key), conv_bias ? conv : 0, heads_key);
+
+	lin(k, "in_proj", GS_ROLE_QKV, H, po, proj_bias);
+	lin(k, "out_proj", GS_ROLE_O, I, H, proj_bias);
+	other = add(c, other, add(c, mul(c, 3, nh, heads_key), I, heads_key), heads_key);
+	k->other_params = add(c, k->other_params, other, heads_key);
+	k->st = (gs_state_shape){ .heads = nh, .k_heads = g, .k_dim = N, .v_dim = p, .conv_dim = conv,
+	                          .conv_kernel = K, .proj_out = po, .chunk = chunk,
+	                          .state_bytes = state_bytes };
+}
+
+/* Granite 4.0 H (GraniteMoeHybridForCausalLM; transformers
+ * models/granitemoehybrid/modeling_granitemoehybrid.py): layer_types names
+ * each layer mamba or attention; every layer has two RMSNorms, its mixer,
+ * the shared gated MLP (shared_mlp.input_linear H -> 2 x
+ * shared_intermediate_size, output_linear) and, when num_local_experts >
+ * 0, an MoE (router, experts input_linear [E, 2I, H] and output_linear).
+ * The Mamba mixer's width is mamba_expand x hidden_size
+ * (GraniteMoeHybridMambaLayer), its state and conv cache at the model's
+ * dtype (HybridMambaAttentionDynamicCache). position_embedding_type
+ * "nope": no rotary. */
+static void fam_granite_hybrid(cfg *c, int variant)
+{
+	gs_arch *a = c->a;
+	dims d;
+	int64_t E, top = 0, sI, nh, p, g, N, K, expand, chunk;
+	bool ab, tied, cb, pb;
+	const char *pos;
+	static const type_name tn[] = { { "attention", GS_MIX_FULL }, { "mamba", GS_MIX_MAMBA2 }, { NULL, 0 } };
+
+	(void)variant;
+	read_dims(c, &d, 0, false);
+	E = get_int(c, "num_local_experts", 0, 0, false);
+	if (E > 0)
+		read_experts(c, "num_local_experts", K_TOPK, &E, &top);
+	sI = get_int(c, "shared_intermediate_size", 1, 0, true);
+	nh = get_int(c, "mamba_n_heads", 1, 128, false);
+	p = get_int(c, "mamba_d_head", 1, 0, true);
+	g = get_int(c, "mamba_n_groups", 1, 1, false);
+	N = get_int(c, "mamba_d_state", 1, 256, false);
+	K = get_int(c, "mamba_d_conv", 1, 4, false);
+	expand = get_int(c, "mamba_expand", 1, 2, false);
+	chunk = get_int(c, "mamba_chunk_size", 1, 256, false);
+	cb = get_bool(c, "mamba_conv_bias", true);
+	pb = get_bool(c, "mamba_proj_bias", false);
+	ab = get_bool(c, "attention_bias", false);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	pos = get_str(c, "position_embedding_type");
+	if (c->rc == GS_OK && E > 0 && d.I == 0)
+		get_int(c, "intermediate_size", 1, 0, true); /* fails: the experts need it */
+	if (c->rc != GS_OK)
+		return;
+	if (mul(c, nh, p, "mamba_n_heads") != mul(c, expand, d.H, "mamba_expand")) {
+		field_fail(c, GS_ECONFIG, "mamba_n_heads",
+		           "x mamba_d_head (%lld x %lld) must equal mamba_expand x hidden_size (%lld x %lld): "
+		           "the mixer's width and its state's would differ",
+		           (long long)nh, (long long)p, (long long)expand, (long long)d.H);
+		return;
+	}
+	if (pos != NULL && strcmp(pos, "nope") != 0 && strcmp(pos, "rope") != 0) {
+		field_fail(c, GS_ECONFIG, "position_embedding_type", "must be \"nope\" or \"rope\" (got \"%.32s\")", pos);
+		return;
+	}
+	set_common(c, &d, tied);
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = pos != NULL && strcmp(pos, "rope") == 0;
+	a->p_final = d.H;
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	if (!has(c, "layer_types")) {
+		field_fail(c, GS_ECONFIG, "layer_types", "missing: granitemoehybrid lists each layer's mixer");
+		return;
+	}
+	if (!read_type_list(c, "layer_types", d.L, tn))
+		return;
+	for (int64_t i = 0; i < d.L; i++)
+		c->lt[i] = (uint8_t)(c->lm[i] == GS_MIX_MAMBA2);
+	for (int t = 0; t < 2; t++) {
+		gs_layer_kind *k = tmpl_new(c); /* 0 attention, 1 Mamba-2 */
+		k->other_params = mul(c, 2, d.H, "hidden_size");
+		if (t == 0)
+			add_attn(c, k, &d, ab, ab);
+		else
+			mamba_mixer(c, k, d.H, nh, p, g, N, K, cb, pb, chunk, 0, "mamba_n_heads");
+		lin(k, "shared_mlp.input_linear", GS_ROLE_GATE_UP, d.H, mul(c, 2, sI, "shared_intermediate_size"), false);
+		lin(k, "shared_mlp.output_linear", GS_ROLE_DOWN, sI, d.H, false);
+		k->mlp_inner = sI;
+		if (E > 0) {
+			lin(k, "router", GS_ROLE_ROUTER, d.H, E, false);
+			fused_experts(k, "experts.input_linear", "experts.output_linear", d.H, d.I,
+			              mul(c, 2, d.I, "intermediate_size"), E, top, false);
+			k->mlp_inner = add(c, k->mlp_inner, mul(c, top, d.I, "num_experts_per_tok"), "intermediate_size");
+		}
+	}
+}
+
+/* Nemotron-H (NemotronHForCausalLM, NVIDIA's remote code
+ * modeling_nemotron_h.py named in auto_map): hybrid_override_pattern has
+ * one block per character, each one RMSNorm and one mixer: M Mamba-2
+ * (heads x head_dim wide), * attention, - a plain MLP (up, down; relu2),
+ * E an MoE of plain experts (router, moe_intermediate_size experts and a
+ * shared expert of moe_shared_expert_intermediate_size). in_proj and
+ * out_proj take use_bias; mamba_ssm_cache_dtype "float32" keeps the SSM
+ * state in fp32. */
+static void fam_nemotron_h(cfg *c, int variant)
+{
+	static const char *const k_hd[] = { "attention_head_dim", "head_dim", NULL };
+	gs_arch *a = c->a;
+	dims d;
+	int64_t E = 0, top = 0, moeI = 0, shI = 0, nsh = 0, nh, p, g, N, K, chunk, hd;
+	bool ab, mb, tied, cb, ub;
+	const char *pat, *sdt;
+	char idx[64];
+	int n_e = 0, n_m = 0;
+
+	(void)variant;
+	d.H = get_int(c, "hidden_size", 1, 0, true);
+	d.L = get_int(c, "num_hidden_layers", 1, 0, true);
+	d.nh = get_int(c, "num_attention_heads", 1, 0, true);
+	d.nkv = get_int(c, "num_key_value_heads", 1, d.nh, false);
+	d.V = get_int(c, "vocab_size", 1, 0, true);
+	d.I = get_int(c, "intermediate_size", 1, 0, false);
+	hd = get_int_alias(c, k_hd, 1, 0, false);
+	pat = get_str(c, "hybrid_override_pattern");
+	nh = get_int(c, "mamba_num_heads", 1, 0, true);
+	p = get_int(c, "mamba_head_dim", 1, 0, true);
+	g = get_int(c, "n_groups", 1, 1, false);
+	N = get_int(c, "ssm_state_size", 1, 0, true);
+	K = get_int(c, "conv_kernel", 1, 4, false);
+	chunk = get_int(c, "chunk_size", 1, 128, false);
+	cb = get_bool(c, "use_conv_bias", true);
+	ub = get_bool(c, "use_bias", false);
+	ab = get_bool(c, "attention_bias", false);
+	mb = get_bool(c, "mlp_bias", false);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	sdt = get_str(c, "mamba_ssm_cache_dtype");
+	if (c->rc != GS_OK)
+		return;
+	if (pat == NULL) {
+		field_fail(c, GS_ECONFIG, "hybrid_override_pattern", "missing: nemotron_h gives each block's kind there");
+		return;
+	}
+	if ((int64_t)strlen(pat) != d.L) {
+		field_fail(c, GS_ECONFIG, "hybrid_override_pattern", "has %zu blocks for num_hidden_layers %lld",
+		           strlen(pat), (long long)d.L);
+		return;
+	}
+	if (get_bool(c, "mamba_proj_bias", ub) != ub && c->rc == GS_OK) {
+		field_fail(c, GS_ECONFIG, "mamba_proj_bias", "disagrees with use_bias, which sizes in_proj and out_proj");
+		return;
+	}
+	for (int64_t i = 0; i < d.L; i++) {
+		if (!strchr("M*-E", pat[i]) || pat[i] == '\0') {
+			field_fail(c, GS_ECONFIG, indexed(idx, sizeof idx, "hybrid_override_pattern", i),
+			           "'%c' is not a block kind (M Mamba-2, * attention, - MLP, E MoE)", pat[i]);
+			return;
+		}
+		n_e += pat[i] == 'E';
+		n_m += pat[i] == '-';
+	}
+	if (n_e > 0) {
+		read_experts(c, "n_routed_experts", K_TOPK, &E, &top);
+		moeI = get_int(c, "moe_intermediate_size", 1, 0, true);
+		nsh = get_int(c, "n_shared_experts", 0, 1, false);
+		if (nsh > 0)
+			shI = get_int(c, "moe_shared_expert_intermediate_size", 1, 0, true);
+	}
+	if (n_m > 0 && d.I == 0)
+		get_int(c, "intermediate_size", 1, 0, true);
+	if (c->rc != GS_OK || (hd == 0 && !heads_divide(c, &d, "num_attention_heads")))
+		return;
+	if (hd > 0)
+		d.hd = hd;
+	if (!kv_divides(c, &d, "num_key_value_heads"))
+		return;
+	set_common(c, &d, tied);
+	a->act = GS_ACT_PLAIN; /* relu2 MLPs and experts */
+	a->norm = GS_NORM_RMS;
+	a->rotary = get_num(c, "partial_rotary_factor", 0, 1, "a number from 0 to 1", 1) > 0 && has(c, "rope_theta");
+	a->p_final = d.H;
+	a->layer_norms = 1;
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	c->pattern_key = "hybrid_override_pattern";
+	for (int t = 0; t < 4; t++) {
+		gs_layer_kind *k = tmpl_new(c); /* 0 M, 1 *, 2 -, 3 E */
+		k->other_params = d.H;
+		k->norms = 1;
+		switch (t) {
+		case 0:
+			mamba_mixer(c, k, d.H, nh, p, g, N, K, cb, ub, chunk, sdt && strcmp(sdt, "float32") == 0 ? 4 : 0,
+			            "mamba_num_heads");
+			k->mlp = GS_MLP_NONE;
+			break;
+		case 1:
+			add_attn(c, k, &d, ab, ab);
+			k->mlp = GS_MLP_NONE;
+			break;
+		case 2:
+			lin(k, "up_proj", GS_ROLE_UP, d.H, d.I ? d.I : 1, mb);
+			lin(k, "down_proj", GS_ROLE_DOWN, d.I ? d.I : 1, d.H, mb);
+			k->mlp_inner = d.I;
+			break;
+		default:
+			if (n_e == 0)
+				break;
+			lin(k, "gate", GS_ROLE_ROUTER, d.H, E, false);
+			as_experts(lin(k, "experts.up_proj", GS_ROLE_UP, d.H, moeI, mb), E, top);
+			as_experts(lin(k, "experts.down_proj", GS_ROLE_DOWN, moeI, d.H, mb), E, top);
+			k->mlp_inner = mul(c, top, moeI, "num_experts_per_tok");
+			if (nsh > 0) {
+				lin(k, "shared_experts.up_proj", GS_ROLE_UP, d.H, shI, mb);
+				lin(k, "shared_experts.down_proj", GS_ROLE_DOWN, shI, d.H, mb);
+				k->mlp_inner = add(c, k->mlp_inner, shI, "moe_shared_expert_intermediate_size");
+			}
+			k->n_experts = E;
+			k->experts_per_tok = top;
+		}
+	}
+	for (int64_t i = 0; i < d.L; i++) {
+		int t = pat[i] == 'M' ? 0 : pat[i] == '*' ? 1 : pat[i] == '-' ? 2 : 3;
+		c->lt[i] = (uint8_t)t;
+		c->lm[i] = (uint8_t)(t == 0 ? GS_MIX_MAMBA2 : t == 1 ? GS_MIX_FULL : GS_MIX_NONE);
+	}
+}
+
+/* GLM-4.5 (Glm4MoeForCausalLM; transformers models/glm4_moe/
+ * modeling_glm4_moe.py): GQA attention with q/k/v biases (attention_bias)
+ * and none on o_proj, head_dim wide heads, q_norm/k_norm under use_qk_norm;
+ * the first first_k_dense_replace layers a gated MLP, the rest an MoE
+ * (router without bias; e_score_correction_bias is a buffer), gated
+ * experts and n_shared_experts shared ones of moe_intermediate_size. The
+ * next-token (MTP) layers are stored but not built. */
+static void fam_glm4_moe(cfg *c, int variant)
+{
+	gs_arch *a = c->a;
+	dims d;
+	int64_t E, top, moeI, nsh, firstk, n_moe = 0;
+	bool ab, tied, qkn;
+
+	(void)variant;
+	read_dims(c, &d, 0, true);
+	read_experts(c, "n_routed_experts", K_TOPK, &E, &top);
+	moeI = get_int(c, "moe_intermediate_size", 1, 0, true);
+	nsh = get_int(c, "n_shared_experts", 0, 1, false);
+	firstk = get_int(c, "first_k_dense_replace", 0, 1, false);
+	ab = get_bool(c, "attention_bias", false);
+	qkn = get_bool(c, "use_qk_norm", false);
+	tied = get_bool(c, "tie_word_embeddings", false);
+	get_frac(c, "partial_rotary_factor", 0.5);
+	if (c->rc != GS_OK)
+		return;
+	set_common(c, &d, tied);
+	a->act = GS_ACT_GATED;
+	a->norm = GS_NORM_RMS;
+	a->rotary = true;
+	a->qk_norm = qkn;
+	a->p_final = d.H;
+	if (get_int(c, "num_nextn_predict_layers", 0, 0, false) > 0)
+		note(c, "multi-token-prediction layers not counted (transformers does not load them)");
+	if (!layers_begin(c, d.L, d.H))
+		return;
+	for (int64_t i = 0; i < d.L; i++) {
+		c->lt[i] = (uint8_t)(i >= firstk);
+		n_moe += c->lt[i];
+	}
+	for (int t = 0; t < 2; t++) {
+		gs_layer_kind *k = tmpl_new(c);
+		add_attn(c, k, &d, ab, false);
+		k->other_params = add(c, mul(c, 2, d.H, "hidden_size"), qkn ? mul(c, 2, d.hd, "head_dim") : 0,
+		                      "head_dim");
+		if (t == 0) {
+			add_gated(k, "", d.H, d.I, false);
+			k->mlp_inner = d.I;
+			continue;
+		}
+		lin(k, "gate", GS_ROLE_ROUTER, d.H, E, false);
+		experts3(k, add_gated(k, "", d.H, moeI, false), E, top);
+		k->mlp_inner = mul(c, top, moeI, "num_experts_per_tok");
+		if (nsh > 0) {
+			int64_t shI = mul(c, nsh, moeI, "n_shared_experts");
+			add_gated(k, "shared_experts.", d.H, shI, false);
+			k->mlp_inner = add(c, k->mlp_inner, shI, "n_shared_experts");
+		}
+		k->n_experts = E;
+		k->experts_per_tok = top;
+	}
+	(void)n_moe;
+}
+
+/* ---- vision towers (multimodal wrappers): parameters of the tower and
+ * its projector, read from vision_config with its config class's
+ * defaults; each formula is the module list of the transformers class
+ * named ---- */
+
+/* A reader over vision_config ("vision_config." in messages); NULL
+ * vision_config: the config class's defaults throughout. */
+static cfg vision_reader(cfg *c)
+{
+	cfg v = *c;
+	const cJSON *vc = gs_jget_item(c->root, "vision_config");
+
+	v.obj = cJSON_IsObject(vc) ? vc : NULL;
+	v.pfx = "vision_config.";
+	v.big_key = NULL;
+	if (vc != NULL && !cJSON_IsObject(vc)) {
+		char got[64];
+		cfg r = *c; /* named from the top, whatever c reads */
+		r.pfx = "";
+		gs_json_describe(vc, got, sizeof got);
+		field_fail(&r, GS_ECONFIG, "vision_config", "must be an object (got %s)", got);
+		v.rc = c->rc = r.rc;
+	}
+	return v;
+}
+
+/* Positive integer field of vision_config with its class default. */
+static int64_t vget(cfg *v, const char *key, int64_t def)
+{
+	if (v->obj == NULL || v->rc != GS_OK)
+		return v->rc == GS_OK ? def : 1;
+	return get_int(v, key, 1, def, false);
+}
+
+/* Linear layer parameters (in x out, and out more with a bias). */
+static int64_t linp(cfg *c, int64_t in, int64_t out, bool bias, const char *key)
+{
+	return add(c, mul(c, in, out, key), bias ? out : 0, key);
+}
+
+/* SigLIP (SiglipVisionModel; transformers models/siglip/modeling_siglip.py,
+ * SiglipVisionConfig defaults): Conv2d patch embedding with bias, a
+ * position table of (image_size / patch_size)^2, layers of two LayerNorms,
+ * q/k/v/out and fc1/fc2 all with biases, a post LayerNorm, and the
+ * attention-pooling head when vision_use_head. Gemma 3's projector
+ * (Gemma3MultiModalProjector): an RMSNorm of the vision width and a vision
+ * x text matrix. */
+static int64_t vision_siglip_gemma3(cfg *c, int64_t text_h)
+{
+	cfg v = vision_reader(c);
+	int64_t H = vget(&v, "hidden_size", 768), I = vget(&v, "intermediate_size", 3072);
+	int64_t L = vget(&v, "num_hidden_layers", 12), C = vget(&v, "num_channels", 3);
+	int64_t img = vget(&v, "image_size", 224), P = vget(&v, "patch_size", 16);
+	bool head = v.obj ? get_bool(&v, "vision_use_head", true) : true;
+	int64_t t, layer, n;
+
+	if (v.rc != GS_OK)
+		return c->rc = v.rc, 0;
+	n = (img / P) * (img / P);
+	t = add(&v, linp(&v, mul(&v, mul(&v, C, P, "patch_size"), P, "patch_size"), H, true, "hidden_size"),
+	        mul(&v, n, H, "image_size"), "image_size");
+	layer = add(&v, mul(&v, 4, H, "hidden_size"), mul(&v, 4, linp(&v, H, H, true, "hidden_size"), "hidden_size"),
+	            "hidden_size");
+	layer = add(&v, layer, add(&v, linp(&v, H, I, true, "intermediate_size"), linp(&v, I, H, true, "intermediate_size"),
+	                           "intermediate_size"), "intermediate_size");
+	t = add(&v, add(&v, t, mul(&v, L, layer, "num_hidden_layers"), "num_hidden_layers"), mul(&v, 2, H, "hidden_size"),
+	        "hidden_size");
+	if (head) /* probe, MultiheadAttention (in_proj 3H, out_proj), LayerNorm, MLP */
+		t = add(&v, t, add(&v, add(&v, H, add(&v, linp(&v, H, mul(&v, 3, H, "hidden_size"), true, "hidden_size"),
+		                                       linp(&v, H, H, true, "hidden_size"), "hidden_size"), "hidden_size"),
+		                   add(&v, mul(&v, 2, H, "hidden_size"),
+		                       add(&v, linp(&v, H, I, true, "intermediate_size"), linp(&v, I, H, true, "intermediate_size"),
+		                           "intermediate_size"), "intermediate_size"), "hidden_size"), "hidden_size");
+	t = add(&v, t, add(&v, H, mul(&v, H, text_h, "hidden_size"), "hidden_size"), "hidden_size");
+	c->rc = v.rc;
+	snprintf(c->a->vision, sizeof c->a->vision, "siglip");
+	return t;
+}
+
+/* Pixtral (PixtralVisionModel; transformers models/pixtral/
+ * modeling_pixtral.py, PixtralVisionConfig defaults) and Mistral 3's
+ * projector (Mistral3MultiModalProjector): a patch Conv2d without bias, an
+ * RMSNorm ln_pre, layers of two RMSNorms, q/k/v/o (H x H, no bias) and a
+ * gated MLP; the projector's RMSNorm, the patch merger (H x
+ * spatial_merge_size^2 -> H) and linear_1, linear_2 (bias per
+ * multimodal_projector_bias). */
+static int64_t vision_pixtral(cfg *c, int64_t text_h)
+{
+	cfg v = vision_reader(c);
+	int64_t H = vget(&v, "hidden_size", 1024), I = vget(&v, "intermediate_size", 4096);
+	int64_t L = vget(&v, "num_hidden_layers", 24), C = vget(&v, "num_channels", 3);
+	int64_t P = vget(&v, "patch_size", 16), m = get_int(c, "spatial_merge_size", 1, 2, false);
+	bool pb = get_bool(c, "multimodal_projector_bias", false);
+	int64_t t, layer;
+
+	if (v.rc != GS_OK || c->rc != GS_OK)
+		return c->rc = v.rc != GS_OK ? v.rc : c->rc, 0;
+	t = add(&v, mul(&v, mul(&v, mul(&v, C, P, "patch_size"), P, "patch_size"), H, "hidden_size"), H, "hidden_size");
+	layer = add(&v, mul(&v, 2, H, "hidden_size"), add(&v, mul(&v, 4, mul(&v, H, H, "hidden_size"), "hidden_size"),
+	                                                   mul(&v, 3, mul(&v, H, I, "intermediate_size"), "intermediate_size"),
+	                                                   "intermediate_size"), "intermediate_size");
+	t = add(&v, t, mul(&v, L, layer, "num_hidden_layers"), "num_hidden_layers");
+	t = add(&v, t, add(&v, H, mul(&v, mul(&v, mul(&v, H, m, "hidden_size"), m, "hidden_size"), H, "hidden_size"),
+	                   "hidden_size"), "hidden_size");
+	t = add(&v, t, add(&v, linp(&v, H, text_h, pb, "hidden_size"), linp(&v, text_h, text_h, pb, "hidden_size"),
+	                   "hidden_size"), "hidden_size");
+	c->rc = v.rc;
+	snprintf(c->a->vision, sizeof c->a->vision, "pixtral");
+	return t;
+}
+
+/* Llama 4's vision model (Llama4VisionModel; modeling_llama4.py @
+ * 000c33fd): an unfold patch embedding (C x P^2 -> H, no bias), a class
+ * embedding, a position table of (image_size / patch_size)^2 + 1,
+ * layernorm_pre/post, layers of biased q/k/v/o, a biased GELU MLP and two
+ * LayerNorms, the pixel-shuffle adapter's fc1 (intermediate_size ->
+ * projector_input_dim) and fc2 (-> projector_output_dim) without bias; the
+ * projector Linear(vision_output_dim -> text hidden, no bias). */
+static int64_t vision_llama4(cfg *c, int64_t text_h)
+{
+	cfg v = vision_reader(c);
+	int64_t H = vget(&v, "hidden_size", 768), I = vget(&v, "intermediate_size", 5632);
+	int64_t L = vget(&v, "num_hidden_layers", 34), C = vget(&v, "num_channels", 3);
+	int64_t img = vget(&v, "image_size", 448), P = vget(&v, "patch_size", 14);
+	int64_t pin = vget(&v, "projector_input_dim", 4096), pout = vget(&v, "projector_output_dim", 4096);
+	int64_t vout = vget(&v, "vision_output_dim", 7680);
+	int64_t t, layer, n;
+
+	if (v.rc != GS_OK)
+		return c->rc = v.rc, 0;
+	n = (img / P) * (img / P) + 1;
+	t = add(&v, mul(&v, mul(&v, mul(&v, C, P, "patch_size"), P, "patch_size"), H, "hidden_size"),
+	        add(&v, H, mul(&v, n, H, "image_size"), "image_size"), "image_size");
+	layer = add(&v, mul(&v, 4, linp(&v, H, H, true, "hidden_size"), "hidden_size"),
+	            add(&v, add(&v, linp(&v, H, I, true, "intermediate_size"), linp(&v, I, H, true, "intermediate_size"),
+	                        "intermediate_size"), mul(&v, 4, H, "hidden_size"), "hidden_size"), "hidden_size");
+	t = add(&v, add(&v, t, mul(&v, L, layer, "num_hidden_layers"), "num_hidden_layers"), mul(&v, 4, H, "hidden_size"),
+	        "hidden_size");
+	t = add(&v, t, add(&v, mul(&v, I, pin, "projector_input_dim"), mul(&v, pin, pout, "projector_output_dim"),
+	                   "projector_output_dim"), "projector_output_dim");
+	t = add(&v, t, mul(&v, vout, text_h, "vision_output_dim"), "vision_output_dim");
+	c->rc = v.rc;
+	snprintf(c->a->vision, sizeof c->a->vision, "llama4");
+	return t;
+}
+
+/* Qwen2.5-VL's vision transformer (Qwen2_5_VisionTransformerPretrainedModel;
+ * models/qwen2_5_vl/modeling_qwen2_5_vl.py): a Conv3d patch embedding
+ * (C x temporal_patch_size x P^2 -> H, no bias), blocks of two RMSNorms, a
+ * fused biased qkv and proj, a gated biased MLP; Qwen3-VL's
+ * (models/qwen3_vl/modeling_qwen3_vl.py): the patch Conv3d with a bias, a
+ * learned position table (num_position_embeddings), LayerNorms, a biased
+ * plain MLP, and one more merger per deepstack_visual_indexes entry, whose
+ * norm follows the merge. Each merger: a norm, Linear(H m^2 -> H m^2) and
+ * Linear(H m^2 -> out_hidden_size), with biases. */
+static int64_t vision_qwen_vl(cfg *c, bool qwen3)
+{
+	cfg v = vision_reader(c);
+	int64_t H = vget(&v, "hidden_size", qwen3 ? 1152 : 3584), I = vget(&v, "intermediate_size", qwen3 ? 4304 : 3420);
+	int64_t L = vget(&v, "depth", qwen3 ? 27 : 32);
+	int64_t C = vget(&v, "in_channels", 3), P = vget(&v, "patch_size", qwen3 ? 16 : 14);
+	int64_t T = vget(&v, "temporal_patch_size", 2), m = vget(&v, "spatial_merge_size", 2);
+	int64_t out = vget(&v, "out_hidden_size", qwen3 ? 3584 : 3584), npos = 0, ndeep = 0;
+	int64_t t, layer, Hm, merger, nrm = qwen3 ? 2 : 1; /* LayerNorm: weight and bias */
+	const cJSON *deep;
+
+	if (qwen3) {
+		npos = vget(&v, "num_position_embeddings", 2304);
+		deep = v.obj ? gs_jget_item(v.obj, "deepstack_visual_indexes") : NULL;
+		if (deep != NULL && !cJSON_IsArray(deep)) {
+			char got[64];
+			gs_json_describe(deep, got, sizeof got);
+			field_fail(&v, GS_ECONFIG, "deepstack_visual_indexes", "must be an array of layer indices (got %s)", got);
+		}
+		ndeep = deep ? cJSON_GetArraySize(deep) : 3; /* Qwen3VLVisionConfig default [8, 16, 24] */
+	}
+	if (v.rc != GS_OK)
+		return c->rc = v.rc, 0;
+	t = mul(&v, mul(&v, mul(&v, mul(&v, C, T, "temporal_patch_size"), P, "patch_size"), P, "patch_size"), H,
+	        "hidden_size");
+	if (qwen3)
+		t = add(&v, add(&v, t, H, "hidden_size"), mul(&v, npos, H, "num_position_embeddings"), "num_position_embeddings");
+	layer = add(&v, mul(&v, 2 * nrm, H, "hidden_size"),
+	            add(&v, linp(&v, H, mul(&v, 3, H, "hidden_size"), true, "hidden_size"), linp(&v, H, H, true, "hidden_size"),
+	                "hidden_size"), "hidden_size");
+	if (qwen3)
+		layer = add(&v, layer, add(&v, linp(&v, H, I, true, "intermediate_size"), linp(&v, I, H, true, "intermediate_size"),
+		                           "intermediate_size"), "intermediate_size");
+	else
+		layer = add(&v, layer, add(&v, mul(&v, 2, linp(&v, H, I, true, "intermediate_size"), "intermediate_size"),
+		                           linp(&v, I, H, true, "intermediate_size"), "intermediate_size"), "intermediate_size");
+	t = add(&v, t, mul(&v, L, layer, "depth"), "depth");
+	Hm = mul(&v, mul(&v, H, m, "spatial_merge_size"), m, "spatial_merge_size");
+	merger = add(&v, linp(&v, Hm, Hm, true, "spatial_merge_size"), linp(&v, Hm, out, true, "out_hidden_size"),
+	             "out_hidden_size");
+	t = add(&v, t, add(&v, merger, mul(&v, nrm, H, "hidden_size"), "hidden_size"), "hidden_size");
+	if (qwen3) /* deepstack mergers: their norm over the merged width */
+		t = add(&v, t, mul(&v, ndeep, add(&v, merger, mul(&v, 2, Hm, "hidden_size"), "hidden_size"),
+		                   "deepstack_visual_indexes"), "deepstack_visual_indexes");
+	c->rc = v.rc;
+	snprintf(c->a->vision, sizeof c->a->vision, qwen3 ? "qwen3-vl" : "qwen2.5-vl");
+	return t;
+}
+
+enum { /* family properties: what a family's builder reads itself */
+	FP_MOE = 1u << 0,    /* expert fields */
+	FP_STATE = 1u << 1,  /* state-space / linear-attention fields and layer patterns */
+	FP_LTYPES = 1u << 2, /* layer_types (its attention kinds, or its own layer kinds) */
+	FP_TEXT = 1u << 3,   /* text_config */
+	FP_VISION = 1u << 4, /* vision_config: the tower is counted */
+	FP_LOSS16 = 1u << 5, /* the head hands 16-bit logits to cross-entropy (gs_arch.loss_16bit) */
+};
+
+/* ---- multimodal wrappers ---- */
+
+/* The wrappers gpusizer reads: the text model through text_config (or,
+ * Qwen2.5-VL, at the top), the vision tower and projector apart. */
+enum wrapper { W_GEMMA3, W_MISTRAL3, W_LLAMA4, W_QWEN2_5_VL, W_QWEN3_VL, W_QWEN3_VL_MOE };
+
+/* Read the text model from text_config (required unless `optional`); the
+ * root's tie_word_embeddings stands where text_config has none
+ * (tie_default: the wrapper config class's default). */
+static void check_structure(cfg *c, unsigned p, bool known, bool root);
+
+static bool enter_text(cfg *c, bool optional, bool tie_default, unsigned text_props)
+{
+	const cJSON *tc = gs_jget_item(c->root, "text_config");
+	cfg r = *c;
+	char got[64];
+
+	r.obj = c->root;
+	r.pfx = "";
+	c->fam_tied_default = get_bool(&r, "tie_word_embeddings", tie_default);
+	c->rc = r.rc;
+	if (c->rc != GS_OK || (tc == NULL && optional))
+		return c->rc == GS_OK;
+	if (!cJSON_IsObject(tc)) {
+		gs_json_describe(tc, got, sizeof got);
+		if (tc == NULL)
+			field_fail(c, GS_ECONFIG, "text_config", "missing (must be an object)");
+		else
+			field_fail(c, GS_ECONFIG, "text_config", "must be an object (got %s)", got);
+		return false;
+	}
+	c->obj = tc;
+	c->pfx = "text_config.";
+	check_structure(c, text_props, true, false);
+	return c->rc == GS_OK;
+}
+
+/* Gemma 3 (Gemma3ForConditionalGeneration; models/gemma3), Mistral 3
+ * (Mistral3ForConditionalGeneration), Llama 4
+ * (Llama4ForConditionalGeneration), Qwen2.5-VL and Qwen3-VL
+ * (Qwen2_5_VLForConditionalGeneration, Qwen3VL(Moe)ForConditionalGeneration):
+ * the text stack as its family reads it, then the vision tower and its
+ * projector into p_vision. */
+static void fam_wrapper(cfg *c, int w)
+{
+	gs_arch *a = c->a;
+
+	static const unsigned text_props[] = {
+		[W_GEMMA3] = FP_LTYPES, [W_MISTRAL3] = FP_LTYPES, [W_LLAMA4] = FP_MOE | FP_LTYPES,
+		[W_QWEN2_5_VL] = FP_LTYPES, [W_QWEN3_VL] = FP_LTYPES, [W_QWEN3_VL_MOE] = FP_MOE | FP_LTYPES,
+	};
+
+	if (!enter_text(c, w == W_QWEN2_5_VL, w == W_GEMMA3, text_props[w]))
+		return;
+	switch (w) {
+	case W_GEMMA3: fam_llama(c, LK_GEMMA3); break;
+	case W_MISTRAL3: fam_llama(c, LK_MISTRAL); break;
+	case W_LLAMA4: fam_llama4_text(c); break;
+	case W_QWEN2_5_VL: fam_llama(c, LK_QWEN2); break;
+	case W_QWEN3_VL: fam_llama(c, LK_QWEN3); break;
+	default: fam_moe(c, "qwen3_moe"); break;
+	}
+	if (c->rc != GS_OK)
+		return;
+	switch (w) {
+	case W_GEMMA3: a->p_vision = vision_siglip_gemma3(c, a->hidden); break;
+	case W_MISTRAL3: a->p_vision = vision_pixtral(c, a->hidden); break;
+	case W_LLAMA4: a->p_vision = vision_llama4(c, a->hidden); break;
+	default: a->p_vision = vision_qwen_vl(c, w != W_QWEN2_5_VL); break;
+	}
+	if (c->rc == GS_OK)
+		note(c, "%s vision tower and projector: %lld parameters, counted in the total and resident "
+		     "(weights at the compute dtype); images' activations not sized (text prompts)",
+		     a->vision, (long long)a->p_vision);
+}
+
+/* ---- the family table ---- */
+
+typedef struct family {
+	const char *model_type;
+	const char *arch_class; /* architectures[0] that selects it for an unknown model_type
+	                           (the class transformers or remote code builds), or NULL */
+	void (*build)(cfg *c, int variant);
+	int variant;
+	unsigned props;
+} family;
+
+static void b_llama(cfg *c, int v) { fam_llama(c, (llama_kind)v); }
+static void b_moe(cfg *c, int v) { fam_moe(c, v == 0 ? "mixtral" : v == 1 ? "qwen2_moe" : "qwen3_moe"); }
+static void b_llama4_text(cfg *c, int v) { (void)v; fam_llama4_text(c); }
+#define PLAIN(f) static void b_##f(cfg *c, int v) { (void)v; fam_##f(c); }
+PLAIN(deepseek) PLAIN(gpt2) PLAIN(neox) PLAIN(falcon) PLAIN(bloom) PLAIN(bert) PLAIN(phi) PLAIN(gptj)
+PLAIN(bigcode) PLAIN(stablelm) PLAIN(starcoder2) PLAIN(chatglm) PLAIN(distilbert)
+#undef PLAIN
+
+/* Every family gpusizer sizes, by model_type (matched case-insensitively). */
+static const family families[] = {
+	{ "llama", NULL, b_llama, LK_LLAMA, FP_LTYPES },
+	{ "mistral", NULL, b_llama, LK_MISTRAL, FP_LTYPES },
+	{ "qwen2", NULL, b_llama, LK_QWEN2, FP_LTYPES },
+	{ "qwen3", NULL, b_llama, LK_QWEN3, FP_LTYPES },
+	{ "qwen", NULL, b_llama, LK_QWEN1, FP_LTYPES | FP_LOSS16 },
+	{ "gemma", NULL, b_llama, LK_GEMMA, FP_LTYPES },
+	{ "gemma2", NULL, b_llama, LK_GEMMA2, FP_LTYPES },
+	{ "gemma3_text", NULL, b_llama, LK_GEMMA3, FP_LTYPES },
+	{ "phi3", NULL, b_llama, LK_PHI3, FP_LTYPES },
+	{ "olmo", NULL, b_llama, LK_OLMO, FP_LTYPES },
+	{ "olmo2", NULL, b_llama, LK_OLMO2, FP_LTYPES },
+	{ "smollm3", NULL, b_llama, LK_SMOLLM3, FP_LTYPES },
+	{ "chatglm", NULL, b_chatglm, 0, 0 },
+	{ "phi", NULL, b_phi, 0, 0 },
+	{ "gptj", NULL, b_gptj, 0, 0 },
+	{ "gpt_bigcode", NULL, b_bigcode, 0, 0 },
+	{ "stablelm", NULL, b_stablelm, 0, 0 },
+	{ "starcoder2", NULL, b_starcoder2, 0, FP_LTYPES },
+	{ "distilbert", NULL, b_distilbert, 0, 0 },
+	{ "gpt2", NULL, b_gpt2, 0, 0 },
+	{ "gpt_neox", NULL, b_neox, 0, 0 },
+	{ "falcon", NULL, b_falcon, 0, 0 },
+	{ "bloom", NULL, b_bloom, 0, 0 },
+	{ "bert", NULL, b_bert, 0, 0 },
+	{ "roberta", NULL, b_bert, 0, 0 }, /* RobertaModel = BertModel's modules and pooler */
+	{ "mixtral", NULL, b_moe, 0, FP_MOE | FP_LTYPES },
+	{ "qwen2_moe", NULL, b_moe, 1, FP_MOE | FP_LTYPES },
+	{ "qwen3_moe", NULL, b_moe, 2, FP_MOE | FP_LTYPES },
+	{ "deepseek_v2", "DeepseekV2ForCausalLM", b_deepseek, 0, FP_MOE },
+	{ "deepseek_v3", "DeepseekV3ForCausalLM", b_deepseek, 0, FP_MOE },
+	{ "gpt_oss", NULL, fam_gpt_oss, 0, FP_MOE | FP_LTYPES },
+	{ "glm4_moe", NULL, fam_glm4_moe, 0, FP_MOE },
+	{ "qwen3_next", NULL, fam_qwen3_next, 0, FP_MOE | FP_STATE | FP_LTYPES },
+	{ "granitemoehybrid", NULL, fam_granite_hybrid, 0, FP_MOE | FP_STATE | FP_LTYPES },
+	{ "nemotron_h", NULL, fam_nemotron_h, 0, FP_MOE | FP_STATE },
+	{ "llama4_text", NULL, b_llama4_text, 0, FP_MOE | FP_LTYPES },
+	{ "llama4", NULL, fam_wrapper, W_LLAMA4, FP_MOE | FP_LTYPES | FP_TEXT | FP_VISION },
+	{ "gemma3", NULL, fam_wrapper, W_GEMMA3, FP_LTYPES | FP_TEXT | FP_VISION },
+	{ "mistral3", NULL, fam_wrapper, W_MISTRAL3, FP_LTYPES | FP_TEXT | FP_VISION },
+	{ "qwen2_5_vl", NULL, fam_wrapper, W_QWEN2_5_VL, FP_LTYPES | FP_TEXT | FP_VISION },
+	{ "qwen3_vl", NULL, fam_wrapper, W_QWEN3_VL, FP_LTYPES | FP_TEXT | FP_VISION },
+	{ "qwen3_vl_moe", NULL, fam_wrapper, W_QWEN3_VL_MOE, FP_MOE | FP_LTYPES | FP_TEXT | FP_VISION },
+};
+
+#define N_FAMILIES (sizeof families / sizeof families[0])
+
+/* "a, b, c" of the families with every property in `props`. */
+static void family_list(unsigned props, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_FAMILIES && k < n; i++)
+		if ((families[i].props & props) == props)
+			k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", families[i].model_type);
+}
+
+static const char *const K_EXPERT_COUNTS[] = { "num_local_experts", "num_experts", "n_routed_experts",
+	                                       "moe_num_experts", NULL };
+/* Fields of state-space and linear-attention layers, and of layer
+ * patterns other than attention kinds (Mamba, Mamba-2, Jamba, Falcon-H1,
+ * Nemotron-H, Granite 4.0 H, Qwen3-Next, MiniMax). */
+static const char *const K_STATE[] = {
+	"ssm_state_size", "mamba_d_state", "state_size", "d_state", "mamba_n_heads", "mamba_num_heads",
+	"mamba_d_conv", "mamba_expand", "mamba_d_head", "mamba_head_dim", "conv_kernel", "d_conv",
+	"time_step_rank", "linear_num_value_heads", "linear_num_key_heads", "linear_key_head_dim",
+	"linear_value_head_dim", "linear_conv_kernel_dim", "full_attention_interval",
+	"hybrid_override_pattern", "layers_block_type", "layer_block_types", "block_types",
+	"attn_type_list", "attn_layer_period", "attn_layer_indices", "expert_layer_period", NULL,
+};
+static const char *const K_WRAP[] = { "text_config", "vision_config", "audio_config", "vision_tower", NULL };
+
+/* Never a guess: a config whose layers are not what its family (or, for
+ * an unknown model_type, a plain decoder) has is refused, naming the
+ * field: experts, state-space or linear-attention fields, layer kinds
+ * other than full attention, a text or vision sub-config, where the
+ * family does not read them. */
+static void check_structure(cfg *c, unsigned p, bool known, bool root)
+{
+	const char *mt = c->a->model_type;
+	char fams[512], what[96], idx[64];
+	const cJSON *lt;
+
+	snprintf(what, sizeof what, known ? "a family without them in gpusizer" : "not a known family");
+	for (int i = 0; root && K_WRAP[i] != NULL && c->rc == GS_OK; i++) {
+		const cJSON *x = gs_jget_item(c->root, K_WRAP[i]);
+		bool text = i == 0;
+		if (x == NULL || (p & (text ? FP_TEXT : FP_VISION)))
+			continue;
+		family_list(FP_TEXT | FP_VISION, fams, sizeof fams);
+		field_fail(c, GS_ECONFIG, K_WRAP[i],
+		           "a %s, but model_type \"%.32s\" is %s: %s, so it is not sized (known "
+		           "multimodal wrappers: %s)",
+		           text ? "multimodal wrapper's text model" : "vision or audio tower", mt, what,
+		           text ? "which text model it holds and what else it loads are not known"
+		                : "the tower's parameters would go uncounted",
+		           fams);
+		return;
+	}
+	if (!(p & FP_MOE)) {
+		for (int i = 0; K_EXPERT_COUNTS[i] != NULL; i++) {
+			const cJSON *x = gs_jget_item(c->obj, K_EXPERT_COUNTS[i]);
+			if (!cJSON_IsNumber(x) || x->valuedouble <= 1)
+				continue;
+			family_list(FP_MOE, fams, sizeof fams);
+			field_fail(c, GS_ECONFIG, K_EXPERT_COUNTS[i],
+			           "%.0f experts, but model_type \"%.32s\" is %s: a dense sizing would count one "
+			           "expert's MLP per layer and understate the model, so it is not sized (known "
+			           "mixture-of-experts families: %s)",
+			           x->valuedouble, mt, what, fams);
+			return;
+		}
+	}
+	if (!(p & FP_STATE)) {
+		for (int i = 0; K_STATE[i] != NULL; i++) {
+			if (gs_jget_item(c->obj, K_STATE[i]) == NULL)
+				continue;
+			family_list(FP_STATE, fams, sizeof fams);
+			field_fail(c, GS_ECONFIG, K_STATE[i],
+			           "a state-space, linear-attention or hybrid-layer field, but model_type \"%.32s\" "
+			           "is %s: sizing its layers as attention would be a guess, so it is not sized "
+			           "(known hybrid families: %s)",
+			           mt, what, fams);
+			return;
+		}
+	}
+	lt = gs_jget_item(c->obj, "layer_types");
+	if (!(p & FP_LTYPES) && cJSON_IsArray(lt)) {
+		int64_t i = 0;
+		for (const cJSON *x = lt->child; x != NULL; x = x->next, i++) {
+			char got[64];
+			if (cJSON_IsString(x) && strcmp(x->valuestring, "full_attention") == 0)
+				continue;
+			gs_json_describe(x, got, sizeof got);
+			field_fail(c, GS_ECONFIG, indexed(idx, sizeof idx, "layer_types", i),
+			           "%s, but model_type \"%.32s\" is %s: only full_attention layers are sized as "
+			           "a plain decoder, so it is not sized",
+			           got, mt, known ? "a family whose layers gpusizer knows only as full attention" : what);
+			return;
+		}
+	}
+}
+
+/* The family of a model_type (lower-cased), else of architectures[0]
+ * where a row names that class; NULL: none. *by_class says which. */
+static const family *family_of(cfg *c, const char *mt, bool *by_class)
+{
+	const cJSON *ar = gs_jget_item(c->root, "architectures");
+	const char *cls = cJSON_IsArray(ar) && cJSON_IsString(ar->child) ? ar->child->valuestring : NULL;
+
+	*by_class = false;
+	for (size_t i = 0; i < N_FAMILIES; i++)
+		if (strcmp(families[i].model_type, mt) == 0)
+			return &families[i];
+	for (size_t i = 0; cls != NULL && i < N_FAMILIES; i++)
+		if (families[i].arch_class != NULL && strcmp(families[i].arch_class, cls) == 0) {
+			*by_class = true;
+			return &families[i];
+		}
+	return NULL;
+}
+
 /* ---- quantization_config ---- */
 
 static void read_quant(cfg *c)
@@ -1374,8 +2696,48 @@ static void read_quant(cfg *c)
 		a->quant = b4 ? GS_QUANT_BNB4 : GS_QUANT_BNB8;
 		a->quant_bits = b4 ? 4 : 8;
 	} else if (strcmp(m, "fp8") == 0) {
+		/* transformers' FineGrainedFP8Config (DeepSeek-V3): weight_block_size
+		 * [rows, columns] gives an fp32 scale per block; without it, one
+		 * scale per row or tensor */
+		const cJSON *wb = gs_jget_item(q, "weight_block_size");
 		a->quant = GS_QUANT_FP8;
 		a->quant_bits = 8;
+		if (wb != NULL && qc.rc == GS_OK) {
+			const cJSON *r0 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 0) : NULL;
+			const cJSON *r1 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 1) : NULL;
+			bool ok = cJSON_GetArraySize(wb) == 2 && cJSON_IsNumber(r0) && cJSON_IsNumber(r1);
+			for (int i = 0; ok && i < 2; i++) {
+				double x = (i ? r1 : r0)->valuedouble;
+				ok = isfinite(x) && x == floor(x) && x >= 1 && x <= 65536;
+			}
+			if (!ok) {
+				gs_json_describe(wb, got, sizeof got);
+				field_fail(&qc, GS_ECONFIG, "weight_block_size",
+				           "must be two block sizes [rows, columns] from 1 to 65536 (got %s)", got);
+			} else {
+				a->quant = GS_QUANT_FP8_BLOCK;
+				a->quant_group = (int64_t)r0->valuedouble;
+				a->quant_group_in = (int64_t)r1->valuedouble;
+			}
+		}
+	} else if (strcmp(m, "mxfp4") == 0) {
+		/* gpt-oss (transformers Mxfp4Config): experts in MXFP4, the
+		 * modules_to_not_convert (attention, router, embeddings, head) bf16 */
+		a->quant = GS_QUANT_MXFP4;
+		a->quant_bits = 4;
+	} else if (strcmp(m, "modelopt") == 0) {
+		/* NVIDIA ModelOpt checkpoints: quant_algo NVFP4 or FP8 */
+		const char *algo = get_str(&qc, "quant_algo");
+		if (algo != NULL && strcmp(algo, "NVFP4") == 0) {
+			a->quant = GS_QUANT_NVFP4;
+			a->quant_bits = 4;
+		} else if (algo != NULL && strcmp(algo, "FP8") == 0) {
+			a->quant = GS_QUANT_FP8;
+			a->quant_bits = 8;
+		} else if (qc.rc == GS_OK) {
+			a->quant = GS_QUANT_OTHER;
+			note(c, "modelopt quant_algo \"%.32s\" not modelled", algo ? algo : "(none)");
+		}
 	} else if (strcmp(m, "compressed-tensors") == 0) {
 		const cJSON *groups = gs_jget_item(q, "config_groups"), *w = NULL;
 		const cJSON *nb = NULL, *ty = NULL;
@@ -1390,6 +2752,12 @@ static void read_quant(cfg *c)
 		    strcmp(ty->valuestring, "float") == 0) {
 			a->quant = GS_QUANT_FP8;
 			a->quant_bits = 8;
+		} else if (cJSON_IsNumber(nb) && nb->valuedouble == 4 && cJSON_IsString(ty) &&
+		           strcmp(ty->valuestring, "float") == 0 && cJSON_IsNumber(gs_jget_item(w, "group_size")) &&
+		           gs_jget_item(w, "group_size")->valuedouble == 16) {
+			/* llm-compressor's nvfp4-pack-quantized: 4-bit floats in groups of 16 */
+			a->quant = GS_QUANT_NVFP4;
+			a->quant_bits = 4;
 		} else {
 			a->quant = GS_QUANT_OTHER;
 			if (cJSON_IsNumber(nb) && nb->valuedouble >= 1 && nb->valuedouble <= 16)
@@ -1444,6 +2812,8 @@ static void build(cfg *c)
 	const char *given = get_str(c, "model_type"), *mt;
 	char lower[64];
 	const cJSON *dt;
+	const family *f;
+	bool by_class;
 
 	if (c->rc != GS_OK)
 		return;
@@ -1471,93 +2841,20 @@ static void build(cfg *c)
 		           "must be a string such as \"bfloat16\" (got %s)", got);
 		return;
 	}
-	if (strcmp(mt, "gemma3") == 0) {
-		const cJSON *tc = gs_jget_item(c->root, "text_config");
-		if (!cJSON_IsObject(tc)) {
-			char got[64];
-			gs_json_describe(tc, got, sizeof got);
-			if (tc == NULL)
-				field_fail(c, GS_ECONFIG, "text_config", "missing (must be an object)");
-			else
-				field_fail(c, GS_ECONFIG, "text_config", "must be an object (got %s)", got);
-			return;
-		}
-		c->obj = tc;
-		c->pfx = "text_config.";
-		note(c, "gemma3: text decoder only; the vision tower and projector are not counted");
-		fam_llama(c, LK_GEMMA3);
-	} else if (strcmp(mt, "llama") == 0) {
-		fam_llama(c, LK_LLAMA);
-	} else if (strcmp(mt, "mistral") == 0) {
-		fam_llama(c, LK_MISTRAL);
-	} else if (strcmp(mt, "qwen2") == 0) {
-		fam_llama(c, LK_QWEN2);
-	} else if (strcmp(mt, "qwen3") == 0) {
-		fam_llama(c, LK_QWEN3);
-	} else if (strcmp(mt, "qwen") == 0) {
-		fam_llama(c, LK_QWEN1);
-	} else if (strcmp(mt, "chatglm") == 0) {
-		fam_chatglm(c);
-	} else if (strcmp(mt, "gemma") == 0) {
-		fam_llama(c, LK_GEMMA);
-	} else if (strcmp(mt, "gemma2") == 0) {
-		fam_llama(c, LK_GEMMA2);
-	} else if (strcmp(mt, "gemma3_text") == 0) {
-		fam_llama(c, LK_GEMMA3);
-	} else if (strcmp(mt, "phi3") == 0) {
-		fam_llama(c, LK_PHI3);
-	} else if (strcmp(mt, "olmo") == 0) {
-		fam_llama(c, LK_OLMO);
-	} else if (strcmp(mt, "olmo2") == 0) {
-		fam_llama(c, LK_OLMO2);
-	} else if (strcmp(mt, "phi") == 0) {
-		fam_phi(c);
-	} else if (strcmp(mt, "gptj") == 0) {
-		fam_gptj(c);
-	} else if (strcmp(mt, "gpt_bigcode") == 0) {
-		fam_bigcode(c);
-	} else if (strcmp(mt, "stablelm") == 0) {
-		fam_stablelm(c);
-	} else if (strcmp(mt, "starcoder2") == 0) {
-		fam_starcoder2(c);
-	} else if (strcmp(mt, "distilbert") == 0) {
-		fam_distilbert(c);
-	} else if (strcmp(mt, "mixtral") == 0 || strcmp(mt, "qwen2_moe") == 0 ||
-	           strcmp(mt, "qwen3_moe") == 0) {
-		fam_moe(c, mt);
-	} else if (strcmp(mt, "deepseek_v2") == 0 || strcmp(mt, "deepseek_v3") == 0) {
-		fam_deepseek(c);
-	} else if (strcmp(mt, "gpt2") == 0) {
-		fam_gpt2(c);
-	} else if (strcmp(mt, "gpt_neox") == 0) {
-		fam_neox(c);
-	} else if (strcmp(mt, "falcon") == 0) {
-		fam_falcon(c);
-	} else if (strcmp(mt, "bloom") == 0) {
-		fam_bloom(c);
-	} else if (strcmp(mt, "bert") == 0 || strcmp(mt, "roberta") == 0) {
-		fam_bert(c); /* RobertaModel = BertModel's modules and pooler */
+	f = family_of(c, mt, &by_class);
+	c->fam = f;
+	check_structure(c, f ? f->props : 0, f != NULL, true);
+	if (c->rc != GS_OK)
+		return;
+	if (f != NULL) {
+		if (by_class)
+			note(c, "model_type \"%.32s\" is not a known family; sized as its architectures class %s "
+			     "(%s)", given, f->arch_class, f->model_type);
+		f->build(c, f->variant);
 	} else {
 		static const char *const usual[] = { "hidden_size", "num_hidden_layers",
 			                             "num_attention_heads", "intermediate_size",
 			                             "vocab_size", NULL };
-		static const char *const experts[] = { "num_local_experts", "num_experts", "n_routed_experts",
-			                               "moe_num_experts", NULL };
-		/* A dense sizing of a mixture of experts counts one MLP per layer
-		 * (a gpt-oss-like config: 2.4 B parameters against about 21 B) and
-		 * would say it fits where it does not: not sized. */
-		for (int i = 0; experts[i] != NULL; i++) {
-			const cJSON *x = gs_jget_item(c->obj, experts[i]);
-			if (cJSON_IsNumber(x) && x->valuedouble > 1) {
-				field_fail(c, GS_ECONFIG, experts[i],
-				           "%.0f experts, but model_type \"%.32s\" is not a known family: a dense "
-				           "sizing would count one expert's MLP per layer and understate the model, so "
-				           "it is not sized (known mixture-of-experts families: mixtral, qwen2_moe, "
-				           "qwen3_moe, deepseek_v2, deepseek_v3)",
-				           x->valuedouble, given);
-				return;
-			}
-		}
 		for (int i = 0; usual[i] != NULL; i++) {
 			if (!has(c, usual[i])) {
 				field_fail(c, GS_ECONFIG, usual[i],
@@ -1571,13 +2868,14 @@ static void build(cfg *c)
 		a->generic = true;
 		fam_llama(c, LK_GENERIC);
 	}
+	group_layers(c);
 	/* Remote code whose head hands 16-bit logits to cross-entropy as they
 	 * are: Qwen v1 (modeling_qwen.py, QWenLMHeadModel.forward: lm_head,
 	 * shifted .contiguous() copy, CrossEntropyLoss, no .float()).
 	 * transformers' own heads up-cast (logits.float()); Baichuan's remote
 	 * code exists in copies with and without the up-cast, so it keeps
 	 * the default. */
-	a->loss_16bit = strcmp(mt, "qwen") == 0;
+	a->loss_16bit = f != NULL && (f->props & FP_LOSS16);
 	read_quant(c);
 }
 
@@ -1587,7 +2885,8 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 	gs_arch *a = gs_xcalloc(1, sizeof *a);
 	cJSON *root = NULL;
 	const char *end = NULL;
-	char near[64];
+	char near[64], *inf_copy = NULL;
+	size_t inf_line = 0;
 	gs_err rc;
 
 	memset(out, 0, sizeof *out);
@@ -1599,6 +2898,12 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 	snprintf(a->source, sizeof a->source, "%s", c.path);
 	if (json == NULL)
 		len = 0;
+	if (len > 0 && gs_json_infinity(json, len, &inf_copy, &inf_line) > 0) {
+		json = inf_copy;
+		note(&c, "Infinity on line %zu (Python's json writes float('inf') so) read as an infinite "
+		     "number: accepted only where gpusizer reads no size",
+		     inf_line);
+	}
 	if (len > 0)
 		root = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (root != NULL) {
@@ -1664,6 +2969,9 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 		*out = *a;
 out:
 	cJSON_Delete(root);
+	free(inf_copy);
+	free(c.lt);
+	free(c.lm);
 	free(a);
 	return rc;
 }

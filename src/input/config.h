@@ -6,16 +6,27 @@
  * the field ("models/x/config.json: field \"hidden_size\": must be a
  * positive integer (got -4)").
  *
- * Families read (model_type): llama, mistral, mixtral, qwen (Qwen v1), chatglm (ChatGLM2/3,
- * GLM-4), qwen2, qwen2_moe,
- * qwen3, qwen3_moe, gemma, gemma2, gemma3 (its text_config) and
- * gemma3_text, phi3, phi, gptj, gpt2, gpt_bigcode, gpt_neox, falcon, bloom,
- * stablelm, starcoder2, olmo, olmo2, bert, roberta, distilbert,
- * deepseek_v2, deepseek_v3. Another model_type that has hidden_size, num_hidden_layers,
- * num_attention_heads, intermediate_size and vocab_size is sized as a
- * generic LLaMA-style decoder (generic = true, warning says what was
- * assumed). quantization_config: gptq, awq, bitsandbytes, fp8,
- * compressed-tensors (fp8 weights); others -> GS_QUANT_OTHER with a warning.
+ * Families read (model_type; the table families[] in config.c): llama, mistral,
+ * mixtral, qwen (Qwen v1), chatglm (ChatGLM2/3, GLM-4), qwen2, qwen2_moe, qwen3,
+ * qwen3_moe, qwen3_next, gemma, gemma2, gemma3 (a wrapper: its text_config and its
+ * SigLIP tower) and gemma3_text, phi3, phi, gptj, gpt2, gpt_bigcode, gpt_neox,
+ * falcon, bloom, stablelm, starcoder2, olmo, olmo2, smollm3, bert, roberta,
+ * distilbert, deepseek_v2, deepseek_v3 (and any model_type whose architectures
+ * class is DeepseekV2/V3ForCausalLM: kimi_k2), gpt_oss, glm4_moe,
+ * granitemoehybrid, nemotron_h, llama4 (a wrapper) and llama4_text, mistral3,
+ * qwen2_5_vl, qwen3_vl, qwen3_vl_moe (wrappers: text_config, or the top level,
+ * and the vision tower and projector into p_vision). Another model_type is sized
+ * as a generic LLaMA-style decoder (generic = true, warning says what was
+ * assumed) only when its config is one: experts, state-space or linear-attention
+ * fields, layer_types other than full_attention, or a text or vision sub-config
+ * (in an unknown family, or in a known one that does not read them) are refused
+ * as GS_ECONFIG naming the field. Each layer's mixer and window follow the
+ * config's layer_types or its config class's rule (gs_layer_kind). Python's
+ * Infinity token is read as an infinite number (jsoncheck.h), so a field sized
+ * from it is refused by name. quantization_config: gptq, awq, bitsandbytes, fp8
+ * (weight_block_size: fp8 blocks), mxfp4, modelopt (NVFP4, FP8),
+ * compressed-tensors (fp8 weights, 4-bit float groups of 16: nvfp4); others ->
+ * GS_QUANT_OTHER with a warning.
  *
  * Module names (gs_linear.name) are the family's own module names, or the
  * shortest dotted suffix of the module path that is unique in the layer:

@@ -301,3 +301,52 @@ gs_err gs_json_check(const char *text, size_t len, const char *path, gs_err code
 		               path, d.line, d.key, d.first_line);
 	return GS_OK;
 }
+
+size_t gs_json_infinity(const char *text, size_t len, char **out, size_t *first_line)
+{
+	static const char rep[] = "1e999";
+	size_t n = 0, line = 1;
+	char prev = '\0'; /* the last byte outside strings and whitespace */
+
+	*out = NULL;
+	*first_line = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c == '\n')
+			line++;
+		if (c == '"') { /* skip the string, escapes included */
+			for (i++; i < len && text[i] != '"'; i++) {
+				if (text[i] == '\\')
+					i++;
+				else if (text[i] == '\n')
+					line++;
+			}
+			prev = '"';
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if ((prev == ':' || prev == ',' || prev == '[') &&
+		    (c == 'I' || (c == '-' && i + 1 < len && text[i + 1] == 'I'))) {
+			size_t s = c == '-' ? i + 1 : i;
+			bool end = s + 8 == len || (s + 8 < len && strchr(" \t\r\n,]}", text[s + 8]) != NULL);
+			if (s + 8 <= len && memcmp(text + s, "Infinity", 8) == 0 && end) {
+				if (*out == NULL) {
+					*out = gs_xmalloc(len + 1);
+					memcpy(*out, text, len);
+					(*out)[len] = '\0';
+					*first_line = line;
+				}
+				/* "1e999   " over "Infinity": same length, so lines and columns stay */
+				memcpy(*out + s, rep, sizeof rep - 1);
+				memset(*out + s + sizeof rep - 1, ' ', 8 - (sizeof rep - 1));
+				n++;
+				i = s + 7;
+				prev = '0';
+				continue;
+			}
+		}
+		prev = c;
+	}
+	return n;
+}

@@ -50,4 +50,18 @@ typedef struct gs_json_dup {
  * does not understand. */
 bool gs_json_find_dup(const char *text, size_t len, gs_json_dup *d);
 
+/* Python's json writes float('inf') as the bare token Infinity (and
+ * -Infinity), which transformers reads back: Nemotron-H's config holds
+ * "time_step_limit": [0.0, Infinity]. JSON has no such token. Bounded to
+ * exactly those tokens, outside strings, where a value starts (after ':',
+ * ',' or '[') and ending at a delimiter: each becomes 1e999 padded with
+ * spaces to the same length (lines and columns stay), which the parser
+ * reads as an infinite number, so that every field gpusizer reads a size
+ * from refuses it as a non-finite value, naming the field, and the others
+ * (time_step_limit) are accepted. NaN and any other spelling stay invalid
+ * JSON. Returns how many it replaced: 0 leaves *out NULL (parse text as
+ * it is); otherwise *out is the rewritten copy (len bytes and a NUL; the
+ * caller frees it) and *first_line the line of the first. */
+size_t gs_json_infinity(const char *text, size_t len, char **out, size_t *first_line);
+
 #endif

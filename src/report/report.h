@@ -30,6 +30,7 @@ typedef struct gs_model {
 	const char *param_source; /* where params_total was checked, e.g. "config tally; Hub safetensors 8030261248" */
 	const struct gs_model_eval *eval; /* its evaluation (gs_eval_model_begin; complete at the
 	                                     writers' model_end, valid until their end), or NULL */
+	unsigned methods;      /* the methods the spec sizes it for (1u << gs_method); 0: every one */
 } gs_model;
 
 /* A row on one GPU class, evaluated once (gs_row_eval): the verdict, the

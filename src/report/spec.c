@@ -489,8 +489,75 @@ static gs_err read_date(gs_spec *sp, const cJSON *root, gs_error *e)
 	return GS_OK;
 }
 
+/* An entry's "methods" (absent: NULL, *mask untouched): a non-empty array
+ * of method names into a bit set (1u << gs_method). */
+static gs_err read_methods(const gs_spec *sp, const cJSON *f, const char *key, int i, unsigned *mask,
+                           gs_error *e)
+{
+	const cJSON *mv;
+
+	if (f == NULL)
+		return GS_OK;
+	if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) == 0)
+		return spec_fail(e, sp, key, i, "methods: expected a non-empty array of method names");
+	cJSON_ArrayForEach(mv, f)
+	{
+		int m = cJSON_IsString(mv) ? gs_method_parse(mv->valuestring) : -1;
+		if (m < 0 || m >= GS_METHOD_MAX)
+			return spec_fail(e, sp, key, i, "methods: expected full, lora, qlora or inference");
+		*mask |= 1u << m;
+	}
+	return GS_OK;
+}
+
+/* "models": ids or config paths, each a string or {"id": ..., "methods":
+ * [...]}, the methods sized for that model (DeepSeek-V3: inference only);
+ * sp->model_methods[i] is 0 for every method. */
+static gs_err read_models(gs_spec *sp, const cJSON *v, gs_error *e)
+{
+	cJSON *flat;
+	const cJSON *it;
+	int i = 0;
+	gs_err rc;
+
+	if (!cJSON_IsArray(v))
+		return read_list(sp, v, "models", 's', &sp->models, e); /* its message */
+	flat = cJSON_CreateArray();
+	free(sp->model_methods);
+	sp->model_methods = gs_xcalloc((size_t)cJSON_GetArraySize(v) + 1, sizeof *sp->model_methods);
+	cJSON_ArrayForEach(it, v)
+	{
+		const cJSON *f, *id = it;
+		if (cJSON_IsObject(it)) {
+			cJSON_ArrayForEach(f, it)
+			{
+				if (strcmp(f->string, "id") != 0 && strcmp(f->string, "methods") != 0) {
+					cJSON_Delete(flat);
+					return spec_fail(e, sp, "models", i, "unknown key \"%s\" (known: id, methods)", f->string);
+				}
+			}
+			id = cJSON_GetObjectItemCaseSensitive(it, "id");
+			if (!cJSON_IsString(id)) {
+				cJSON_Delete(flat);
+				return spec_fail(e, sp, "models", i, "id: expected a model id or config path");
+			}
+			if ((rc = read_methods(sp, cJSON_GetObjectItemCaseSensitive(it, "methods"), "models", i,
+			                       &sp->model_methods[i], e)) != GS_OK) {
+				cJSON_Delete(flat);
+				return rc;
+			}
+		}
+		cJSON_AddItemToArray(flat, cJSON_Duplicate(id, 0));
+		i++;
+	}
+	rc = read_list(sp, flat, "models", 's', &sp->models, e);
+	cJSON_Delete(flat);
+	return rc;
+}
+
 static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 {
+	gs_err rc;
 	const cJSON *it;
 	int i = 0;
 
@@ -542,20 +609,9 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 		}
 		/* A layout for some methods only: training shards (ZeRO, FSDP),
 		 * inference splits the model (tp, pipeline). */
-		f = cJSON_GetObjectItemCaseSensitive(it, "methods");
-		if (f != NULL) {
-			const cJSON *mv;
-			if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) == 0)
-				return spec_fail(e, sp, "gpu_counts", i, "methods: expected a non-empty array of method names");
-			cJSON_ArrayForEach(mv, f)
-			{
-				int m = cJSON_IsString(mv) ? gs_method_parse(mv->valuestring) : -1;
-				if (m < 0 || m >= GS_METHOD_MAX)
-					return spec_fail(e, sp, "gpu_counts", i,
-					                 "methods: expected full, lora, qlora or inference");
-				c->methods |= 1u << m;
-			}
-		}
+		if ((rc = read_methods(sp, cJSON_GetObjectItemCaseSensitive(it, "methods"), "gpu_counts", i,
+		                       &c->methods, e)) != GS_OK)
+			return rc;
 		gs_settings_default(&s);
 		snprintf(buf, sizeof buf, "%lld", (long long)c->count);
 		if (gs_settings_set(&s, "gpus", buf, &sub) != GS_OK ||
@@ -609,12 +665,8 @@ static void fill_precisions(gs_spec *sp)
 
 	for (size_t i = 0; ml != NULL && i < ml->n; i++) {
 		int m = gs_method_parse(ml->v[i]);
-		if (m >= 0 && sp->prec[m].n == 0) {
-			gs_settings s;
-			gs_settings_default(&s);
-			s.method = (gs_method)m;
-			list_add(&sp->prec[m], gs_prec_name(gs_settings_precision(&s)));
-		}
+		if (m >= 0 && sp->prec[m].n == 0)
+			list_add(&sp->prec[m], gs_prec_default_text((gs_method)m));
 	}
 }
 
@@ -715,6 +767,7 @@ void gs_spec_free(gs_spec *sp)
 	free(sp->path);
 	free(sp->text);
 	list_free(&sp->models);
+	free(sp->model_methods);
 	list_free(&sp->gpus);
 	free(sp->counts);
 	for (int a = 0; a < GS_AXES_MAX; a++)
@@ -849,7 +902,7 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 	if (v == NULL)
 		return gs_fail(e, GS_ESPEC, "%s:1: models: missing (an array of model ids or config paths)",
 		               sp->path);
-	if ((rc = read_list(sp, v, "models", 's', &sp->models, e)) != GS_OK)
+	if ((rc = read_models(sp, v, e)) != GS_OK)
 		return rc;
 	v = cJSON_GetObjectItemCaseSensitive(root, "gpus");
 	if (v != NULL && (rc = read_list(sp, v, "gpus", 's', &sp->gpus, e)) != GS_OK)
@@ -1108,6 +1161,10 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 		gs_spec_list *dst = what[0] == 'm' ? &sp->models : &sp->gpus;
 		list_free(dst);
 		*dst = l;
+		if (what[0] == 'm') { /* --models: every method for each */
+			free(sp->model_methods);
+			sp->model_methods = NULL;
+		}
 		return GS_OK;
 	}
 	if (strcmp(what, "formats") == 0) {

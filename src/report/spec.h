@@ -34,6 +34,8 @@ typedef struct gs_spec {
 	int64_t epoch;           /* "date" at 00:00 UTC, seconds */
 	char date[16];
 	gs_spec_list models;     /* ids or config paths (paths resolved as below) */
+	unsigned *model_methods; /* per model: the methods its entry names (1u << gs_method);
+	                            0, or NULL for all: every method */
 	gs_spec_list gpus;       /* GPU ids; n == 0: every file in gpus_dir */
 	gs_spec_count *counts;
 	size_t n_counts;

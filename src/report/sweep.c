@@ -57,6 +57,11 @@ static gs_err leaf(sweep_ctx *c, const gs_settings *s)
 	gs_error sub = { 0 };
 	gs_row *r = &c->row;
 
+	/* a method the model's spec entry leaves out */
+	if (c->m != NULL && c->m->methods != 0 && !(c->m->methods & (1u << s->method))) {
+		c->n_skipped++;
+		return GS_OK;
+	}
 	if (gs_settings_check(s, &sub) != GS_OK) {
 		c->n_skipped++;
 		return GS_OK;
@@ -84,6 +89,7 @@ void gs_sweep_row(gs_row *r, const gs_model *m, const gs_settings *s)
 	r->model = m;
 	r->settings = *s;
 	r->settings.formula = GS_F_DETAILED;
+	gs_settings_native(&r->settings, m->arch); /* an unset inference precision: the checkpoint's */
 	gs_settings_label(&r->settings, r->label, sizeof r->label);
 	gs_settings_key(&r->settings, r->key, sizeof r->key);
 	gs_sweep_short_name(m->slug ? m->slug : "", short_name, sizeof short_name);

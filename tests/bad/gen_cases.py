@@ -109,7 +109,17 @@ cfg("kv-heads-not-dividing", put(num_key_value_heads=5), 3,
     'field "num_key_value_heads": must divide num_attention_heads')
 cfg_raw("nan", sub(b'"hidden_size": 2048', b'"hidden_size": NaN'), 3, "invalid JSON at line",
         why="NaN is not JSON (RFC 8259); cJSON rejects it")
-cfg_raw("infinity", sub(b'"hidden_size": 2048', b'"hidden_size": Infinity'), 3, "invalid JSON at line")
+cfg_raw("infinity", sub(b'"hidden_size": 2048', b'"hidden_size": Infinity'), 3,
+        'field "hidden_size": must be a positive integer (got inf)',
+        why="Python's json writes float('inf') as Infinity and transformers reads it back "
+            "(Nemotron-H's time_step_limit): read as an infinite number, which a field sized "
+            "from refuses by name")
+cfg_raw("minus-infinity", sub(b'"hidden_size": 2048', b'"hidden_size": -Infinity'), 3, "(got -inf)")
+cfg_raw("infinity-unread", sub(b'"rope_theta": 500000.0', b'"rope_theta": 500000.0, "time_step_limit": [0.0, Infinity]'),
+        0, "Infinity on line",
+        why="accepted where no size is read from it (Nemotron-H-56B's real config), and said")
+cfg_raw("infinity-misspelt", sub(b'"hidden_size": 2048', b'"hidden_size": Inf'), 3, "invalid JSON at line",
+        why="only the exact tokens Infinity and -Infinity are Python's; any other spelling is invalid")
 cfg_raw("overflow-literal-inf", sub(b'"hidden_size": 2048', b'"hidden_size": 1e400'), 3,
         'field "hidden_size": must be a positive integer (got inf)',
         why="1e400 parses to +inf")
@@ -153,6 +163,70 @@ cases.append(dict(name="config.100MB", file=None, generate="big",
 cases.append(dict(name="config.missing-file", file=None,
                   args=["estimate", "--config", "{tmp}/none.json", "--gpus-dir", "{top}/gpus"],
                   exit=9, message="none.json"))
+
+# ---- config.json: the 2025-26 families' fields (issue 30) -----------------------
+def raw_cfg(d):
+    return json.dumps(d, indent=2) + "\n"
+
+
+NEMO = {"model_type": "nemotron_h", "hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 512, "vocab_size": 1000,
+        "hybrid_override_pattern": "M-*-", "mamba_num_heads": 8, "mamba_head_dim": 64, "n_groups": 1,
+        "ssm_state_size": 16, "conv_kernel": 4}
+GRANITE = {"model_type": "granitemoehybrid", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "intermediate_size": 128, "shared_intermediate_size": 512, "vocab_size": 1000,
+           "num_local_experts": 0, "layer_types": ["mamba", "attention"], "mamba_n_heads": 8, "mamba_d_head": 64,
+           "mamba_expand": 2, "mamba_d_state": 16}
+GPTOSS = {"model_type": "gpt_oss", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+          "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 256, "vocab_size": 1000,
+          "num_local_experts": 4, "num_experts_per_tok": 2, "sliding_window": 128}
+cfg_raw("nemotron-pattern-char", raw_cfg(dict(NEMO, hybrid_override_pattern="M-X-")), 3,
+        'field "hybrid_override_pattern[2]"')
+cfg_raw("nemotron-pattern-length", raw_cfg(dict(NEMO, hybrid_override_pattern="M-*")), 3,
+        'field "hybrid_override_pattern": has 3 blocks for num_hidden_layers 4')
+cfg_raw("nemotron-ssm-zero", raw_cfg(dict(NEMO, ssm_state_size=0)), 3,
+        'field "ssm_state_size": must be a positive integer (got 0)')
+cfg_raw("granite-layer-kind", raw_cfg(dict(GRANITE, layer_types=["mamba", "linear_attention"])), 3,
+        'field "layer_types[1]": "linear_attention" is not a layer kind')
+cfg_raw("granite-layer-count", raw_cfg(dict(GRANITE, layer_types=["mamba"])), 3,
+        'field "layer_types": has 1 entries for num_hidden_layers 2')
+cfg_raw("granite-mamba-width", raw_cfg(dict(GRANITE, mamba_n_heads=6)), 3,
+        'field "mamba_n_heads"', why="heads x head dim must be the mixer's width (mamba_expand x hidden_size)")
+cfg_raw("gpt-oss-topk", raw_cfg(dict(GPTOSS, num_experts_per_tok=5)), 3,
+        'field "num_experts_per_tok": must not exceed the 4 experts')
+cfg_raw("gpt-oss-window-zero", raw_cfg(dict(GPTOSS, sliding_window=0)), 3,
+        'field "sliding_window": must be a positive integer (got 0)')
+cfg_raw("gpt-oss-layer-types", raw_cfg(dict(GPTOSS, layer_types=["sliding_attention", "chunked_attention"])), 3,
+        'field "layer_types[1]"')
+cfg_raw("qwen3-next-heads", raw_cfg({"model_type": "qwen3_next", "hidden_size": 256, "num_hidden_layers": 4,
+                                     "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 64,
+                                     "vocab_size": 1000, "num_experts": 4, "num_experts_per_tok": 2,
+                                     "moe_intermediate_size": 64, "linear_num_value_heads": -2,
+                                     "linear_num_key_heads": 2, "linear_key_head_dim": 32,
+                                     "linear_value_head_dim": 32}), 3,
+        'field "linear_num_value_heads": must be a positive integer (got -2)')
+cfg_raw("llama4-no-text-config", raw_cfg({"model_type": "llama4", "vision_config": {"hidden_size": 64}}), 3,
+        'field "text_config": missing')
+cfg_raw("gemma3-vision-not-object", raw_cfg({"model_type": "gemma3", "vision_config": [1],
+                                            "text_config": {"hidden_size": 256, "num_hidden_layers": 2,
+                                                            "intermediate_size": 512}}), 3,
+        'field "vision_config": must be an object')
+cfg_raw("gemma3-vision-layers", raw_cfg({"model_type": "gemma3", "vision_config": {"num_hidden_layers": 0},
+                                        "text_config": {"hidden_size": 256, "num_hidden_layers": 2,
+                                                        "intermediate_size": 512}}), 3,
+        'field "vision_config.num_hidden_layers": must be a positive integer (got 0)')
+cfg("llama-with-experts", put(num_local_experts=8), 3, 'field "num_local_experts": 8 experts',
+    why="a dense family's config with experts is refused, never sized as dense")
+cfg("llama-with-layer-kinds", put(layer_types=["full_attention"] * 15 + ["mamba"]), 3,
+    'field "layer_types[15]"')
+cfg("unknown-hybrid", put(model_type="frob_hybrid", ssm_state_size=16), 3, 'field "ssm_state_size"',
+    why="an unknown model_type with state-space fields is refused naming the field, not sized as a decoder")
+cfg("unknown-wrapper", put(model_type="frob_vl", vision_config={"hidden_size": 64}), 3,
+    'field "vision_config"')
+cfg("fp8-block-size", put(quantization_config={"quant_method": "fp8", "weight_block_size": [128]}), 3,
+    'field "quantization_config.weight_block_size"')
+cfg("fp8-block-zero", put(quantization_config={"quant_method": "fp8", "weight_block_size": [0, 128]}), 3,
+    'field "quantization_config.weight_block_size"')
 
 # ---- command-line values -----------------------------------------------------
 for name, extra, exit_, msg in [
@@ -211,6 +285,11 @@ spc("invalid-utf8", None, 3, "UTF-8",
     raw=json.dumps(spec, indent=2).encode().replace(b'"out": "out"', b'"out": "o\xffut"'),
     why="decision: an error naming the file; today an output directory named with the raw "
         "byte is created")
+spc("model-entry-key", put(models=[{"id": "tests/bad/ok-llama.json", "method": ["inference"]}]), 3,
+    'models[0]: unknown key "method"')
+spc("model-entry-methods", put(models=[{"id": "tests/bad/ok-llama.json", "methods": ["serve"]}]), 3,
+    "models[0]: methods: expected full, lora, qlora or inference")
+spc("model-entry-id", put(models=[{"methods": ["inference"]}]), 3, "models[0]: id: expected")
 spc("time-negative-tokens", put(time={"tokens": -5}), 3, "time.tokens: expected a token budget")
 spc("time-string-tokens", put(time={"tokens": "1e9"}), 3, "time.tokens: expected a token budget")
 spc("time-unknown-runtime", put(time={"runtime": "warp"}), 3, "time.runtime: expected")

@@ -298,10 +298,19 @@ static void test_hand_computed(void)
 		uint64_t attn = 2 * 2560ull * 2048 /* q, o */ + 2 * 2560ull * 1024 /* k, v */;
 		uint64_t mlp = 3 * 2560ull * 10240;
 		uint64_t norms = 4 * 2560 + 2 * 256; /* four layer norms + q_norm/k_norm */
-		CHECK_EQ_U64(a.params_total, 34 * (attn + mlp + norms) + 262208ull * 2560 + 2560,
-		             "gemma3 (text_config) shape: total (hand)");
-		CHECK(strstr(a.warning, "vision") && strstr(a.warning, "num_attention_heads 8"),
-		      "gemma3: warning names the defaults and the uncounted vision tower (%s)", a.warning);
+		/* vision_config gives only hidden_size 1152: SiglipVisionConfig's
+		 * defaults for the rest (12 layers, intermediate 3072, 224 px in
+		 * 16 px patches: 196 positions, the pooling head on), and Gemma 3's
+		 * projector (an RMSNorm of 1152 and a 1152 x 2560 matrix) */
+		uint64_t H = 1152, I = 3072, lin = H * H + H;
+		uint64_t layer = 4 * H + 4 * lin + (H * I + I) + (I * H + H);
+		uint64_t head = H + (3 * H * H + 3 * H) + lin + 2 * H + (H * I + I) + (I * H + H);
+		uint64_t vision = (3 * 16 * 16 * H + H) + 196 * H + 12 * layer + 2 * H + head + H + H * 2560;
+		CHECK_EQ_U64(a.params_total, 34 * (attn + mlp + norms) + 262208ull * 2560 + 2560 + vision,
+		             "gemma3 (text_config) shape: total (hand), its SigLIP tower at the class defaults");
+		CHECK_EQ_U64(a.params_vision, vision, "gemma3: the vision tower reported apart");
+		CHECK(strstr(a.warning, "siglip vision tower") && strstr(a.warning, "num_attention_heads 8"),
+		      "gemma3: warning names the defaults and the counted vision tower (%s)", a.warning);
 	}
 	if (load("tests/fixtures/configs/bloom-560m-shaped.json", &a)) {
 		/* H 1024, 24 layers, vocab 250880, 4H MLP, all linears with bias, tied */
@@ -333,9 +342,10 @@ static void test_hand_computed(void)
 		             3 * (attn + norms + dense) + 58 * (attn + norms + router + 8 * expert + shared) + emb,
 		             "deepseek_v3 shape: active, 8 of 256 experts (hand)");
 		CHECK(mod_is(&a, 1, "q_a_proj", GS_ROLE_ATTN_OTHER, 7168, 1536) &&
-		              mod_is(&a, 1, "q_b_proj", GS_ROLE_Q, 1536, 128 * 192) && a.quant == GS_QUANT_FP8 &&
-		              a.quant_bits == 8 && strstr(a.warning, "multi-token"),
-		      "deepseek_v3: q_a/q_b, fp8 quantization, MTP warning: %s", names(&a, 1));
+		              mod_is(&a, 1, "q_b_proj", GS_ROLE_Q, 1536, 128 * 192) && a.quant == GS_QUANT_FP8_BLOCK &&
+		              a.quant_bits == 8 && a.quant_group == 128 && a.quant_group_in == 128 &&
+		              strstr(a.warning, "multi-token"),
+		      "deepseek_v3: q_a/q_b, fp8 with 128 x 128 weight blocks, MTP warning: %s", names(&a, 1));
 	}
 	if (load("tests/fixtures/configs/qwen3-moe-mixed-layers.json", &a)) {
 		/* H 64, 6 layers, mlp_only_layers [0,5,0] -> 2 dense + 4 MoE;
@@ -846,7 +856,7 @@ static void test_errors(void)
 	           "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"
 	           "\"num_experts\":4,\"num_experts_per_tok\":2,\"moe_intermediate_size\":32,"
 	           "\"mlp_only_layers\":[7]}",
-	           GS_ECONFIG, "\"mlp_only_layers\"", "got 7");
+	           GS_ECONFIG, "\"mlp_only_layers[0]\"", "got 7");
 	expect_err("gemma3 without text_config", "{\"model_type\":\"gemma3\"}", GS_ECONFIG, "\"text_config\"",
 	           NULL);
 	expect_err("gemma3 bad text field",
@@ -1019,6 +1029,367 @@ static void test_limits(void)
 	      "limits.seq_unknown_max_pos_ok");
 }
 
+
+/* ---- models-reference2: the 2025-26 families (issue 30), vendored in
+ * tests/fixtures/models-reference2 (README there): every file tallied to
+ * the parameter against index.json, the active count where it gives one,
+ * the vision tower (and projector) counted and reported apart ---- */
+
+#define REF2 "tests/fixtures/models-reference2/"
+
+/* index.json's integer field `key` of model m, or -1. */
+static int64_t jnum(const cJSON *m, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key);
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+}
+
+static void test_reference2(void)
+{
+	char p[4200], *buf = NULL;
+	size_t len = 0;
+	gs_error e = { 0 };
+	cJSON *idx, *models;
+	int n = 0;
+
+	path_of(p, sizeof p, REF2 "index.json");
+	if (gs_read_file(p, 1 << 20, &buf, &len, &e) != GS_OK) {
+		CHECK(0, "reference2: read %s (%s)", p, e.msg);
+		return;
+	}
+	idx = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	models = cJSON_GetObjectItemCaseSensitive(idx, "models");
+	for (const cJSON *m = models ? models->child : NULL; m != NULL; m = m->next) {
+		const char *file = cJSON_GetObjectItemCaseSensitive(m, "file")->valuestring;
+		int64_t tot = jnum(m, "params_total"), act = jnum(m, "params_active");
+		int64_t act_text = jnum(m, "params_active_text"), vis = jnum(m, "params_vision_tower");
+		int64_t proj = jnum(m, "params_projector"), vis_all = jnum(m, "params_vision_tower_incl_merger");
+		char rel[512];
+		gs_arch a;
+
+		if (vis_all < 0)
+			vis_all = jnum(m, "params_vision_tower_incl_mergers");
+		if (vis >= 0)
+			vis_all = vis + (proj > 0 ? proj : 0);
+		n++;
+		snprintf(rel, sizeof rel, REF2 "%s", file);
+		if (!load(rel, &a)) {
+			CHECK(0, "reference2 %s: parses", file);
+			continue;
+		}
+		CHECK_EQ_U64(a.params_total, (uint64_t)tot, "reference2 %s: params_total exact", file);
+		if (act >= 0)
+			CHECK_EQ_U64(a.params_active, (uint64_t)act, "reference2 %s: params_active exact", file);
+		if (act_text >= 0)
+			CHECK_EQ_U64(a.params_active, (uint64_t)act_text,
+			             "reference2 %s: params_active (the text model's) exact", file);
+		CHECK_EQ_U64(a.params_vision, (uint64_t)(vis_all > 0 ? vis_all : 0),
+		             "reference2 %s: the vision tower and projector, reported apart", file);
+		CHECK(!a.generic, "reference2 %s: known family (%s)", file, a.model_type);
+	}
+	CHECK(n == 24, "reference2: all 24 files checked (got %d)", n);
+	cJSON_Delete(idx);
+}
+
+/* The kind of a's layers with this mixer (and MoE-ness: -1 either), or NULL. */
+static const gs_layer_kind *kind_of(const gs_arch *a, gs_mixer mx, int moe)
+{
+	for (int i = 0; i < a->n_kinds; i++)
+		if (a->kind[i].mixer == mx && (moe < 0 || (a->kind[i].n_experts > 0) == moe))
+			return &a->kind[i];
+	return NULL;
+}
+
+/* Layers of a with this mixer, over every kind. */
+static int64_t layers_of(const gs_arch *a, gs_mixer mx)
+{
+	int64_t n = 0;
+
+	for (int i = 0; i < a->n_kinds; i++)
+		if (a->kind[i].mixer == mx)
+			n += a->kind[i].n_layers;
+	return n;
+}
+
+/* Each family's layer list, as its config and transformers' config class
+ * lay it out (docs/engine.md, "Layer kinds"). */
+static void test_layer_kinds(void)
+{
+	gs_arch a;
+	const gs_layer_kind *k;
+
+	/* gpt-oss-20b: layer_types alternate sliding (window 128) and full,
+	 * 12 each; sinks (64 per layer) in every layer; MoE everywhere */
+	if (load(REF2 "openai--gpt-oss-20b.config.json", &a)) {
+		k = kind_of(&a, GS_MIX_SLIDING, 1);
+		CHECK(a.n_kinds == 2 && k && k->n_layers == 12 && k->window == 128 && k->sinks &&
+		              layers_of(&a, GS_MIX_FULL) == 12 && k->kv_dim == 2 * 8 * 64 && a.interleaved &&
+		              a.quant == GS_QUANT_MXFP4 && k->n_experts == 32 && k->experts_per_tok == 4,
+		      "gpt-oss-20b: 12 sliding (128) + 12 full layers, sinks, 32 experts top-4, MXFP4");
+		CHECK(mod_is(&a, 0, "experts.gate_up_proj", GS_ROLE_GATE_UP, 2880, 5760) &&
+		              mod_is(&a, 0, "router", GS_ROLE_ROUTER, 2880, 32) &&
+		              find_mod(&a, 0, "router")->bias && find_mod(&a, 0, "experts.down_proj")->expert,
+		      "gpt-oss: router with bias, fused expert gate_up and down: %s", names(&a, 0));
+	}
+	/* Llama-4-Scout: no_rope_layers: every 4th layer NoPE full
+	 * attention, the rest chunked (8192); MoE in every layer (moe_layers) */
+	if (load(REF2 "unsloth--Llama-4-Scout-17B-16E-Instruct.config.json", &a)) {
+		k = kind_of(&a, GS_MIX_CHUNKED, 1);
+		CHECK(k && k->n_layers == 36 && k->window == 8192 && !k->nope && layers_of(&a, GS_MIX_FULL) == 12 &&
+		              kind_of(&a, GS_MIX_FULL, 1)->nope && a.hidden == 5120 &&
+		              strcmp(a.vision, "llama4") == 0 && a.params_vision == 850960896ull + 20971520ull,
+		      "llama4 scout: read through text_config; 36 chunked (8192) + 12 NoPE full; the vision "
+		      "tower apart");
+		CHECK(find_mod(&a, 0, "shared_expert.gate_proj") && find_mod(&a, 0, "experts.gate_up_proj"),
+		      "llama4: shared expert beside the fused experts: %s", names(&a, 0));
+	}
+	/* Maverick: interleave_moe_layer_step 2 (moe_layers odd) */
+	if (load(REF2 "unsloth--Llama-4-Maverick-17B-128E-Instruct.config.json", &a)) {
+		int64_t moe = 0;
+		for (int i = 0; i < a.n_kinds; i++)
+			moe += a.kind[i].n_experts > 0 ? a.kind[i].n_layers : 0;
+		/* the NoPE layers (3, 7, ...) are all odd, so MoE: dense chunked,
+		 * MoE chunked, MoE NoPE */
+		CHECK(moe == 24 && a.n_kinds == 3, "llama4 maverick: 24 MoE layers of 48, 3 kinds (%d)", a.n_kinds);
+	}
+	/* Qwen3-Next: full_attention_interval 4: 12 full, 36 Gated DeltaNet;
+	 * the recurrent state [32, 128, 128] in fp32, conv 8192 x 4 */
+	if (load(REF2 "Qwen--Qwen3-Next-80B-A3B-Instruct.config.json", &a)) {
+		k = kind_of(&a, GS_MIX_LINEAR, -1);
+		CHECK(k && k->n_layers == 36 && layers_of(&a, GS_MIX_FULL) == 12 && k->kv_dim == 0 &&
+		              k->st.heads == 32 && k->st.k_dim == 128 && k->st.v_dim == 128 && k->st.conv_dim == 8192 &&
+		              k->st.conv_kernel == 4 && k->st.state_bytes == 4 &&
+		              kind_of(&a, GS_MIX_FULL, -1)->kv_dim == 2 * 2 * 256,
+		      "qwen3-next: 12 full + 36 linear-attention layers, GDN state and conv shapes");
+	}
+	/* Granite 4.0 H small: attention at 5, 15, 25, 35 */
+	if (load(REF2 "ibm-granite--granite-4.0-h-small.config.json", &a)) {
+		k = kind_of(&a, GS_MIX_MAMBA2, -1);
+		CHECK(k && k->n_layers == 36 && layers_of(&a, GS_MIX_FULL) == 4 && k->st.heads == 128 &&
+		              k->st.v_dim == 64 && k->st.k_dim == 128 && k->st.conv_dim == 8448 && !a.rotary &&
+		              k->n_experts == 72 && a.tied,
+		      "granite-4.0-h-small: 36 Mamba-2 + 4 attention layers, NoPE, 72 experts, tied");
+	}
+	/* Nemotron-H-56B: 54 M, 54 -, 10 * blocks, each one norm */
+	if (load(REF2 "nvidia--Nemotron-H-56B-Base-8K.config.json", &a)) {
+		k = kind_of(&a, GS_MIX_NONE, 0);
+		CHECK(layers_of(&a, GS_MIX_MAMBA2) == 54 && layers_of(&a, GS_MIX_FULL) == 10 && k &&
+		              k->n_layers == 54 && k->norms == 1 && kind_of(&a, GS_MIX_MAMBA2, 0)->mlp == GS_MLP_NONE &&
+		              strstr(a.warning, "Infinity on line 46"),
+		      "nemotron-h 56b: 54 Mamba-2, 54 MLP, 10 attention blocks; its Infinity read (%s)", a.warning);
+	}
+	/* SmolLM3: NoPE every 4th layer, tied by SmolLM3Config's default */
+	if (load(REF2 "HuggingFaceTB--SmolLM3-3B.config.json", &a)) {
+		int64_t nope = 0;
+		for (int i = 0; i < a.n_kinds; i++)
+			nope += a.kind[i].nope ? a.kind[i].n_layers : 0;
+		CHECK(a.tied && a.p_head == 0 && nope == 9 && layers_of(&a, GS_MIX_FULL) == 36,
+		      "smollm3: tied (the key absent), 9 NoPE of 36 full-attention layers");
+	}
+	/* Gemma 3 27B: 52 sliding (1024) + 10 full, both files */
+	if (load(REF2 "google--gemma-3-27b-it.config.json", &a)) {
+		k = kind_of(&a, GS_MIX_SLIDING, -1);
+		CHECK(k && k->n_layers == 52 && k->window == 1024 && layers_of(&a, GS_MIX_FULL) == 10 &&
+		              strcmp(a.vision, "siglip") == 0,
+		      "gemma3 27b (minimal file): 52 sliding (1024) + 10 full layers, SigLIP tower");
+	}
+	if (load(REF2 "google--gemma-3-27b-it.resaved-4.56.config.json", &a))
+		CHECK(layers_of(&a, GS_MIX_SLIDING) == 52 && layers_of(&a, GS_MIX_FULL) == 10,
+		      "gemma3 27b (re-saved, explicit layer_types): the same 52 + 10");
+	/* DeepSeek-V3: MLA everywhere, 3 dense then 58 MoE; FP8 128 x 128 */
+	if (load(REF2 "deepseek-ai--DeepSeek-V3.config.json", &a))
+		CHECK(layers_of(&a, GS_MIX_MLA) == 61 && a.kind[0].n_layers == 3 && a.kind[0].kv_dim == 576 &&
+		              !a.interleaved && a.quant == GS_QUANT_FP8_BLOCK && a.quant_group == 128,
+		      "deepseek-v3: 61 MLA layers (576 cached a token), 3 dense first, fp8 128 x 128 blocks");
+	/* Kimi-K2: model_type kimi_k2, sized by its DeepseekV3ForCausalLM class */
+	if (load(REF2 "moonshotai--Kimi-K2-Instruct.config.json", &a))
+		CHECK(strstr(a.warning, "DeepseekV3ForCausalLM") && !a.generic,
+		      "kimi_k2: sized through its architectures class, and said (%s)", a.warning);
+	/* Mistral 3 and Qwen3-VL: text_config; Qwen2.5-VL: the text at the top */
+	if (load(REF2 "mistralai--Mistral-Small-3.1-24B-Instruct-2503.config.json", &a))
+		CHECK(a.hidden == 5120 && a.head_dim == 128 && a.layers == 40 && strcmp(a.vision, "pixtral") == 0 &&
+		              layers_of(&a, GS_MIX_FULL) == 40,
+		      "mistral3: the text model read through text_config (sliding_window null: full)");
+	if (load(REF2 "Qwen--Qwen3-VL-30B-A3B-Instruct.config.json", &a))
+		CHECK(a.hidden == 2048 && a.layers == 48 && a.kind[a.n_kinds - 1].n_experts == 128 &&
+		              strcmp(a.vision, "qwen3-vl") == 0,
+		      "qwen3_vl_moe: the text model read through text_config");
+	if (load(REF2 "Qwen--Qwen2.5-VL-7B-Instruct.config.json", &a))
+		CHECK(a.hidden == 3584 && find_mod(&a, 0, "q_proj")->bias && strcmp(a.vision, "qwen2.5-vl") == 0,
+		      "qwen2_5_vl: the text at the top, q/k/v with biases, the vision tower counted");
+}
+
+/* A config from text; GS_OK and the arch, or the error (e.msg). */
+static gs_err parse_text(const char *js, gs_arch *a, gs_error *e)
+{
+	memset(e, 0, sizeof *e);
+	return gs_config_parse(js, strlen(js), "p.json", a, e);
+}
+
+/* A cJSON tree as text (the caller frees). */
+static char *json_text(const cJSON *d)
+{
+	return cJSON_PrintUnformatted(d);
+}
+
+/* Fields whose presence says a config is not a plain decoder. */
+static const char *structural_field(const cJSON *d)
+{
+	static const char *const keys[] = {
+		"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "ssm_state_size",
+		"mamba_d_state", "mamba_n_heads", "mamba_num_heads", "linear_num_value_heads",
+		"hybrid_override_pattern", "full_attention_interval", "text_config", "vision_config", NULL,
+	};
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(d, "layer_types");
+
+	for (int i = 0; keys[i] != NULL; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, keys[i]);
+		if (v != NULL && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble <= 1))
+			return keys[i];
+	}
+	for (const cJSON *x = cJSON_IsArray(lt) ? lt->child : NULL; x != NULL; x = x->next)
+		if (!cJSON_IsString(x) || strcmp(x->valuestring, "full_attention") != 0)
+			return "layer_types";
+	return NULL;
+}
+
+/* Never a guess (issue 30 item 3). A config outside the known families
+ * gives a number only when it is a plain decoder (and then flagged
+ * generic); otherwise it is refused naming a field it holds. Checked on
+ * every real 2025-26 config renamed to an unknown model_type, on a real
+ * config of a family gpusizer is not given (DeepSeek-V4), and on
+ * structural variants of known families (a new layer-type name, a dense
+ * family with experts or state fields): each exact or refused naming a
+ * field, never a wrong total. */
+static void test_never_a_guess(void)
+{
+	char p[4200], *buf = NULL;
+	size_t len = 0;
+	gs_error e = { 0 };
+	gs_arch a;
+	cJSON *idx;
+	int renamed = 0, refused = 0, generic = 0;
+
+	path_of(p, sizeof p, REF2 "index.json");
+	if (gs_read_file(p, 1 << 20, &buf, &len, &e) != GS_OK) {
+		CHECK(0, "never-a-guess: read %s", p);
+		return;
+	}
+	idx = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	for (const cJSON *m = cJSON_GetObjectItemCaseSensitive(idx, "models")->child; m != NULL; m = m->next) {
+		const char *file = cJSON_GetObjectItemCaseSensitive(m, "file")->valuestring;
+		char rel[4800], *text, *js;
+		cJSON *d;
+		const char *field;
+		gs_err rc;
+
+		snprintf(rel, sizeof rel, "%s/" REF2 "%s", top, file);
+		if (gs_read_file(rel, 1 << 20, &text, &len, &e) != GS_OK)
+			continue;
+		/* the Nemotron file's Infinity: Python's json writes it */
+		for (char *q = strstr(text, "Infinity"); q != NULL; q = strstr(q, "Infinity"))
+			memcpy(q, "1e999   ", 8);
+		d = cJSON_ParseWithLength(text, len);
+		free(text);
+		if (d == NULL)
+			continue;
+		cJSON_ReplaceItemInObjectCaseSensitive(d, "model_type", cJSON_CreateString("frob_unknown"));
+		cJSON_DeleteItemFromObjectCaseSensitive(d, "architectures");
+		js = json_text(d);
+		field = structural_field(d);
+		rc = parse_text(js, &a, &e);
+		renamed++;
+		if (field != NULL) {
+			refused += rc == GS_ECONFIG;
+			CHECK(rc == GS_ECONFIG && strstr(e.msg, "field \"") && strstr(e.msg, "not sized") &&
+			              (strstr(e.msg, field) || strstr(e.msg, "layer_types[")),
+			      "never-a-guess: %s as an unknown model_type (it has %s) is refused naming a field (%s)", file,
+			      field, e.msg);
+		} else {
+			generic += rc == GS_OK && a.generic;
+			CHECK(rc == GS_OK && a.generic && strstr(a.warning, "generic"),
+			      "never-a-guess: %s as an unknown model_type is a plain decoder: sized, flagged generic (%s)",
+			      file, rc == GS_OK ? a.warning : e.msg);
+		}
+		cJSON_free(js);
+		cJSON_Delete(d);
+	}
+	cJSON_Delete(idx);
+	CHECK(renamed == 24 && refused + generic == 24 && refused >= 18,
+	      "never-a-guess: 24 renamed configs, %d refused, %d plain decoders sized generic", refused, generic);
+
+	/* a real config of a family gpusizer is not given */
+	path_of(p, sizeof p, REF2 "other/nvidia--DeepSeek-V4-Flash-NVFP4.config.json");
+	memset(&e, 0, sizeof e);
+	CHECK(gs_config_load(p, &a, &e) == GS_ECONFIG && strstr(e.msg, "field \"n_routed_experts\"") &&
+	              strstr(e.msg, "deepseek_v4") && strstr(e.msg, "not sized") && a.params_total == 0,
+	      "never-a-guess: DeepSeek-V4 (deepseek_v4, unknown) is refused naming n_routed_experts (%s)", e.msg);
+
+	/* structural variants: each refused naming the field */
+	static const struct {
+		const char *what, *json, *field;
+	} v[] = {
+		{ "a hybrid with a new layer-type name",
+		  "{\"model_type\":\"granitemoehybrid\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		  "\"vocab_size\":100,\"shared_intermediate_size\":512,\"mamba_d_head\":64,\"mamba_n_heads\":8,"
+		  "\"layer_types\":[\"mamba\",\"mamba3\"]}",
+		  "\"layer_types[1]\"" },
+		{ "a dense family with a sliding-window kind it does not have",
+		  "{\"model_type\":\"llama\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		  "\"intermediate_size\":512,\"vocab_size\":100,\"layer_types\":[\"full_attention\",\"sliding_attention\"]}",
+		  "\"layer_types[1]\"" },
+		{ "gemma3_text with a chunked layer",
+		  "{\"model_type\":\"gemma3_text\",\"hidden_size\":256,\"num_hidden_layers\":2,\"intermediate_size\":512,"
+		  "\"layer_types\":[\"chunked_attention\",\"full_attention\"]}",
+		  "\"layer_types[0]\"" },
+		{ "qwen3 with linear-attention fields",
+		  "{\"model_type\":\"qwen3\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		  "\"intermediate_size\":512,\"vocab_size\":100,\"linear_num_value_heads\":8}",
+		  "\"linear_num_value_heads\"" },
+		{ "mistral with experts",
+		  "{\"model_type\":\"mistral\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		  "\"intermediate_size\":512,\"vocab_size\":100,\"num_local_experts\":8}",
+		  "\"num_local_experts\"" },
+		{ "phi3 wrapped with a vision tower",
+		  "{\"model_type\":\"phi3\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		  "\"intermediate_size\":512,\"vocab_size\":100,\"vision_config\":{\"hidden_size\":64}}",
+		  "\"vision_config\"" },
+		{ "a MiniMax-M2-like MoE (unknown)",
+		  "{\"model_type\":\"minimax_m2\",\"hidden_size\":3072,\"num_hidden_layers\":62,\"num_attention_heads\":48,"
+		  "\"num_key_value_heads\":8,\"head_dim\":128,\"intermediate_size\":1536,\"vocab_size\":200064,"
+		  "\"num_local_experts\":256,\"num_experts_per_tok\":8}",
+		  "\"num_local_experts\"" },
+		{ "a Jamba-like hybrid (unknown)",
+		  "{\"model_type\":\"jamba\",\"hidden_size\":4096,\"num_hidden_layers\":32,\"num_attention_heads\":32,"
+		  "\"intermediate_size\":14336,\"vocab_size\":65536,\"num_experts\":1,\"mamba_d_state\":16,"
+		  "\"attn_layer_period\":8}",
+		  "\"mamba_d_state\"" },
+		{ "a Nemotron-H pattern with a new block kind",
+		  "{\"model_type\":\"nemotron_h\",\"hidden_size\":256,\"num_hidden_layers\":3,\"num_attention_heads\":4,"
+		  "\"vocab_size\":100,\"hybrid_override_pattern\":\"M*L\",\"mamba_num_heads\":8,\"mamba_head_dim\":64,"
+		  "\"ssm_state_size\":16}",
+		  "\"hybrid_override_pattern[2]\"" },
+		{ "an unknown wrapper", "{\"model_type\":\"frob_vl\",\"text_config\":{\"model_type\":\"llama\"}}",
+		  "\"text_config\"" },
+		{ "a gemma3 wrapper whose text has experts",
+		  "{\"model_type\":\"gemma3\",\"text_config\":{\"hidden_size\":256,\"num_hidden_layers\":2,"
+		  "\"intermediate_size\":512,\"num_experts\":4}}",
+		  "\"text_config.num_experts\"" },
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		gs_err rc = parse_text(v[i].json, &a, &e);
+		CHECK(rc == GS_ECONFIG && strstr(e.msg, v[i].field) && a.params_total == 0,
+		      "never-a-guess: %s is refused naming %s (%s)", v[i].what, v[i].field, e.msg);
+	}
+	/* and a plain decoder of an unknown family is still sized, flagged */
+	CHECK(parse_text("{\"model_type\":\"frob\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	                 "\"intermediate_size\":512,\"vocab_size\":100,\"layer_types\":[\"full_attention\","
+	                 "\"full_attention\"]}", &a, &e) == GS_OK && a.generic,
+	      "never-a-guess: an unknown plain decoder (layer_types all full) is sized, flagged generic");
+}
+
 int main(void)
 {
 	const char *t = getenv("GS_TOP");
@@ -1038,5 +1409,8 @@ int main(void)
 	test_errors();
 	test_generic_and_files();
 	test_limits();
+	test_reference2();
+	test_layer_kinds();
+	test_never_a_guess();
 	CHECK_DONE();
 }

@@ -996,7 +996,10 @@ static void eager_upcast(void)
  * act(gate) and the product are made from its chunks (Phi3MLP), 4I in all
  * where separate gate and up peak at 3I. Phi-3-mini (h 3072, I 8192, 32
  * layers, MHA), one 4096-token prompt, last logits: the layer peaks, over
- * the cache (32 x 2 x 3072 x 2 bytes a token) and the residual twice. */
+ * the cache (32 x 2 x 3072 x 2 bytes a token) and the residual twice. Its
+ * config's sliding_window 2047 makes every layer a sliding one
+ * (DynamicCache(config): no layer_types, so all sliding_attention), whose
+ * DynamicSlidingWindowLayer keeps the last 2046 tokens. */
 static void fused_mlp_inference(void)
 {
 	gs_arch a = load("microsoft--Phi-3-mini-4k-instruct.config.json");
@@ -1004,7 +1007,7 @@ static void fused_mlp_inference(void)
 	set(&s, "seq=4096");
 	gs_estimate x = run(&a, &s);
 	double T = 4096, h = 3072, I = 8192;
-	double want = 32 * 2 * h * 2 * T + 2 * 2 * h * T + 4 * I * 2 * T;
+	double want = 32 * 2 * h * 2 * 2046 + 2 * 2 * h * T + 4 * I * 2 * T;
 	CHECK(x.peak_phase == GS_PH_PREFILL && near((double)x.A, want, 1e-9),
 	      "engine: a fused gate_up MLP peaks at 4I at inference (A %.6g, want %.6g)", (double)x.A, want);
 }
@@ -1164,6 +1167,184 @@ static void sharded_counts(void)
 	      "count under zero3/fsdp/fsdp2 (%d pairs, %d violated)", pairs, worse);
 }
 
+
+/* ---- issue 30: the layer kinds' caches and states, the block formats ---- */
+
+#define REF2 "tests/fixtures/models-reference2/"
+
+/* An inference row of a at seq tokens, its precision the checkpoint's own. */
+static gs_estimate infer_at(const gs_arch *a, const char *extra)
+{
+	gs_settings s = base("inference", NULL, NULL);
+	set(&s, extra);
+	gs_settings_native(&s, a);
+	return run(a, &s);
+}
+
+/* gpt-oss-20b: 12 full layers keep every token, 12 sliding ones their
+ * window of 128 (2 x 8 KV heads x 64 = 1024 elements, 2048 bytes, a token
+ * and layer). transformers' DynamicSlidingWindowLayer keeps the last
+ * sliding_window - 1 = 127 tokens (cache_utils.py), StaticSlidingWindowLayer
+ * the window. Llama-4-Scout: 36 chunked layers keep at most the 8192-token
+ * chunk, 12 NoPE full layers every token (4096 bytes a token and layer). */
+static void window_caches(void)
+{
+	gs_arch a = gs_arch_from(REF2 "openai--gpt-oss-20b.config.json");
+	double L = 2048; /* bytes a token in one layer */
+
+	CHECK(near(gs_arch_kv_elements(&a, 128, true) * 2 / 128, 24 * L, 1e-12),
+	      "gpt-oss-20b at 128 tokens: 49,152 bytes a token, every layer holding all 128 (%.0f)",
+	      gs_arch_kv_elements(&a, 128, true) * 2 / 128);
+	CHECK(near(gs_arch_kv_elements(&a, 32768, true) * 2 / 32768, 12 * L + 12 * L * 128 / 32768, 1e-12),
+	      "gpt-oss-20b at 32,768 tokens: 24,672 bytes a token, the sliding layers capped at 128 (%.1f)",
+	      gs_arch_kv_elements(&a, 32768, true) * 2 / 32768);
+	CHECK(near(gs_arch_kv_elements(&a, 32768, false) * 2, 12 * L * 32768 + 12 * L * 127, 1e-12) &&
+	              near(gs_arch_kv_elements(&a, 128, false) * 2, 12 * L * 128 + 12 * L * 127, 1e-12),
+	      "gpt-oss-20b under DynamicCache: the sliding layers keep 127 tokens");
+	gs_estimate x = infer_at(&a, "seq=32768");
+	CHECK(x.kv_bytes_token == 12 * L && x.kv_win_bytes_token == 12 * L &&
+	              x.kv_win_bytes_seq == 12 * L * 127 && x.state_bytes_seq == 0 &&
+	              x.kv_at_peak == (uint64_t)(12 * L * 32768 + 12 * L * 127),
+	      "gpt-oss-20b inference at 32,768: the engine's cache is the full layers' 24,576 a token and "
+	      "the sliding layers' 127 tokens (at peak %llu)", (unsigned long long)x.kv_at_peak);
+	x = infer_at(&a, "seq=32768 kv-cache=static");
+	CHECK(x.kv_win_bytes_seq == 12 * L * 128, "gpt-oss-20b, static cache: the sliding layers keep 128");
+
+	a = gs_arch_from(REF2 "unsloth--Llama-4-Scout-17B-16E-Instruct.config.json");
+	L = 4096;
+	CHECK(near(gs_arch_kv_elements(&a, 8192, true) * 2, 48 * L * 8192, 1e-12) &&
+	              near(gs_arch_kv_elements(&a, 16384, true) * 2, 36 * L * 8192 + 12 * L * 16384, 1e-12),
+	      "llama4 scout: at 8,192 tokens every layer holds all of them; at 16,384 the 36 chunked ones stay "
+	      "at 8,192");
+	CHECK(near(gs_arch_kv_elements(&a, 8192, false) * 2, 36 * L * 8191 + 12 * L * 8192, 1e-12),
+	      "llama4 scout under DynamicCache: chunked layers as sliding ones, 8,191 tokens");
+	x = infer_at(&a, "seq=16384");
+	CHECK(x.kv_bytes_token == 12 * L && x.kv_win_bytes_token == 36 * L && x.kv_win_bytes_seq == 36 * L * 8191,
+	      "llama4 scout inference: 49,152 bytes a token in the full layers, 147,456 in the chunked ones "
+	      "up to a chunk");
+}
+
+/* The state layers' state per sequence, the same at any context.
+ * Qwen3-Next: 36 Gated DeltaNet layers, each a recurrent state of 32
+ * value heads x 128 x 128 in fp32 (fla's final_state) and a conv state of
+ * 8192 channels x 4 at bf16; 12 attention layers of 2 x 2 x 256 elements
+ * a token. Granite 4.0 H small: 36 Mamba-2 layers, an SSM state of 128
+ * heads x 64 x 128 and a conv state of 8448 x 4, both at the model's
+ * dtype (HybridMambaAttentionDynamicCache); 4 attention layers of 2 x 8 x
+ * 128 a token. */
+static void recurrent_states(void)
+{
+	struct {
+		const char *file;
+		double state, kv_tok;
+	} m[] = {
+		{ "Qwen--Qwen3-Next-80B-A3B-Instruct.config.json", 36 * (32.0 * 128 * 128 * 4 + 8192 * 4 * 2),
+		  12 * 2 * 2 * 256 * 2.0 },
+		{ "ibm-granite--granite-4.0-h-small.config.json", 36 * (128.0 * 64 * 128 * 2 + 8448 * 4 * 2),
+		  4 * 2 * 8 * 128 * 2.0 },
+	};
+	for (int i = 0; i < 2; i++) {
+		char path[256];
+		snprintf(path, sizeof path, REF2 "%s", m[i].file);
+		gs_arch a = gs_arch_from(path);
+		gs_estimate x1 = infer_at(&a, "seq=1024"), x2 = infer_at(&a, "seq=32768");
+		CHECK(x1.state_bytes_seq == m[i].state && x2.state_bytes_seq == m[i].state &&
+		              x1.kv_bytes_token == m[i].kv_tok && x1.kv_win_bytes_token == 0,
+		      "%s: a sequence's state %.0f bytes at 1,024 and at 32,768 tokens (got %.0f, %.0f); its "
+		      "attention layers %.0f bytes a token", m[i].file, m[i].state, x1.state_bytes_seq,
+		      x2.state_bytes_seq, m[i].kv_tok);
+		CHECK(x1.kv_at_peak == (uint64_t)(m[i].state + 1024 * m[i].kv_tok) &&
+		              x2.kv_at_peak == (uint64_t)(m[i].state + 32768 * m[i].kv_tok),
+		      "%s: the cache at the peak is the state plus the attention layers' tokens only", m[i].file);
+		gs_estimate x4 = infer_at(&a, "seq=1024 batch=4");
+		CHECK(x4.kv_at_peak == (uint64_t)(4 * (m[i].state + 1024 * m[i].kv_tok)),
+		      "%s: four sequences, four states", m[i].file);
+	}
+}
+
+/* The block formats' bytes, from their layouts. MXFP4: E2M1 (half a
+ * byte) and a UE8 scale per 32 along the input; gpt-oss's experts only,
+ * the rest and every bias bf16: gpt-oss-20b and -120b at rest are their
+ * checkpoint indexes' total_size (shared/models-reference2 README).
+ * NVFP4: E2M1, an FP8 scale per 16, an FP32 scale per tensor. FP8 block:
+ * a byte a weight and an fp32 scale per 128 x 128 block (DeepSeek-V3's
+ * weight_scale_inv), or the config's weight_block_size. */
+static void block_formats(void)
+{
+	gs_arch a = gs_arch_from(REF2 "openai--gpt-oss-20b.config.json");
+	gs_estimate x = infer_at(&a, "seq=16");
+
+	CHECK(gs_prec_weight_bytes(GS_P_MXFP4, 2880, 5760) == 2880.0 * 5760 / 2 + 5760.0 * 90,
+	      "mxfp4: a 2880 x 5760 expert weight is 8,294,400 value bytes and 518,400 scale bytes");
+	CHECK(x.W == 13761264768ull, "mxfp4: gpt-oss-20b's weights at rest are its checkpoint's 13,761,264,768 "
+	      "bytes (got %llu)", (unsigned long long)x.W);
+	a = gs_arch_from(REF2 "openai--gpt-oss-120b.config.json");
+	x = infer_at(&a, "seq=16");
+	CHECK(x.W == 65248815744ull, "mxfp4: gpt-oss-120b's are its checkpoint's 65,248,815,744 (got %llu)",
+	      (unsigned long long)x.W);
+
+	{
+		/* training on the MXFP4 checkpoint: LoRA's default is its bf16
+		 * dequantization (TRL's gpt-oss recipe); asking for mxfp4 is
+		 * refused, naming that recipe */
+		gs_settings t = base("lora", NULL, NULL);
+		gs_error e = {0};
+		gs_settings_native(&t, &a);
+		CHECK(gs_settings_precision(&t) == GS_P_BF16, "mxfp4 checkpoint, lora: trained on its bf16 copy");
+		set(&t, "precision=mxfp4");
+		CHECK(gs_settings_check(&t, &e) == GS_EUSAGE && strstr(e.msg, "dequantize") && strstr(e.msg, "TRL"),
+		      "mxfp4 with lora: refused, naming the dequantizing recipe (%s)", e.msg);
+	}
+	{
+		/* a wrapper's vision tower and projector are loaded with the model:
+		 * Gemma 3 27B in bf16 is every parameter at 2 bytes, text
+		 * 27,009,346,304, tower 416,866,032, projector 6,194,304 */
+		gs_arch g = gs_arch_from(REF2 "google--gemma-3-27b-it.config.json");
+		gs_estimate xg = infer_at(&g, "seq=16");
+		CHECK(xg.W == 2 * 27432406640ull && g.params_vision == 416866032ull + 6194304ull,
+		      "gemma3 27b inference: the weights are every parameter, the vision tower too, at 2 bytes "
+		      "(W %llu)", (unsigned long long)xg.W);
+	}
+	CHECK(gs_prec_weight_bytes(GS_P_NVFP4, 4096, 14336) == 4096.0 * 14336 / 2 + 14336.0 * 256 + 4,
+	      "nvfp4: a 4096 x 14336 weight is 29,360,128 value bytes, 3,670,016 FP8 scales and one FP32");
+	CHECK(gs_prec_weight_bytes(GS_P_FP8_BLOCK, 7168, 576) == 7168.0 * 576 + 4.0 * 5 * 56,
+	      "fp8-block: DeepSeek-V3's kv_a_proj_with_mqa (7168 -> 576) is 4,128,768 bytes and 5 x 56 scales");
+
+	/* a tiny llama (H 256, 2 layers, 4 heads of 64, 2 KV heads, I 512,
+	 * vocab 1000, untied) stored as each format, from its config */
+	static const struct {
+		const char *qc;
+		gs_prec p;
+	} f[] = {
+		{ "{\"quant_method\":\"compressed-tensors\",\"config_groups\":{\"group_0\":{\"weights\":"
+		  "{\"num_bits\":4,\"type\":\"float\",\"group_size\":16}}}}", GS_P_NVFP4 },
+		{ "{\"quant_method\":\"modelopt\",\"quant_algo\":\"NVFP4\"}", GS_P_NVFP4 },
+		{ "{\"quant_method\":\"fp8\",\"weight_block_size\":[64,64]}", GS_P_FP8_BLOCK },
+	};
+	static const int64_t in[7] = { 256, 256, 256, 256, 256, 256, 512 }, out[7] = { 256, 128, 128, 256, 512, 512, 256 };
+	for (int i = 0; i < 3; i++) {
+		char js[800];
+		gs_error e = {0};
+		double lin = 0, rest = (2 * 1000.0 * 256 + 2 * 2 * 256 + 256) * 2;
+		snprintf(js, sizeof js,
+		         "{\"model_type\":\"llama\",\"hidden_size\":256,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+		         "\"num_key_value_heads\":2,\"intermediate_size\":512,\"vocab_size\":1000,"
+		         "\"quantization_config\":%s}", f[i].qc);
+		if (gs_config_parse(js, strlen(js), "tiny.json", &a, &e) != GS_OK) {
+			CHECK(0, "block formats: tiny config %d parses (%s)", i, e.msg);
+			continue;
+		}
+		for (int j = 0; j < 7; j++)
+			lin += f[i].p == GS_P_NVFP4
+			               ? in[j] * out[j] / 2.0 + out[j] * (double)((in[j] + 15) / 16) + 4
+			               : in[j] * out[j] + 4.0 * (double)((out[j] + 63) / 64) * (double)((in[j] + 63) / 64);
+		x = infer_at(&a, "seq=16");
+		CHECK(x.W == (uint64_t)(2 * lin + rest), "%s from quantization_config %d: the linears as the format "
+		      "stores them, the rest bf16 (W %llu, want %.0f)", gs_prec_name(f[i].p), i,
+		      (unsigned long long)x.W, 2 * lin + rest);
+	}
+}
+
 int main(void)
 {
 	recipes();
@@ -1189,5 +1370,8 @@ int main(void)
 	fused_mlp_inference();
 	monotonic();
 	sharded_counts();
+	window_caches();
+	recurrent_states();
+	block_formats();
 	CHECK_DONE();
 }
