@@ -62,8 +62,9 @@ static double gib(uint64_t b)
 	return (double)b / GS_GIB;
 }
 
-static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok);
+static void print_time_json(FILE *fp, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
+                            const gs_gpu *g, size_t ng, const gs_time_opts *to, double mem_frac,
+                            const gs_time *t, const bool *ok);
 static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w);
 
 /* --json: the document of out/sizing.json with this one model and row, so
@@ -109,7 +110,7 @@ static void print_json(FILE *fp, const gs_cli_row *r, const char *model, const g
 	/* gs_json_doc_end's "]}" with the time model's member between: the
 	 * document of out/sizing.json plus "time" (estimate only). */
 	fputs("\n],\n", fp);
-	print_time_json(fp, &r->s, x, g, ng, to, mem_frac, t, ok);
+	print_time_json(fp, a, &r->s, x, g, ng, to, mem_frac, t, ok);
 	fputs("}\n", fp);
 }
 
@@ -135,16 +136,32 @@ static int name_width(const gs_gpu *g, size_t ng)
 	return w > 40 ? 40 : w;
 }
 
-static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok)
+/* The time model serving n sequences at once (the sequences a class's KV
+ * pool holds): false where it has no answer. */
+static bool serve_at(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g,
+                     const gs_time_opts *to, int64_t n, gs_time *t)
+{
+	gs_time_opts o = *to;
+	gs_error sub = { 0 };
+
+	if (n < 1)
+		return false;
+	o.concurrency = n;
+	return gs_time_row(a, s, x, g, &o, t, &sub) == GS_OK;
+}
+
+static void print_time_text(FILE *fp, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
+                            const gs_gpu *g, size_t ng, const gs_time_opts *to, double mem_frac,
+                            const gs_time *t, const bool *ok)
 {
 	int w = name_width(g, ng);
 
 	if (ng == 0)
 		return;
 	if (s->method == GS_INFER)
-		fprintf(fp, "\ntime (time model, runtime %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
-		        " new tokens):\n", gs_runtime_name(to->runtime), s->batch, s->seq, s->new_tokens);
+		fprintf(fp, "\ntime (time model, runtime %s, kernel %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
+		        " new tokens):\n", gs_runtime_name(to->runtime), gs_kernel_name(ok[0] ? t[0].kernel : to->kernel),
+		        s->batch, s->seq, s->new_tokens);
 	else
 		fprintf(fp, "\ntime per optimizer step (time model, %s stack; %" PRId64 " GPU%s):\n",
 		        gs_train_runtime_name(to->train_runtime), s->gpus, s->gpus > 1 ? "s" : "");
@@ -189,15 +206,18 @@ static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x
 	}
 	fputs("  (efficiencies calibrated on published measured speeds; their errors: make speed-accuracy)\n", fp);
 	if (s->tp > 1)
-		gs_cli_print_tp_note(fp);
+		fprintf(fp, "  (tensor parallel %" PRId64 ": two all-reduces a layer, at NCCL's latency and over each\n"
+		        "  class's link, are in the time)\n", s->tp);
 	print_prices(fp, g, ng, w);
 	if (s->method != GS_INFER)
 		return;
 	gs_needs need = gs_settings_needs(s);
 	int64_t ctx = s->seq + s->new_tokens;
 	fprintf(fp, "\nserving capacity (a KV-cache pool of %.2f of each GPU's memory less the weights and "
-	        "activations,\nin %d-token blocks, as vLLM sizes it): sequences of %" PRId64 " tokens at once\n",
-	        mem_frac, GS_SERVE_BLOCK_TOKENS, ctx);
+	        "activations,\nin %d-token blocks, as vLLM sizes it): sequences of %" PRId64 " tokens at once,\n"
+	        "and the time model serving that many (time to first token, time per output token,\n"
+	        "output tokens/s in all; runtime %s)\n",
+	        mem_frac, GS_SERVE_BLOCK_TOKENS, ctx, gs_runtime_name(to->runtime));
 	for (size_t i = 0; i < ng; i++) {
 		double pool;
 		int64_t n = gs_serving_seqs(x, need, &g[i], mem_frac, ctx, GS_SERVE_BLOCK_TOKENS, &pool);
@@ -206,8 +226,18 @@ static void print_time_text(FILE *fp, const gs_settings *s, const gs_estimate *x
 			fputs("not runnable\n", fp);
 		else if (pool <= 0)
 			fprintf(fp, "none: the weights and activations alone pass %.2f of the memory\n", mem_frac);
-		else
-			fprintf(fp, "pool %7.2f GiB  %" PRId64 " sequence%s\n", pool / GS_GIB, n, n == 1 ? "" : "s");
+		else {
+			gs_time st;
+			fprintf(fp, "pool %7.2f GiB  %" PRId64 " sequence%s", pool / GS_GIB, n, n == 1 ? "" : "s");
+			if (serve_at(a, s, x, &g[i], to, n, &st)) {
+				fputs("  TTFT ", fp);
+				gs_cli_print_secs(fp, st.ttft_s);
+				fputs("  TPOT ", fp);
+				gs_cli_print_secs(fp, st.tpot_s);
+				fprintf(fp, "  %.0f tokens/s", st.serve_tok_s);
+			}
+			fputc('\n', fp);
+		}
 	}
 }
 
@@ -240,8 +270,9 @@ static void print_num_or_null(FILE *fp, const char *key, double v, bool have)
 }
 
 /* The "time" member of --json: one object per GPU class, in column order. */
-static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x, const gs_gpu *g, size_t ng,
-                            const gs_time_opts *to, double mem_frac, const gs_time *t, const bool *ok)
+static void print_time_json(FILE *fp, const gs_arch *a, const gs_settings *s, const gs_estimate *x,
+                            const gs_gpu *g, size_t ng, const gs_time_opts *to, double mem_frac,
+                            const gs_time *t, const bool *ok)
 {
 	gs_needs need = gs_settings_needs(s);
 
@@ -263,30 +294,37 @@ static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x
 			double pool;
 			int64_t n = gs_serving_seqs(x, need, &g[i], mem_frac, s->seq + s->new_tokens,
 			                            GS_SERVE_BLOCK_TOKENS, &pool);
+			gs_time st;
+			bool served = ok[i] && serve_at(a, s, x, &g[i], to, n, &st);
 			print_num_or_null(fp, "serving_pool_bytes", pool > 0 ? pool : 0, n >= 0);
 			if (n >= 0)
 				fprintf(fp, ", \"serving_sequences\": %" PRId64, n);
 			else
 				fputs(", \"serving_sequences\": null", fp);
+			print_num_or_null(fp, "serving_ttft_s", served ? st.ttft_s : 0, served);
+			print_num_or_null(fp, "serving_tpot_s", served ? st.tpot_s : 0, served);
+			print_num_or_null(fp, "serving_tokens_per_s", served ? st.serve_tok_s : 0, served);
 		}
 		if (!ok[i]) {
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
 			continue;
 		}
-		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g, \"tp_comm_modelled\": %s",
-		        t[i].peak_tflops, t[i].eff, t[i].tp_unmodelled ? "false" : "true");
+		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g, \"tp_comm_s\": %.6g",
+		        t[i].peak_tflops, t[i].eff, t[i].tp_comm_s);
 		if (s->method == GS_INFER) {
-			fprintf(fp, ", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, \"decode_tokens_per_s_seq\": %.6g, "
-			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g",
-			        t[i].prefill_s, t[i].decode_step_s, t[i].decode_tok_s_seq, t[i].decode_tok_s_total,
-			        t[i].generate_s);
+			fprintf(fp, ", \"kernel\": \"%s\", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, "
+			        "\"decode_tokens_per_s_seq\": %.6g, \"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g, "
+			        "\"decode_bytes\": %.6g, \"kv_read_bytes\": %.6g, \"cache_copy_bytes\": %.6g",
+			        gs_kernel_name(t[i].kernel), t[i].prefill_s, t[i].decode_step_s, t[i].decode_tok_s_seq,
+			        t[i].decode_tok_s_total, t[i].generate_s, t[i].decode_bytes, t[i].kv_read_bytes,
+			        t[i].cache_copy_bytes);
 			print_num_or_null(fp, "usd_per_million_tokens", t[i].usd_per_mtok, priced);
 		} else {
 			fprintf(fp, ", \"step_s\": %.6g, \"compute_s\": %.6g, \"comm_s\": %.6g, \"optimizer_s\": %.6g, "
 			        "\"tokens_per_step\": %.6g, \"tokens_per_s_per_gpu\": %.6g, \"tokens_per_s_total\": %.6g, "
-			        "\"mfu\": %.4g, \"budget_s\": %.6g, \"gpu_hours\": %.6g",
+			        "\"mfu\": %.4g, \"budget_s\": %.6g, \"gpu_hours\": %.6g, \"pipeline_bubble\": %.4g",
 			        t[i].step_s, t[i].compute_s, t[i].comm_s, t[i].optim_s, t[i].tokens_step, t[i].tok_s_gpu,
-			        t[i].tok_s_total, t[i].mfu, t[i].budget_s, t[i].gpu_hours);
+			        t[i].tok_s_total, t[i].mfu, t[i].budget_s, t[i].gpu_hours, t[i].bubble);
 			print_num_or_null(fp, "cost_usd", t[i].cost_usd, priced && to->tokens_budget > 0);
 		}
 		fputc('}', fp);
@@ -461,7 +499,7 @@ int cmd_estimate(int argc, char **argv)
 		print_json(stdout, &r, model, &a, &x, g, ng, &ct.to, mem_frac, tm, tok);
 	} else {
 		print_text(stdout, model, &a, &r.s, &x, g, ng);
-		print_time_text(stdout, &r.s, &x, g, ng, &ct.to, mem_frac, tm, tok);
+		print_time_text(stdout, &a, &r.s, &x, g, ng, &ct.to, mem_frac, tm, tok);
 	}
 	free(tm);
 	free(tok);
