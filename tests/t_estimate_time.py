@@ -124,6 +124,34 @@ def stacks():
        r.stdout[-300:])
 
 
+def kernels_and_serving():
+    """--kernel picks the matmul kernel (the JSON names the one that ran);
+    the serving capacity comes with the time at that many sequences; a
+    tensor-parallel layout carries its all-reduces."""
+    base = ("--gpu", "h100-sxm", "--method", "inference", "--seq", "1024", "--new-tokens", "256", "--json")
+    r = est(*base, "--precision", "gptq-int4", "--runtime", "vllm")
+    d = json.loads(r.stdout) if r.returncode == 0 else {}
+    g = (d.get("time", {}).get("gpus") or [{}])[0]
+    ok(r.returncode == 0 and g.get("kernel") == "marlin", "gptq-int4 under vllm: Marlin by default", str(g)[:300])
+    r2 = est(*base, "--precision", "gptq-int4", "--runtime", "vllm", "--kernel", "dequant")
+    d2 = json.loads(r2.stdout) if r2.returncode == 0 else {}
+    g2 = (d2.get("time", {}).get("gpus") or [{}])[0]
+    ok(r2.returncode == 0 and g2.get("kernel") == "dequant" and g2["decode_step_s"] > g["decode_step_s"],
+       "--kernel dequant: a 16-bit copy a step, slower than Marlin", "%s %s" % (g2.get("decode_step_s"),
+                                                                          g.get("decode_step_s")))
+    ok(g.get("serving_sequences", 0) > 1 and g.get("serving_tpot_s", 0) >= g["decode_step_s"]
+       and g.get("serving_ttft_s", 0) > g["prefill_s"] and g.get("serving_tokens_per_s", 0) > 0,
+       "--json: the serving capacity with its TTFT, TPOT and tokens/s at that many sequences", str(g)[:400])
+    r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "vllm")
+    ok(r.returncode == 0 and "TTFT" in r.stdout and "TPOT" in r.stdout, "text: the serving block's TTFT and TPOT",
+       r.stdout[-400:])
+    r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "vllm", "--gpus", "2", "--tp", "2", "--json")
+    d = json.loads(r.stdout) if r.returncode == 0 else {}
+    g = (d.get("time", {}).get("gpus") or [{}])[0]
+    ok(r.returncode == 0 and g.get("tp_comm_s", 0) > 0, "--tp 2: the all-reduces' seconds are in the step",
+       str(g)[:300])
+
+
 def main():
     r = est("--gpu", "h100-sxm,rtx-4090", "--gpus", "8", "--sharding", "fsdp", "--tokens", "1e9")
     ok(r.returncode == 0 and "time per optimizer step" in r.stdout and "tokens/s/GPU" in r.stdout
@@ -140,7 +168,7 @@ def main():
             "--runtime", "vllm", "--json")
     d = json.loads(r.stdout) if r.returncode == 0 else {}
     gs = d.get("time", {}).get("gpus", [])
-    ok(r.returncode == 0 and d["time"]["runtime"] == "serving" and len(gs) == 2
+    ok(r.returncode == 0 and d["time"]["runtime"] == "vllm" and len(gs) == 2
        and gs[0]["decode_tokens_per_s_seq"] > gs[1]["decode_tokens_per_s_seq"] > 0,
        "estimate --json inference: decode faster on H100 than A100 (bandwidth)", r.stdout[-400:] + r.stderr)
     r = est("--gpu", "h100-sxm,a100-80gb", "--method", "inference", "--runtime", "vllm", "--batch", "8", "--json")
@@ -154,10 +182,11 @@ def main():
     r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "hf")
     ok(r.returncode == 0 and "prefill" in r.stdout and "tokens/s a sequence" in r.stdout,
        "estimate: a time block for inference", r.stdout[-400:])
+    kernels_and_serving()
     cost()
     serving()
     stacks()
-    for bad in (["--runtime", "nope"], ["--train-runtime", "vllm"], ["--tokens", "0"], ["--tokens", "x"], ["--price", "h100-sxm"],
+    for bad in (["--runtime", "nope"], ["--kernel", "nope"], ["--train-runtime", "vllm"], ["--tokens", "0"], ["--tokens", "x"], ["--price", "h100-sxm"],
                 ["--price", "nope=2"], ["--price", "h100-sxm=0"], ["--price", "h100-sxm=2,rtx-4090=x"],
                 ["--price", "h100-sxm=5000"], ["--mem-fraction", "0.5"],
                 ["--method", "inference", "--mem-fraction", "1.5"],

@@ -146,14 +146,35 @@ def ranked(env):
         steps = [c["time"]["decode_step_s"] for c in doc["classes"] if c["time"]]
         ok(len(steps) == 4 and steps == sorted(steps), "--rank time: inference, the shortest decode step first",
            str(steps))
-        tp = [c["time"]["tp_comm_modelled"] for c in doc["classes"] if c["fewest"]["tp"] > 1]
-        ok(tp and not any(tp), "a tensor-parallel layout says its all-reduces are not modelled", str(tp))
+        tp = [c["time"]["tp_comm_s"] for c in doc["classes"] if c["fewest"]["tp"] > 1]
+        ok(tp and all(x > 0 for x in tp), "a tensor-parallel layout carries its all-reduces' seconds", str(tp))
     r = run(["plan", "meta-llama/Llama-3.1-70B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS,
              "--method", "inference", "--gpu", "l40s"], env)
-    ok(r.returncode == 0 and "up to " in r.stdout and "not in the time model" in r.stdout,
-       "text: tensor parallel speeds read 'up to', with the note", r.stdout[-500:])
+    ok(r.returncode == 0 and "decode up to" not in r.stdout and "not in the time model" not in r.stdout
+       and "tensor parallel 4" in r.stdout and "decode " in r.stdout and "tokens/s a sequence" in r.stdout,
+       "text: tensor parallel speeds are the model's, not bounds", r.stdout[-500:])
+    doc = plan(env, "meta-llama/Llama-3.1-70B", "--method", "inference", "--runtime", "vllm", "--seq", "2048",
+               "--new-tokens", "512", "--users", "100", "--gpu", "h100-sxm,a100-80gb")
+    if doc:
+        sv = [c["serving"] for c in doc["classes"]]
+        good = [x for x in sv if x]
+        ok(len(good) == 2 and all(x["replicas"] >= 1 and x["sequences_per_replica"] * x["replicas"] >= 100
+                                  and x["tpot_s"] > 0 and x["ttft_s"] > 0 and x["concurrency"] <= 100
+                                  for x in good)
+           and all(x["gpus"] == x["replicas"] * x["replica_gpus"] and x["replica_gpus"] >= c["fewest"]["gpus"]
+                   and x["gpus"] <= -(-100 // x["sequences_per_replica"]) * x["replica_gpus"]
+                   for x, c in zip(sv, doc["classes"])),
+           "--users 100: replicas whose pools hold 100 sequences, with TTFT and TPOT at their load", str(sv))
+    r = run(["plan", "meta-llama/Llama-3.1-70B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS,
+             "--method", "inference", "--users", "100", "--gpu", "h100-sxm"], env)
+    ok(r.returncode == 0 and "serving 100 concurrent users" in r.stdout and "TPOT" in r.stdout,
+       "text: --users answers how many GPUs serve them", r.stdout[-500:])
+    r = run(["plan", m, "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--users", "10"], env)
+    ok(r.returncode == 2 and "--users" in r.stderr and r.stdout == "", "--users on a training row: exit 2",
+       r.stderr)
     for bad, what in ((["--rank", "nope"], "--rank"), (["--rank", "cost"], "price"),
-                      (["--price", "h100-sxm=x"], "--price"), (["--tokens", "-1"], "--tokens")):
+                      (["--price", "h100-sxm=x"], "--price"), (["--tokens", "-1"], "--tokens"),
+                      (["--users", "0"], "--users")):
         r = run(["plan", m, "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS] + bad, env)
         ok(r.returncode == 2 and what in r.stderr and r.stdout == "", "plan %s: exit 2 (%s)" % (" ".join(bad), what),
            r.stderr)

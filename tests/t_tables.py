@@ -148,8 +148,8 @@ def keys_after(obj, first):
 
 def times(tmp, env):
     models = os.path.join(TOP, "models")
-    for method, extra, first in (("full", ["--tokens", "1e9"], "tp_comm_modelled"),
-                                 ("inference", ["--new-tokens", "64"], "tp_comm_modelled")):
+    for method, extra, first in (("full", ["--tokens", "1e9"], "tp_comm_s"),
+                                 ("inference", ["--new-tokens", "64"], "tp_comm_s")):
         common = [MODEL, "--offline", "--models-dir", models, "--method", method, "--seq", "512",
                   "--price", "rtx-4090=0.7", "--gpu", "rtx-4090,h100-sxm"] + extra
         a = run("estimate", *common, "--json", env=env)

@@ -264,8 +264,15 @@ const gs_opt gs_cli_time_opts[] = {
 	{ "runtime", 0, "NAME", 0, GS_CLI_RUNTIME, "inference runtime of the time model: hf\n"
 	  "(transformers generate, host-bound at small\n"
 	  "batches), compiled (gpt-fast, torch.compile),\n"
-	  "llama.cpp, serving (vllm, sglang, tensorrt-llm),\n"
-	  "autoawq (its fused layers) (hf)" },
+	  "llama.cpp, serving, vllm, sglang, tensorrt-llm,\n"
+	  "lmdeploy, tgi, autoawq, exllama, deepspeed (hf)" },
+	{ "kernel", 0, "NAME", 0, GS_CLI_KERNEL, "inference matmul kernel of the time model: auto\n"
+	  "(the runtime's for the precision), dense, fp8,\n"
+	  "fp8-wo, fp4, w8a8, int8-wo, int4-wo, w4a8, marlin,\n"
+	  "exllama, exllamav2, gptq-triton, awq-gemm,\n"
+	  "awq-gemv, bnb-nf4, bnb-int8, bnb-int8-decomp,\n"
+	  "bnb-int8-col32, bnb-int8-col32-decomp, ds-int8,\n"
+	  "dequant (auto)" },
 	{ "train-runtime", 0, "NAME", 0, GS_CLI_TRAIN_RUNTIME, "training stack of the time model: pytorch\n"
 	  "(HF Trainer, torchtune, llm-foundry, torchao; fp8\n"
 	  "Linear layers), megatron (Megatron-Core, NeMo,\n"
@@ -295,10 +302,20 @@ int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, co
 		int rt = gs_runtime_parse(val);
 		if (rt < 0) {
 			gs_fail(e, GS_EUSAGE, "%s: --runtime: unknown runtime \"%s\" (hf, compiled, llama.cpp, "
-			        "serving, vllm, sglang, tensorrt-llm, autoawq)", c->name, val);
+			        "serving, vllm, sglang, tensorrt-llm, lmdeploy, tgi, autoawq, exllama, deepspeed)",
+			        c->name, val);
 			return -1;
 		}
 		t->to.runtime = (gs_runtime)rt;
+		return 1;
+	}
+	case GS_CLI_KERNEL: {
+		int k = gs_kernel_parse(val);
+		if (k < 0) {
+			gs_fail(e, GS_EUSAGE, "%s: --kernel: unknown kernel \"%s\" (see --help)", c->name, val);
+			return -1;
+		}
+		t->to.kernel = (gs_kernel)k;
 		return 1;
 	}
 	case GS_CLI_TRAIN_RUNTIME: {
@@ -352,10 +369,4 @@ void gs_cli_print_secs(FILE *fp, double sec)
 {
 	char b[32];
 	fputs(gs_time_fmt_secs(b, sizeof b, sec), fp);
-}
-
-void gs_cli_print_tp_note(FILE *fp)
-{
-	fputs("  (tensor parallel: the all-reduces of each layer are not in the time model, so its speed is\n"
-	      "  an upper bound there, loosest over PCIe)\n", fp);
 }

@@ -40,6 +40,7 @@ enum {
 	GS_CLI_SETTING, /* a gs_settings_set name: the option's own name */
 	GS_CLI_RUNTIME, /* the time flags (gs_cli_time_opts) */
 	GS_CLI_TRAIN_RUNTIME,
+	GS_CLI_KERNEL,
 	GS_CLI_TOKENS,
 	GS_CLI_PRICE,
 };
@@ -91,8 +92,5 @@ gs_err gs_cli_time_price(const gs_cli_time *t, gs_gpu *g, size_t ng, const char 
 void gs_cli_print_count(FILE *fp, double v);
 void gs_cli_print_usd(FILE *fp, double usd);
 void gs_cli_print_secs(FILE *fp, double sec);
-/* The note under a time listing with a tensor-parallel layout
- * (gs_time.tp_unmodelled). */
-void gs_cli_print_tp_note(FILE *fp);
 
 #endif

@@ -157,6 +157,19 @@ static int name_width(const gs_gpu *g, size_t ng)
 
 static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w);
 
+/* The time model serving n sequences at once on class i (the sequences its
+ * KV pool holds): false where it has no answer. */
+static bool serve_at(const est *s, size_t i, int64_t n, gs_time *t)
+{
+	gs_time_opts o = s->ct.to;
+	gs_error sub = { 0 };
+
+	if (n < 1 || !s->row.cell[i].timed)
+		return false;
+	o.concurrency = n;
+	return gs_time_row(&s->a, &s->r.s, &s->x, &s->g[i], &o, t, &sub) == GS_OK;
+}
+
 /* The serving capacity of an inference estimate on every class. */
 static void print_serving(FILE *fp, const est *s, int w)
 {
@@ -165,8 +178,10 @@ static void print_serving(FILE *fp, const est *s, int w)
 	int64_t ctx = st->seq + st->new_tokens;
 
 	fprintf(fp, "\nserving capacity (a KV-cache pool of %.2f of each GPU's memory less the weights and "
-	        "activations,\nin %d-token blocks, as vLLM sizes it): sequences of %" PRId64 " tokens at once\n",
-	        s->mem_frac, GS_SERVE_BLOCK_TOKENS, ctx);
+	        "activations,\nin %d-token blocks, as vLLM sizes it): sequences of %" PRId64 " tokens at once,\n"
+	        "and the time model serving that many (time to first token, time per output token,\n"
+	        "output tokens/s in all; runtime %s)\n",
+	        s->mem_frac, GS_SERVE_BLOCK_TOKENS, ctx, gs_runtime_name(s->ct.to.runtime));
 	for (size_t i = 0; i < s->ng; i++) {
 		double pool;
 		int64_t n = gs_serving_seqs(&s->x, need, &s->g[i], s->mem_frac, ctx, GS_SERVE_BLOCK_TOKENS, &pool);
@@ -175,8 +190,18 @@ static void print_serving(FILE *fp, const est *s, int w)
 			fputs("not runnable\n", fp);
 		else if (pool <= 0)
 			fprintf(fp, "none: the weights and activations alone pass %.2f of the memory\n", s->mem_frac);
-		else
-			fprintf(fp, "pool %7.2f GiB  %" PRId64 " sequence%s\n", pool / GS_GIB, n, n == 1 ? "" : "s");
+		else {
+			gs_time t;
+			fprintf(fp, "pool %7.2f GiB  %" PRId64 " sequence%s", pool / GS_GIB, n, n == 1 ? "" : "s");
+			if (serve_at(s, i, n, &t)) {
+				fputs("  TTFT ", fp);
+				gs_cli_print_secs(fp, t.ttft_s);
+				fputs("  TPOT ", fp);
+				gs_cli_print_secs(fp, t.tpot_s);
+				fprintf(fp, "  %.0f tokens/s", t.serve_tok_s);
+			}
+			fputc('\n', fp);
+		}
 	}
 }
 
@@ -190,8 +215,10 @@ static void print_time_text(FILE *fp, const est *s)
 	if (s->ng == 0)
 		return;
 	if (st->method == GS_INFER)
-		fprintf(fp, "\ntime (time model, runtime %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
-		        " new tokens):\n", gs_runtime_name(to->runtime), st->batch, st->seq, st->new_tokens);
+		fprintf(fp, "\ntime (time model, runtime %s, kernel %s; batch %" PRId64 ", prompt %" PRId64 ", %" PRId64
+		        " new tokens):\n", gs_runtime_name(to->runtime),
+		        gs_kernel_name(s->ng > 0 && s->row.cell[0].timed ? s->row.cell[0].t.kernel : to->kernel),
+		        st->batch, st->seq, st->new_tokens);
 	else
 		fprintf(fp, "\ntime per optimizer step (time model, %s stack; %" PRId64 " GPU%s):\n",
 		        gs_train_runtime_name(to->train_runtime), st->gpus, st->gpus > 1 ? "s" : "");
@@ -206,7 +233,8 @@ static void print_time_text(FILE *fp, const est *s)
 	}
 	fputs("  (efficiencies calibrated on published measured speeds; their errors: make speed-accuracy)\n", fp);
 	if (st->tp > 1)
-		gs_cli_print_tp_note(fp);
+		fprintf(fp, "  (tensor parallel %" PRId64 ": two all-reduces a layer, at NCCL's latency and over each\n"
+		        "  class's link, are in the time)\n", st->tp);
 	print_prices(fp, s->g, s->ng, w);
 	if (st->method == GS_INFER)
 		print_serving(fp, s, w);
@@ -274,6 +302,11 @@ static void print_time_json(FILE *fp, const est *s)
 				fprintf(fp, ", \"serving_sequences\": %" PRId64, n);
 			else
 				fputs(", \"serving_sequences\": null", fp);
+			gs_time t;
+			bool served = serve_at(s, i, n, &t);
+			print_num_or_null(fp, "serving_ttft_s", served ? t.ttft_s : 0, served);
+			print_num_or_null(fp, "serving_tpot_s", served ? t.tpot_s : 0, served);
+			print_num_or_null(fp, "serving_tokens_per_s", served ? t.serve_tok_s : 0, served);
 		}
 		if (!s->row.cell[i].timed) {
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);

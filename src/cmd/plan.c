@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "constants.h"
 #include "plan_view.h"
 #include "gpu_file.h"
 #include "opt.h"
@@ -18,7 +19,7 @@
 #include "util.h"
 #include "jw.h"
 
-enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_MAX_GPUS, OPT_ALL, OPT_LONG_CONTEXT, OPT_RANK };
+enum { OPT_GPU = GS_OPT_OWN, OPT_GPUS_DIR, OPT_MAX_GPUS, OPT_ALL, OPT_LONG_CONTEXT, OPT_RANK, OPT_USERS };
 
 static const gs_opt plan_opts[] = {
 	{ "gpu", 0, "ID,...", 0, OPT_GPU, "only these GPU classes (ids as in gpusizer list gpus);\n"
@@ -30,6 +31,13 @@ static const gs_opt plan_opts[] = {
 	  "training tokens/s in all, inference a sequence's\n"
 	  "decode step) or cost (the cheapest a token; unpriced\n"
 	  "last); what fits first (by class, from the smallest)" },
+	{ "users", 0, "N", 0, OPT_USERS, "inference: serve N concurrent users of --seq +\n"
+	  "--new-tokens tokens: per class, the replicas of its\n"
+	  "fewest count (or a doubling of it: the fewest\n"
+	  "GPUs in all) whose KV pools (0.9 of each GPU, as\n"
+	  "vLLM sizes them) hold them all, and the time to\n"
+	  "first token, time per output token and tokens/s\n"
+	  "at that load (the time model's runtime)" },
 	{ "json", 0, NULL, 0, GS_OPT_JSON, "one JSON document (gpusizer(1), PLAN)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the installed gpus/)" },
 	{ "allow-long-context", 0, NULL, 0, OPT_LONG_CONTEXT, "start from a --seq past the model's\n"
@@ -76,6 +84,11 @@ typedef struct cls_plan {
 	size_t n_ladder;                /* 0: no ladder asked for, or it fits as given */
 	bool timed;                     /* t holds the time model at the fewest count */
 	gs_time t;
+	/* --users: replicas of a layout serving them (serve_per 0: none can) */
+	gs_settings serve_s;            /* a replica's layout */
+	int64_t serve_per, serve_reps;  /* sequences a replica's pool holds; replicas */
+	bool served;                    /* serve_t holds the time model at a replica's load */
+	gs_time serve_t;
 } cls_plan;
 
 /* No --rank: the classes in their file order. */
@@ -102,8 +115,48 @@ static void rank_classes(cls_plan *c, size_t n, gs_plan_rank rank, bool infer)
 	free(was);
 }
 
+/* --users N: replicas of one layout, the fewest count or a doubling of it
+ * up to --max-gpus (tensor parallel over the larger counts), each replica's
+ * KV pool holding serve_per sequences of seq + new tokens (gs_serving_seqs),
+ * so N take ceil(N / serve_per) replicas, each serving its share at once.
+ * The layout with the fewest GPUs in all wins (the larger replica on a tie:
+ * fewer replicas to run). */
+static void plan_serving(const gs_arch *a, const gs_gpu *g, const gs_time_opts *to, int64_t max_gpus,
+                         int64_t users, cls_plan *c)
+{
+	gs_time_opts o = *to;
+	int64_t best = 0;
+
+	for (int64_t k = c->count.s.gpus; k <= max_gpus; k *= 2) {
+		gs_settings s = c->count.s;
+		gs_estimate est;
+		gs_error sub = { 0 };
+		double pool;
+		int64_t per, reps;
+
+		s.gpus = k;
+		if (s.sharding != GS_SH_PIPELINE)
+			s.tp = k;
+		if (gs_estimate_run(a, &s, &est, &sub) != GS_OK)
+			continue;
+		per = gs_serving_seqs(&est, gs_settings_needs(&s), g, GS_SERVE_MEM_FRACTION, s.seq + s.new_tokens,
+		                      GS_SERVE_BLOCK_TOKENS, &pool);
+		if (per < 1)
+			continue;
+		reps = (users + per - 1) / per;
+		if (best != 0 && reps * k > best)
+			continue;
+		best = reps * k;
+		c->serve_s = s;
+		c->serve_per = per;
+		c->serve_reps = reps;
+		o.concurrency = (users + reps - 1) / reps;
+		c->served = gs_time_row(a, &s, &est, g, &o, &c->serve_t, &sub) == GS_OK;
+	}
+}
+
 static void plan_class(const gs_arch *a, const gs_settings *s, const gs_gpu *g, int64_t max_gpus,
-                       bool ladder, bool all, const gs_time_opts *to, cls_plan *c)
+                       bool ladder, bool all, const gs_time_opts *to, int64_t users, cls_plan *c)
 {
 	gs_settings one = *s;
 	gs_plan_fit f;
@@ -121,6 +174,8 @@ static void plan_class(const gs_arch *a, const gs_settings *s, const gs_gpu *g, 
 		c->seqn = gs_plan_max(a, &c->count.s, g, GS_PLAN_SEQ, &c->seqn_bound, &f);
 		gs_error sub = { 0 };
 		c->timed = gs_time_row(a, &c->count.s, &c->count.est, g, to, &c->t, &sub) == GS_OK;
+		if (users > 0 && s->method == GS_INFER)
+			plan_serving(a, g, to, max_gpus, users, c);
 	}
 	if (ladder) { /* none where the settings fit as given (the ladder's first step) */
 		size_t n = gs_plan_ladder(a, s, g, max_gpus, all, c->ladder);
@@ -172,8 +227,38 @@ static void print_time(FILE *fp, const gs_settings *s, const cls_plan *c, const 
 		gs_time_texts(fp, GS_TT_PLAN, s->method, &x, &tx);
 }
 
+/* --users: each class's replicas and the time at their load. */
+static void print_serving(FILE *fp, const gs_settings *s, const cls_plan *c, size_t n, int64_t users,
+                          const gs_time_opts *to)
+{
+	fprintf(fp, "\nserving %" PRId64 " concurrent users of %" PRId64 " tokens (runtime %s; replicas of the "
+	        "fewest count or a doubling\nof it, the fewest GPUs in all; each KV pool %.2f of each GPU's memory "
+	        "as vLLM sizes it; time to\nfirst token, time per output token and output tokens/s a replica at its "
+	        "share of the users):\n",
+	        users, s->seq + s->new_tokens, gs_runtime_name(to->runtime), GS_SERVE_MEM_FRACTION);
+	for (size_t i = 0; i < n; i++) {
+		const cls_plan *p = &c[i];
+		if (!p->count.found || p->serve_per < 1) {
+			fprintf(fp, "  %-18s none: %s\n", p->g->id,
+			        p->count.found ? "no room for one sequence's cache" : "no count fits");
+			continue;
+		}
+		fprintf(fp, "  %-18s %4" PRId64 " x %" PRId64 " GPU%s = %5" PRId64 " GPUs  (%" PRId64 " sequences a replica)",
+		        p->g->id, p->serve_reps, p->serve_s.gpus, p->serve_s.gpus > 1 ? "s" : " ",
+		        p->serve_reps * p->serve_s.gpus, p->serve_per);
+		if (p->served) {
+			fputs("  TTFT ", fp);
+			gs_cli_print_secs(fp, p->serve_t.ttft_s);
+			fputs("  TPOT ", fp);
+			gs_cli_print_secs(fp, p->serve_t.tpot_s);
+			fprintf(fp, "  %.0f tokens/s", p->serve_t.serve_tok_s);
+		}
+		fputc('\n', fp);
+	}
+}
+
 static void print_text(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,
-                       size_t n, int64_t max_gpus, int rank, const gs_time_opts *to)
+                       size_t n, int64_t max_gpus, int rank, int64_t users, const gs_time_opts *to)
 {
 	char label[256], lay[64];
 
@@ -204,13 +289,10 @@ static void print_text(FILE *fp, const char *model, const gs_settings *s, const 
 		print_time(fp, s, &c[i], to);
 		fputc('\n', fp);
 	}
-	bool tp_note = false;
-	for (size_t i = 0; i < n; i++)
-		tp_note = tp_note || (c[i].timed && c[i].t.tp_unmodelled);
-	if (tp_note)
-		gs_cli_print_tp_note(fp);
 	if (rank == GS_RANK_COST)
 		fputs("  (cost ranks the classes with a price: --price ID=USD or price_usd_per_hour in a GPU file)\n", fp);
+	if (users > 0)
+		print_serving(fp, s, c, n, users, to);
 	fputs("\nlargest micro-batch and longest context that fit, the other settings held\n"
 	      "(0: not even 1 fits):\n", fp);
 	fprintf(fp, "  %-18s %11s %11s   %11s %11s\n", "", "1 GPU batch", "context", "fewest batch",
@@ -289,8 +371,26 @@ static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const g
 	fputc('}', fp);
 }
 
+/* The "serving" member of a class under --users (null where none serves). */
+static void json_serving(FILE *fp, const cls_plan *c)
+{
+	fputs(",\"serving\":", fp);
+	if (!c->count.found || c->serve_per < 1) {
+		fputs("null", fp);
+		return;
+	}
+	fprintf(fp, "{\"replica_gpus\":%" PRId64 ",\"replica_tp\":%" PRId64 ",\"sequences_per_replica\":%" PRId64
+	        ",\"replicas\":%" PRId64 ",\"gpus\":%" PRId64, c->serve_s.gpus, c->serve_s.tp, c->serve_per, c->serve_reps,
+	        c->serve_reps * c->serve_s.gpus);
+	if (c->served)
+		fprintf(fp, ",\"concurrency\":%.6g,\"ttft_s\":%.6g,\"tpot_s\":%.6g,\"tokens_per_s\":%.6g}",
+		        c->serve_t.concurrency, c->serve_t.ttft_s, c->serve_t.tpot_s, c->serve_t.serve_tok_s);
+	else
+		fputs(",\"concurrency\":null,\"ttft_s\":null,\"tpot_s\":null,\"tokens_per_s\":null}", fp);
+}
+
 static void print_json(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,
-                       size_t n, int64_t max_gpus, int rank, const gs_time_opts *to)
+                       size_t n, int64_t max_gpus, int rank, int64_t users, const gs_time_opts *to)
 {
 	char label[256];
 
@@ -313,6 +413,8 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 		fprintf(fp, ",\"usable_bytes\":%" PRIu64, c[i].g->usable_bytes);
 		json_fit(fp, "fewest", &c[i].count);
 		json_time(fp, s, &c[i], to);
+		if (users > 0)
+			json_serving(fp, &c[i]);
 		fprintf(fp, ",\"one_gpu\":{\"max_batch\":%" PRId64 ",\"batch_at_limit\":%s,\"max_seq\":%" PRId64
 		        ",\"seq_at_limit\":%s}", c[i].batch1, c[i].batch1_bound ? "true" : "false", c[i].seq1,
 		        c[i].seq1_bound ? "true" : "false");
@@ -340,6 +442,18 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 	fputs(n ? "\n]}\n" : "]}\n", fp);
 }
 
+/* A count from 1 to hi, the whole of val; false otherwise. */
+static bool count_arg(const char *val, long long hi, int64_t *out)
+{
+	char *end = NULL;
+	long long x = strtoll(val, &end, 10);
+
+	if (*val == '\0' || *end != '\0' || x < 1 || x > hi)
+		return false;
+	*out = x;
+	return true;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	gs_cli_row r;
@@ -349,7 +463,7 @@ int cmd_plan(int argc, char **argv)
 	cls_plan *c = NULL;
 	size_t ng = 0;
 	bool json = false, all = false, quiet = false, long_ctx = false;
-	int64_t max_gpus = 64;
+	int64_t max_gpus = 64, users = 0;
 	int rank = RANK_NONE;
 	gs_cli_time ct;
 	char gpus_buf[4096];
@@ -385,16 +499,18 @@ int cmd_plan(int argc, char **argv)
 				goto fail;
 			}
 			break;
-		case OPT_MAX_GPUS: {
-			char *end = NULL;
-			long long x = strtoll(val, &end, 10);
-			if (*val == '\0' || *end != '\0' || x < 1 || x > 1024) {
+		case OPT_MAX_GPUS:
+			if (!count_arg(val, 1024, &max_gpus)) {
 				gs_opt_bad_value(&gs_cmd_plan, o, val, "a count from 1 to 1024", &e);
 				goto fail;
 			}
-			max_gpus = x;
 			break;
-		}
+		case OPT_USERS:
+			if (!count_arg(val, 100000000, &users)) {
+				gs_opt_bad_value(&gs_cmd_plan, o, val, "a count of users from 1 to 100000000", &e);
+				goto fail;
+			}
+			break;
 		}
 	}
 	if (k < 0 || gs_settings_check(&r.s, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
@@ -402,6 +518,10 @@ int cmd_plan(int argc, char **argv)
 	    gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK || gs_cli_time_price(&ct, g, ng, "plan", &e) != GS_OK ||
 	    (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "plan", &e) != GS_OK))
 		goto fail;
+	if (users > 0 && r.s.method != GS_INFER) {
+		gs_fail(&e, GS_EUSAGE, "plan: --users: serving users is inference (--method inference)");
+		goto fail;
+	}
 	if (rank == GS_RANK_COST) {
 		bool priced = false;
 		for (size_t i = 0; i < ng; i++)
@@ -414,15 +534,15 @@ int cmd_plan(int argc, char **argv)
 	}
 	c = gs_xcalloc(ng ? ng : 1, sizeof *c);
 	for (size_t i = 0; i < ng; i++) {
-		plan_class(&a, &r.s, &g[i], max_gpus, only != NULL, all, &ct.to, &c[i]);
+		plan_class(&a, &r.s, &g[i], max_gpus, only != NULL, all, &ct.to, users, &c[i]);
 	}
 	if (rank != RANK_NONE)
 		rank_classes(c, ng, (gs_plan_rank)rank, r.s.method == GS_INFER);
 	const char *model = r.config_path ? r.config_path : r.model_id ? r.model_id : "manual";
 	if (json)
-		print_json(stdout, model, &r.s, c, ng, max_gpus, rank, &ct.to);
+		print_json(stdout, model, &r.s, c, ng, max_gpus, rank, users, &ct.to);
 	else
-		print_text(stdout, model, &r.s, c, ng, max_gpus, rank, &ct.to);
+		print_text(stdout, model, &r.s, c, ng, max_gpus, rank, users, &ct.to);
 	free(c);
 	free(g);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -43,25 +43,33 @@
  * rather than printed: it means a mistyped shape or a runaway setting. */
 #define GS_ESTIMATE_MAX_BYTES (1125899906842624.0) /* 2^50 */
 
-/* ==== Time model (src/timing.h; issue 17) ==================================
- * Calibrated on the grade A/B records of ../shared/measurements/speed.jsonl
- * by tests/speed/fit.py (never on one record); the error of each task is
- * published by `make speed-accuracy` (tests/speed/baseline.json). */
+/* ==== Time model (src/core/timing.h; issues 17 and 32) ====================
+ * Two kinds of figures. Bounds from the hardware and the libraries' own
+ * models (a read stream's share of the bandwidth, NCCL's latencies, link
+ * speeds, the bytes a kernel moves): from their sources, never fitted.
+ * Efficiencies (a share of a bound, at most 1) and host times: calibrated by
+ * tests/speed/fit.py on the grade A/B records of
+ * ../shared/measurements/speed.jsonl and speed2.jsonl, one group of figures
+ * at a time on the records it governs, each source weighing the same (the
+ * mean over sources of their mean |log error|), never on one record; the
+ * records of each are named here and in docs/time.md, and `make
+ * speed-accuracy` publishes the error (tests/speed/baseline.json). */
 /* Training and prefill GEMMs: eff = EFF_MAX * x / (x + X_HALF_RIDGE * ridge)
  * * h / (h + H_HALF) (timing.h). Fitted together with ELEM_BYTES and
  * ATTN_EFF on the 60 bf16 train_full/train_lora records (llm-foundry 42,
  * torchtune 6, NeMo-Automodel 4, Answer.AI LoRA 4, TinyLlama 2,
- * Megatron-LM 1, torchao float8 training's bf16 row 1; the mean of
- * each source's mean |log error| 0.26). X_HALF_RIDGE is not fitted: 1 makes
- * the curve the sum of a GEMM's compute and its weight read. H_HALF fitted
- * to ~0 (no width effect in the records): kept as 0. ATTN_EFF sits at its
- * prior's floor (0.3, tests/speed/fit.py BOUNDS): the long-context records
- * (llm-foundry s8192-s65536) want attention slower still; ELEM_BYTES (the
- * non-GEMM kernels, bytes per hidden element, layer and token) fitted to
- * near 0: those kernels are not separable from the GEMMs in these records.
- * EFF_MAX is the all-records figure: Megatron-Core's, and a GPU's whose
+ * Megatron-LM 1, torchao float8 training's bf16 row 1), with tensor-parallel
+ * all-reduces and pipeline bubbles in the model (issue 32): 0.51 without.
+ * X_HALF_RIDGE is not fitted: 1 makes the curve the sum of a GEMM's compute
+ * and its weight read. H_HALF fitted to ~0 (no width effect in the
+ * records): kept as 0. ATTN_EFF sits at its prior's floor (0.3,
+ * tests/speed/fit.py BOUNDS): the long-context records (llm-foundry
+ * s8192-s65536) want attention slower still; ELEM_BYTES (the non-GEMM
+ * kernels, bytes per hidden element, layer and token) near 0: those kernels
+ * are not separable from the GEMMs in these records. EFF_MAX is the
+ * all-records figure: Megatron-Core's, inference's, and a GPU's whose
  * architecture no record covers. */
-#define GS_TIME_TRAIN_EFF_MAX 0.51
+#define GS_TIME_TRAIN_EFF_MAX 0.57
 /* The pytorch training stack per GPU architecture (a GPU file's
  * "architecture"): its kernels (FlashAttention 2, Triton, Ampere-style
  * tensor-core GEMMs) reach a different share of each datasheet peak:
@@ -69,19 +77,18 @@
  * and 35% of an H100's (Shah et al. 2024, FlashAttention-3, arXiv
  * 2407.08608), whose full rate needs wgmma/TMA kernels. Each fitted alone on
  * that architecture's bf16 pytorch training records (train_full, LoRA and
- * QLoRA), the all-records figures held: AMPERE 37 (llm-foundry A100 20,
- * Answer.AI 3090/A100 9, torchtune A100 6, TinyLlama 2), ADA 6 (Answer.AI
- * 4090 5, torchtune 1), HOPPER 28 (llm-foundry 22, NeMo-Automodel 4, torchao
- * float8 training's bf16 row 1, Answer.AI 1). One figure for all three left
- * the A100 and RTX records up to 43% slow and the small-model H100 ones up to
- * 43% fast. */
-#define GS_TIME_TRAIN_EFF_MAX_AMPERE 0.67
-#define GS_TIME_TRAIN_EFF_MAX_ADA 0.72
-#define GS_TIME_TRAIN_EFF_MAX_HOPPER 0.42
+ * QLoRA): AMPERE 37 (llm-foundry A100 20, Answer.AI 3090/A100 9, torchtune
+ * A100 6, TinyLlama 2), ADA 6 (Answer.AI 4090 5, torchtune 1), HOPPER 28
+ * (llm-foundry 22, NeMo-Automodel 4, torchao float8 training's bf16 row 1,
+ * Answer.AI 1). One figure for all three left the A100 and RTX records up
+ * to 43% slow and the small-model H100 ones up to 43% fast. */
+#define GS_TIME_TRAIN_EFF_MAX_AMPERE 0.677
+#define GS_TIME_TRAIN_EFF_MAX_ADA 0.724
+#define GS_TIME_TRAIN_EFF_MAX_HOPPER 0.426
 #define GS_TIME_X_HALF_RIDGE 1.0
 #define GS_TIME_H_HALF 0.0
-#define GS_TIME_ELEM_BYTES 0.24
-#define GS_TIME_ATTN_EFF 0.31
+#define GS_TIME_ELEM_BYTES 0.148
+#define GS_TIME_ATTN_EFF 0.3
 /* fp8 GEMMs (fp8-mixed on a GPU with fp8_tflops, an fp8 base under LoRA)
  * reach this fraction of the bf16 GEMMs' efficiency, against the doubled
  * fp8 peak, per training stack (gs_train_runtime, --train-runtime; the
@@ -96,57 +103,159 @@
  *   (NeMo 24.07 15, incl. its 3 fp8 LoRA rows; Megatron-Bridge 3).
  * Fitted jointly (one figure, 0.57) they left every Megatron-Core record
  * 8-44% slow and the PyTorch ones up to 23% fast. */
-#define GS_TIME_FP8_EFF_SCALE 0.66
-#define GS_TIME_FP8_EFF_SCALE_MEGATRON 0.86
+#define GS_TIME_FP8_EFF_SCALE 0.654
+#define GS_TIME_FP8_EFF_SCALE_MEGATRON 0.884
 /* QLoRA: the step time factor of dequantizing the nf4 base, fitted on the
  * 12 train_qlora records (Answer.AI fsdp_qlora 11, torchtune 1) with the
  * prior >= 1: they want < 1 (QLoRA runs as fast as LoRA there, the nf4
  * all-gathers being 4x smaller), so it sits at 1. */
 #define GS_TIME_DEQUANT_TRAIN 1.0
-/* Quantized bases in inference: prefill not fitted (the AutoAWQ prefill
- * records mix cold-start overhead; 1); decode: the memory time factor of
- * int4/int8 kernels, fitted on the 16 quantized decode records of gpt-fast
- * (9: int4, int8) and torchao (7: int4wo, int8wo, int8dq). */
-#define GS_TIME_DEQUANT_PREFILL 1.0
-#define GS_TIME_DEQUANT_DECODE 1.18
-/* Decode per runtime: step = bytes / (bandwidth * BW_EFF) + layers * LAYER_S;
- * for HF (transformers generate(), host-bound) the larger of the two, not
- * their sum: Python launches a layer's kernels while the GPU runs the last.
- * HF: LAYER_S, the host's time a decoder layer, on the 6 dense records of
- * Qwen3's speed page (transformers 4.51.3, flash-attention 2, batch 1, an H20:
- * 0.6B-32B all run at 0.6 ms a layer, mean |log error| 1%); one host, so a
- * faster CPU runs faster. Those records are all host-bound, so HF's BW_EFF
- * (and PREFILL_EFF) cannot be fitted there: AutoAWQ's are taken.
- * AUTOAWQ: the 16 AutoAWQ decode records (its fused modules, fuse_layers=True,
- * in its own loop; int4 GEMM/GEMV with DEQUANT_DECODE), RTX 4090.
- * COMPILED: the 15 bf16/fp8 decode records of gpt-fast (10) and torchao
- * generate (5) (A100, H100; TP 1-8). LLAMACPP: the 16 llama-bench tg512
- * records (GGUF F16 and Q4_K_M at their file size; 3090, 4090, L40S, A100,
- * H100 PCIe). SERVING: the 16 TensorRT-LLM v0.5/0.6.1 static-batch
- * throughput records (generate_end_to_end; H100, L40S, A100), BW_EFF at its
- * prior's ceiling 1; refitted with the 21 SGLang records of Qwen3's speed
- * page (H20, batch 1) beside them, LAYER_S moves under 1% (1.18e-4), so it
- * stands. */
-#define GS_TIME_DECODE_BW_EFF_HF 0.96
-#define GS_TIME_DECODE_BW_EFF_COMPILED 0.85
-#define GS_TIME_DECODE_BW_EFF_LLAMACPP 0.92
-#define GS_TIME_DECODE_BW_EFF_SERVING 1.0
-#define GS_TIME_DECODE_BW_EFF_AUTOAWQ 0.96
-#define GS_TIME_DECODE_LAYER_S_HF 6.1e-4
-#define GS_TIME_DECODE_LAYER_S_COMPILED 7.9e-5
-#define GS_TIME_DECODE_LAYER_S_LLAMACPP 1.35e-4
-#define GS_TIME_DECODE_LAYER_S_SERVING 1.17e-4
-#define GS_TIME_DECODE_LAYER_S_AUTOAWQ 5.5e-5
-/* Prefill per runtime, a factor on the GEMM efficiency: AUTOAWQ on its 16
- * prefill records (HF takes it: no plain-transformers prefill records),
- * LLAMACPP on the 12 llama-bench pp512 records, SERVING on the 10
- * TensorRT-LLM time-to-first-token records (at the ceiling 1). COMPILED: no
- * prefill records; not calibrated (1). */
-#define GS_TIME_PREFILL_EFF_HF 0.76
+/* Eager attention (transformers' eager_attention_forward, the remote-code
+ * families' own, --attn eager): bytes moved per score element and head, one
+ * forward: QK^T written (2), the mask added (read 2, write 2), softmax in
+ * fp32 (read 2, write 4, read 4 in the cast back, write 2), read by the PV
+ * matmul (2). From the code, not fitted. */
+#define GS_TIME_EAGER_ATTN_BYTES 20.0
+/* Memory-bound kernels: a read stream's share of the datasheet bandwidth,
+ * per GPU architecture, from te42kyfo/gpu-benches gpu-stream (its "read"
+ * kernel at full occupancy, README and its gpu-stream text files): V100 866 of 900
+ * GB/s, A100-40GB 1490 of 1555, L40 844 of 864, H100 PCIe 1942 of 2000.
+ * Architectures it does not measure take the lowest of these. Not fitted:
+ * the bound each runtime's and kernel's efficiency is a share of. */
+#define GS_TIME_MEM_READ_VOLTA 0.96
+#define GS_TIME_MEM_READ_AMPERE 0.96
+#define GS_TIME_MEM_READ_ADA 0.98
+#define GS_TIME_MEM_READ_HOPPER 0.97
+#define GS_TIME_MEM_READ_OTHER 0.96
+/* Collectives: NCCL's own latency model (src/graph/tuning.cc, v2.21.5):
+ * ring all-reduce, LL protocol: a base of 6.6 us plus, per ring step
+ * (2 (n - 1) of them), 0.6 us over NVLink, 1.0 us over PCIe, 2.7 us over
+ * the network. Not fitted. */
+#define GS_TIME_AR_BASE_US 6.6
+#define GS_TIME_AR_HOP_US_NVLINK 0.6
+#define GS_TIME_AR_HOP_US_PCIE 1.0
+#define GS_TIME_AR_HOP_US_NET 2.7
+/* Decode per engine class (gs_rt_class): BW_EFF, a memory-bound kernel's
+ * share of the read stream (MEM_READ_*); LAYER_S, the host's (or the
+ * launches' and small kernels') seconds a layer a pass on a server host:
+ * added to the GPU's time, or for the eager classes (hf, custom) the larger
+ * of the two. Each pair fitted on its class's 16-bit decode and generation
+ * records (the kernels' own figures after):
+ * - HF (transformers generate()): 22 records (Qwen3's speed page 6: H20,
+ *   transformers 4.51.3, every dense size at ~0.6 ms a layer; bitsandbytes
+ *   README bf16/fp16 rows 12: T4, RTX 4090, H100; transformers-bloom-
+ *   inference's accelerate pipeline 4: BLOOM-176B on A100s);
+ * - COMPILED: 16 (gpt-fast 10, gpt-fast Mixtral 3, torchao generate 3);
+ * - LLAMACPP: 16 llama-bench tg512 records (GGUF F16 and Q4_K_M at their
+ *   file size);
+ * - SERVING (vLLM, SGLang, TensorRT-LLM, TurboMind): 135 (LMDeploy TurboMind
+ *   A100 98, Qwen3's SGLang rows 14, TensorRT-LLM performance.md 3,
+ *   TensorRT Model Optimizer 6, vLLM PR #2192 6 and #23197 8);
+ * - CUSTOM (TGI 1.0.3, DeepSpeed-Inference): 42 (TGI on SageMaker 36,
+ *   BLOOM-176B DeepSpeed-Inference fp16 6); its low BW_EFF takes in TGI's
+ *   prefills and its A10G peak (the A10's, see tests/speed/cases.py);
+ * - FUSED (AutoAWQ's fused modules under generate()) and EXLLAMA have no
+ *   16-bit records: BW_EFF held at 1 (their kernels' figures carry it),
+ *   LAYER_S fitted on their quantized decode records with the kernels at 1:
+ *   AutoAWQ 22 (AutoAWQ README 13, AutoAWQ PR #320 8, LMDeploy's TinyChat
+ *   row 1), ExLlama 34 (ExLlama v1 README 14, ExLlamaV2 README 20). */
+#define GS_TIME_DECODE_BW_EFF_HF 0.748
+#define GS_TIME_DECODE_BW_EFF_COMPILED 0.851
+#define GS_TIME_DECODE_BW_EFF_LLAMACPP 0.887
+#define GS_TIME_DECODE_BW_EFF_SERVING 0.957
+#define GS_TIME_DECODE_BW_EFF_FUSED 1.0
+#define GS_TIME_DECODE_BW_EFF_EXLLAMA 1.0
+#define GS_TIME_DECODE_BW_EFF_CUSTOM 0.549
+#define GS_TIME_DECODE_LAYER_S_HF 6.13e-04
+#define GS_TIME_DECODE_LAYER_S_COMPILED 4.59e-05
+#define GS_TIME_DECODE_LAYER_S_LLAMACPP 1.39e-04
+#define GS_TIME_DECODE_LAYER_S_SERVING 8.80e-05
+#define GS_TIME_DECODE_LAYER_S_FUSED 2.70e-04
+#define GS_TIME_DECODE_LAYER_S_EXLLAMA 1.15e-04
+#define GS_TIME_DECODE_LAYER_S_CUSTOM 6.03e-04
+/* A desktop's host (a consumer or workstation GPU's segment): its share of
+ * a server's host time. Desktop CPUs run single-threaded Python and kernel
+ * launches faster than server CPUs; the same software on an RTX 4090 and an
+ * H100 box (bitsandbytes README: transformers 4.46.3) or an A100 box
+ * (AutoAWQ PR #320 against the AutoAWQ README's 4090) runs its host-bound
+ * steps 2-3x faster. Fitted on the 65 host-bound (batch 1) records of
+ * desktop cards: AutoAWQ README 13, ExLlama v1 14, ExLlamaV2 20, LMDeploy
+ * TinyChat 1, bitsandbytes README 17. */
+#define GS_TIME_HOST_DESKTOP 0.351
+/* Prefill per engine class, a factor on the GEMM efficiency (eff_max x it
+ * never passes the peak: timing.c clamps at 1): SERVING on the 10
+ * time-to-first-token records (TensorRT-LLM performance.md 4, LMDeploy 6);
+ * LLAMACPP on the 12 llama-bench pp512 records; EXLLAMA on the 7 ExLlama v1
+ * prompt records, at its bound (ExLlama's fp16-accumulate GEMMs run at twice
+ * the fp32-accumulate peak a GeForce GPU file carries). HF, COMPILED,
+ * FUSED and CUSTOM: no 16-bit prefill records; not calibrated (1: the
+ * PyTorch GEMM efficiency EFF_MAX). */
+#define GS_TIME_PREFILL_EFF_HF 1.0
 #define GS_TIME_PREFILL_EFF_COMPILED 1.0
-#define GS_TIME_PREFILL_EFF_LLAMACPP 0.97
-#define GS_TIME_PREFILL_EFF_SERVING 1.0
-#define GS_TIME_PREFILL_EFF_AUTOAWQ 0.76
+#define GS_TIME_PREFILL_EFF_LLAMACPP 0.846
+#define GS_TIME_PREFILL_EFF_SERVING 1.53
+#define GS_TIME_PREFILL_EFF_FUSED 1.0
+#define GS_TIME_PREFILL_EFF_EXLLAMA 1.75
+#define GS_TIME_PREFILL_EFF_CUSTOM 1.0
+/* Kernels (gs_kernel): a kernel's share of its runtime's memory-bound rate
+ * (at one token and above where they differ; 1 where the dense GEMM's),
+ * each fitted on the records that name the kernel:
+ * - FP8 (fp8 weights and activations): 16 (TensorRT Model Optimizer H200 6,
+ *   TensorRT-LLM H200 blogs 10); also fp8-wo and fp4's;
+ * - W8A8: one record (torchao int8dq): not fitted, its prior 1;
+ * - INT8_WO (int8 weight-only inside the GEMM): 13 (gpt-fast 6, gpt-fast
+ *   Mixtral 4, torchao 3);
+ * - INT4_WO (int4 weight-only: tinygemm, TensorRT-LLM's AWQ kernel,
+ *   TurboMind's) with INT4_WO_PREFILL, its GEMM rate at prompt sizes (the
+ *   in-loop dequantization makes large GEMMs compute-bound): 14 (TensorRT
+ *   Model Optimizer 6, gpt-fast 3, torchao 3, LMDeploy TurboMind 4090 2);
+ *   also W4A8's;
+ * - MARLIN: 8 (vLLM PR #23197's Marlin W4A16/W8A16 rows, H100);
+ * - EXLLAMA, EXLLAMAV2 and their host time a call (HOST_S): 14 (ExLlama v1
+ *   README) and 20 (ExLlamaV2 README); both at ~1;
+ * - GPTQ_TRITON (AutoGPTQ's Triton QuantLinear): 24 (TGI 1.0.3 GPTQ rows;
+ *   low: it takes in TGI's tensor-parallel overheads on A10Gs too);
+ * - AWQ_GEMM at one token and above: 30 (AutoAWQ README 12, AutoAWQ PR #320
+ *   8, vLLM PR #2566 10), both at ~1; AWQ_GEMM_PREFILL, its GEMM rate at
+ *   prompt sizes: 22 of them (vLLM #2566's AWQ-GEMM prefills run 2-3x its
+ *   dequantize + fp16 path);
+ * - AWQ_GEMV: its 5 decode records are host-bound (AutoAWQ README 4,
+ *   LMDeploy TinyChat 1): not identifiable, at 1; AWQ_GEMV_PREFILL: 4
+ *   AutoAWQ README prompt rows (a GEMV kernel runs prompts row by row);
+ * - BNB_NF4_B1 (bitsandbytes gemv_4bit) with its host time a call: 20
+ *   batch-1 bitsandbytes README rows (nf4, nf4-dq; T4, RTX 4090, H100);
+ * - DEQUANT (dequantize to 16 bits, then a dense GEMM: bitsandbytes 4-bit
+ *   above one token, vLLM's pre-Marlin RTN kernels, DeepSpeed-Inference
+ *   int8): 56 (bitsandbytes README 36, BLOOM-176B DeepSpeed int8 12, vLLM
+ *   PR #23197 8), at its bound 1;
+ * - BNB_INT8 (LLM.int8's int8 GEMM) with the host time a call of each
+ *   variant (threshold 0 or 6; bitsandbytes >= 0.45, or <= 0.44's col32
+ *   layout transforms): 17 + 17 + 8 + 15 (bitsandbytes README v0.45 and
+ *   0.44.1 rows; the 0.44 decomposed path also BLOOM-176B LLM.int8 7). */
+#define GS_TIME_K_FP8 0.703
+#define GS_TIME_K_W8A8 1.0
+#define GS_TIME_K_INT8_WO 0.898
+#define GS_TIME_K_INT4_WO 0.688
+#define GS_TIME_K_INT4_WO_PREFILL 0.566
+#define GS_TIME_K_MARLIN 0.712
+#define GS_TIME_K_EXLLAMA 1.0
+#define GS_TIME_K_EXLLAMAV2 0.983
+#define GS_TIME_K_GPTQ_TRITON 0.296
+#define GS_TIME_K_AWQ_GEMM_B1 1.0
+#define GS_TIME_K_AWQ_GEMM_BN 1.0
+#define GS_TIME_K_AWQ_GEMM_PREFILL 0.463
+#define GS_TIME_K_AWQ_GEMV 1.0
+#define GS_TIME_K_AWQ_GEMV_PREFILL 0.144
+#define GS_TIME_K_BNB_NF4_B1 0.548
+#define GS_TIME_K_BNB_INT8 0.652
+#define GS_TIME_K_DEQUANT 1.0
+#define GS_TIME_K_HOST_S_EXLLAMA 1.04e-05
+#define GS_TIME_K_HOST_S_EXLLAMAV2 0.0
+#define GS_TIME_K_HOST_S_BNB_NF4 1.28e-04
+#define GS_TIME_K_HOST_S_BNB_INT8 1.52e-04
+#define GS_TIME_K_HOST_S_BNB_INT8_DECOMP 3.65e-04
+#define GS_TIME_K_HOST_S_BNB_INT8_COL32 4.17e-04
+#define GS_TIME_K_HOST_S_BNB_INT8_COL32_DECOMP 9.82e-04
 /* Links (not efficiencies; not calibrated). PCIe per lane, one direction,
  * Gen3 8 GT/s with 128b/130b coding = 0.985 GB/s, doubling per generation
  * (PCI-SIG). Between nodes: assumed one 400 Gb/s NIC per GPU (DGX H100:

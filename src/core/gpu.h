@@ -60,6 +60,7 @@ typedef struct gs_gpu {
 	double bf16_tflops;     /* dense bf16 (fp16 where no bf16) TFLOPS */
 	/* For the time model (src/timing.h); each optional in a file. */
 	double fp8_tflops;      /* dense fp8, FP32 accumulate, TFLOPS; 0: none */
+	double fp4_tflops;      /* dense fp4 (NVFP4/MXFP4) TFLOPS; 0: none (the time model falls back to fp8) */
 	char interconnect[24];  /* GPU-to-GPU link: "nvlink4", "none", ...; "": not given */
 	double link_gbs;        /* that link's bandwidth per GPU, one direction, GB/s; 0: none */
 	int pcie_gen, pcie_lanes; /* host link; 0: not given */

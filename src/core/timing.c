@@ -1,5 +1,5 @@
 /* gpusizer: the time model. See timing.h for the mechanisms, constants.h
- * (the GS_TIME_* block) for the calibrated figures. Pure. */
+ * (the GS_TIME_* block) and docs/time.md for the figures. Pure. */
 #include "timing.h"
 
 #include <stdio.h>
@@ -10,10 +10,92 @@
 
 #include "constants.h"
 
-static const char *const rt_names[GS_RT_MAX] = { "hf", "compiled", "llama.cpp", "serving", "autoawq" };
-/* Runtimes whose host launches each layer's kernels while the GPU runs the
- * previous ones: a pass takes the larger of the two times (timing.h). */
-static const bool rt_host_overlaps[GS_RT_MAX] = { true, false, false, false, false };
+/* ---- Runtimes ------------------------------------------------------------ */
+
+/* How a runtime keeps its KV cache: transformers' DynamicCache and the
+ * legacy tuple cache torch.cat each layer's cache every step (CACHE_SETTING:
+ * what --kv-cache says); the others write the new token in place. */
+typedef enum rt_cache { CACHE_SETTING = 0, CACHE_INPLACE } rt_cache;
+
+typedef struct rt_info {
+	const char *name;
+	gs_rt_class cls;
+	rt_cache cache;
+} rt_info;
+
+/* The runtime table (timing.h, gs_runtime). Caches: transformers
+ * generate() per --kv-cache (cache_utils.py DynamicCache.update: torch.cat;
+ * StaticCache: index_copy_); gpt-fast and torchao a static KVCache
+ * (index_put); llama.cpp its ring of cells; vLLM, SGLang, TensorRT-LLM,
+ * TurboMind and TGI paged blocks; AutoAWQ, ExLlama and DeepSpeed-Inference
+ * preallocated caches written at the position. */
+static const rt_info runtimes[GS_RT_MAX] = {
+	[GS_RT_HF] = { "hf", GS_RTC_HF, CACHE_SETTING },
+	[GS_RT_COMPILED] = { "compiled", GS_RTC_COMPILED, CACHE_INPLACE },
+	[GS_RT_LLAMACPP] = { "llama.cpp", GS_RTC_LLAMACPP, CACHE_INPLACE },
+	[GS_RT_SERVING] = { "serving", GS_RTC_SERVING, CACHE_INPLACE },
+	[GS_RT_AUTOAWQ] = { "autoawq", GS_RTC_FUSED, CACHE_INPLACE },
+	[GS_RT_VLLM] = { "vllm", GS_RTC_SERVING, CACHE_INPLACE },
+	[GS_RT_SGLANG] = { "sglang", GS_RTC_SERVING, CACHE_INPLACE },
+	[GS_RT_TRTLLM] = { "tensorrt-llm", GS_RTC_SERVING, CACHE_INPLACE },
+	[GS_RT_LMDEPLOY] = { "lmdeploy", GS_RTC_SERVING, CACHE_INPLACE },
+	[GS_RT_TGI] = { "tgi", GS_RTC_CUSTOM, CACHE_INPLACE },
+	[GS_RT_EXLLAMA] = { "exllama", GS_RTC_EXLLAMA, CACHE_INPLACE },
+	[GS_RT_DEEPSPEED] = { "deepspeed", GS_RTC_CUSTOM, CACHE_INPLACE },
+};
+
+static const char *const rtc_names[GS_RTC_MAX] = { "hf", "compiled", "llama.cpp", "serving", "fused", "exllama", "custom" };
+/* Classes whose host launches each layer's kernels from Python while the
+ * GPU runs the previous ones: a pass takes the larger of the two times. The
+ * others' per-layer time (launches and small kernels) adds to the GPU's. */
+static const bool rtc_overlaps[GS_RTC_MAX] = { [GS_RTC_HF] = true, [GS_RTC_CUSTOM] = true };
+
+/* ---- Kernels -------------------------------------------------------------- */
+
+/* How a kernel moves its weights: FUSED reads the packed weights once and
+ * dequantizes in registers; DEQUANT_ABOVE1 is a fused GEMV at one token and
+ * dequantize-to-16-bit + a dense GEMM above it (bitsandbytes 4-bit:
+ * autograd/_functions.py matmul_4bit, gemv_4bit when A.numel() ==
+ * A.shape[-1], else MatMul4Bit's F.dequantize_4bit then linear); DEQUANT
+ * always dequantizes (the whole weight is written in 16 bits and read back
+ * by the GEMM: 4 more bytes a parameter). */
+typedef enum k_mode { K_FUSED = 0, K_DEQUANT_ABOVE1, K_DEQUANT } k_mode;
+/* Which tensor cores its GEMMs run on. */
+typedef enum k_peak { PEAK_16 = 0, PEAK_8, PEAK_4 } k_peak;
+
+typedef struct k_info {
+	const char *name;
+	k_mode mode;
+	k_peak peak;
+	double bpp; /* bytes a linear weight when the kernel fixes them (0: the precision's) */
+} k_info;
+
+static const k_info kernels[GS_K_MAX] = {
+	[GS_K_AUTO] = { "auto", K_FUSED, PEAK_16, 0 },
+	[GS_K_DENSE] = { "dense", K_FUSED, PEAK_16, 0 },
+	[GS_K_FP8] = { "fp8", K_FUSED, PEAK_8, 1 },
+	[GS_K_FP8_WO] = { "fp8-wo", K_FUSED, PEAK_16, 1 },
+	/* NVFP4: 4-bit codes and an fp8 scale per 16 weights (NVIDIA's NVFP4 format) */
+	[GS_K_FP4] = { "fp4", K_FUSED, PEAK_4, 0.5 + 1.0 / 16 },
+	[GS_K_W8A8] = { "w8a8", K_FUSED, PEAK_8, 1 },
+	[GS_K_INT8_WO] = { "int8-wo", K_FUSED, PEAK_16, 0 },
+	[GS_K_INT4_WO] = { "int4-wo", K_FUSED, PEAK_16, 0 },
+	[GS_K_W4A8] = { "w4a8", K_FUSED, PEAK_8, 0 },
+	[GS_K_MARLIN] = { "marlin", K_FUSED, PEAK_16, 0 },
+	[GS_K_EXLLAMA] = { "exllama", K_FUSED, PEAK_16, 0 },
+	[GS_K_EXLLAMAV2] = { "exllamav2", K_FUSED, PEAK_16, 0 },
+	[GS_K_GPTQ_TRITON] = { "gptq-triton", K_FUSED, PEAK_16, 0 },
+	[GS_K_AWQ_GEMM] = { "awq-gemm", K_FUSED, PEAK_16, 0 },
+	[GS_K_AWQ_GEMV] = { "awq-gemv", K_FUSED, PEAK_16, 0 },
+	[GS_K_BNB_NF4] = { "bnb-nf4", K_DEQUANT_ABOVE1, PEAK_16, 0 },
+	[GS_K_BNB_INT8] = { "bnb-int8", K_FUSED, PEAK_16, 1 },
+	[GS_K_BNB_INT8_DECOMP] = { "bnb-int8-decomp", K_FUSED, PEAK_16, 1 },
+	[GS_K_BNB_INT8_COL32] = { "bnb-int8-col32", K_FUSED, PEAK_16, 1 },
+	[GS_K_BNB_INT8_COL32_DECOMP] = { "bnb-int8-col32-decomp", K_FUSED, PEAK_16, 1 },
+	/* DeepSpeed-Inference's int8 (0.7): the weights dequantized to fp16 before each GEMM */
+	[GS_K_DS_INT8] = { "ds-int8", K_DEQUANT, PEAK_16, 1 },
+	[GS_K_DEQUANT] = { "dequant", K_DEQUANT, PEAK_16, 0 },
+};
 
 void gs_time_params_default(gs_time_params *p)
 {
@@ -26,29 +108,67 @@ void gs_time_params_default(gs_time_params *p)
 		.h_half = GS_TIME_H_HALF,
 		.elem_bytes = GS_TIME_ELEM_BYTES,
 		.attn_eff = GS_TIME_ATTN_EFF,
+		.eager_attn_bytes = GS_TIME_EAGER_ATTN_BYTES,
 		.fp8_scale = { GS_TIME_FP8_EFF_SCALE, GS_TIME_FP8_EFF_SCALE_MEGATRON },
 		.dequant_train = GS_TIME_DEQUANT_TRAIN,
-		.dequant_prefill = GS_TIME_DEQUANT_PREFILL,
-		.dequant_decode = GS_TIME_DEQUANT_DECODE,
+		.mem_frac = { [GS_UARCH_NONE] = GS_TIME_MEM_READ_OTHER,
+		              [GS_UARCH_VOLTA] = GS_TIME_MEM_READ_VOLTA,
+		              [GS_UARCH_TURING] = GS_TIME_MEM_READ_OTHER,
+		              [GS_UARCH_AMPERE] = GS_TIME_MEM_READ_AMPERE,
+		              [GS_UARCH_ADA] = GS_TIME_MEM_READ_ADA,
+		              [GS_UARCH_HOPPER] = GS_TIME_MEM_READ_HOPPER,
+		              [GS_UARCH_BLACKWELL] = GS_TIME_MEM_READ_OTHER,
+		              [GS_UARCH_CDNA3] = GS_TIME_MEM_READ_OTHER },
+		.ar_base_us = GS_TIME_AR_BASE_US,
+		.ar_hop_us = { GS_TIME_AR_HOP_US_NVLINK, GS_TIME_AR_HOP_US_PCIE, GS_TIME_AR_HOP_US_NET },
+		.host_desktop = GS_TIME_HOST_DESKTOP,
 		.dec_bw_eff = { GS_TIME_DECODE_BW_EFF_HF, GS_TIME_DECODE_BW_EFF_COMPILED,
 		                GS_TIME_DECODE_BW_EFF_LLAMACPP, GS_TIME_DECODE_BW_EFF_SERVING,
-		                GS_TIME_DECODE_BW_EFF_AUTOAWQ },
+		                GS_TIME_DECODE_BW_EFF_FUSED, GS_TIME_DECODE_BW_EFF_EXLLAMA, GS_TIME_DECODE_BW_EFF_CUSTOM },
 		.dec_layer_s = { GS_TIME_DECODE_LAYER_S_HF, GS_TIME_DECODE_LAYER_S_COMPILED,
 		                 GS_TIME_DECODE_LAYER_S_LLAMACPP, GS_TIME_DECODE_LAYER_S_SERVING,
-		                 GS_TIME_DECODE_LAYER_S_AUTOAWQ },
+		                 GS_TIME_DECODE_LAYER_S_FUSED, GS_TIME_DECODE_LAYER_S_EXLLAMA,
+		                 GS_TIME_DECODE_LAYER_S_CUSTOM },
 		.prefill_eff = { GS_TIME_PREFILL_EFF_HF, GS_TIME_PREFILL_EFF_COMPILED,
 		                 GS_TIME_PREFILL_EFF_LLAMACPP, GS_TIME_PREFILL_EFF_SERVING,
-		                 GS_TIME_PREFILL_EFF_AUTOAWQ },
+		                 GS_TIME_PREFILL_EFF_FUSED, GS_TIME_PREFILL_EFF_EXLLAMA, GS_TIME_PREFILL_EFF_CUSTOM },
+		/* kernels: at one token, and (below) above it where it differs; 1 =
+		 * the runtime's dense rate */
+		.k_eff1 = { [GS_K_AUTO] = 1, [GS_K_DENSE] = 1, [GS_K_FP8] = GS_TIME_K_FP8,
+		            [GS_K_FP8_WO] = GS_TIME_K_FP8, [GS_K_FP4] = GS_TIME_K_FP8,
+		            [GS_K_W8A8] = GS_TIME_K_W8A8, [GS_K_INT8_WO] = GS_TIME_K_INT8_WO,
+		            [GS_K_INT4_WO] = GS_TIME_K_INT4_WO, [GS_K_W4A8] = GS_TIME_K_INT4_WO,
+		            [GS_K_MARLIN] = GS_TIME_K_MARLIN, [GS_K_EXLLAMA] = GS_TIME_K_EXLLAMA,
+		            [GS_K_EXLLAMAV2] = GS_TIME_K_EXLLAMAV2, [GS_K_GPTQ_TRITON] = GS_TIME_K_GPTQ_TRITON,
+		            [GS_K_AWQ_GEMM] = GS_TIME_K_AWQ_GEMM_B1, [GS_K_AWQ_GEMV] = GS_TIME_K_AWQ_GEMV,
+		            [GS_K_BNB_NF4] = GS_TIME_K_BNB_NF4_B1, [GS_K_BNB_INT8] = GS_TIME_K_BNB_INT8,
+		            [GS_K_BNB_INT8_DECOMP] = GS_TIME_K_BNB_INT8, [GS_K_BNB_INT8_COL32] = GS_TIME_K_BNB_INT8,
+		            [GS_K_BNB_INT8_COL32_DECOMP] = GS_TIME_K_BNB_INT8, [GS_K_DS_INT8] = GS_TIME_K_DEQUANT,
+		            [GS_K_DEQUANT] = GS_TIME_K_DEQUANT },
+		.k_host_s = { [GS_K_EXLLAMA] = GS_TIME_K_HOST_S_EXLLAMA, [GS_K_EXLLAMAV2] = GS_TIME_K_HOST_S_EXLLAMAV2,
+		              [GS_K_BNB_NF4] = GS_TIME_K_HOST_S_BNB_NF4,
+		              [GS_K_BNB_INT8] = GS_TIME_K_HOST_S_BNB_INT8,
+		              [GS_K_BNB_INT8_DECOMP] = GS_TIME_K_HOST_S_BNB_INT8_DECOMP,
+		              [GS_K_BNB_INT8_COL32] = GS_TIME_K_HOST_S_BNB_INT8_COL32,
+		              [GS_K_BNB_INT8_COL32_DECOMP] = GS_TIME_K_HOST_S_BNB_INT8_COL32_DECOMP },
+		.k_gemm = { [GS_K_AUTO] = 1, [GS_K_DENSE] = 1, [GS_K_FP8] = 1, [GS_K_FP8_WO] = 1, [GS_K_FP4] = 1,
+		            [GS_K_W8A8] = 1, [GS_K_INT8_WO] = 1, [GS_K_INT4_WO] = GS_TIME_K_INT4_WO_PREFILL,
+		            [GS_K_W4A8] = GS_TIME_K_INT4_WO_PREFILL,
+		            [GS_K_MARLIN] = 1, [GS_K_EXLLAMA] = 1, [GS_K_EXLLAMAV2] = 1, [GS_K_GPTQ_TRITON] = 1,
+		            [GS_K_AWQ_GEMM] = GS_TIME_K_AWQ_GEMM_PREFILL, [GS_K_AWQ_GEMV] = GS_TIME_K_AWQ_GEMV_PREFILL,
+		            [GS_K_BNB_NF4] = 1, [GS_K_BNB_INT8] = 1, [GS_K_BNB_INT8_DECOMP] = 1,
+		            [GS_K_BNB_INT8_COL32] = 1, [GS_K_BNB_INT8_COL32_DECOMP] = 1, [GS_K_DS_INT8] = 1,
+		            [GS_K_DEQUANT] = 1 },
 	};
 	*p = def;
+	/* above one token a kernel keeps its rate, but AWQ's GEMM has its own
+	 * and bitsandbytes 4-bit dequantizes (K_DEQUANT_ABOVE1) */
+	memcpy(p->k_effn, p->k_eff1, sizeof p->k_effn);
+	p->k_effn[GS_K_AWQ_GEMM] = GS_TIME_K_AWQ_GEMM_BN;
+	p->k_effn[GS_K_BNB_NF4] = GS_TIME_K_DEQUANT;
 }
 
-const char *gs_runtime_name(gs_runtime r)
-{
-	return r >= 0 && r < GS_RT_MAX ? rt_names[r] : "";
-}
-
-/* Runtime names and their aliases, matched case-insensitively. */
+/* Names and their aliases, matched case-insensitively. */
 typedef struct rt_alias {
 	const char *name;
 	int rt;
@@ -62,15 +182,54 @@ static int alias_find(const rt_alias *t, size_t n, const char *s)
 	return -1;
 }
 
+const char *gs_runtime_name(gs_runtime r)
+{
+	return r >= 0 && r < GS_RT_MAX ? runtimes[r].name : "";
+}
+
 int gs_runtime_parse(const char *s)
 {
 	static const rt_alias alias[] = {
-		{ "hf", GS_RT_HF }, { "transformers", GS_RT_HF }, { "compiled", GS_RT_COMPILED },
-		{ "gpt-fast", GS_RT_COMPILED }, { "llama.cpp", GS_RT_LLAMACPP }, { "llamacpp", GS_RT_LLAMACPP },
-		{ "serving", GS_RT_SERVING }, { "vllm", GS_RT_SERVING }, { "sglang", GS_RT_SERVING },
-		{ "tensorrt-llm", GS_RT_SERVING }, { "trt-llm", GS_RT_SERVING }, { "autoawq", GS_RT_AUTOAWQ },
+		{ "transformers", GS_RT_HF }, { "gpt-fast", GS_RT_COMPILED }, { "torchao", GS_RT_COMPILED },
+		{ "llamacpp", GS_RT_LLAMACPP }, { "trt-llm", GS_RT_TRTLLM }, { "turbomind", GS_RT_LMDEPLOY },
+		{ "text-generation-inference", GS_RT_TGI }, { "exllamav2", GS_RT_EXLLAMA },
+		{ "deepspeed-inference", GS_RT_DEEPSPEED },
 	};
+	for (int r = 0; r < GS_RT_MAX; r++)
+		if (strcasecmp(s, runtimes[r].name) == 0)
+			return r;
 	return alias_find(alias, sizeof alias / sizeof alias[0], s);
+}
+
+gs_rt_class gs_runtime_class(gs_runtime r)
+{
+	return r >= 0 && r < GS_RT_MAX ? runtimes[r].cls : GS_RTC_MAX;
+}
+
+const char *gs_rt_class_name(gs_rt_class c)
+{
+	return c >= 0 && c < GS_RTC_MAX ? rtc_names[c] : "";
+}
+
+int gs_rt_class_parse(const char *s)
+{
+	for (int c = 0; c < GS_RTC_MAX; c++)
+		if (strcasecmp(s, rtc_names[c]) == 0)
+			return c;
+	return -1;
+}
+
+const char *gs_kernel_name(gs_kernel k)
+{
+	return k >= 0 && k < GS_K_MAX ? kernels[k].name : "";
+}
+
+int gs_kernel_parse(const char *s)
+{
+	for (int k = 0; k < GS_K_MAX; k++)
+		if (strcasecmp(s, kernels[k].name) == 0)
+			return k;
+	return -1;
 }
 
 const char *gs_train_runtime_name(gs_train_runtime r)
@@ -94,6 +253,7 @@ void gs_time_opts_default(gs_time_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->runtime = GS_RT_HF;
+	o->kernel = GS_K_AUTO;
 	o->train_runtime = GS_TRT_PYTORCH;
 	o->gpus_per_node = 8;
 }
@@ -103,30 +263,123 @@ double gs_time_eff(const gs_time_params *p, double x, double ridge, double h)
 	return x <= 0 || h <= 0 ? 0 : p->eff_max * x / (x + p->x_half_ridge * ridge) * h / (h + p->h_half);
 }
 
-/* Active matmul parameters per token, and those a decode step of `batch`
- * sequences reads (routed experts: the ones the batch can touch). */
-static void matmul_params(const gs_arch *a, double batch, double *active, double *read)
+/* ---- Per-layer helpers ---------------------------------------------------
+ * The only place the time model reads a decoder layer's attention shape.
+ * Every layer of a gs_arch is alike today (its uniform fields; a sliding
+ * window applies to all layers or none, config.c's sliding()); when the
+ * arch gains per-layer structure (sliding-window, recurrent or
+ * attention-free layers), these change and nothing else. */
+
+/* Bytes a token adds to layer i's cache, at elem bytes an element. */
+static double layer_kv_bytes_tok(const gs_arch *a, int64_t i, double elem)
 {
-	double act = 0, rd = 0;
+	(void)i;
+	return (double)a->kv_cache_dim * elem;
+}
+
+/* Tokens of layer i's cache its attention reads at a context of ctx. */
+static double layer_kv_len(const gs_arch *a, int64_t i, double ctx)
+{
+	(void)i;
+	return a->sliding_window > 0 && ctx > (double)a->sliding_window ? (double)a->sliding_window : ctx;
+}
+
+/* Tokens of layer i's cache the cache holds at ctx (what a rebuild copies). */
+static double layer_kv_held(const gs_arch *a, int64_t i, double ctx)
+{
+	(void)a;
+	(void)i;
+	return ctx; /* DynamicCache keeps every token, windowed or not */
+}
+
+/* Bytes of recurrent state a sequence keeps in layer i (read and written
+ * every step): none in an attention layer. */
+static double layer_state_bytes(const gs_arch *a, int64_t i)
+{
+	(void)a;
+	(void)i;
+	return 0;
+}
+
+/* Attention FLOPs of one query over `keys` keys in layer i: the score
+ * (q.k) and value GEMMs, 2 FLOPs a multiply-add. */
+static double layer_attn_flops(const gs_arch *a, int64_t i, double keys)
+{
+	(void)i;
+	return 2 * (double)a->heads * (double)(a->head_dim + (a->v_head_dim > 0 ? a->v_head_dim : a->head_dim)) * keys;
+}
+
+/* Keys a query of a p-token prompt attends in layer i, on average: causal
+ * flash/sdpa kernels skip the masked half, eager computes it. */
+static double layer_prompt_keys(const gs_arch *a, int64_t i, double p, bool causal)
+{
+	double w = layer_kv_len(a, i, p);
+	if (!causal)
+		return w;
+	/* mean over positions 1..p of min(pos, w) */
+	return w >= p ? (p + 1) / 2 : w - w * (w - 1) / (2 * p);
+}
+
+/* The sums over layers the passes need. */
+typedef struct layer_sums {
+	double kv_read;   /* cache bytes the attention reads, a sequence */
+	double kv_held;   /* cache bytes held, a sequence */
+	double state;     /* recurrent state bytes, a sequence */
+	double attn_flops; /* attention FLOPs of one query token */
+} layer_sums;
+
+static layer_sums layers_at(const gs_arch *a, double ctx, double elem)
+{
+	layer_sums r = { 0, 0, 0, 0 };
+	for (int64_t i = 0; i < a->layers; i++) {
+		double tok = layer_kv_bytes_tok(a, i, elem);
+		r.kv_read += tok * layer_kv_len(a, i, ctx);
+		r.kv_held += tok * layer_kv_held(a, i, ctx);
+		r.state += layer_state_bytes(a, i);
+		r.attn_flops += layer_attn_flops(a, i, layer_kv_len(a, i, ctx));
+	}
+	return r;
+}
+
+/* Attention FLOPs a prompt token of a p-token prompt costs, all layers. */
+static double prompt_attn_flops(const gs_arch *a, double p, bool causal)
+{
+	double f = 0;
+	for (int64_t i = 0; i < a->layers; i++)
+		f += layer_attn_flops(a, i, layer_prompt_keys(a, i, p, causal));
+	return f;
+}
+
+/* ---- Matmul parameters ---------------------------------------------------- */
+
+typedef struct mm_params {
+	double lin_act;   /* decoder-layer linear parameters a token goes through */
+	double lin_read;  /* those a step of the batch reads (routed experts it reaches) */
+	double lin_calls; /* linear module calls a step (per layer summed) */
+	double head;      /* the output head, vocab x hidden, tied or not */
+} mm_params;
+
+static mm_params matmul_params(const gs_arch *a, double batch)
+{
+	mm_params m = { 0, 0, 0, (double)a->vocab * (double)a->hidden };
 
 	for (int k = 0; k < a->n_kinds; k++) {
 		const gs_layer_kind *lk = &a->kind[k];
-		double la = 0, lr = 0;
+		double la = 0, lr = 0, lc = 0;
 		for (int i = 0; i < lk->n_lin; i++) {
 			const gs_linear *l = &lk->lin[i];
 			double one = (double)l->in * (double)l->out;
 			double touched = (double)l->active * batch;
+			double reached = touched < (double)l->count ? touched : (double)l->count;
 			la += one * (double)l->active;
-			lr += one * (touched < (double)l->count ? touched : (double)l->count);
+			lr += one * reached;
+			lc += reached;
 		}
-		act += la * (double)lk->n_layers;
-		rd += lr * (double)lk->n_layers;
+		m.lin_act += la * (double)lk->n_layers;
+		m.lin_read += lr * (double)lk->n_layers;
+		m.lin_calls += lc * (double)lk->n_layers;
 	}
-	/* The output head: vocab x hidden whether tied or not. */
-	act += (double)a->vocab * (double)a->hidden;
-	rd += (double)a->vocab * (double)a->hidden;
-	*active = act;
-	*read = rd;
+	return m;
 }
 
 /* Bytes per stored weight of an inference/adapter base. */
@@ -147,39 +400,149 @@ static double weight_bytes_per_param(gs_prec p)
 		return 0.5 + 4.0 / 128;  /* 4 bits + fp16 scale and zero per group of 128 */
 	case GS_P_NF4:
 	case GS_P_NF4_LITGPT:
-		return 0.5 + 4.0 / 64;   /* 4 bits + an fp32 absmax per block of 64 */
+		return GS_NF4_BYTES;
 	case GS_P_NF4_DQ:
 	case GS_P_NF4_TORCHAO:
 	case GS_P_NF4_DQ_LITGPT:
-		return 0.5 + 1.0 / 64 + 4.0 / (64 * 256); /* 8-bit absmax, fp32 per 256 blocks */
+		return GS_NF4_DQ_BYTES;
 	default:
 		return 2;
 	}
 }
 
-/* GB/s one direction between GPUs: the link within a node, else PCIe, and
- * the network across nodes. */
-static double comm_gbs(const gs_gpu *g, int64_t n, int64_t per_node)
+/* The kernel a runtime runs for a precision when none is named: 16-bit
+ * weights dense; fp8 on fp8 tensor cores; bitsandbytes' own; GPTQ through
+ * ExLlamaV2 under transformers and ExLlama (optimum's default for 4-bit),
+ * Marlin in the serving engines (vLLM gptq_marlin/awq_marlin), tinygemm-like
+ * int4 under torch.compile, TensorRT-LLM's and TurboMind's weight-only
+ * kernels; AWQ's GEMM under transformers and AutoAWQ. */
+static gs_kernel kernel_for(gs_kernel asked, gs_runtime r, gs_prec p)
 {
-	double pcie = g->pcie_gen > 0 && g->pcie_lanes > 0
-	                  ? GS_TIME_PCIE_GBS_PER_LANE_GEN3 * pow(2, g->pcie_gen - 3) * g->pcie_lanes
-	                  : GS_TIME_PCIE_GBS_PER_LANE_GEN3 * 2 * 16;
-	double in_node = g->link_gbs > 0 ? g->link_gbs : pcie;
-	if (n > per_node)
-		return in_node < GS_TIME_NET_GBS ? in_node : GS_TIME_NET_GBS;
-	return in_node;
+	gs_rt_class c = runtimes[r].cls;
+	bool serving = c == GS_RTC_SERVING && r != GS_RT_TRTLLM && r != GS_RT_LMDEPLOY;
+
+	if (asked != GS_K_AUTO)
+		return asked;
+	switch (p) {
+	case GS_P_FP8:
+		return GS_K_FP8;
+	case GS_P_INT8:
+		return c == GS_RTC_HF || c == GS_RTC_FUSED ? GS_K_BNB_INT8_DECOMP : GS_K_W8A8;
+	case GS_P_NF4:
+	case GS_P_NF4_DQ:
+	case GS_P_NF4_TORCHAO:
+	case GS_P_NF4_LITGPT:
+	case GS_P_NF4_DQ_LITGPT:
+		return c == GS_RTC_COMPILED ? GS_K_INT4_WO : GS_K_BNB_NF4;
+	case GS_P_GPTQ_INT4:
+	case GS_P_GPTQ_INT8:
+	case GS_P_AWQ_INT4:
+		if (serving)
+			return GS_K_MARLIN;
+		if (c == GS_RTC_COMPILED || c == GS_RTC_SERVING || c == GS_RTC_LLAMACPP)
+			return p == GS_P_GPTQ_INT8 ? GS_K_INT8_WO : GS_K_INT4_WO;
+		if (p == GS_P_AWQ_INT4)
+			return GS_K_AWQ_GEMM;
+		return p == GS_P_GPTQ_INT8 ? GS_K_INT8_WO : GS_K_EXLLAMAV2;
+	default:
+		return GS_K_DENSE;
+	}
+}
+
+/* ---- Links and collectives ------------------------------------------------ */
+
+enum { LINK_NVLINK = 0, LINK_PCIE, LINK_NET };
+
+static double pcie_gbs(const gs_gpu *g)
+{
+	return g->pcie_gen > 0 && g->pcie_lanes > 0
+	           ? GS_TIME_PCIE_GBS_PER_LANE_GEN3 * pow(2, g->pcie_gen - 3) * g->pcie_lanes
+	           : GS_TIME_PCIE_GBS_PER_LANE_GEN3 * 2 * 16;
+}
+
+/* The link kind n GPUs of g talk over, and its GB/s one direction: the
+ * GPU-to-GPU link within a node, else PCIe, and the network across nodes. */
+static int link_of(const gs_gpu *g, int64_t n, int64_t per_node, double *gbs)
+{
+	double in_node = g->link_gbs > 0 ? g->link_gbs : pcie_gbs(g);
+	int kind = g->link_gbs > 0 ? LINK_NVLINK : LINK_PCIE;
+	if (n > per_node) {
+		*gbs = in_node < GS_TIME_NET_GBS ? in_node : GS_TIME_NET_GBS;
+		return LINK_NET;
+	}
+	*gbs = in_node;
+	return kind;
+}
+
+static double coll_latency_s(const gs_time_params *P, int kind, int64_t steps)
+{
+	return (P->ar_base_us + (double)steps * P->ar_hop_us[kind]) * 1e-6;
+}
+
+double gs_time_allreduce_s(const gs_time_params *p, const gs_gpu *g, int64_t n, int64_t per_node, double bytes)
+{
+	gs_time_params def;
+	double gbs;
+	int kind;
+
+	if (n <= 1)
+		return 0;
+	if (p == NULL) {
+		gs_time_params_default(&def);
+		p = &def;
+	}
+	kind = link_of(g, n, per_node > 0 ? per_node : 8, &gbs);
+	return coll_latency_s(p, kind, 2 * (n - 1)) + 2.0 * (double)(n - 1) / (double)n * bytes / (gbs * 1e9);
+}
+
+/* ---- Shared pieces ---------------------------------------------------------- */
+
+/* A share of a peak, never past it: the time model never beats the
+ * datasheet, whatever figures it is given. */
+static double unit(double f)
+{
+	return f < 1 ? f : 1;
+}
+
+/* Bytes a second a memory-bound kernel can stream on g: the datasheet
+ * bandwidth times a read stream's share of it on its architecture. */
+static double stream_bw(const gs_time_params *P, const gs_gpu *g)
+{
+	int u = g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX ? (int)g->uarch : GS_UARCH_NONE;
+	double f = P->mem_frac[u] > 0 ? P->mem_frac[u] : P->mem_frac[GS_UARCH_NONE];
+	return g->bandwidth_gbs * 1e9 * (f > 0 ? unit(f) : 1);
+}
+
+/* The peak a kernel's GEMMs run at: fp4 and fp8 tensor cores where the GPU
+ * has them (fp4 falls back to fp8, both to bf16). */
+static double kernel_peak(const gs_gpu *g, k_peak k)
+{
+	if (k == PEAK_4 && g->fp4_tflops > 0)
+		return g->fp4_tflops;
+	if ((k == PEAK_4 || k == PEAK_8) && g->fp8_tflops > 0)
+		return g->fp8_tflops;
+	return g->bf16_tflops;
 }
 
 /* Seconds of one pass over `tokens` tokens (all GPUs together): the GEMMs
  * at the efficiency of their size, attention at attn_eff of it, and the
  * memory-bound non-GEMM kernels (elem_bytes per hidden element, layer and
- * token; passes = 1 forward, 3 forward + backward, ...). */
+ * token; passes = 1 forward, 3 forward + backward, ...) plus `extra` bytes. */
 static double pass_s(const gs_time_params *P, const gs_gpu *g, double n, double peak, double eff,
-                     double gemm_flops, double attn_flops, double elem_units)
+                     double gemm_flops, double attn_flops, double elem_units, double extra_bytes)
 {
-	double cmp = (gemm_flops + attn_flops / P->attn_eff) / (n * peak * 1e12 * eff);
-	double mem = elem_units * P->elem_bytes / (n * g->bandwidth_gbs * 1e9);
+	double cmp = (gemm_flops + attn_flops / (P->attn_eff < 1 ? P->attn_eff : 1)) / (n * peak * 1e12 * unit(eff));
+	double mem = (elem_units * P->elem_bytes + extra_bytes) / (n * stream_bw(P, g));
 	return cmp + mem;
+}
+
+/* Eager attention's score traffic a layer, one forward, per sequence of s
+ * tokens: every (query, key) score of every head written and read back
+ * (modeling_*.py eager_attention_forward: matmul, + mask, softmax in fp32,
+ * .to(dtype), matmul with v: eager_attn_bytes an element). */
+static double eager_attn_bytes(const gs_time_params *P, const gs_arch *a, double s)
+{
+	return P->eager_attn_bytes * (double)a->heads * s * s;
 }
 
 /* A pass (prefill or a decode step) with the runtime's host time: the
@@ -199,15 +562,300 @@ static gs_err sane(gs_time *t, double key, gs_error *e)
 	return gs_fail(e, GS_EUSAGE, "time: the time model gives no finite time for this shape");
 }
 
+/* ---- Training ---------------------------------------------------------------- */
+
+static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
+                         const gs_time_params *P, double n_act, gs_time *t, gs_error *e)
+{
+	gs_prec prec = gs_settings_precision(s);
+	bool adapter = s->method == GS_LORA || s->method == GS_QLORA;
+	bool naive = s->sharding == GS_SH_PIPELINE;
+	bool causal = !a->encoder && !gs_attn_eager(s->attn);
+	int64_t per_node = o->gpus_per_node > 0 ? o->gpus_per_node : 8;
+	double n = (double)s->gpus, tp = (double)s->tp, L = (double)a->layers, h = (double)a->hidden;
+	double pp = naive ? n : (o->pp > 1 ? (double)o->pp : 1), vpp = o->vpp > 1 ? (double)o->vpp : 1;
+	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
+	double wbytes, shard = 1, optb, ridge, peak, work, eager, exposed, bwd_share, mb_s;
+	/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
+	 * (Transformer Engine's fp8 LoRA, as NeMo's) */
+	bool fp8 = (prec == GS_P_FP8_MIXED || (adapter && prec == GS_P_FP8)) && g->fp8_tflops > 0;
+
+	if (!naive && ((int64_t)(tp * pp) > s->gpus || s->gpus % (s->tp * (int64_t)pp) != 0))
+		return gs_fail(e, GS_EUSAGE, "time: %lld GPUs do not split into tensor parallel %lld x pipeline %lld",
+		               (long long)s->gpus, (long long)s->tp, (long long)pp);
+	dp = naive ? 1 : n / (tp * pp);
+	attn = prompt_attn_flops(a, seq, causal);
+	fwd = 2 * n_act + attn;
+	bwd = adapter ? 2 * n_act + 2 * attn : 2 * fwd;
+	/* passes of the forward's cost: 1 forward, 2 backward, 1 recompute */
+	passes = 3 + (s->grad_ckpt ? 1 : 0);
+	gemm_passes = (adapter ? 2 : 3) + (s->grad_ckpt ? 1 : 0);
+	micro = (double)s->batch * seq; /* one micro-batch, one DP rank */
+	accum = (double)(s->grad_accum > 0 ? s->grad_accum : 1);
+	trainable = o->params_trainable > 0 ? (double)o->params_trainable
+	            : adapter ? 0.005 * (double)a->params_total : (double)a->params_total;
+	wbytes = adapter ? weight_bytes_per_param(prec) : 2;
+
+	t->flops_attn_tok = attn;
+	t->flops_fwd_tok = fwd;
+	t->tokens_step = micro * accum * dp;
+	t->flops_step = (fwd + bwd + (s->grad_ckpt ? fwd : 0)) * t->tokens_step;
+	t->model_flops_step = (fwd + bwd) * t->tokens_step;
+	peak = fp8 ? g->fp8_tflops : g->bf16_tflops;
+	t->peak_tflops = peak;
+	ridge = peak * 1e12 / (g->bandwidth_gbs * 1e9) * (fp8 ? 1 : 2) / 2;
+	t->eff = gs_time_eff(P, micro, ridge, h) * (fp8 ? P->fp8_scale[o->train_runtime] : 1);
+	/* PyTorch stacks reach a different share of each architecture's
+	 * datasheet peak (constants.h); Megatron-Core, and a GPU of an
+	 * architecture no record covers, take the all-records figure. */
+	if (o->train_runtime == GS_TRT_PYTORCH && g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX &&
+	    P->eff_max_uarch[g->uarch] > 0 && P->eff_max > 0)
+		t->eff *= P->eff_max_uarch[g->uarch] / P->eff_max;
+	/* The GPUs that work at once: a naive pipeline runs one stage at a time. */
+	work = naive ? 1 : n;
+	/* eager attention's score matrices, every pass, every layer and sequence */
+	eager = gs_attn_eager(s->attn) ? passes * eager_attn_bytes(P, a, seq) * L * (double)s->batch * accum * dp : 0;
+	t->compute_s = pass_s(P, g, work, peak, t->eff, 2 * n_act * gemm_passes * t->tokens_step,
+	                      attn * 3 * t->tokens_step * (s->grad_ckpt ? 4.0 / 3 : 1),
+	                      passes * t->tokens_step * L * h, eager);
+	if (s->method == GS_QLORA || (adapter && gs_prec_quantized(prec)))
+		t->compute_s *= P->dequant_train;
+	/* 1F1B: (pp - 1) / (vpp x micro-batches) of the ideal time idle
+	 * (Narayanan et al. 2021, "Efficient Large-Scale Language Model
+	 * Training on GPU Clusters Using Megatron-LM", section 2.2). */
+	if (!naive && pp > 1) {
+		t->bubble = (pp - 1) / (vpp * accum);
+		t->compute_s *= 1 + t->bubble;
+	}
+	/* Tensor parallel: two all-reduces of a micro-batch's activations per
+	 * layer forward, two backward, two more under recompute; each stage
+	 * runs its L / pp layers. Not overlapped. */
+	if (tp > 1) {
+		double ars = (4 + (s->grad_ckpt ? 2 : 0)) * L / pp;
+		t->tp_comm_s = accum * ars * gs_time_allreduce_s(P, g, s->tp, per_node, micro * h * 2);
+	}
+	/* Data parallel and sharding, per GPU, one direction. */
+	bwd_share = (bwd + (s->grad_ckpt ? fwd : 0)) / (fwd + bwd + (s->grad_ckpt ? fwd : 0));
+	mb_s = t->compute_s / accum;
+	exposed = 0;
+	if (dp > 1) {
+		double gbs, ring = (dp - 1) / dp, pw = (double)a->params_total / tp / pp;
+		int kind = link_of(g, (int64_t)n, per_node, &gbs);
+		if (s->sharding == GS_SH_ZERO3 || s->sharding == GS_SH_FSDP || s->sharding == GS_SH_FSDP2) {
+			/* all-gather weights (forward and backward) and reduce-scatter
+			 * gradients every micro-batch, a layer at a time, each
+			 * overlapped with that micro-batch's compute */
+			double mb_comm = ring * (2 * pw * wbytes + trainable / tp / pp * 2) / (gbs * 1e9) +
+			                 3 * L / pp * coll_latency_s(P, kind, (int64_t)dp - 1);
+			t->comm_s = accum * mb_comm;
+			exposed = accum * (mb_comm > mb_s ? mb_comm - mb_s : 0);
+			shard = dp;
+		} else {
+			/* all-reduce (reduce-scatter + all-gather) of the gradients in
+			 * buckets (DDP's 25 MB), overlapped with the last
+			 * micro-batch's backward */
+			double bytes = trainable / tp / pp * 2, buckets = ceil(bytes / 25e6);
+			t->comm_s = 2 * ring * bytes / (gbs * 1e9) + buckets * coll_latency_s(P, kind, 2 * ((int64_t)dp - 1));
+			exposed = t->comm_s > bwd_share * mb_s ? t->comm_s - bwd_share * mb_s : 0;
+			if (s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2)
+				shard = dp;
+		}
+	}
+	/* Optimizer step: AdamW-like, read weight, grad, 2 states (fp32) and
+	 * write weight and states: 28 bytes a trainable parameter, a stream. */
+	optb = (s->optimizer == GS_O_SGD ? 12 : 28) * trainable / tp / pp / shard;
+	t->optim_s = optb / stream_bw(P, g);
+	t->step_s = t->compute_s + t->tp_comm_s + exposed + t->optim_s;
+	t->tok_s_total = t->tokens_step / t->step_s;
+	t->tok_s_gpu = t->tok_s_total / n;
+	t->mfu = t->model_flops_step / t->step_s / (n * peak * 1e12);
+	if (o->tokens_budget > 0) {
+		t->budget_s = o->tokens_budget / t->tok_s_total;
+		t->gpu_hours = t->budget_s * n / 3600;
+		t->cost_usd = t->gpu_hours * g->price_usd_hour;
+	}
+	return sane(t, t->step_s, e);
+}
+
+/* ---- Inference ------------------------------------------------------------------ */
+
+/* What every pass of one inference configuration shares. */
+typedef struct inf {
+	const gs_arch *a;
+	const gs_settings *s;
+	const gs_gpu *g;
+	const gs_time_params *P;
+	gs_rt_class cls;
+	gs_kernel k;
+	bool overlap, copies, causal;
+	double tp, L, h, bw, peak, peak16, kvb, bpp, gguf, rt_eff, per_node, host_f;
+} inf;
+
+/* Bytes of a decode step's weights: the decoder linears the batch reaches
+ * at the kernel's bytes, the head at 16 bits (transformers, AutoGPTQ,
+ * AutoAWQ and bitsandbytes leave lm_head unquantized); a GGUF file's bytes
+ * in proportion where the file is given. Per GPU. */
+static void step_weights(const inf *c, const mm_params *m, double *lin_b, double *head_b)
+{
+	double all = m->lin_act + m->head;
+	if (c->gguf > 0) {
+		*lin_b = c->gguf * m->lin_read / all / c->tp;
+		*head_b = c->gguf * m->head / all / c->tp;
+		return;
+	}
+	*lin_b = m->lin_read * c->bpp / c->tp;
+	*head_b = m->head * 2 / c->tp;
+}
+
+/* One decode step of `b` sequences at a context of ctx tokens, per GPU:
+ * its seconds, and its parts into *t where t is not NULL. */
+static double decode_step(const inf *c, double b, double ctx, gs_time *t)
+{
+	const gs_time_params *P = c->P;
+	mm_params m = matmul_params(c->a, b);
+	layer_sums ls = layers_at(c->a, ctx, c->kvb);
+	double lin_b, head_b, keff, deq = 0, kv, copy, flops_lin, flops_attn, ceff, mem_s, cmp_s, ar_s = 0;
+	double host, gpu;
+	k_mode mode = kernels[c->k].mode;
+
+	step_weights(c, &m, &lin_b, &head_b);
+	keff = b <= 1 ? P->k_eff1[c->k] : P->k_effn[c->k];
+	if (mode == K_DEQUANT || (mode == K_DEQUANT_ABOVE1 && b > 1))
+		deq = m.lin_read * 4 / c->tp; /* a 16-bit copy written and read back */
+	kv = b * (ls.kv_read + 2 * ls.state) / c->tp;
+	copy = c->copies ? 2 * b * ls.kv_held / c->tp : 0;
+	mem_s = head_b / (c->bw * c->rt_eff) + (lin_b + deq) / (c->bw * unit(c->rt_eff * keff)) +
+	        (kv + copy) / (c->bw * c->rt_eff);
+	/* compute: b tokens at the saturated GEMM rate, added to the reads */
+	ceff = P->eff_max * P->prefill_eff[c->cls];
+	flops_lin = 2 * b * (m.lin_act + m.head) / c->tp;
+	flops_attn = b * ls.attn_flops / c->tp;
+	cmp_s = flops_lin / (c->peak * 1e12 * unit(ceff * P->k_gemm[c->k])) +
+	        flops_attn / (c->peak16 * 1e12 * unit(ceff * P->attn_eff));
+	if (c->tp > 1)
+		ar_s = 2 * c->L * gs_time_allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * c->h * 2);
+	if (c->s->sharding == GS_SH_PIPELINE && c->s->gpus > 1) {
+		/* a layer split hands the activations on at every stage boundary */
+		double gbs;
+		int kind = link_of(c->g, 2, (int64_t)c->per_node, &gbs);
+		ar_s += (double)(c->s->gpus - 1) * (coll_latency_s(P, kind, 1) + b * c->h * 2 / (gbs * 1e9));
+	}
+	gpu = mem_s + cmp_s + ar_s;
+	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + m.lin_calls * P->k_host_s[c->k]);
+	if (t != NULL) {
+		t->weight_bytes = lin_b + head_b;
+		t->kv_read_bytes = kv;
+		t->cache_copy_bytes = copy;
+		t->dequant_bytes = deq;
+		t->decode_bytes = lin_b + head_b + kv + copy + deq;
+		t->decode_flops = flops_lin + flops_attn;
+		t->tp_comm_s = ar_s;
+		t->host_s = host;
+	}
+	return with_host(gpu, host, c->overlap);
+}
+
+/* The prefill of b prompts of p tokens: its seconds (efficiency into *eff). */
+static double prefill(const inf *c, double b, double p, double *eff)
+{
+	const gs_time_params *P = c->P;
+	const gs_settings *s = c->s;
+	mm_params m = matmul_params(c->a, b * p);
+	double ridge, e, heads, gemm, attn, extra = 0, gpu, host, ar_s = 0;
+
+	ridge = c->peak * 1e12 / (c->g->bandwidth_gbs * 1e9) * (c->bpp < 2 ? c->bpp : 2) / 2;
+	e = gs_time_eff(P, b * p, ridge, c->h) * P->prefill_eff[c->cls] * P->k_gemm[c->k];
+	/* the head: every prompt position's logits, or the last only
+	 * (generate() since transformers 4.45: logits_to_keep) */
+	heads = s->logits == GS_LOGITS_LAST ? b : b * p;
+	gemm = 2 * m.lin_act * b * p + 2 * m.head * heads;
+	attn = prompt_attn_flops(c->a, p, c->causal) * b * p;
+	if (gs_attn_eager(s->attn))
+		extra += eager_attn_bytes(P, c->a, p) * c->L * b;
+	if (kernels[c->k].mode == K_DEQUANT || kernels[c->k].mode == K_DEQUANT_ABOVE1)
+		extra += m.lin_read * (c->bpp + 4); /* one 16-bit copy of each weight */
+	gpu = pass_s(P, c->g, c->tp, c->peak, e, gemm, attn, b * p * c->L * c->h, extra);
+	if (c->tp > 1)
+		ar_s = 2 * c->L * gs_time_allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * p * c->h * 2);
+	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + matmul_params(c->a, 1).lin_calls * P->k_host_s[c->k]);
+	if (eff != NULL)
+		*eff = e;
+	return with_host(gpu + ar_s, host, c->overlap);
+}
+
+static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
+                         const gs_time_params *P, double n_act, gs_time *t, gs_error *e)
+{
+	gs_prec prec = gs_settings_precision(s);
+	inf c;
+	double b = (double)s->batch, p = (double)s->seq, gen = (double)s->new_tokens, ctx, reps, conc, pre1;
+
+	memset(&c, 0, sizeof c);
+	c.a = a;
+	c.s = s;
+	c.g = g;
+	c.P = P;
+	c.cls = runtimes[o->runtime].cls;
+	c.k = kernel_for(o->kernel, o->runtime, prec);
+	c.overlap = rtc_overlaps[c.cls];
+	/* a consumer or workstation card sits in a desktop, whose CPU runs the
+	 * host's Python and launches faster than a server's */
+	c.host_f = g->segment == GS_SEG_CONSUMER || g->segment == GS_SEG_WORKSTATION ? P->host_desktop : 1;
+	c.copies = runtimes[o->runtime].cache == CACHE_SETTING &&
+	           (s->kv_cache == GS_KVC_DYNAMIC || s->kv_cache == GS_KVC_LEGACY);
+	c.causal = !a->encoder && !gs_attn_eager(s->attn);
+	/* A pipeline's stages run in turn: one GPU's speed, the whole model
+	 * read through one GPU's bandwidth. Tensor parallel splits each layer. */
+	c.tp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->tp;
+	c.L = (double)a->layers;
+	c.h = (double)a->hidden;
+	c.bw = stream_bw(P, g);
+	c.peak = kernel_peak(g, kernels[c.k].peak);
+	c.peak16 = g->bf16_tflops;
+	c.kvb = gs_dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
+	c.bpp = o->weight_bpp > 0 ? o->weight_bpp : kernels[c.k].bpp > 0 ? kernels[c.k].bpp
+	        : weight_bytes_per_param(prec);
+	c.gguf = o->weight_bytes;
+	c.rt_eff = unit(P->dec_bw_eff[c.cls]);
+	c.per_node = (double)(o->gpus_per_node > 0 ? o->gpus_per_node : 8);
+	/* data-parallel replicas (--gpus beyond the tensor-parallel group) each
+	 * run their own batch */
+	reps = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / c.tp;
+	if (reps < 1)
+		reps = 1;
+
+	t->kernel = c.k;
+	t->peak_tflops = c.peak;
+	t->flops_attn_tok = prompt_attn_flops(a, p, c.causal);
+	t->flops_fwd_tok = 2 * n_act + t->flops_attn_tok;
+	t->prefill_s = prefill(&c, b, p, &t->eff);
+	ctx = p + gen / 2;
+	t->decode_step_s = decode_step(&c, b, ctx, t);
+	t->decode_tok_s_seq = 1 / t->decode_step_s;
+	t->decode_tok_s_total = reps * b / t->decode_step_s;
+	t->generate_s = t->prefill_s + gen * t->decode_step_s;
+	t->usd_per_mtok = g->price_usd_hour * (double)s->gpus / 3600 / t->decode_tok_s_total * 1e6;
+	/* Serving: conc sequences in flight; each new one's prefill stalls the
+	 * batch once (TGI, vLLM without chunking), shared over its tokens. */
+	conc = o->concurrency > 0 ? (double)o->concurrency : b;
+	pre1 = conc == b && b == 1 ? t->prefill_s : prefill(&c, 1, p, NULL);
+	t->concurrency = conc;
+	{
+		double step_c = conc == b ? t->decode_step_s : decode_step(&c, conc, ctx, NULL);
+		t->ttft_s = pre1 + step_c;
+		t->tpot_s = step_c + conc * pre1 / (gen > 1 ? gen : 1);
+		t->serve_tok_s = reps * conc / t->tpot_s;
+	}
+	return sane(t, t->prefill_s + t->decode_step_s + t->tpot_s, e);
+}
+
 gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
                         gs_time *t, gs_error *e)
 {
 	gs_time_opts def;
 	gs_time_params pdef;
 	const gs_time_params *P;
-	gs_prec prec = gs_settings_precision(s);
-	double n_act, n_read, causal, d_attn, peak, n, tp, dp, ridge, L;
-	bool adapter = s->method == GS_LORA || s->method == GS_QLORA;
+	mm_params m;
 
 	memset(t, 0, sizeof *t);
 	if (o == NULL) {
@@ -224,140 +872,23 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		return gs_fail(e, GS_EUSAGE, "%s: the time model needs bf16_tflops and bandwidth_gbs", g->id);
 	if (o->runtime < 0 || o->runtime >= GS_RT_MAX)
 		return gs_fail(e, GS_EUSAGE, "time: unknown runtime %d", (int)o->runtime);
+	if (o->kernel < 0 || o->kernel >= GS_K_MAX)
+		return gs_fail(e, GS_EUSAGE, "time: unknown kernel %d", (int)o->kernel);
 	if (o->train_runtime < 0 || o->train_runtime >= GS_TRT_MAX)
 		return gs_fail(e, GS_EUSAGE, "time: unknown training runtime %d", (int)o->train_runtime);
 	if (s->batch < 1 || s->seq < 1 || s->gpus < 1 || s->tp < 1)
 		return gs_fail(e, GS_EUSAGE, "time: batch, seq, gpus and tp must be positive");
+	if (o->pp < 0 || o->vpp < 0 || o->concurrency < 0)
+		return gs_fail(e, GS_EUSAGE, "time: pp, vpp and concurrency must not be negative");
 
-	n = (double)s->gpus;
-	tp = (double)s->tp;
-	dp = n / tp;
-	L = (double)a->layers;
-	matmul_params(a, (double)s->batch, &n_act, &n_read);
-	t->n_mm = n_act;
-	if (!(n_act > 0) || !(L > 0) || !(a->hidden > 0))
+	m = matmul_params(a, 1);
+	t->n_mm = m.lin_act + m.head;
+	if (!(t->n_mm > 0) || !(a->layers > 0) || !(a->hidden > 0))
 		return gs_fail(e, GS_EUSAGE, "time: the model's shape has no matmul work (%g parameters in "
-		               "%g layers): no time to give", n_act, L);
-	/* Score (q.k) and value GEMMs, 2 FLOPs a multiply-add: 2 * s * heads *
-	 * (head_dim + v_head_dim) per token per layer, = 4 * s * h for MHA.
-	 * Causal flash/sdpa kernels skip the masked half; eager computes it. */
-	d_attn = (double)a->heads * (double)(a->head_dim + (a->v_head_dim > 0 ? a->v_head_dim : a->head_dim));
-	causal = (!a->encoder && !gs_attn_eager(s->attn)) ? 0.5 : 1.0;
-
-	if (s->method != GS_INFER) {
-		double seq = (double)s->seq;
-		double attn = 2 * seq * d_attn * L * causal;
-		double fwd = 2 * n_act + attn;
-		double bwd = adapter ? 2 * n_act + 2 * attn : 2 * fwd;
-		/* passes of the forward's cost: 1 forward, 2 backward, 1 recompute */
-		double passes = 3 + (s->grad_ckpt ? 1 : 0);
-		double gemm_passes = (adapter ? 2 : 3) + (s->grad_ckpt ? 1 : 0);
-		double micro = (double)s->batch * seq;     /* one micro-batch, one DP rank */
-		double accum = (double)(s->grad_accum > 0 ? s->grad_accum : 1);
-		double trainable = o->params_trainable > 0 ? (double)o->params_trainable
-		                   : adapter ? 0.005 * (double)a->params_total : (double)a->params_total;
-		double wbytes = adapter ? weight_bytes_per_param(prec) : 2;
-		double gbs, shard = 1, optb;
-		/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
-		 * (Transformer Engine's fp8 LoRA, as NeMo's) */
-		bool fp8 = (prec == GS_P_FP8_MIXED || (adapter && prec == GS_P_FP8)) && g->fp8_tflops > 0;
-
-		t->flops_attn_tok = attn;
-		t->flops_fwd_tok = fwd;
-		t->tokens_step = micro * accum * dp;
-		t->flops_step = (fwd + bwd + (s->grad_ckpt ? fwd : 0)) * t->tokens_step;
-		t->model_flops_step = (fwd + bwd) * t->tokens_step;
-		peak = fp8 ? g->fp8_tflops : g->bf16_tflops;
-		t->peak_tflops = peak;
-		ridge = peak * 1e12 / (g->bandwidth_gbs * 1e9) * (fp8 ? 1 : 2) / 2;
-		t->eff = gs_time_eff(P, micro, ridge, (double)a->hidden) * (fp8 ? P->fp8_scale[o->train_runtime] : 1);
-		/* PyTorch stacks reach a different share of each architecture's
-		 * datasheet peak (constants.h); Megatron-Core, and a GPU of an
-		 * architecture no record covers, take the all-records figure. */
-		if (o->train_runtime == GS_TRT_PYTORCH && g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX &&
-		    P->eff_max_uarch[g->uarch] > 0 && P->eff_max > 0)
-			t->eff *= P->eff_max_uarch[g->uarch] / P->eff_max;
-		t->compute_s = pass_s(P, g, n, peak, t->eff, 2 * n_act * gemm_passes * t->tokens_step,
-		                      attn * 3 * t->tokens_step * (s->grad_ckpt ? 4.0 / 3 : 1),
-		                      passes * t->tokens_step * L * (double)a->hidden);
-		if (s->method == GS_QLORA || (adapter && gs_prec_quantized(prec)))
-			t->compute_s *= P->dequant_train;
-		/* Communication per GPU, one direction, overlapped with compute. */
-		gbs = comm_gbs(g, s->gpus, o->gpus_per_node > 0 ? o->gpus_per_node : 8) * 1e9;
-		if (dp > 1) {
-			double ring = (dp - 1) / dp;
-			double pw = (double)a->params_total / tp;
-			if (s->sharding == GS_SH_ZERO3 || s->sharding == GS_SH_FSDP || s->sharding == GS_SH_FSDP2) {
-				/* all-gather weights (forward and backward) and reduce-scatter
-				 * gradients, every micro-batch */
-				t->comm_s = accum * ring * (2 * pw * wbytes + trainable / tp * 2) / gbs;
-				shard = dp;
-			} else {
-				/* all-reduce (reduce-scatter + all-gather) of the gradients */
-				t->comm_s = 2 * ring * trainable / tp * 2 / gbs;
-				if (s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2)
-					shard = dp;
-			}
-		}
-		/* Optimizer step: AdamW-like, read weight, grad, 2 states (fp32) and
-		 * write weight and states: 28 bytes a trainable parameter. */
-		optb = (s->optimizer == GS_O_SGD ? 12 : 28) * trainable / tp / shard;
-		t->optim_s = optb / (g->bandwidth_gbs * 1e9 * P->dec_bw_eff[GS_RT_COMPILED]);
-		t->step_s = (t->compute_s > t->comm_s ? t->compute_s : t->comm_s) + t->optim_s;
-		t->tp_unmodelled = s->tp > 1 ? (int)s->tp : 0;
-		t->tok_s_total = t->tokens_step / t->step_s;
-		t->tok_s_gpu = t->tok_s_total / n;
-		t->mfu = t->model_flops_step / t->step_s / (n * peak * 1e12);
-		if (o->tokens_budget > 0) {
-			t->budget_s = o->tokens_budget / t->tok_s_total;
-			t->gpu_hours = t->budget_s * n / 3600;
-			t->cost_usd = t->gpu_hours * g->price_usd_hour;
-		}
-		return sane(t, t->step_s, e);
-	}
-
-	/* Inference: prefill of batch x seq prompt tokens, then new_tokens steps.
-	 * A pipeline's stages run in turn: one GPU at a time works. */
-	t->tp_unmodelled = s->tp > 1 ? (int)s->tp : 0;
-	double paid = n;
-	if (s->sharding == GS_SH_PIPELINE)
-		n = 1;
-	{
-		double b = (double)s->batch, p = (double)s->seq, gen = (double)s->new_tokens;
-		double bpp = weight_bytes_per_param(prec);
-		double kvb = gs_dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
-		double ctx = p + gen / 2, attn_p = 2 * p * d_attn * L * causal;
-		double mem_s, cmp_s, kv, gpu_s, rt_eff = P->prefill_eff[o->runtime];
-		double host_s = L * P->dec_layer_s[o->runtime]; /* per pass: prefill or a decode step */
-		bool overlap = rt_host_overlaps[o->runtime];
-		bool fp8c = (prec == GS_P_FP8) && g->fp8_tflops > 0;
-
-		peak = fp8c ? g->fp8_tflops : g->bf16_tflops;
-		t->peak_tflops = peak;
-		t->flops_fwd_tok = 2 * n_act + attn_p;
-		t->flops_attn_tok = attn_p;
-		ridge = peak * 1e12 / (g->bandwidth_gbs * 1e9) * (bpp < 2 ? bpp : 2) / 2;
-		t->eff = gs_time_eff(P, b * p, ridge, (double)a->hidden) * rt_eff;
-		if (gs_prec_quantized(prec))
-			t->eff /= P->dequant_prefill;
-		gpu_s = pass_s(P, g, n, peak, t->eff, 2 * n_act * b * p, attn_p * b * p, b * p * L * (double)a->hidden);
-		t->prefill_s = with_host(gpu_s, host_s, overlap);
-		t->weight_bytes = (o->weight_bytes > 0 ? o->weight_bytes * n_read / n_act : n_read * bpp) / tp;
-		/* The KV cache of every sequence, at the mean context. */
-		kv = b * ctx * (double)a->kv_cache_dim * L * kvb / tp;
-		t->decode_bytes = t->weight_bytes + kv;
-		mem_s = t->decode_bytes / (g->bandwidth_gbs * 1e9 * P->dec_bw_eff[o->runtime]);
-		if (gs_prec_quantized(prec))
-			mem_s *= P->dequant_decode;
-		/* Compute floor of a step: b tokens at the saturated efficiency. */
-		cmp_s = b * (2 * n_act + 2 * ctx * d_attn * L / P->attn_eff) / (n * peak * 1e12 * P->eff_max * rt_eff);
-		t->decode_step_s = with_host(mem_s > cmp_s ? mem_s : cmp_s, host_s, overlap);
-		t->decode_tok_s_seq = 1 / t->decode_step_s;
-		t->decode_tok_s_total = b / t->decode_step_s;
-		t->generate_s = t->prefill_s + gen * t->decode_step_s;
-		t->usd_per_mtok = g->price_usd_hour * paid / 3600 / t->decode_tok_s_total * 1e6;
-		return sane(t, t->prefill_s + t->decode_step_s, e);
-	}
+		               "%lld layers): no time to give", t->n_mm, (long long)a->layers);
+	if (s->method != GS_INFER)
+		return train_time(a, s, g, o, P, t->n_mm, t, e);
+	return infer_time(a, s, g, o, P, t->n_mm, t, e);
 }
 
 gs_err gs_time_row(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g,

@@ -762,11 +762,11 @@ static void answer_time(const mdw *w, const gs_answer *a, gs_tval *x)
 	if (!a->cell.timed)
 		return;
 	if (a->method == GS_INFER) {
-		snprintf(b, sizeof b, "%s%.1f tokens/s", t->tp_unmodelled ? "up to " : "", t->decode_tok_s_seq);
+		snprintf(b, sizeof b, "%.1f tokens/s", t->decode_tok_s_seq);
 		gs_tv_set_str(x, "time", b);
 		return;
 	}
-	snprintf(b, sizeof b, "%s%s a step", t->tp_unmodelled ? "at least " : "", gs_time_fmt_secs(s1, sizeof s1, t->step_s));
+	snprintf(b, sizeof b, "%s a step", gs_time_fmt_secs(s1, sizeof s1, t->step_s));
 	gs_tv_set_str(x, "time", b);
 	if (budget > 0) {
 		gs_time_fmt_secs(s1, sizeof s1, t->budget_s);

@@ -19,19 +19,26 @@ static const gs_time_field fields[] = {
 	{ "peak_tflops", T(peak_tflops), "%.6g", GS_M_ALL, E, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT(NULL, NULL), 0 },
 	{ "gemm_efficiency", T(eff), "%.4g", GS_M_ALL, E, GS_TK_NUM, GS_TN_NEVER, NULL, false, TEXT(NULL, NULL), 0 },
-	{ "tp_comm_modelled", T(tp_unmodelled), NULL, GS_M_ALL, E | P, GS_TK_NOT_INT, GS_TN_NEVER, NULL, false,
+	{ "tp_comm_s", T(tp_comm_s), "%.6g", GS_M_ALL, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT(NULL, NULL), 0 },
+	/* inference */
+	{ "kernel", T(kernel), NULL, INFER, E, GS_TK_KERNEL, GS_TN_NEVER, NULL, false, TEXT(NULL, NULL), 0 },
 	/* inference */
 	{ "prefill_s", T(prefill_s), "%.6g", INFER, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT("prefill %S", "  prefill %S"), 0 },
 	{ "decode_step_s", T(decode_step_s), "%.6g", INFER, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT(NULL, NULL), 0 },
 	{ "decode_tokens_per_s_seq", T(decode_tok_s_seq), "%.6g", INFER, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false,
-	  TEXT("  decode %.1f tokens/s a sequence", ", decode %M%.1f tokens/s a sequence"), 0 },
+	  TEXT("  decode %.1f tokens/s a sequence", ", decode %.1f tokens/s a sequence"), 0 },
 	{ "decode_tokens_per_s_total", T(decode_tok_s_total), "%.6g", INFER, E | P, GS_TK_NUM, GS_TN_NEVER,
 	  NULL, false, TEXT(", %.1f total", NULL), 0 },
 	{ "generate_s", T(generate_s), "%.6g", INFER, E, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT("  generate %S", NULL), GS_TW_NEW_TOKENS },
+	{ "decode_bytes", T(decode_bytes), "%.6g", INFER, E, GS_TK_NUM, GS_TN_NEVER, NULL, false, TEXT(NULL, NULL), 0 },
+	{ "kv_read_bytes", T(kv_read_bytes), "%.6g", INFER, E, GS_TK_NUM, GS_TN_NEVER, NULL, false,
+	  TEXT(NULL, NULL), 0 },
+	{ "cache_copy_bytes", T(cache_copy_bytes), "%.6g", INFER, E, GS_TK_NUM, GS_TN_NEVER, NULL, false,
+	  TEXT(NULL, NULL), 0 },
 	{ "usd_per_million_tokens", T(usd_per_mtok), "%.6g", INFER, E | P, GS_TK_NUM, GS_TN_UNPRICED, NULL, false,
 	  TEXT("  %U per M tokens", ", %U per M tokens"), GS_TW_POSITIVE },
 	/* training */
@@ -45,12 +52,14 @@ static const gs_time_field fields[] = {
 	{ "tokens_per_s_per_gpu", T(tok_s_gpu), "%.6g", GS_M_TRAIN, E, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT("  %.0f tokens/s/GPU", NULL), 0 },
 	{ "tokens_per_s_total", T(tok_s_total), "%.6g", GS_M_TRAIN, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false,
-	  TEXT(", %.0f total", ", %M%.0f tokens/s"), 0 },
+	  TEXT(", %.0f total", ", %.0f tokens/s"), 0 },
 	{ "mfu", T(mfu), "%.4g", GS_M_TRAIN, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false, TEXT("  MFU %P%%", NULL), 0 },
 	{ "budget_s", T(budget_s), "%.6g", GS_M_TRAIN, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT("  %B tokens in %S", ", budget in %S"), GS_TW_BUDGET },
 	{ "gpu_hours", T(gpu_hours), "%.6g", GS_M_TRAIN, E | P, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT(", %.3g GPU-h", ", %.3g GPU-h"), GS_TW_BUDGET },
+	{ "pipeline_bubble", T(bubble), "%.4g", GS_M_TRAIN, E, GS_TK_NUM, GS_TN_NEVER, NULL, false,
+	  TEXT(NULL, NULL), 0 },
 	{ "cost_usd", T(cost_usd), "%.6g", GS_M_TRAIN, E | P, GS_TK_NUM, GS_TN_UNPRICED_OR_NO_BUDGET, NULL, false,
 	  TEXT(" = %U", " = %U"), GS_TW_BUDGET | GS_TW_POSITIVE },
 	/* a report row: its step where it runs (gs_cell: training an optimizer
@@ -93,10 +102,10 @@ double gs_time_field_value(const gs_time_field *f, const gs_cell *c)
 {
 	const char *p = (const char *)c + f->off;
 
-	if (f->kind == GS_TK_NOT_INT) {
-		int v;
-		memcpy(&v, p, sizeof v);
-		return v == 0;
+	if (f->kind == GS_TK_KERNEL) {
+		gs_kernel k;
+		memcpy(&k, p, sizeof k);
+		return (double)k;
 	}
 	double d;
 	memcpy(&d, p, sizeof d);
@@ -108,8 +117,8 @@ char *gs_time_field_text(const gs_time_field *f, const gs_cell *c, const gs_time
 	double v = gs_time_field_value(f, c);
 	bool priced = x != NULL && x->price > 0, budget = x != NULL && x->budget > 0;
 
-	if (f->kind == GS_TK_NOT_INT)
-		snprintf(buf, n, "%s", v != 0 ? "true" : "false");
+	if (f->kind == GS_TK_KERNEL)
+		snprintf(buf, n, "\"%s\"", gs_kernel_name((gs_kernel)v));
 	else if ((f->null == GS_TN_UNPRICED && !priced) ||
 	         (f->null == GS_TN_UNPRICED_OR_NO_BUDGET && !(priced && budget)))
 		snprintf(buf, n, "null");
@@ -213,7 +222,7 @@ void gs_time_fields_csv(FILE *fp, const gs_row *r, size_t n_gpus)
 }
 
 /* Template t with field value v (see timefields.h's directives). */
-static void text_out(FILE *fp, const char *t, double v, const gs_cell *c, const gs_time_ctx *x)
+static void text_out(FILE *fp, const char *t, double v, const gs_time_ctx *x)
 {
 	char b[64], spec[16];
 
@@ -227,7 +236,6 @@ static void text_out(FILE *fp, const char *t, double v, const gs_cell *c, const 
 		case 'U': fputs(gs_time_fmt_usd(b, sizeof b, v), fp); break;
 		case 'B': fputs(gs_time_fmt_count(b, sizeof b, x ? x->budget : 0), fp); break;
 		case 'P': fprintf(fp, "%.0f", v * 100); break;
-		case 'M': fputs(c->t.tp_unmodelled ? "up to " : "", fp); break;
 		case '%': fputc('%', fp); break;
 		default: { /* %.Nf, %.Ng */
 			size_t k = 0;
@@ -255,6 +263,6 @@ void gs_time_texts(FILE *fp, gs_tf_text which, gs_method m, const gs_cell *c, co
 		    ((f->when & GS_TW_POSITIVE) && !(v > 0)) ||
 		    ((f->when & GS_TW_NEW_TOKENS) && !(x != NULL && x->new_tokens > 0)))
 			continue;
-		text_out(fp, f->text[which], v, c, x);
+		text_out(fp, f->text[which], v, x);
 	}
 }

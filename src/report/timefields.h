@@ -26,9 +26,9 @@ enum { /* gs_time_field.out: where the field is written */
 	                             workbook: runs): CSV "<gpu id> KEY", JSON "gpu_KEY" */
 };
 
-/* Its value: a number at off, or a boolean, true where the int at off is 0
- * (tp_comm_modelled: the time has the tensor-parallel communication). */
-typedef enum gs_tf_kind { GS_TK_NUM = 0, GS_TK_NOT_INT } gs_tf_kind;
+/* Its value: a number (a double at off), or the name of the matmul kernel
+ * (a gs_kernel at off: its JSON and CSV text is the quoted name). */
+typedef enum gs_tf_kind { GS_TK_NUM = 0, GS_TK_KERNEL } gs_tf_kind;
 
 /* When a number is null in JSON: never, without a price, or without a price
  * or a token budget. */
@@ -56,8 +56,7 @@ typedef struct gs_time_field {
 	bool count;           /* a count: the workbook shows it as a whole number */
 	const char *text[GS_TT_MAX]; /* how the text says it, NULL: not at all. Directives:
 	                         %S seconds, %U dollars, %P percent (x 100, no decimals),
-	                         %B the token budget (a count), %M "up to " where the time
-	                         leaves the tensor-parallel communication out, %% a '%';
+	                         %B the token budget (a count), %% a '%';
 	                         %.Nf or %.Ng the value */
 	unsigned when;        /* GS_TW_*: when the text shows */
 } gs_time_field;
@@ -76,9 +75,9 @@ typedef struct gs_time_ctx {
 const gs_time_field *gs_time_field_find(const char *key, unsigned out);
 /* Whether field f belongs in output `out` for method m. */
 bool gs_time_field_in(const gs_time_field *f, unsigned out, gs_method m);
-/* f's number in cell c (a GS_TK_NOT_INT: 1 or 0). */
+/* f's number in cell c (a GS_TK_KERNEL: the gs_kernel's value). */
 double gs_time_field_value(const gs_time_field *f, const gs_cell *c);
-/* f's JSON and CSV text in cell c: fmt's, "true"/"false", or "null" (its
+/* f's JSON and CSV text in cell c: fmt's, a kernel's quoted name, or "null" (its
  * null rule under x). Returns buf. */
 char *gs_time_field_text(const gs_time_field *f, const gs_cell *c, const gs_time_ctx *x, char *buf, size_t n);
 

@@ -19,6 +19,12 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # A copy of the project's ../shared/measurements/speed.jsonl (t_speed_accuracy
 # checks it against the original where that is present).
 SPEED = os.path.join(TOP, "tests", "speed", "speed.jsonl")
+# The second set (../shared/measurements/speed2.jsonl, README-speed2.md): decode
+# and generation across batch sizes, contexts, tensor-parallel degrees and
+# quantized kernels, from sources not in speed.jsonl. Its `config` ids map to
+# tests/accuracy/models/set2/index.json.
+SPEED2 = os.path.join(TOP, "tests", "speed", "speed2.jsonl")
+SETS = (("speed", SPEED), ("speed2", SPEED2))
 REF = os.path.join(TOP, "..", "shared", "models-reference")
 SET2 = os.path.join(TOP, "tests", "accuracy", "models", "set2")
 
@@ -84,6 +90,10 @@ GPUS = {
     "H100 PCIe": "h100-pcie",          # tests/speed/gpus/
     "A100-80GB PCIe": "a100-80gb-pcie",  # tests/speed/gpus/
     "H20": "h20",                      # tests/speed/gpus/
+    # AWS's variant of the A10: the same 24 GB of GDDR6 at 600 GB/s (Baseten,
+    # "NVIDIA A10 vs A10G for ML model inference"); its tensor rate differs and
+    # NVIDIA publishes none, so its compute-bound work carries the A10's peak.
+    "A10G": "a10",
 }
 
 
@@ -155,10 +165,12 @@ def train_case(r):
         return None, "CPU offload (PCIe transfers) not modelled"
     seq = int(r["seq_len"])
     b = int(r["batch"] or 1)
-    model_par = tp * pp  # pipeline stages counted as model-parallel GPUs (no bubble modelled)
+    model_par = tp * pp
     if n % model_par:
         return None, "GPU count not a multiple of TP x PP"
     dp = n // model_par
+    vp = re.search(r"(?:virtual pipeline|VP) (\d+)", r.get("parallelism") or "")
+    topts = ["pp=%d" % pp] + (["vpp=%s" % vp.group(1)] if vp and pp > 1 else [])
     gb = r.get("global_batch") or b * dp
     ga = max(1, round(gb / (b * dp)))
     task = r["task"]
@@ -185,7 +197,7 @@ def train_case(r):
     if n == 1:
         shard = "ddp"
     st = ["method=" + method, "precision=" + prec, "batch=%d" % b, "seq=%d" % seq, "grad-accum=%d" % ga,
-          "grad-ckpt=" + ckpt, "attn=flash", "gpus=%d" % n, "sharding=" + shard, "tp=%d" % model_par]
+          "grad-ckpt=" + ckpt, "attn=flash", "gpus=%d" % n, "sharding=" + shard, "tp=%d" % tp]
     if method != "full":
         st += ["lora-r=%d" % int(r.get("lora_r") or 16), "lora-targets=" + ("all-linear" if (r.get("lora_targets") or "").lower().startswith("all") or "gate" in (r.get("lora_targets") or "") else "qv")]
     if method == "full" and model_par > 1 and n == model_par:
@@ -201,7 +213,7 @@ def train_case(r):
         read = lambda o: 1024 * seq / o["tok_s_total"]
     else:
         return None, "metric %s (%s) not expressible" % (metric, (r.get("metric_def") or "")[:60])
-    return (method, st, read, train_runtime(r)), None
+    return (method, st, read, train_runtime(r), topts), None
 
 
 def train_runtime(r):
@@ -232,7 +244,7 @@ def infer_case(r):
         n_gpus = n
     metric, task, md = r["metric"], r["task"], r.get("metric_def") or ""
     st = ["method=inference", "precision=" + prec, "batch=%d" % b, "seq=%d" % max(1, p),
-          "new-tokens=%d" % g, "gpus=%d" % n_gpus, "tp=%d" % tp, "attn=flash"]
+          "new-tokens=%d" % g, "gpus=%d" % n_gpus, "tp=%d" % tp, "attn=flash"] + kv_dtype(r)
     if n_gpus > 1:
         st.append("sharding=ddp")
     if task == "prefill" and metric == "prefill_tokens_per_s":
@@ -250,11 +262,204 @@ def infer_case(r):
         read = lambda o: (p + g) / o["generate_s"]
     else:
         return None, "metric %s (%s) not expressible" % (metric, md[:60])
-    return ("inference", st, read, rt), None
+    return ("inference", st, read, rt, speed1_kernel(r)), None
 
 
-def load(path=SPEED):
-    return [json.loads(line) for line in open(path) if line.strip()]
+def kv_dtype(r):
+    """The KV cache's dtype where the record states one (attn_impl)."""
+    a = (r.get("attn_impl") or "").lower()
+    if "fp8 kv" in a:
+        return ["kv-dtype=fp8"]
+    if "int8 kv" in a:
+        return ["kv-dtype=int8"]
+    return []
+
+
+def speed1_kernel(r):
+    """The matmul kernel a speed.jsonl inference record names in its weight
+    format (timing.h, gs_kernel); [] for 16-bit weights (the runtime's own)."""
+    w = (r.get("weight_dtype") or "").lower()
+    fw = (r.get("framework") or "") + " " + (r.get("source_key") or "")
+    if "gguf" in w:
+        return []
+    if "awq" in w:
+        return ["kernel=awq-gemv"] if "gemv" in w else ["kernel=awq-gemm"]
+    if "int4" in w:
+        return ["kernel=int4-wo"]  # gpt-fast/torchao tinygemm
+    if "int8" in w and "activation" in w:
+        return ["kernel=w8a8"]     # int8 weights x int8 dynamic activations (torchao int8dq, vLLM CUTLASS)
+    if "int8" in w:
+        return ["kernel=int8-wo"]  # torch.compile int8 weight-only (gpt-fast, torchao)
+    if ("fp8" in w or "float8" in w) and "weight-only" in w:
+        return ["kernel=fp8-wo"]
+    return []
+
+
+def load(path=SPEED, tag="speed"):
+    out = []
+    for line in open(path):
+        if line.strip():
+            r = json.loads(line)
+            r["_set"] = tag
+            out.append(r)
+    return out
+
+
+def load_all():
+    """Both sets, each record tagged with its set (r["_set"])."""
+    out = []
+    for tag, path in SETS:
+        out += load(path, tag)
+    return out
+
+
+# ---- speed2.jsonl (README-speed2.md) --------------------------------------
+
+SET2_INDEX = os.path.join(SET2, "index.json")
+# speed2's gpu_class -> a GPU file (A10G as in GPUS).
+GPUS2 = dict(GPUS)
+GPUS2.update({"H200": "h200", "T4": "t4", "RTX 3090 Ti": "rtx-3090-ti"})
+# Runtimes by framework (timing.h's runtime table); the serving engines run
+# paged caches and fused kernels, transformers' generate() runs eager modules.
+RUNTIMES2 = [("LMDeploy", "lmdeploy"), ("TurboMind", "lmdeploy"), ("text-generation-inference", "tgi"),
+             ("TensorRT-LLM", "tensorrt-llm"), ("vLLM", "vllm"), ("gpt-fast", "compiled"),
+             ("exllama", "exllama"), ("AutoAWQ", "autoawq"), ("llm-awq", "autoawq"),
+             ("DeepSpeed-Inference", "deepspeed"), ("transformers", "hf")]
+# weight_format -> (precision, kernel); kernel None: the runtime's default for the precision.
+FORMATS2 = {
+    "fp16": ("fp16", None), "bf16": ("bf16", None), "fp8": ("fp8", "fp8"),
+    "bnb-nf4": ("nf4", "bnb-nf4"), "bnb-nf4-dq": ("nf4-dq", "bnb-nf4"),
+    "bnb-int8": ("int8", "bnb-int8"), "bnb-int8-decomp": ("int8", "bnb-int8-decomp"),
+    "gptq-int4": ("gptq-int4", None), "awq-int4": ("awq-int4", None), "awq-w4a8": ("awq-int4", "w4a8"),
+    "int8-wo": ("gptq-int8", "int8-wo"), "ds-int8": ("gptq-int8", "ds-int8"),
+    "rtn-int4-old": ("gptq-int4", "dequant"), "rtn-int8-old": ("gptq-int8", "dequant"),
+    "rtn-int4-marlin": ("gptq-int4", "marlin"), "rtn-int8-marlin": ("gptq-int8", "marlin"),
+}
+
+
+def _set2_configs():
+    with open(SET2_INDEX) as f:
+        idx = json.load(f)
+    return {m["id"]: m.get("file") for m in idx["models"]}
+
+
+SET2_CONFIGS = _set2_configs()
+
+
+def model_spec2(r):
+    f = SET2_CONFIGS.get(r.get("config") or "")
+    if not f:
+        return None, "no config in tests/accuracy/models/set2 (index.json: not found)"
+    return "cfg:" + os.path.relpath(os.path.join(SET2, f), TOP), None
+
+
+def runtime2(r):
+    fw = (r.get("framework") or "") + " " + (r.get("kernel") or "")
+    for key, rt in RUNTIMES2:
+        if key.lower() in fw.lower():
+            return rt
+    return None
+
+
+def kernel2(r, rt, wf):
+    """(precision, kernel or None, weight bytes a parameter or 0), or None."""
+    k = (r.get("kernel") or "").lower()
+    if wf.startswith("exl2-"):
+        bpw = float(wf[5:-3])
+        return "gptq-int4", "exllamav2", bpw / 8
+    if wf not in FORMATS2:
+        return None
+    prec, kern = FORMATS2[wf]
+    if wf == "gptq-int4" and kern is None:
+        if "exllamav2" in k:
+            kern = "exllamav2"
+        elif "triton" in k:
+            kern = "gptq-triton"  # TGI 1.0.3: Triton QuantLinear on QKV and gate/up, the larger share
+        elif "exllama v1" in k:
+            kern = "exllama"
+    if wf == "awq-int4" and kern is None:
+        if "gemv" in k:
+            kern = "awq-gemv"
+        elif "turbomind" in k or "tensorrt-llm" in k:
+            kern = "int4-wo"
+        elif "dequantize" in k:
+            kern = "awq-gemm"  # vLLM #2566's branch: the GEMM kernel for decode; prefill dequantizes (prefill_dequant)
+        else:
+            kern = "awq-gemm"
+    if wf == "bnb-int8" and "0.44" in k:
+        kern = "bnb-int8-col32"
+    if wf == "bnb-int8-decomp" and "0.44" in k:
+        kern = "bnb-int8-col32-decomp"
+    if wf == "bnb-int8" and "outlier" in k:
+        kern = "bnb-int8-col32-decomp"  # 2022 LLM.int8() (transformers-bloom-inference): col32 path, threshold 6
+    return prec, kern, 0.0
+
+
+def infer_case2(r):
+    """speed2.jsonl: (method, settings, read, runtime, time opts), or None, why."""
+    rt = runtime2(r)
+    if rt is None:
+        return None, "framework %s not a modelled runtime" % (r.get("framework") or "")[:40]
+    wf = r.get("weight_format") or ""
+    km = kernel2(r, rt, wf)
+    if km is None:
+        return None, "weight format %s not modelled" % wf
+    prec, kern, bpp = km
+    par = (r.get("parallelism") or "").lower()
+    if "zero-3" in par:
+        return None, ("ZeRO-3 inference (weights all-gathered every step, one stream replicated): its per-token "
+                      "time is below the all-gather over NVLink; the stream accounting is not stated")
+    b = int(r["batch"] or 1)
+    p = max(1, int(r.get("prompt_tokens") or 0))
+    g = int(r.get("gen_tokens") or 0)
+    n = int(r["n_gpus"] or 1)
+    tp = int(r.get("tp") or 1)
+    pp = int(r.get("pp") or 1)
+    if n != tp * pp and not (tp == 1 and 1 < pp <= n):
+        return None, "GPU count %d is not TP x PP (%d x %d)" % (n, tp, pp)
+    st = ["method=inference", "precision=" + prec, "batch=%d" % b, "seq=%d" % p, "new-tokens=%d" % g,
+          "attn=flash"] + kv_dtype(r)
+    if pp > 1:
+        st += ["gpus=%d" % pp, "sharding=pipeline", "tp=1"]  # a layer split: one GPU works at a time
+    else:
+        st += ["gpus=%d" % n, "tp=%d" % tp] + (["sharding=ddp"] if n > 1 else [])
+    topts = (["kernel=" + kern] if kern else []) + (["weight-bpp=%g" % bpp] if bpp else [])
+    metric, task, md = r["metric"], r["task"], r.get("metric_def") or ""
+    if metric == "decode_token_latency_p50_s":
+        read = lambda o: o["decode_step_s"]
+    elif metric == "decode_tokens_per_s" and ("wall time of the request" in md or "time per sample" in md):
+        read = lambda o: g / o["generate_s"] * b
+    elif metric == "decode_tokens_per_s":
+        read = lambda o: o["decode_tok_s_total"]
+    elif metric == "prefill_tokens_per_s":
+        if g == 0:
+            st[st.index("new-tokens=0")] = "new-tokens=1"
+        read = lambda o: b * p / o["prefill_s"]
+    elif metric == "ttft_s":
+        read = lambda o: o["prefill_s"] + o["decode_step_s"]
+    elif metric == "tokens_per_s_total" and task == "serve":
+        return None, "serving at ShareGPT lengths: the mean prompt and output lengths are not stated"
+    elif metric == "tokens_per_s_total" and "trtllm-bench" in md:
+        topts.append("concurrency=%d" % b)
+        read = lambda o: o["serve_tok_s"]  # in-flight batching at a concurrency of the batch
+    elif metric == "tokens_per_s_total" and "prompt and output" in md:
+        read = lambda o: b * (p + g) / o["generate_s"]
+    elif metric == "tokens_per_s_total":
+        read = lambda o: b * g / o["generate_s"]
+    elif metric == "latency_ms_per_token":
+        c = int(r.get("concurrency") or b)
+        topts.append("concurrency=%d" % c)
+        st[st.index("batch=%d" % b)] = "batch=1"
+        read = lambda o: o["tpot_s"] * 1000  # TGI: the request's prefill and its share of the others' in it
+    elif metric == "latency_s":
+        read = lambda o: o["generate_s"]
+    elif metric == "ms_per_generated_token":
+        read = lambda o: o["generate_s"] / (b * g) * 1000
+    elif metric == "tokens_per_s_per_gpu":
+        read = lambda o: b * g / o["generate_s"] / n
+    else:
+        return None, "metric %s (%s) not expressible" % (metric, md[:60])
+    return ("inference", st, read, rt, topts), None
 
 
 def build(records):
@@ -263,23 +468,26 @@ def build(records):
     for r in records:
         if r["grade"] not in ("A", "B"):
             continue
-        gpu = GPUS.get(r.get("gpu_class"))
+        two = r.get("_set") == "speed2"
+        gpu = (GPUS2 if two else GPUS).get(r.get("gpu_class"))
         if gpu is None:
             bad.append((r, "no GPU file for %s" % r.get("gpu_class")))
             continue
-        spec, why = model_spec(r)
+        spec, why = model_spec2(r) if two else model_spec(r)
         if spec is None:
             bad.append((r, why))
             continue
-        if r["task"].startswith("train"):
+        if two:
+            c, why = infer_case2(r)
+        elif r["task"].startswith("train"):
             c, why = train_case(r)
         else:
             c, why = infer_case(r)
         if c is None:
             bad.append((r, why))
             continue
-        method, st, read, rt = c
-        wb = gguf_bytes(r) if r["task"] not in ("train_full", "train_lora", "train_qlora") else 0.0
-        line = "\t".join([r["id"], spec, gpu, rt, "%.0f" % wb, ";".join(st)])
+        method, st, read, rt, topts = c
+        wb = gguf_bytes(r) if not two and not r["task"].startswith("train") else 0.0
+        line = "\t".join([r["id"], spec, gpu, rt, "%.0f" % wb, ";".join(st), ";".join(topts) or "-"])
         ok.append((r, line, read))
     return ok, bad
