@@ -49,14 +49,15 @@ echo "machine: $(nproc) CPUs; $PAIRS interleaved pairs (job, floor) for a judged
 # pair N FILE JOB FLOOR: JOB and FLOOR are command lines (eval'ed), run
 # alternately N times under `floor_xlsx --run` (job, floor, job, floor, ...);
 # FILE gets one line per pair: "job_wall job_rss floor_wall floor_rss" (s, KiB).
+# (sh has no local variables: pair's own are named pair_*.)
 pair() {
-	i=0
+	pair_i=0
 	: >"$2"
-	while [ "$i" -lt "$1" ]; do
-		j=$(eval "\"\$FLOOR\" --run $3") || return 1
-		f=$(eval "\"\$FLOOR\" --run $4") || return 1
-		echo "$j $f" >>"$2"
-		i=$((i + 1))
+	while [ "$pair_i" -lt "$1" ]; do
+		pair_j=$(eval "\"\$FLOOR\" --run $3") || return 1
+		pair_f=$(eval "\"\$FLOOR\" --run $4") || return 1
+		echo "$pair_j $pair_f" >>"$2"
+		pair_i=$((pair_i + 1))
 	done
 }
 
@@ -105,14 +106,14 @@ median() {
 # in FILE as bench/paired.py judges it, the median walls, and the peak RSS of
 # each side; returns 1 when the target is missed.
 ratio() {
-	v=$(awk '{ print $1, $3 }' "$2" | python3 bench/paired.py "$1: wall / floor's wall" \
+	ratio_v=$(awk '{ print $1, $3 }' "$2" | python3 bench/paired.py "$1: wall / floor's wall" \
 		${3:+--target "<=" "$3"} --unit x)
-	st=$?
-	echo "$v"
+	ratio_st=$?
+	echo "$ratio_v"
 	awk -v jm="$(median 1 "$2")" -v fm="$(median 3 "$2")" '$2 > jr { jr = $2 } $4 > fr { fr = $4 }
 		END { printf "    median wall %.2f s vs floor %.2f s; peak RSS %.1f MiB vs floor %.1f MiB = %.2fx\n",
 		jm, fm, jr / 1024, fr / 1024, jr / (fr > 0 ? fr : 1) }' "$2"
-	return $st
+	return $ratio_st
 }
 
 # rows_of DIR: rows of the sweep DIR holds (its sizing.csv or .csv.gz).
