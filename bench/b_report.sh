@@ -24,12 +24,18 @@
 #     contexts (a matrix row each), and the HTML writer holds one page at a
 #     time (cmark-gfm parses a whole document): a line says how its peak
 #     moves from 4 to 10 contexts, with no target.
-# Every pair is interleaved (job, floor, job, floor, ...) so that machine
-# noise hits both alike; a figure is the best wall time and the highest
-# peak RSS of GS_BENCH_REPS runs (default 3). Exit 1 when a target is missed.
+# Every comparison is of paired runs, interleaved (job, floor, job, floor,
+# ...) so that machine noise hits both sides of a pair alike: the figure is
+# the median of the pairs' wall-time ratios, printed with its spread, and a
+# target is missed only when the median is over it by more than the spread
+# (bench/paired.py, the one verdict rule of make bench). Judged comparisons
+# take GS_BENCH_PAIRS pairs (default 7), the others and the peak-RSS runs
+# GS_BENCH_REPS (default 3); peak RSS is the highest of a side's runs. Exit 1
+# when a target is missed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BIN=${GPUSIZER:-$PWD/gpusizer}
+PAIRS=${GS_BENCH_PAIRS:-7}
 REPS=${GS_BENCH_REPS:-3}
 FLAT=${GS_BENCH_FLAT:-1.10}
 W=$(mktemp -d "${TMPDIR:-/tmp}/gs-bench.XXXXXX")
@@ -38,22 +44,21 @@ FLOOR=$W/floor_xlsx
 # shellcheck disable=SC2046
 cc -O2 -std=c11 -Wall -Wextra -Ibench bench/floor_xlsx.c bench/floor_text.c \
 	$(pkg-config --cflags --libs xlsxwriter zlib) -o "$FLOOR" || exit 1
-echo "machine: $(nproc) CPUs; best wall and highest peak RSS of $REPS interleaved runs each"
+echo "machine: $(nproc) CPUs; $PAIRS interleaved pairs (job, floor) for a judged figure, $REPS otherwise"
 
-# pair LABEL JOB FLOOR: JOB and FLOOR are command lines (eval'ed), run
-# alternately REPS times under `floor_xlsx --run`; prints "LABEL job_wall
-# job_rss floor_wall floor_rss" (s, KiB). LABEL is one word.
+# pair N FILE JOB FLOOR: JOB and FLOOR are command lines (eval'ed), run
+# alternately N times under `floor_xlsx --run` (job, floor, job, floor, ...);
+# FILE gets one line per pair: "job_wall job_rss floor_wall floor_rss" (s, KiB).
+# (sh has no local variables: pair's own are named pair_*.)
 pair() {
-	label=$1; i=0; all=""
-	while [ "$i" -lt "$REPS" ]; do
-		j=$(eval "\"\$FLOOR\" --run $2") || return 1
-		f=$(eval "\"\$FLOOR\" --run $3") || return 1
-		all="$all$j $f
-"
-		i=$((i + 1))
+	pair_i=0
+	: >"$2"
+	while [ "$pair_i" -lt "$1" ]; do
+		pair_j=$(eval "\"\$FLOOR\" --run $3") || return 1
+		pair_f=$(eval "\"\$FLOOR\" --run $4") || return 1
+		echo "$pair_j $pair_f" >>"$2"
+		pair_i=$((pair_i + 1))
 	done
-	printf '%s' "$all" | awk -v l="$label" 'NR == 1 || $1 < jw { jw = $1 } $2 > jr { jr = $2 }
-		NR == 1 || $3 < fw { fw = $3 } $4 > fr { fr = $4 } END { print l, jw, jr, fw, fr }'
 }
 
 # once CMD...: runs CMD a first time (it also warms the page cache); its
@@ -91,13 +96,25 @@ floor_cmd() {
 	fi
 }
 
-ratio() { # LABEL "LABEL jw jr fw fr" TARGET (empty: none)
-	echo "$2" | awk -v l="$1" -v t="$3" '{ r = $2 / ($4 > 0 ? $4 : 1e-9)
-		printf "%s: wall %.2f s vs floor %.2f s = %.2fx%s; peak RSS %.1f MiB vs floor %.1f MiB = %.2fx\n",
-		l, $2, $4, r, t == "" ? "" : sprintf(" (target <= %sx)%s", t, (r > t) ? " FAIL" : ""),
-		$3 / 1024, $5 / 1024, $3 / ($5 > 0 ? $5 : 1) }'
+# median COLUMN FILE: the median of a column of FILE.
+median() {
+	awk -v c="$1" '{ print $c }' "$2" | sort -g |
+		awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
-over() { echo "$1" | awk -v t="$2" '{ exit ($2 / ($4 > 0 ? $4 : 1e-9) > t) ? 0 : 1 }'; }
+
+# ratio LABEL FILE TARGET (empty: none): the wall-time ratio of pair's runs
+# in FILE as bench/paired.py judges it, the median walls, and the peak RSS of
+# each side; returns 1 when the target is missed.
+ratio() {
+	ratio_v=$(awk '{ print $1, $3 }' "$2" | python3 bench/paired.py "$1: wall / floor's wall" \
+		${3:+--target "<=" "$3"} --unit x)
+	ratio_st=$?
+	echo "$ratio_v"
+	awk -v jm="$(median 1 "$2")" -v fm="$(median 3 "$2")" '$2 > jr { jr = $2 } $4 > fr { fr = $4 }
+		END { printf "    median wall %.2f s vs floor %.2f s; peak RSS %.1f MiB vs floor %.1f MiB = %.2fx\n",
+		jm, fm, jr / 1024, fr / 1024, jr / (fr > 0 ? fr : 1) }' "$2"
+	return $ratio_st
+}
 
 # rows_of DIR: rows of the sweep DIR holds (its sizing.csv or .csv.gz).
 rows_of() {
@@ -109,19 +126,18 @@ rc=0
 # 1. The default job, every format, then each format alone.
 once "$BIN" report --offline --quiet --out "$W/default/out"
 prep "$W/default/out" "$W/default"
-r=$(pair default "'$BIN' report --offline --quiet --out '$W/default/out'" "$(floor_cmd "$W/default")") || exit 1
+pair "$PAIRS" "$W/default.runs" "'$BIN' report --offline --quiet --out '$W/default/out'" "$(floor_cmd "$W/default")" || exit 1
 formats=$(python3 -c 'import json; print(" ".join(json.load(open("sizing.json"))["formats"]))')
 echo "default job: $(rows_of "$W/default/out") rows, formats: $formats; floor: $(tail -1 "$W/default/cells" |
 	cut -d' ' -f2) workbook cells replayed verbatim, $(find "$W/default/src" -type f | wc -l) text files, \
 $(du -sk "$W/default/src" | cut -f1) KiB before gzip"
-ratio "default job (every format)" "$r" 1.5
-over "$r" 1.5 && rc=1
+ratio "default job (every format)" "$W/default.runs" 1.5 || rc=1
 for f in $formats; do
 	d=$W/fmt-$f
 	once "$BIN" report --offline --quiet --format "$f" --out "$d/out"
 	prep "$d/out" "$d"
-	r=$(pair "$f" "'$BIN' report --offline --quiet --format $f --out '$d/out'" "$(floor_cmd "$d")") || exit 1
-	ratio "  --format $f alone (sweep and plan included, no target)" "$r" ""
+	pair "$REPS" "$d.runs" "'$BIN' report --offline --quiet --format $f --out '$d/out'" "$(floor_cmd "$d")" || exit 1
+	ratio "  --format $f alone (sweep and plan included)" "$d.runs" ""
 done
 
 # 2. Over 1,000,000 sweep cells (rows x GPU classes), XLSX only.
@@ -135,12 +151,11 @@ once "$BIN" report --offline --quiet --format csv --out "$W/bigcsv" $BIG
 rows=$(rows_of "$W/bigcsv")
 prep "$d/out" "$d" mix
 rm -rf "$d/src" # the workbook floor only
-r=$(pair big "'$BIN' report --offline --quiet --format xlsx --out '$d/out' $BIG" "'$FLOOR' xlsx '$d/mix' '$d/floor/gpusizer.xlsx'") || exit 1
+pair "$PAIRS" "$d.runs" "'$BIN' report --offline --quiet --format xlsx --out '$d/out' $BIG" "'$FLOOR' xlsx '$d/mix' '$d/floor/gpusizer.xlsx'" || exit 1
 ngpu=$(find gpus -maxdepth 1 -name "*.json" | wc -l)
 echo "large sweep: $rows rows x $ngpu GPU classes = $((rows * ngpu)) sweep cells; workbook cells: $(tail -1 "$d/mix" | cut -d' ' -f2)"
 [ $((rows * ngpu)) -ge 1000000 ] || { echo "large sweep: under 1,000,000 cells FAIL"; rc=1; }
-ratio "large sweep (xlsx)" "$r" 1.5
-over "$r" 1.5 && rc=1
+ratio "large sweep (xlsx)" "$d.runs" 1.5 || rc=1
 
 # 3. Peak memory against rows, per format: two sweeps of the same
 #    contexts, MORE with 2.2x the rows of HALF.

@@ -2,12 +2,15 @@
  * timeline), against the seed's closed-form cookbook formula (the baseline)
  * measured in the same run, interleaved: ROUNDS rounds, each a slice of the
  * baseline then a slice of the detailed loop, so machine noise hits both
- * alike; a rate is the best round's. Then the process's peak RSS before
- * and after many estimates (the engine allocates nothing, so it must not
- * grow). Target: >= 1,000,000 detailed estimates/s, RSS flat. A third
- * loop in the same rounds runs each detailed estimate and then the time
- * model (src/core/timing.h) on one GPU class: its rate against the detailed
- * loop's is what the time model costs a sweep (issue 17). */
+ * alike. Each round is printed as "round R: BASELINE DETAILED TIMED"
+ * (estimates per second of this thread's CPU time); bench/b_engine.sh judges the median of the rounds with
+ * its spread (bench/paired.py). Then the process's peak RSS before and
+ * after many estimates (the engine allocates nothing, so it must not grow:
+ * the exit status is 1 when it grew). Target: >= 1,000,000 detailed
+ * estimates/s, RSS flat. A third loop in the same rounds runs each detailed
+ * estimate and then the time model (src/core/timing.h) on one GPU class:
+ * its rate against the detailed loop's is what the time model costs a
+ * sweep (issue 17). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +24,14 @@
 
 #define ROUNDS 10
 
+/* The CPU time of this thread: the target is a rate on one core, and on a
+ * shared machine the wall clock also counts the time other processes hold
+ * that core (two runs on a loaded 2-CPU machine gave medians of 981,000 and
+ * 866,000 estimates per wall second against 1,470,000 on a quieter one). */
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -110,7 +117,7 @@ int main(int argc, char **argv)
 	gs_error e = {0};
 	gs_settings cook[4], det[4];
 	unsigned long long sink = 0;
-	double best_base = 0, best_det = 0, best_time = 0, sum_base = 0, sum_det = 0, sum_time = 0;
+	double sum_base = 0, sum_det = 0, sum_time = 0;
 	gs_gpu gpu = bench_gpu();
 
 	if (gs_config_load(cfg, &a, &e) != GS_OK) {
@@ -131,28 +138,19 @@ int main(int argc, char **argv)
 		sum_base += tb;
 		sum_det += td;
 		sum_time += tt;
-		if (per / tt > best_time)
-			best_time = per / tt;
-		if (per / tb > best_base)
-			best_base = per / tb;
-		if (per / td > best_det)
-			best_det = per / td;
+		printf("round %d: %.0f %.0f %.0f\n", r + 1, per / tb, per / td, per / tt);
 	}
 	long rss1 = rss_kib();
 	slice(&a, det, 0, n * 4, NULL, &sink);
 	long rss2 = rss_kib();
 	printf("engine: model %s (%d layer kinds, %lld layers)\n", cfg, a.n_kinds, (long long)a.layers);
 	printf("engine: %d interleaved rounds of %ld baseline, %ld detailed, %ld detailed + time model estimates; "
-	       "best round (mean of all)\n", ROUNDS, per, per, per);
-	printf("engine: cookbook formula (baseline): %.0f estimates/s (%.0f)\n", best_base, per * ROUNDS / sum_base);
-	printf("engine: detailed with timeline:      %.0f estimates/s (%.0f) (target >= 1000000) %s\n", best_det,
-	       per * ROUNDS / sum_det, best_det >= 1e6 ? "OK" : "BELOW TARGET");
-	printf("engine: detailed / baseline speed ratio: %.3f (%.3f)\n", best_det / best_base, sum_base / sum_det);
-	printf("engine: detailed + time model (1 GPU class): %.0f estimates/s (%.0f)\n", best_time, per * ROUNDS / sum_time);
-	printf("engine: with / without the time model speed ratio: %.3f (%.3f)\n", best_time / best_det,
-	       sum_det / sum_time);
+	       "mean of all rounds\n", ROUNDS, per, per, per);
+	printf("engine: cookbook formula (baseline): %.0f estimates per CPU-second\n", per * ROUNDS / sum_base);
+	printf("engine: detailed with timeline:      %.0f estimates per CPU-second\n", per * ROUNDS / sum_det);
+	printf("engine: detailed + time model (1 GPU class): %.0f estimates per CPU-second\n", per * ROUNDS / sum_time);
 	printf("engine: peak RSS %ld KiB before, %ld KiB after %ld estimates, %ld KiB after %ld more: %s\n", rss0, rss1,
 	       2 * per * ROUNDS, rss2, 4 * n, rss2 == rss1 ? "flat" : "GREW");
 	printf("(checksum %llu)\n", sink % 1000);
-	return best_det >= 1e6 && rss2 == rss1 ? 0 : 1;
+	return rss2 == rss1 ? 0 : 1;
 }

@@ -1,7 +1,16 @@
-"""The default spec's report within its readers' budgets (issue 14):
+"""The default spec's report within its readers' budgets (issues 14, 35):
 
-- size: out/ at most 10 MB in all (a wiki repository carries it), each
-  model page at most 64 KiB;
+- size: the committed tree (out/: the formats the spec's "commit" lists) at
+  most 10 MB in all (a wiki repository carries it), each model page at most
+  64 KiB; the per-model cost and the headroom it leaves are printed, and the
+  sizes of the files built for publishing (the workbook, the .gz data) beside;
+- history: out/ committed into a throwaway git repository, then a one-GPU
+  edit's out/ (RTX 4090 usable memory 3 GiB less), then a full regeneration
+  in which every estimate changed (the spec's CUDA context 512 MiB larger:
+  every row's device bytes move, checked row by row in the JSON); after
+  each commit `git gc` packs the repository as a clone's auto-gc does, and
+  the pack's growth is the history each regeneration adds to every clone:
+  at most 500 KB for the one-GPU edit, 3 MB for the full regeneration;
 - width: every Markdown table of the pages fits GitHub's 980 px content
   column at 1280 px without sideways scrolling. A proxy measured here, not in
   a browser: a cell wraps at spaces, so a column is at least as wide as its
@@ -34,6 +43,9 @@ GS = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
 WRAP = os.environ.get("GS_WRAP", "")
 OUT_MAX = 10 * 1000 * 1000
 PAGE_MAX = 64 * 1024
+EDIT_GROWTH_MAX = 500 * 1000     # pack bytes a one-GPU edit may add
+REGEN_GROWTH_MAX = 3 * 1000 * 1000  # pack bytes a full regeneration may add
+CONTEXT_MORE_MIB = 512           # the full regeneration: every row's CUDA context this much larger
 WIDTH_MAX = 980
 FONT_PX, CELL_PAD_PX = 16, 27
 # Helvetica advance widths, 1/1000 em (Adobe's AFM); other characters 556
@@ -64,13 +76,17 @@ def ok(cond, name, detail=""):
     else:
         failed += 1
         print("FAIL budgets: %s%s" % (name, (": " + detail) if detail else ""))
+    return bool(cond)
 
 
-def report(out, gpus_dir):
+def report(d, gpus_dir, spec=None):
+    """The default spec (or spec) reported into d/out (the committed
+    formats) and d/publish (the others)."""
     env = {k: v for k, v in os.environ.items() if k not in ("GPUSIZER_MEASUREMENTS",)}
     env["SOURCE_DATE_EPOCH"] = "1767225600"
-    r = subprocess.run([GS, "report", "--offline", "--quiet", "--out", out, "--gpus-dir", gpus_dir,
-                        "--models-dir", os.path.join(TOP, "models")],
+    r = subprocess.run([GS, "report", "--offline", "--quiet", "--out", os.path.join(d, "out"),
+                        "--publish-dir", os.path.join(d, "publish"), "--gpus-dir", gpus_dir,
+                        "--models-dir", os.path.join(TOP, "models")] + (["--spec", spec] if spec else []),
                        cwd=TOP, capture_output=True, text=True, timeout=900, env=env)
     return r.returncode, r.stderr
 
@@ -110,10 +126,19 @@ def tables(text):
     return out
 
 
-def sizes(out):
+def sizes(d):
+    out = os.path.join(d, "out")
     f = files(out)
     total = sum(os.path.getsize(p) for p in f.values())
-    ok(total <= OUT_MAX, "the default report is at most 10 MB in all (%.2f MB, %d files)" % (total / 1e6, len(f)))
+    with open(os.path.join(TOP, "sizing.json")) as fh:
+        spec = json.load(fh)
+    n = len(spec["models"])
+    pub = files(os.path.join(d, "publish"))
+    ok(total <= OUT_MAX and f, "the committed tree (formats %s) is at most 10 MB (%.2f MB, %d files, %d models: "
+       "%.0f KB a model, room for %d more; built for publishing beside it, not committed: %s)"
+       % (", ".join(spec.get("commit") or spec["formats"]), total / 1e6, len(f), n, total / n / 1e3,
+          (OUT_MAX - total) * n // total if total else 0,
+          ", ".join("%s %.2f MB" % (k, os.path.getsize(p) / 1e6) for k, p in sorted(pub.items()) if not k.startswith("."))))
     pages = {k: p for k, p in f.items() if k.startswith("models" + os.sep) and k.endswith(".md")}
     big = max(pages.items(), key=lambda kv: os.path.getsize(kv[1]))
     ok(pages and os.path.getsize(big[1]) <= PAGE_MAX,
@@ -131,13 +156,26 @@ def sizes(out):
     ok(0 < widest <= WIDTH_MAX, "the widest table needs %d px of GitHub's %d px column: %s" % (widest, WIDTH_MAX, where))
 
 
-def verdicts(out):
-    with gzip.open(os.path.join(out, "sizing.json.gz")) as f:
-        doc = json.load(f)
+def rows(d):
+    """The sizing JSON of a report directory: published beside out/ (or in
+    it, as the spec's "commit" says), gzipped or plain."""
+    for sub in ("publish", "out"):
+        for name, opener in (("sizing.json.gz", gzip.open), ("sizing.json", open)):
+            p = os.path.join(d, sub, name)
+            if os.path.isfile(p):
+                with opener(p, "rb") as f:
+                    return json.load(f)
+    raise SystemExit("FAIL budgets: the default spec writes no sizing.json(.gz) (the diff checks read it)")
+
+
+def verdicts(d):
+    doc = rows(d)
     return {(r["model"], r["label"]): r["gpu_verdicts"].get(GPU) for r in doc["rows"]}, doc
 
 
-def diffs(tmp, a):
+def diffs(tmp, da):
+    """The one-GPU edit's report into tmp/b; its pages' diffs checked.
+    Returns tmp/b, or None when it failed."""
     gdir = os.path.join(tmp, "gpus")
     shutil.copytree(os.path.join(TOP, "gpus"), gdir)
     p = os.path.join(gdir, GPU + ".json")
@@ -146,13 +184,14 @@ def diffs(tmp, a):
     g["usable_mib"] -= 3072
     with open(p, "w") as f:
         json.dump(g, f, indent=2)
-    b = os.path.join(tmp, "b")
-    rc, err = report(b, gdir)
+    db = os.path.join(tmp, "b")
+    rc, err = report(db, gdir)
     ok(rc == 0, "the report with %s shrunk by 3 GiB" % GPU, err[-300:])
     if rc != 0:
-        return
-    va, doc = verdicts(a)
-    vb, _ = verdicts(b)
+        return None
+    va, doc = verdicts(da)
+    vb, _ = verdicts(db)
+    a, b = os.path.join(da, "out"), os.path.join(db, "out")
     name = [x["name"] for x in doc["gpus"] if x["id"] == GPU][0]
     moved = {k for k in va if va[k] != vb.get(k)}
     flipped = {k for k in va if (va[k] or [None])[0] != (vb.get(k) or [None])[0]}
@@ -208,6 +247,84 @@ def diffs(tmp, a):
             bad += moved_best
     ok(not bad, "every changed Markdown line is a cell for %s or names it (%d lines changed, %d rows moved)"
        % (GPU, lines, len(moved)), "; ".join(bad[:3]))
+    return db
+
+
+def regenerated(tmp, da):
+    """The full regeneration: the default spec with every row's CUDA context
+    CONTEXT_MORE_MIB larger, into tmp/c; checks that every estimate moved.
+    Returns tmp/c, or None when it failed."""
+    with open(os.path.join(TOP, "sizing.json")) as f:
+        spec = json.load(f)
+    before = rows(da)["rows"]
+    ctx = {r["settings"]["cuda-context"] for r in before}
+    if not ok(len(ctx) == 1, "the default rows share one CUDA context (%s MiB)" % sorted(ctx)):
+        return None
+    spec.setdefault("settings", {})["cuda-context"] = ctx.pop() + CONTEXT_MORE_MIB
+    path = os.path.join(tmp, "regenerate.json")
+    with open(path, "w") as f:
+        json.dump(spec, f, indent=2)
+    dc = os.path.join(tmp, "c")
+    rc, err = report(dc, os.path.join(TOP, "gpus"), path)
+    ok(rc == 0, "the report with every CUDA context %d MiB larger" % CONTEXT_MORE_MIB, err[-300:])
+    if rc != 0:
+        return None
+    after = rows(dc)["rows"]
+    pairs = [(x, y) for x, y in zip(before, after) if x["estimate"] and y["estimate"]]
+    same = [x["id"] for x, y in pairs if x["estimate"]["device"] == y["estimate"]["device"]]
+    ok(len(before) == len(after) and len(pairs) == len(before) and not same,
+       "every estimate changed in the full regeneration (%d of %d rows' device bytes moved)"
+       % (len(pairs) - len(same), len(before)), "unchanged: %s" % same[:5])
+    return dc
+
+
+def pack_bytes(repo):
+    d = os.path.join(repo, ".git", "objects", "pack")
+    return sum(os.path.getsize(os.path.join(d, n)) for n in os.listdir(d) if n.endswith(".pack"))
+
+
+def history(tmp, steps):
+    """Commits each (name, report dir)'s out/ in turn into a throwaway git
+    repository, `git gc` after each; returns the pack's bytes after each, or
+    None when git failed."""
+    repo = os.path.join(tmp, "history")
+    os.makedirs(repo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="budget",
+               GIT_AUTHOR_EMAIL="budget@example.invalid", GIT_COMMITTER_NAME="budget",
+               GIT_COMMITTER_EMAIL="budget@example.invalid")
+
+    def git(*args):
+        return subprocess.run(["git"] + list(args), cwd=repo, env=env, capture_output=True, text=True,
+                              timeout=300)
+    if git("init", "-q").returncode != 0:
+        return None
+    sizes = []
+    for name, d in steps:
+        shutil.rmtree(os.path.join(repo, "out"), ignore_errors=True)
+        shutil.copytree(os.path.join(d, "out"), os.path.join(repo, "out"))
+        for r in (git("add", "-A"), git("commit", "-q", "-m", name), git("gc", "-q", "--prune=now")):
+            if r.returncode != 0:
+                ok(False, "git in the history repository", r.stderr[-300:])
+                return None
+        sizes.append(pack_bytes(repo))
+    return sizes
+
+
+def history_budget(tmp, da, db, dc):
+    """The pack growth of a one-GPU edit (db) after the full report (da),
+    then of the full regeneration (dc)."""
+    p = history(tmp, [("full report", da), ("one-GPU edit", db), ("full regeneration", dc)])
+    if p is None:
+        return
+    with open(os.path.join(TOP, "sizing.json")) as f:
+        n = len(json.load(f)["models"])
+    edit, regen = p[1] - p[0], p[2] - p[1]
+    ok(edit <= EDIT_GROWTH_MAX, "a one-GPU edit committed after the full report grows the pack by %.0f KB "
+       "(at most %.0f KB; the first commit packs to %.0f KB; %.1f KB a model)"
+       % (edit / 1e3, EDIT_GROWTH_MAX / 1e3, p[0] / 1e3, edit / n / 1e3))
+    ok(regen <= REGEN_GROWTH_MAX, "a full regeneration with every estimate changed grows it by %.0f KB "
+       "(at most %.0f KB; %.1f KB a model)" % (regen / 1e3, REGEN_GROWTH_MAX / 1e3, regen / n / 1e3))
 
 
 def header_for(lines, i):
@@ -234,7 +351,10 @@ def main():
         ok(rc == 0, "the default report", err[-300:])
         if rc == 0:
             sizes(a)
-            diffs(tmp, a)
+            b = diffs(tmp, a)
+            c = regenerated(tmp, a)
+            if b and c:
+                history_budget(tmp, a, b, c)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0

@@ -453,6 +453,70 @@ def gzipped(tmp):
     ok(rc == 2 and "json.gz" in se, "an unknown format names the gzip ones", "rc=%d %s" % (rc, se[-200:]))
 
 
+def committed_split(tmp):
+    """A spec with "commit": the committed formats go into out (its manifest
+    lists only them), the others into publish_dir; --check builds and
+    compares only out; --out alone takes every format; --check of published
+    formats only is a usage error."""
+    spec = dict(json.load(open(SMALL)), formats=["json", "csv", "json.gz"], commit=["csv"],
+                out="o", publish_dir="p", models_dir=os.path.join(TOP, "models"),
+                gpus_dir=os.path.join(TOP, "gpus"))
+    d = os.path.join(tmp, "split")
+    os.makedirs(d)
+    path = os.path.join(d, "spec.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    rc, so, se = run(["report", "--spec", path, "--offline"])
+    to, tp = tree(os.path.join(d, "o")), tree(os.path.join(d, "p"))
+    ok(rc == 0 and sorted(to) == [".gpusizer-manifest", "sizing.csv"]
+       and sorted(tp) == [".gpusizer-manifest", "sizing.json", "sizing.json.gz"]
+       and to[".gpusizer-manifest"].decode().splitlines()[-1] == "sizing.csv",
+       "commit [csv]: out holds the CSV and a manifest of it, publish_dir the JSON",
+       "rc=%d %s %s %s" % (rc, sorted(to), sorted(tp), se[-300:]))
+    ok("o: 2 files" in so and "p: 3 files built for publishing" in so, "the closing lines name both directories", so)
+    rc, so, se = run(["report", "--spec", path, "--offline", "--json"])
+    try:
+        j = json.loads(so)
+    except ValueError:
+        j = {}
+    ok(rc == 0 and j.get("out", "").endswith("o") and j.get("files") == 2 and j.get("publish_dir", "").endswith("p")
+       and j.get("publish_files") == 3, "--json: out, files, publish_dir, publish_files", so[-300:])
+    shutil.rmtree(os.path.join(d, "p"))
+    rc, so, se = run(["report", "--spec", path, "--offline", "--check"])
+    ok(rc == 0 and "o: 2 files current" in so and not os.path.exists(os.path.join(d, "p")),
+       "--check compares only the committed formats (publish_dir gone, not built)", "rc=%d %s %s" % (rc, so, se[-300:]))
+    with open(os.path.join(d, "o", "sizing.csv"), "ab") as f:
+        f.write(b"x")
+    rc, so, se = run(["report", "--spec", path, "--offline", "--check"])
+    ok(rc == 5 and "stale:" in so and "sizing.csv" in so, "--check finds a changed committed file", so)
+    rc, so, se = run(["report", "--spec", path, "--offline", "--check", "--format", "json.gz"])
+    ok(rc == 2 and "compares only what" in se, "--check of published formats only: exit 2", "rc=%d %s" % (rc, se))
+    one = os.path.join(d, "one")
+    rc, so, se = run(["report", "--spec", path, "--offline", "--out", one])
+    ok(rc == 0 and sorted(tree(one)) == [".gpusizer-manifest", "sizing.csv", "sizing.json", "sizing.json.gz"]
+       and not os.path.exists(os.path.join(d, "p")), "--out alone: every format in one directory",
+       "rc=%d %s" % (rc, sorted(tree(one))))
+    rc, so, se = run(["report", "--spec", path, "--offline", "--out", one, "--check"])
+    ok(rc == 0, "--out alone --check: compares every format there", "rc=%d %s %s" % (rc, so, se[-300:]))
+    # A file where publish_dir goes: found before anything is generated.
+    before = tree(os.path.join(d, "o"))
+    with open(os.path.join(d, "p"), "w") as f:
+        f.write("a file where the publish directory goes")
+    rc, so, se = run(["report", "--spec", path, "--offline"])
+    ok(rc == 4 and "nothing was written" in se and tree(os.path.join(d, "o")) == before,
+       "publish_dir is a file: exit 4, out untouched", "rc=%d %s" % (rc, se[-300:]))
+    # A directory where a published file goes: out is installed first, the
+    # publish directory's install fails and is rolled back, and the message says
+    # that out was written.
+    os.remove(os.path.join(d, "p"))
+    os.makedirs(os.path.join(d, "p", "sizing.json"))
+    rc, so, se = run(["report", "--spec", path, "--offline"])
+    ok(rc == 4 and "o was written; " in se and "is a directory" in se and tree(os.path.join(d, "o")) != before
+       and os.path.isdir(os.path.join(d, "p", "sizing.json")),
+       "a published file cannot be installed: exit 4 after out was written, and the message says so",
+       "rc=%d %s" % (rc, se[-300:]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gs-t-report-")
     try:
@@ -464,6 +528,7 @@ def main():
         failed_writes(tmp, a, ta)
         killed(tmp)
         gzipped(tmp)
+        committed_split(tmp)
     finally:
         for root, dirs, _ in os.walk(tmp):
             for d in dirs:

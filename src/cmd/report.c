@@ -30,16 +30,22 @@
 #include "paths.h"
 
 enum {
-	OPT_SPEC = GS_OPT_OWN, OPT_OUT, OPT_CHECK, OPT_FORMAT, OPT_MODELS_DIR, OPT_GPUS_DIR,
+	OPT_SPEC = GS_OPT_OWN, OPT_OUT, OPT_PUBLISH_DIR, OPT_CHECK, OPT_FORMAT, OPT_MODELS_DIR, OPT_GPUS_DIR,
 	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE, OPT_MAX_ROWS,
 };
 
 static const gs_opt report_opts[] = {
 	{ "spec", 0, "FILE", 0, OPT_SPEC, "the sweep spec (default sizing.json; docs/spec.md);\n"
 	  "paths inside it are relative to its directory" },
-	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (default: the spec's \"out\")" },
-	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate into a staging directory in $TMPDIR and\n"
-	  "compare with DIR: exit 0 when current, 5 and the stale files when not" },
+	{ "out", 0, "DIR", 0, OPT_OUT, "output directory for every format (default: the\n"
+	  "spec's \"out\" for the formats of its \"commit\", its\n"
+	  "\"publish_dir\" for the others)" },
+	{ "publish-dir", 0, "DIR", 0, OPT_PUBLISH_DIR, "where the formats the spec does not \"commit\" go\n"
+	  "(default: --out, else the spec's \"publish_dir\")" },
+	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate what goes into the output directory in a\n"
+	  "staging directory in $TMPDIR and compare: exit 0 when\n"
+	  "current, 5 and the stale files when not (the formats\n"
+	  "built for publishing are not built)" },
 	{ "format", 0, "LIST", 0, OPT_FORMAT, NULL /* the registry's names: report_opts_make */ },
 	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "model cache (default: the spec's, else the default cache)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the spec's, else the installed gpus/)" },
@@ -110,7 +116,10 @@ const gs_opt_cmd gs_cmd_report = {
 	"XLSX, JSON, CSV) into the output directory. Identical inputs give byte-identical\n"
 	"files. Files are generated in DIR/.gpusizer and installed as one transaction, one\n"
 	"run at a time (a lock on DIR): a failure or a kill leaves the previous reports.\n"
-	"DIR/.gpusizer-manifest lists the files written; a later run removes only those.",
+	"DIR/.gpusizer-manifest lists the files written; a later run removes only those.\n"
+	"A spec with \"commit\" splits the formats: those it lists go into \"out\" (the\n"
+	"directory a repository commits), the others into \"publish_dir\" (published\n"
+	"beside it), each directory its own transaction.",
 	report_groups,
 	"Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
 	"\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec, config, GPU file, template\n"
@@ -132,11 +141,15 @@ typedef struct run {
 	gs_arch *archs;
 	size_t n_models;
 	gs_writer *w[8];
+	bool w_pub[8];              /* writer i writes into pd (built for publishing) */
 	int n_w;
 	char *assumptions;          /* gs_report_assumptions */
-	gs_outdir od;               /* the writers write into od.tmp */
+	gs_outdir od;               /* the writers write into od.tmp ... */
+	gs_outdir pd;               /* ... or, with split, those w_pub marks into pd.tmp */
 	bool check, offline, quiet, verbose, json, progress, shown;
-	const char *out;
+	bool split;                 /* the spec's "commit" sends some formats to pub, not out */
+	bool to_out, to_pub;        /* some writer writes into od, into pd */
+	const char *out, *pub;
 	uint64_t max_rows;          /* --max-rows */
 	int64_t epoch;
 	size_t rows, skipped;
@@ -362,28 +375,38 @@ static gs_err plan_classes(run *R, gs_error *e)
 	return GS_OK;
 }
 
-/* The spec's formats' writers, in the registry's order. */
+/* The writers of the spec's formats, each marked for out or (split) for
+ * pub; --check makes only those of out. */
 static gs_err make_writers(run *R, gs_error *e)
 {
 	size_t n;
 	const gs_writer_ops *ops = gs_writer_registry(&n);
 
 	for (size_t k = 0; k < n; k++) {
-		bool want = false;
+		bool want = false, pub = R->split && !gs_spec_committed(&R->sp, ops[k].name);
 		for (size_t i = 0; i < R->sp.formats.n; i++)
 			want = want || strcmp(R->sp.formats.v[i], ops[k].name) == 0;
-		if (!want)
+		if (!want || (pub && R->check))
 			continue;
 		if (R->n_w == (int)(sizeof R->w / sizeof R->w[0]))
 			return gs_fail(e, GS_EINTERNAL, "report: more formats than writers (%zu)", n);
+		R->w_pub[R->n_w] = pub;
 		R->w[R->n_w++] = ops[k].make();
 	}
+	for (int i = 0; i < R->n_w; i++) {
+		R->to_pub = R->to_pub || R->w_pub[i];
+		R->to_out = R->to_out || !R->w_pub[i];
+	}
+	if (R->n_w == 0 && R->check && R->split)
+		return gs_fail(e, GS_EUSAGE, "report --check: none of the formats asked for is one the "
+		               "spec commits into %s (its \"commit\"); --check compares only what %s holds",
+		               R->out, R->out);
 	return GS_OK;
 }
 
 static gs_err generate(run *R, gs_error *e)
 {
-	gs_report_meta meta;
+	gs_report_meta meta, meta_pub;
 	gs_settings base;
 	size_t index = 0;
 	double t0 = gs_mono_s();
@@ -409,8 +432,11 @@ static gs_err generate(run *R, gs_error *e)
 	R->time.tokens_budget = R->sp.time_tokens;
 	meta.time = &R->time;
 	R->ev = gs_eval_new(&meta);
+	/* The writers keep their meta until end: both live to the end of this call. */
+	meta_pub = meta;
+	meta_pub.out_dir = R->pd.tmp;
 	for (int i = 0; i < R->n_w; i++)
-		if ((rc = R->w[i]->begin(R->w[i], &meta, e)) != GS_OK)
+		if ((rc = R->w[i]->begin(R->w[i], R->w_pub[i] ? &meta_pub : &meta, e)) != GS_OK)
 			return rc;
 	for (size_t m = 0; m < R->n_models; m++) {
 		gs_model *md = &R->models[m];
@@ -495,33 +521,65 @@ static gs_err compare(run *R, gs_error *e)
 	return GS_OK;
 }
 
-/* Move the staged files into out/ and say what was written. */
+/* Install one directory's staged files; with --verbose, name them. */
+static gs_err install(const run *R, gs_outdir *od, const char *dir, gs_error *e)
+{
+	gs_err rc = gs_outdir_commit(od, e);
+
+	if (rc == GS_OK && R->verbose)
+		for (size_t i = 0; i <= od->n_files; i++)
+			fprintf(stderr, "gpusizer: report: wrote %s/%s\n", dir,
+			        i < od->n_files ? od->files[i] : GS_OUTDIR_MANIFEST);
+	return rc;
+}
+
+/* Move the staged files into out/ (then, split, into the publish
+ * directory) and say what was written. */
 static gs_err commit(run *R, gs_error *e)
 {
-	const gs_outdir *od = &R->od;
-	gs_err rc = gs_outdir_commit(&R->od, e);
+	const gs_outdir *od = &R->od, *pd = &R->pd;
+	bool to_out = R->to_out, to_pub = R->to_pub;
+	gs_err rc;
 
-	if (rc != GS_OK)
+	if (to_out && (rc = install(R, &R->od, R->out, e)) != GS_OK)
 		return rc;
-	if (R->verbose)
-		for (size_t i = 0; i <= od->n_files; i++)
-			fprintf(stderr, "gpusizer: report: wrote %s/%s\n", R->out,
-			        i < od->n_files ? od->files[i] : GS_OUTDIR_MANIFEST);
+	if (to_pub && (rc = install(R, &R->pd, R->pub, e)) != GS_OK) {
+		/* out/ is installed: say so beside the publish directory's failure. */
+		if (to_out) {
+			char msg[sizeof e->msg];
+			int k = snprintf(msg, sizeof msg, "%.200s was written; ", R->out);
+			snprintf(msg + k, sizeof msg - (size_t)k, "%.*s", (int)(sizeof msg - (size_t)k - 1), e->msg);
+			snprintf(e->msg, sizeof e->msg, "%s", msg);
+		}
+		return rc;
+	}
 	if (R->json) {
 		fputs("{\"command\":\"report\",\"check\":false,\"out\":", stdout);
-		gs_json_str(stdout, R->out);
+		gs_json_str(stdout, to_out ? R->out : R->pub);
 		printf(",\"files\":%zu,\"models\":%zu,\"rows\":%zu,\"gpu_classes\":%zu,"
-		       "\"skipped\":%zu,\"removed\":%zu}\n", od->n_files + 1, R->n_models, R->rows, R->n_gpus,
-		       R->skipped, od->removed);
+		       "\"skipped\":%zu,\"removed\":%zu", to_out ? od->n_files + 1 : pd->n_files + 1,
+		       R->n_models, R->rows, R->n_gpus, R->skipped, to_out ? od->removed : pd->removed);
+		if (to_out && to_pub) {
+			fputs(",\"publish_dir\":", stdout);
+			gs_json_str(stdout, R->pub);
+			printf(",\"publish_files\":%zu,\"publish_removed\":%zu", pd->n_files + 1, pd->removed);
+		}
+		fputs("}\n", stdout);
 		return GS_OK;
 	}
-	printf("%s: %zu files (%zu models, %zu rows x %zu GPU classes",
-	       R->out, od->n_files + 1, R->n_models, R->rows, R->n_gpus);
+	printf("%s: %zu files (%zu models, %zu rows x %zu GPU classes", to_out ? R->out : R->pub,
+	       to_out ? od->n_files + 1 : pd->n_files + 1, R->n_models, R->rows, R->n_gpus);
 	if (R->skipped)
 		printf("; %zu combinations skipped", R->skipped);
-	if (od->removed)
-		printf("; %zu old files removed", od->removed);
+	if (to_out ? od->removed : pd->removed)
+		printf("; %zu old files removed", to_out ? od->removed : pd->removed);
 	printf(")\n");
+	if (to_out && to_pub) {
+		printf("%s: %zu files built for publishing (not committed)", R->pub, pd->n_files + 1);
+		if (pd->removed)
+			printf("; %zu old files removed", pd->removed);
+		printf("\n");
+	}
 	return GS_OK;
 }
 
@@ -531,6 +589,7 @@ static void run_free(run *R)
 		if (R->w[i] != NULL && R->w[i]->free != NULL)
 			R->w[i]->free(R->w[i]);
 	R->n_w = 0;
+	gs_outdir_abort(&R->pd);
 	gs_outdir_abort(&R->od);
 	free(R->assumptions);
 	R->assumptions = NULL;
@@ -552,7 +611,7 @@ static void run_free(run *R)
 
 /* What the command line asks for besides R's flags (strings borrowed from argv). */
 typedef struct args {
-	const char *spec_path, *out, *models_dir, *gpus_dir, *measurements, *format;
+	const char *spec_path, *out, *publish_dir, *models_dir, *gpus_dir, *measurements, *format;
 	const char *ov_name[32], *ov_val[32]; /* axis overrides, in order */
 	int n_ov;
 } args;
@@ -589,6 +648,7 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 		case OPT_OFFLINE: R->offline = true; break;
 		case OPT_SPEC: a->spec_path = val; break;
 		case OPT_OUT: a->out = val; break;
+		case OPT_PUBLISH_DIR: a->publish_dir = val; break;
 		case OPT_MODELS_DIR: a->models_dir = val; break;
 		case OPT_GPUS_DIR: a->gpus_dir = val; break;
 		case OPT_MEASUREMENTS: a->measurements = val; break;
@@ -639,10 +699,33 @@ static gs_err source_date(run *R, gs_error *e)
 	return GS_OK;
 }
 
-/* The spec with the command line's changes, and the output directory. */
+/* A directory named without trailing slashes into buf. */
+static const char *dir_name(char *buf, size_t n, const char *dir)
+{
+	snprintf(buf, n, "%s", dir);
+	for (size_t k = strlen(buf); k > 1 && buf[k - 1] == '/'; k--)
+		buf[k - 1] = '\0';
+	return buf;
+}
+
+/* Whether two directory names name one directory (the same text, or both
+ * exist and are one). */
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The spec with the command line's changes, and the output directories:
+ * --out names one for every format (unless --publish-dir names another for
+ * the formats the spec does not commit); else the spec's out and
+ * publish_dir. */
 static gs_err load_spec(run *R, const args *a, gs_error *e)
 {
-	static char out_buf[4096];
+	static char out_buf[4096], pub_buf[4096];
 	gs_err rc;
 
 	if ((rc = gs_spec_load(a->spec_path, &R->sp, e)) != GS_OK)
@@ -660,10 +743,10 @@ static gs_err load_spec(run *R, const args *a, gs_error *e)
 		free(R->sp.gpus_dir);
 		R->sp.gpus_dir = gs_xstrdup(a->gpus_dir);
 	}
-	snprintf(out_buf, sizeof out_buf, "%s", a->out ? a->out : R->sp.out);
-	for (size_t n = strlen(out_buf); n > 1 && out_buf[n - 1] == '/'; n--)
-		out_buf[n - 1] = '\0';
-	R->out = out_buf;
+	R->out = dir_name(out_buf, sizeof out_buf, a->out ? a->out : R->sp.out);
+	R->pub = dir_name(pub_buf, sizeof pub_buf,
+	                  a->publish_dir ? a->publish_dir : a->out ? a->out : R->sp.publish_dir);
+	R->split = R->sp.commit.n > 0 && !same_dir(R->out, R->pub);
 	return source_date(R, e);
 }
 
@@ -740,9 +823,13 @@ static gs_err write_reports(run *R, gs_error *e)
 
 	R->progress = !R->quiet && isatty(2);
 	if (R->verbose)
-		fprintf(stderr, "gpusizer: report: spec %s; models %s; GPU classes %s; output %s%s\n",
-		        R->sp.path, R->sp.models_dir, R->sp.gpus_dir, R->out, R->check ? " (--check)" : "");
-	if ((rc = gs_outdir_begin(&R->od, R->out, R->check, e)) != GS_OK)
+		fprintf(stderr, "gpusizer: report: spec %s; models %s; GPU classes %s; output %s%s%s%s\n",
+		        R->sp.path, R->sp.models_dir, R->sp.gpus_dir, R->out,
+		        R->split && !R->check ? "; built for publishing " : "",
+		        R->split && !R->check ? R->pub : "", R->check ? " (--check)" : "");
+	if (R->to_out && (rc = gs_outdir_begin(&R->od, R->out, R->check, e)) != GS_OK)
+		return rc;
+	if (R->to_pub && (rc = gs_outdir_begin(&R->pd, R->pub, false, e)) != GS_OK)
 		return rc;
 	/* A signal stops a page being rendered too (a template of many includes). */
 	gs_tmpl_set_stop(gs_outdir_stopped);
@@ -756,17 +843,19 @@ static gs_err write_reports(run *R, gs_error *e)
 	return R->check ? compare(R, e) : commit(R, e);
 }
 
-/* A message naming a file in the staging directory names it in out/. */
+/* A message naming a file in a staging directory names it where it goes. */
 static void name_out(const run *R, gs_error *e)
 {
-	const char *tmp = R->od.tmp, *at;
+	const char *tmp[2] = { R->od.tmp, R->pd.tmp }, *dir[2] = { R->out, R->pub }, *at;
 	char msg[sizeof e->msg];
-	size_t tl = strlen(tmp);
 
-	if (tl == 0 || R->out == NULL || (at = strstr(e->msg, tmp)) == NULL)
-		return;
-	snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - e->msg), e->msg, R->out, at + tl);
-	snprintf(e->msg, sizeof e->msg, "%s", msg);
+	for (int k = 0; k < 2; k++) {
+		size_t tl = strlen(tmp[k]);
+		if (tl == 0 || dir[k] == NULL || (at = strstr(e->msg, tmp[k])) == NULL)
+			continue;
+		snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - e->msg), e->msg, dir[k], at + tl);
+		snprintf(e->msg, sizeof e->msg, "%s", msg);
+	}
 }
 
 /* Standard output flushed; when that fails the message says what is true:

@@ -39,7 +39,7 @@ static bool own_list(const gs_setting *d)
 
 static const char *const top_keys[] = {
 	"version", "date", "models", "gpus", "gpu_counts", "axes", "settings", "formats", "rank",
-	"eligible", "plan", "time", "out", "models_dir", "gpus_dir", NULL,
+	"eligible", "plan", "time", "commit", "out", "publish_dir", "models_dir", "gpus_dir", NULL,
 };
 const gs_spec_list *gs_spec_axis(const gs_spec *sp, const char *setting)
 {
@@ -55,6 +55,16 @@ static bool in_list(const char *const *l, const char *s)
 {
 	for (int i = 0; l[i] != NULL; i++)
 		if (strcmp(l[i], s) == 0)
+			return true;
+	return false;
+}
+
+bool gs_spec_committed(const gs_spec *sp, const char *format)
+{
+	if (sp->commit.n == 0)
+		return true;
+	for (size_t i = 0; i < sp->commit.n; i++)
+		if (strcmp(sp->commit.v[i], format) == 0)
 			return true;
 	return false;
 }
@@ -777,8 +787,10 @@ void gs_spec_free(gs_spec *sp)
 	list_free(&sp->set_names);
 	list_free(&sp->set_values);
 	list_free(&sp->formats);
+	list_free(&sp->commit);
 	list_free(&sp->plan_gpus);
 	free(sp->out);
+	free(sp->publish_dir);
 	free(sp->models_dir);
 	free(sp->gpus_dir);
 	memset(sp, 0, sizeof *sp);
@@ -874,6 +886,36 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 	return GS_OK;
 }
 
+/* "commit": the formats committed (written into out), each one of the
+ * spec's formats; the others are built for publishing (publish_dir). */
+static gs_err read_commit(gs_spec *sp, const cJSON *root, gs_error *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "commit");
+	gs_err rc;
+
+	if (v == NULL)
+		return GS_OK;
+	if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0)
+		return spec_fail(e, sp, "commit", -1, "empty: name the formats a repository commits, or leave "
+		                 "the key out to commit every format");
+	if ((rc = read_list(sp, v, "commit", 's', &sp->commit, e)) != GS_OK)
+		return rc;
+	for (size_t i = 0; i < sp->commit.n; i++) {
+		bool built = false;
+		for (size_t k = 0; k < sp->formats.n; k++)
+			built = built || strcmp(sp->formats.v[k], sp->commit.v[i]) == 0;
+		if (gs_writer_find(sp->commit.v[i]) == NULL) {
+			char names[256];
+			gs_writer_names(names, sizeof names);
+			return spec_fail(e, sp, "commit", (int)i, "unknown format \"%s\" (%s)", sp->commit.v[i], names);
+		}
+		if (!built)
+			return spec_fail(e, sp, "commit", (int)i, "\"%s\" is not one of the spec's formats",
+			                 sp->commit.v[i]);
+	}
+	return GS_OK;
+}
+
 static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 {
 	const cJSON *v;
@@ -887,7 +929,8 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 			snprintf(key, sizeof key, "%.60s", v->string);
 			return spec_fail(e, sp, key, -1,
 			                 "unknown key (known: version, date, models, gpus, gpu_counts, axes, "
-			                 "settings, formats, rank, eligible, plan, time, out, models_dir, gpus_dir)");
+			                 "settings, formats, rank, eligible, plan, time, commit, out, publish_dir, "
+			                 "models_dir, gpus_dir)");
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "version");
@@ -945,6 +988,8 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 			if (w[i].by_default)
 				list_add(&sp->formats, w[i].name);
 	}
+	if ((rc = read_commit(sp, root, e)) != GS_OK)
+		return rc;
 	{
 		/* Paths in the spec are relative to its directory; absent
 		 * directories are the tool's defaults (paths.h). */
@@ -953,6 +998,8 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 		gs_models_dir_default(models_dflt, sizeof models_dflt);
 		gs_data_path(GS_DATA_GPUS, gpus_dflt, sizeof gpus_dflt);
 		if ((rc = read_path(sp, root, "out", dir, &sp->out, NULL, "out", e)) != GS_OK ||
+		    (rc = read_path(sp, root, "publish_dir", dir, &sp->publish_dir, NULL, "publish", e)) !=
+		            GS_OK ||
 		    (rc = read_path(sp, root, "models_dir", dir, &sp->models_dir, models_dflt, NULL, e)) !=
 		            GS_OK ||
 		    (rc = read_path(sp, root, "gpus_dir", dir, &sp->gpus_dir, gpus_dflt, NULL, e)) != GS_OK)

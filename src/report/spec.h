@@ -47,6 +47,10 @@ typedef struct gs_spec {
 	gs_spec_list prec[GS_METHOD_MAX]; /* precisions per method */
 	gs_spec_list set_names, set_values; /* "settings": fixed for every row */
 	gs_spec_list formats;
+	/* "commit": the formats whose files go into out, the directory a
+	 * repository commits (n == 0: every format); the other formats are
+	 * built for publishing beside it, into publish_dir. */
+	gs_spec_list commit;
 	/* "rank": plan_rank, a gs_plan_rank (default GS_RANK_DEFAULT): how the
 	 * index, the Summary and the plan view name the smallest GPU. "plan":
 	 * the plan view (plan_view.h): plan_gpus, GPU ids (n == 0: every class
@@ -72,14 +76,19 @@ typedef struct gs_spec {
 	char *out;               /* <spec dir>/out */
 	char *models_dir;        /* gs_models_dir_default() (paths.h) */
 	char *gpus_dir;          /* gs_data_path(GS_DATA_GPUS) (paths.h) */
+	char *publish_dir;       /* <spec dir>/publish */
 } gs_spec;
 
 /* The list of the axis that sweeps the setting named (sp->axis[k]), NULL
  * when the setting is not an axis with a list of its own. */
 const gs_spec_list *gs_spec_axis(const gs_spec *sp, const char *setting);
 
+/* Whether a format's files are committed (go into out): the spec has no
+ * "commit", or lists the format there. */
+bool gs_spec_committed(const gs_spec *sp, const char *format);
+
 /* Read and validate a spec file. On failure sp is freed/zeroed.
- * "out", "models_dir", "gpus_dir" and the "models" entries that name config
+ * "out", "publish_dir", "models_dir", "gpus_dir" and the "models" entries that name config
  * files (ending in .json, starting with ./ or ../, or naming a file or a
  * directory with config.json beside the spec) are resolved against the
  * spec file's directory; flag overrides (gs_spec_override, --out,

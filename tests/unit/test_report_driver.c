@@ -87,6 +87,8 @@ static void lines(void)
 	CHECK(gs_spec_line("{\"a\": {\"b\"", "a.b", -1) == 0, "truncated object: not found");
 }
 
+static void commit_key(void);
+
 static void parse(void)
 {
 	gs_spec sp;
@@ -156,6 +158,43 @@ static void parse(void)
 	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/\xc3\xa9\"]}", "t.json", &sp, &e) == GS_OK,
 	      "valid UTF-8 accepted (%s)", e.msg);
 	gs_spec_free(&sp);
+	commit_key();
+}
+
+/* "commit": the formats written into out; the others go into publish_dir. */
+static void commit_key(void)
+{
+	gs_spec sp;
+	gs_error e = { 0 };
+
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"]}", "d/t.json", &sp, &e) == GS_OK &&
+	              sp.commit.n == 0 && gs_spec_committed(&sp, "xlsx") && gs_spec_committed(&sp, "md") &&
+	              strcmp(sp.publish_dir, "d/publish") == 0,
+	      "no commit: every format committed, publish_dir beside the spec (%s)", e.msg);
+	gs_spec_free(&sp);
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"], \"formats\": [\"md\", \"xlsx\", \"csv.gz\"],\n"
+	                    " \"commit\": [\"md\"], \"publish_dir\": \"../dist\"}", "d/t.json", &sp, &e) == GS_OK &&
+	              gs_spec_committed(&sp, "md") && !gs_spec_committed(&sp, "xlsx") &&
+	              !gs_spec_committed(&sp, "csv.gz") && strcmp(sp.publish_dir, "d/../dist") == 0,
+	      "commit md: the workbook and csv.gz published into publish_dir (%s)", e.msg);
+	gs_spec_free(&sp);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"], \"formats\": [\"md\"],\n \"commit\": [\"xlsx\"]}",
+	                    "t.json", &sp, &e) == GS_ESPEC &&
+	              strstr(e.msg, "t.json:2: commit[0]") && strstr(e.msg, "not one of the spec's formats"),
+	      "commit of a format not built: error with line and element (%s)", e.msg);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"], \"commit\": [\"md\", \"pdf\"]}", "t.json",
+	                    &sp, &e) == GS_ESPEC && strstr(e.msg, "commit[1]") && strstr(e.msg, "unknown format \"pdf\""),
+	      "commit of an unknown format: error (%s)", e.msg);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"], \"commit\": []}", "t.json", &sp, &e) ==
+	              GS_ESPEC && strstr(e.msg, "commit: empty"),
+	      "empty commit: error (%s)", e.msg);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_spec_parse("{\"version\": 1, \"models\": [\"a/b\"], \"publish_dir\": \"\"}", "t.json", &sp, &e) ==
+	              GS_ESPEC && strstr(e.msg, "publish_dir"),
+	      "empty publish_dir: error (%s)", e.msg);
 }
 
 static void put(const char *dir, const char *rel, const char *text)
