@@ -242,9 +242,10 @@ def killed(tmp):
     os.makedirs(out)
     with open(os.path.join(out, "sizing.json"), "w") as f:
         f.write("old\n")
+    # (--force: sizing.json here is not one gpusizer wrote)
     cmd = GS + ["report", "--spec", os.path.join(TOP, "sizing.json"), "--out", out, "--offline",
             "--format", "json", "--models-dir", os.path.join(TOP, "models"),
-            "--gpus-dir", os.path.join(TOP, "gpus")]
+            "--gpus-dir", os.path.join(TOP, "gpus"), "--force"]
     p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 60
     while time.time() < deadline and not leftovers(os.path.dirname(out)) and p.poll() is None:
@@ -273,7 +274,7 @@ def killed(tmp):
     with open(os.path.join(out, "sizing.json")) as f:
         body = f.read()
     ok(body == "old\n", "SIGKILL mid-run: old out/ intact")
-    rc, so, se = report(tmp, out, "--format", "json")
+    rc, so, se = report(tmp, out, "--format", "json", "--force")
     ok(rc == 0 and leftovers(os.path.dirname(out)) == [], "the next run removes a killed run's temporary directory",
        str(leftovers(os.path.dirname(out))))
     # A kill can also land while the run writes out/.gpusizer/.gitignore.

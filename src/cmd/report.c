@@ -31,7 +31,7 @@
 
 enum {
 	OPT_SPEC = GS_OPT_OWN, OPT_OUT, OPT_CHECK, OPT_FORMAT, OPT_MODELS_DIR, OPT_GPUS_DIR,
-	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE, OPT_MAX_ROWS,
+	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE, OPT_MAX_ROWS, OPT_FORCE,
 };
 
 static const gs_opt report_opts[] = {
@@ -40,6 +40,9 @@ static const gs_opt report_opts[] = {
 	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (default: the spec's \"out\")" },
 	{ "check", 0, NULL, 0, OPT_CHECK, "regenerate into a staging directory in $TMPDIR and\n"
 	  "compare with DIR: exit 0 when current, 5 and the stale files when not" },
+	{ "force", 0, NULL, 0, OPT_FORCE, "replace a file at an output's path that gpusizer did\n"
+	  "not write, or that was changed since (without it: exit 4\n"
+	  "naming the file, nothing changed)" },
 	{ "format", 0, "LIST", 0, OPT_FORMAT, "comma list of md, html, xlsx, json, csv, json.gz,\ncsv.gz (the last two gzip-compressed; default: spec)" },
 	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "model cache (default: the spec's, else the default cache)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the spec's, else the installed gpus/)" },
@@ -89,12 +92,15 @@ const gs_opt_cmd gs_cmd_report = {
 	"XLSX, JSON, CSV) into the output directory. Identical inputs give byte-identical\n"
 	"files. Files are generated in DIR/.gpusizer and installed as one transaction, one\n"
 	"run at a time (a lock on DIR): a failure or a kill leaves the previous reports.\n"
-	"DIR/.gpusizer-manifest lists the files written; a later run removes only those.",
+	"DIR/.gpusizer-manifest lists the files written with their SHA-256; a later run\n"
+	"replaces or removes only files whose bytes are still those. DIR may not be the\n"
+	"current directory or the spec's, nor gpus/, models/ or templates/.",
 	report_groups,
 	"Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
 	"\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec, config, GPU file, template\n"
 	"or measurements store, a sweep of no rows or over --max-rows, 4 write failed\n"
-	"(previous reports kept) or stdout failed, 5 stale (--check), 6-9 model fetch,\n"
+	"(previous reports kept), a file in the way (not written by gpusizer; --force)\n"
+	"or stdout failed, 5 stale (--check), 6-9 model fetch,\n"
 	"10 offline and a model not cached, 15 another run held DIR past\n"
 	"GPUSIZER_LOCK_WAIT seconds.\n",
 };
@@ -114,8 +120,9 @@ typedef struct run {
 	int n_w;
 	char *assumptions;          /* gs_report_assumptions */
 	gs_outdir od;               /* the writers write into od.tmp */
-	bool check, offline, quiet, verbose, json, progress, shown;
+	bool check, force, offline, quiet, verbose, json, progress, shown;
 	const char *out;
+	bool out_given;             /* --out, not the spec's "out" */
 	uint64_t max_rows;          /* --max-rows */
 	int64_t epoch;
 	size_t rows, skipped;
@@ -483,8 +490,8 @@ static gs_err commit(run *R, gs_error *e)
 		fputs("{\"command\":\"report\",\"check\":false,\"out\":", stdout);
 		gs_json_str(stdout, R->out);
 		printf(",\"files\":%zu,\"models\":%zu,\"rows\":%zu,\"gpu_classes\":%zu,"
-		       "\"skipped\":%zu,\"removed\":%zu}\n", od->n_files + 1, R->n_models, R->rows, R->n_gpus,
-		       R->skipped, od->removed);
+		       "\"skipped\":%zu,\"removed\":%zu,\"kept\":%zu}\n", od->n_files + 1, R->n_models, R->rows,
+		       R->n_gpus, R->skipped, od->removed, od->kept);
 		return GS_OK;
 	}
 	printf("%s: %zu files (%zu models, %zu rows x %zu GPU classes",
@@ -493,6 +500,8 @@ static gs_err commit(run *R, gs_error *e)
 		printf("; %zu combinations skipped", R->skipped);
 	if (od->removed)
 		printf("; %zu old files removed", od->removed);
+	if (od->kept)
+		printf("; %zu old files kept: changed since gpusizer wrote them", od->kept);
 	printf(")\n");
 	return GS_OK;
 }
@@ -556,6 +565,7 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 		case GS_OPT_VERBOSE: R->verbose = true; R->quiet = false; break;
 		case GS_OPT_JSON: R->json = true; break;
 		case OPT_CHECK: R->check = true; break;
+		case OPT_FORCE: R->force = true; break;
 		case OPT_OFFLINE: R->offline = true; break;
 		case OPT_SPEC: a->spec_path = val; break;
 		case OPT_OUT: a->out = val; break;
@@ -609,6 +619,84 @@ static gs_err source_date(run *R, gs_error *e)
 	return GS_OK;
 }
 
+/* path made absolute with its links resolved as far as it exists (the
+ * rest appended as written) into buf[n]; false when even that fails. */
+static bool resolve_lax(const char *path, char *buf, size_t n)
+{
+	char *real = realpath(path, NULL), parent[4096];
+	const char *slash;
+	bool ok;
+
+	if (real != NULL) {
+		ok = snprintf(buf, n, "%s", real) < (int)n;
+		free(real);
+		return ok;
+	}
+	if (errno != ENOENT || path[0] == '\0')
+		return false;
+	slash = strrchr(path, '/');
+	if (slash == NULL)
+		snprintf(parent, sizeof parent, ".");
+	else if (slash == path)
+		snprintf(parent, sizeof parent, "/");
+	else if ((size_t)(slash - path) >= sizeof parent)
+		return false;
+	else
+		snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+	if (!resolve_lax(parent, buf, n))
+		return false;
+	return snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", strcmp(buf, "/") == 0 ? "" : "/",
+	                slash ? slash + 1 : path) < (int)(n - strlen(buf));
+}
+
+/* Whether the resolved path a is b or a directory above it. */
+static bool holds(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/' || strcmp(a, "/") == 0);
+}
+
+/* The output directory may not be the current directory, the spec's
+ * directory or one above it, nor gpus/, models/ or templates/, one above
+ * them or one inside them: a report there would mix its files with the
+ * inputs (sizing.json, the GPU files, the model cache, the templates). */
+static gs_err check_out(const run *R, gs_error *e)
+{
+	char out[4096], other[4096], tmpl[4096], spec_dir[4096], cwd[4096];
+	const char *what = NULL;
+	const char *slash = strrchr(R->sp.path, '/');
+
+	if (!resolve_lax(R->out, out, sizeof out))
+		return GS_OK; /* begin names what is wrong with it */
+	if (getcwd(cwd, sizeof cwd) != NULL && resolve_lax(cwd, other, sizeof other) && strcmp(out, other) == 0)
+		what = "the current directory";
+	if (what == NULL) {
+		if (slash == NULL)
+			snprintf(spec_dir, sizeof spec_dir, ".");
+		else
+			snprintf(spec_dir, sizeof spec_dir, "%.*s", slash == R->sp.path ? 1 : (int)(slash - R->sp.path),
+			         R->sp.path);
+		if (resolve_lax(spec_dir, other, sizeof other) && holds(out, other))
+			what = "the spec's directory or one above it";
+	}
+	gs_data_path(GS_DATA_TEMPLATES, tmpl, sizeof tmpl);
+	const char *data[3][2] = { { R->sp.gpus_dir, "the GPU class directory, one inside it or above it" },
+	                           { R->sp.models_dir, "the model cache, one inside it or above it" },
+	                           { tmpl, "the templates directory, one inside it or above it" } };
+	for (int i = 0; what == NULL && i < 3; i++)
+		if (data[i][0] != NULL && data[i][0][0] != '\0' && resolve_lax(data[i][0], other, sizeof other) &&
+		    (holds(out, other) || holds(other, out)))
+			what = data[i][1];
+	if (what == NULL)
+		return GS_OK;
+	if (R->out_given)
+		return gs_fail(e, GS_EUSAGE, "--out %s: the output directory may not be %s (%s); name a "
+		               "directory of its own, as out/", R->out, what, out);
+	return gs_fail(e, GS_ESPEC, "%s: \"out\": %s may not be %s (%s); name a directory of its own, "
+	               "as \"out\"", R->sp.path, R->out, what, out);
+}
+
 /* The spec with the command line's changes, and the output directory. */
 static gs_err load_spec(run *R, const args *a, gs_error *e)
 {
@@ -634,6 +722,9 @@ static gs_err load_spec(run *R, const args *a, gs_error *e)
 	for (size_t n = strlen(out_buf); n > 1 && out_buf[n - 1] == '/'; n--)
 		out_buf[n - 1] = '\0';
 	R->out = out_buf;
+	R->out_given = a->out != NULL;
+	if ((rc = check_out(R, e)) != GS_OK)
+		return rc;
 	return source_date(R, e);
 }
 
@@ -712,7 +803,8 @@ static gs_err write_reports(run *R, gs_error *e)
 	if (R->verbose)
 		fprintf(stderr, "gpusizer: report: spec %s; models %s; GPU classes %s; output %s%s\n",
 		        R->sp.path, R->sp.models_dir, R->sp.gpus_dir, R->out, R->check ? " (--check)" : "");
-	if ((rc = gs_outdir_begin(&R->od, R->out, R->check, e)) != GS_OK)
+	gs_outdir_opts oo = { .check = R->check, .force = R->force };
+	if ((rc = gs_outdir_begin(&R->od, R->out, &oo, e)) != GS_OK)
 		return rc;
 	/* A signal stops a page being rendered too (a template of many includes). */
 	gs_tmpl_set_stop(gs_outdir_stopped);

@@ -27,6 +27,7 @@
 #include "measured.h"
 #include "models.h"
 #include "nvml.h"
+#include "outdir.h"
 #include "paths.h"
 #include "mdgen.h"
 #include "settings.h"
@@ -45,7 +46,7 @@ typedef struct vopts {
 	const char *out_dir;
 	int64_t warmup, steps, timeout_s;
 	unsigned gpu_index;
-	bool no_store, store_standin, dry_run, verbose, quiet, json;
+	bool no_store, store_standin, dry_run, verbose, quiet, json, force;
 	const char *store;
 	const char *row_id, *sizing;
 	const char *gpus_dir;
@@ -56,7 +57,7 @@ typedef struct vopts {
 enum {
 	OPT_ROW = GS_OPT_OWN, OPT_SIZING, OPT_TOLERANCE, OPT_WARMUP, OPT_STEPS, OPT_GPU_INDEX,
 	OPT_PYTHON, OPT_HARNESS, OPT_TIMEOUT, OPT_OUT, OPT_GPUS_DIR, OPT_STORE, OPT_NO_STORE,
-	OPT_STORE_STANDIN, OPT_DRY_RUN,
+	OPT_STORE_STANDIN, OPT_DRY_RUN, OPT_FORCE,
 };
 
 static const gs_opt verify_opts[] = {
@@ -71,7 +72,11 @@ static const gs_opt verify_opts[] = {
 	  "tools/harness.py of the checkout the binary is in, never\n"
 	  "the current directory's; env GPUSIZER_HARNESS)" },
 	{ "timeout", 0, "SEC", 0, OPT_TIMEOUT, "stop the harness after SEC seconds (3600)" },
-	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (out)" },
+	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (out); the pages go in DIR/verify,\n"
+	  "installed as report installs DIR (never through a symbolic\n"
+	  "link; DIR/verify/.gpusizer-manifest lists them)" },
+	{ "force", 0, NULL, 0, OPT_FORCE, "replace a file at the row's page or record path that\n"
+	  "gpusizer did not write, or that was changed since" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files, to name the local GPU's class\n"
 	  "(default: the installed gpus/)" },
 	{ "store", 0, "FILE", 0, OPT_STORE, "measurements store (measurements/verified.jsonl; locked\n"
@@ -147,6 +152,7 @@ static gs_err verify_flag(vopts *o, const gs_opt *opt, const char *v, gs_error *
 	case OPT_NO_STORE: o->no_store = true; break;
 	case OPT_STORE_STANDIN: o->store_standin = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_FORCE: o->force = true; break;
 	case OPT_TOLERANCE: {
 		char *end;
 		double t;
@@ -794,32 +800,39 @@ static gs_err page_env(gs_tmpl_env **env, gs_error *e)
 	return rc;
 }
 
-/* out/verify/<row>.json (the record) and .md (the page). */
-static gs_err write_reports(const char *out_dir, const gs_measured *m, const gs_verify *v,
+/* out/verify/<row>.json (the record) and .md (the page), installed by the
+ * output directory's transaction (outdir.h) into out/verify: the pages of
+ * earlier rows stay, nothing is written through a symbolic link, and a
+ * file in the way that gpusizer did not write stops it (--force). */
+static gs_err write_reports(const vopts *o, const gs_measured *m, const gs_verify *v,
                             const gs_harness_result *h, gs_tmpl_env *env, gs_error *e)
 {
+	gs_outdir_opts oo = { .sub = "verify", .keep_others = true, .force = o->force };
+	gs_outdir od;
 	char path[4096];
 	gs_tbuf md = {0};
 	gs_tval *data = NULL;
 	char *json = NULL;
 	gs_err rc;
 
-	snprintf(path, sizeof path, "%s/verify", out_dir);
-	if ((rc = gs_mkdirs(path, e)) != GS_OK)
+	if ((rc = gs_outdir_begin(&od, o->out_dir, &oo, e)) != GS_OK)
 		goto out;
 	data = page_data(m, v, h);
 	if ((rc = gs_tmpl_render(env, PAGE_TEMPLATE, data, &md, e)) != GS_OK)
 		goto out;
 	json = gs_measured_format(m, true);
-	snprintf(path, sizeof path, "%s/verify/%s.json", out_dir, m->row);
-	if ((rc = gs_write_file_atomic(path, json, strlen(json), e)) != GS_OK)
+	if ((rc = gs_path_join(path, sizeof path, od.tmp, m->row, ".json", e)) != GS_OK ||
+	    (rc = gs_write_file_atomic(path, json, strlen(json), e)) != GS_OK ||
+	    (rc = gs_path_join(path, sizeof path, od.tmp, m->row, ".md", e)) != GS_OK ||
+	    (rc = gs_write_file_atomic(path, md.p ? md.p : "", md.len, e)) != GS_OK)
 		goto out;
-	snprintf(path, sizeof path, "%s/verify/%s.md", out_dir, m->row);
-	rc = gs_write_file_atomic(path, md.p ? md.p : "", md.len, e);
+	rc = gs_outdir_commit(&od, e);
 out:
+	gs_outdir_abort(&od);
 	free(json);
 	gs_tv_free(data);
 	gs_tbuf_free(&md);
+	gs_outdir_reraise(); /* a signal while it wrote: verify ends by it */
 	return rc;
 }
 
@@ -1065,7 +1078,7 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	compare(&o, &p, &g, &h, &v);
 	record_fill(&rec, &o, &p, &g, harness, &h, &v, argc, argv);
-	if ((rc = write_reports(o.out_dir, &rec, &v, &h, env, &e)) != GS_OK)
+	if ((rc = write_reports(&o, &rec, &v, &h, env, &e)) != GS_OK)
 		goto out;
 	real = h.tag != NULL && !strcmp(h.tag, GS_HARNESS_TAG) && !g.fake;
 	/* A store that fails now still gets the comparison printed; its error

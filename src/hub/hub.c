@@ -32,6 +32,7 @@
 #include "redact.h"
 #include "util.h"
 #include "fileio.h"
+#include "fault.h"
 
 #define HUB_DEFAULT "https://huggingface.co"
 #define MAX_REDIRS 5
@@ -1274,16 +1275,6 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 	return c.meta;
 }
 
-/* GPUSIZER_TEST_STOP_AT=point: a test hook that kills the process (SIGKILL,
- * no clean-up) at that point of a cache update. */
-static void test_stop_at(const char *point)
-{
-	const char *v = getenv("GPUSIZER_TEST_STOP_AT");
-
-	if (v != NULL && strcmp(v, point) == 0)
-		raise(SIGKILL);
-}
-
 /* Write config.json (when changed) then meta.json, each atomically. */
 static void write_model(hub_run *R, hub_model *m)
 {
@@ -1365,7 +1356,7 @@ static void write_model(hub_run *R, hub_model *m)
 		/* Killed here, the entry holds the new config.json and the old
 		 * meta.json, whose check value no longer matches: readers and the
 		 * next fetch see it (entry_consistent in models.c, load_old). */
-		test_stop_at("fetch-config-renamed");
+		(void)gs_fault("fetch-config-renamed"); /* tests: a kill between the renames */
 		if (gs_atomic_commit(&wm, &e) != GS_OK)
 			fail_model(m, e.code, "%s", e.msg);
 	}
