@@ -1,6 +1,7 @@
 /* gpusizer: `estimate`: one configuration's peak memory, as a readable
  * breakdown or as one JSON object (the contract in gpusizer.1). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cmd.h"
 #include "engine.h"
 #include "gpu_file.h"
+#include "jw.h"
 #include "opt.h"
 #include "paths.h"
 #include "models.h"
@@ -230,13 +232,17 @@ static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w)
 	}
 }
 
+/* ", \"key\": v" (%.<digits>g; null when not finite, jw.h). */
+static void print_num(FILE *fp, const char *key, double v, int digits)
+{
+	fprintf(fp, ", \"%s\": ", key);
+	gs_json_num(fp, v, digits);
+}
+
 /* A number, or null where there is none. */
 static void print_num_or_null(FILE *fp, const char *key, double v, bool have)
 {
-	if (have)
-		fprintf(fp, ", \"%s\": %.6g", key, v);
-	else
-		fprintf(fp, ", \"%s\": null", key);
+	print_num(fp, key, have ? v : NAN, 6);
 }
 
 /* The "time" member of --json: one object per GPU class, in column order. */
@@ -245,11 +251,14 @@ static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x
 {
 	gs_needs need = gs_settings_needs(s);
 
-	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"train_runtime\": \"%s\", \"tokens_budget\": %.17g",
-	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
-	if (s->method == GS_INFER)
-		fprintf(fp, ", \"mem_fraction\": %.6g, \"block_tokens\": %d, \"kv_bytes_per_token\": %.17g",
-		        mem_frac, GS_SERVE_BLOCK_TOKENS, x->kv_bytes_token);
+	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"train_runtime\": \"%s\"",
+	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime));
+	print_num(fp, "tokens_budget", to->tokens_budget, 17);
+	if (s->method == GS_INFER) {
+		print_num(fp, "mem_fraction", mem_frac, 6);
+		fprintf(fp, ", \"block_tokens\": %d", GS_SERVE_BLOCK_TOKENS);
+		print_num(fp, "kv_bytes_per_token", x->kv_bytes_token, 17);
+	}
 	fputs(", \"gpus\": [", fp);
 	for (size_t i = 0; i < ng; i++) {
 		bool priced = g[i].price_usd_hour > 0;
@@ -273,20 +282,27 @@ static void print_time_json(FILE *fp, const gs_settings *s, const gs_estimate *x
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
 			continue;
 		}
-		fprintf(fp, ", \"peak_tflops\": %.6g, \"gemm_efficiency\": %.4g, \"tp_comm_modelled\": %s",
-		        t[i].peak_tflops, t[i].eff, t[i].tp_unmodelled ? "false" : "true");
+		print_num(fp, "peak_tflops", t[i].peak_tflops, 6);
+		print_num(fp, "gemm_efficiency", t[i].eff, 4);
+		fprintf(fp, ", \"tp_comm_modelled\": %s", t[i].tp_unmodelled ? "false" : "true");
 		if (s->method == GS_INFER) {
-			fprintf(fp, ", \"prefill_s\": %.6g, \"decode_step_s\": %.6g, \"decode_tokens_per_s_seq\": %.6g, "
-			        "\"decode_tokens_per_s_total\": %.6g, \"generate_s\": %.6g",
-			        t[i].prefill_s, t[i].decode_step_s, t[i].decode_tok_s_seq, t[i].decode_tok_s_total,
-			        t[i].generate_s);
+			print_num(fp, "prefill_s", t[i].prefill_s, 6);
+			print_num(fp, "decode_step_s", t[i].decode_step_s, 6);
+			print_num(fp, "decode_tokens_per_s_seq", t[i].decode_tok_s_seq, 6);
+			print_num(fp, "decode_tokens_per_s_total", t[i].decode_tok_s_total, 6);
+			print_num(fp, "generate_s", t[i].generate_s, 6);
 			print_num_or_null(fp, "usd_per_million_tokens", t[i].usd_per_mtok, priced);
 		} else {
-			fprintf(fp, ", \"step_s\": %.6g, \"compute_s\": %.6g, \"comm_s\": %.6g, \"optimizer_s\": %.6g, "
-			        "\"tokens_per_step\": %.6g, \"tokens_per_s_per_gpu\": %.6g, \"tokens_per_s_total\": %.6g, "
-			        "\"mfu\": %.4g, \"budget_s\": %.6g, \"gpu_hours\": %.6g",
-			        t[i].step_s, t[i].compute_s, t[i].comm_s, t[i].optim_s, t[i].tokens_step, t[i].tok_s_gpu,
-			        t[i].tok_s_total, t[i].mfu, t[i].budget_s, t[i].gpu_hours);
+			print_num(fp, "step_s", t[i].step_s, 6);
+			print_num(fp, "compute_s", t[i].compute_s, 6);
+			print_num(fp, "comm_s", t[i].comm_s, 6);
+			print_num(fp, "optimizer_s", t[i].optim_s, 6);
+			print_num(fp, "tokens_per_step", t[i].tokens_step, 6);
+			print_num(fp, "tokens_per_s_per_gpu", t[i].tok_s_gpu, 6);
+			print_num(fp, "tokens_per_s_total", t[i].tok_s_total, 6);
+			print_num(fp, "mfu", t[i].mfu, 4);
+			print_num(fp, "budget_s", t[i].budget_s, 6);
+			print_num(fp, "gpu_hours", t[i].gpu_hours, 6);
 			print_num_or_null(fp, "cost_usd", t[i].cost_usd, priced && to->tokens_budget > 0);
 		}
 		fputc('}', fp);

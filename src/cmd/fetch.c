@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "numfmt.h"
 #include "err.h"
 #include "hub.h"
 #include "modelid.h"
@@ -167,11 +168,8 @@ int cmd_fetch(int argc, char **argv)
 			break;
 		}
 		case OPT_JOBS: {
-			char *end;
-			long j;
-			errno = 0;
-			j = strtol(val, &end, 10);
-			if (errno || *end || j < 1 || j > 256) {
+			int64_t j = 0;
+			if (!gs_parse_i64(val, SIZE_MAX, &j) || j < 1 || j > 256) {
 				gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number from 1 to 256", &e);
 				k = -1;
 			}

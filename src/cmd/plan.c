@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "numfmt.h"
 #include "cmd.h"
 #include "plan_view.h"
 #include "gpu_file.h"
@@ -304,6 +305,13 @@ static void json_fit(FILE *fp, const char *key, const gs_plan_fit *f)
 	fputc('}', fp);
 }
 
+/* ",\"key\":v" (null when not finite, jw.h). */
+static void jkey_num(FILE *fp, const char *key, double v, int digits)
+{
+	fprintf(fp, ",\"%s\":", key);
+	gs_json_num(fp, v, digits);
+}
+
 /* The "time" member of a class: the time model at its fewest count. */
 static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const gs_time_opts *to)
 {
@@ -315,27 +323,25 @@ static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const g
 		fputs("null", fp);
 		return;
 	}
-	if (priced)
-		fprintf(fp, "{\"price_usd_per_hour\":%.6g", c->g->price_usd_hour);
-	else
-		fputs("{\"price_usd_per_hour\":null", fp);
+	fputs("{\"price_usd_per_hour\":", fp);
+	gs_json_num(fp, priced ? c->g->price_usd_hour : NAN, 6);
 	fprintf(fp, ",\"tp_comm_modelled\":%s", t->tp_unmodelled ? "false" : "true");
 	if (s->method == GS_INFER) {
-		fprintf(fp, ",\"prefill_s\":%.6g,\"decode_step_s\":%.6g,\"decode_tokens_per_s_seq\":%.6g,"
-		        "\"decode_tokens_per_s_total\":%.6g", t->prefill_s, t->decode_step_s, t->decode_tok_s_seq,
-		        t->decode_tok_s_total);
-		if (priced)
-			fprintf(fp, ",\"usd_per_million_tokens\":%.6g}", t->usd_per_mtok);
-		else
-			fputs(",\"usd_per_million_tokens\":null}", fp);
+		jkey_num(fp, "prefill_s", t->prefill_s, 6);
+		jkey_num(fp, "decode_step_s", t->decode_step_s, 6);
+		jkey_num(fp, "decode_tokens_per_s_seq", t->decode_tok_s_seq, 6);
+		jkey_num(fp, "decode_tokens_per_s_total", t->decode_tok_s_total, 6);
+		jkey_num(fp, "usd_per_million_tokens", priced ? t->usd_per_mtok : NAN, 6);
+		fputc('}', fp);
 		return;
 	}
-	fprintf(fp, ",\"step_s\":%.6g,\"tokens_per_s_total\":%.6g,\"mfu\":%.4g,\"budget_s\":%.6g,\"gpu_hours\":%.6g",
-	        t->step_s, t->tok_s_total, t->mfu, t->budget_s, t->gpu_hours);
-	if (priced && to->tokens_budget > 0)
-		fprintf(fp, ",\"cost_usd\":%.6g}", t->cost_usd);
-	else
-		fputs(",\"cost_usd\":null}", fp);
+	jkey_num(fp, "step_s", t->step_s, 6);
+	jkey_num(fp, "tokens_per_s_total", t->tok_s_total, 6);
+	jkey_num(fp, "mfu", t->mfu, 4);
+	jkey_num(fp, "budget_s", t->budget_s, 6);
+	jkey_num(fp, "gpu_hours", t->gpu_hours, 6);
+	jkey_num(fp, "cost_usd", priced && to->tokens_budget > 0 ? t->cost_usd : NAN, 6);
+	fputc('}', fp);
 }
 
 static void print_json(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,
@@ -353,8 +359,9 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 		fputs("null", fp);
 	else
 		gs_json_str(fp, rank_name(rank));
-	fprintf(fp, ",\"runtime\":\"%s\",\"train_runtime\":\"%s\",\"tokens_budget\":%.17g",
-	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
+	fprintf(fp, ",\"runtime\":\"%s\",\"train_runtime\":\"%s\"", gs_runtime_name(to->runtime),
+	        gs_train_runtime_name(to->train_runtime));
+	jkey_num(fp, "tokens_budget", to->tokens_budget, 17);
 	fprintf(fp, ",\"max_gpus\":%" PRId64 ",\"classes\":[", max_gpus);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n {\"gpu\":" : "\n {\"gpu\":", fp);
@@ -436,9 +443,8 @@ int cmd_plan(int argc, char **argv)
 			}
 			break;
 		case OPT_MAX_GPUS: {
-			char *end = NULL;
-			long long x = strtoll(val, &end, 10);
-			if (*val == '\0' || *end != '\0' || x < 1 || x > 1024) {
+			int64_t x = 0;
+			if (!gs_parse_i64(val, SIZE_MAX, &x) || x < 1 || x > 1024) {
 				gs_opt_bad_value(&gs_cmd_plan, o, val, "a count from 1 to 1024", &e);
 				goto fail;
 			}

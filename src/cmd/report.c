@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "numfmt.h"
 #include "config.h"
 #include "err.h"
 #include "gpu_file.h"
@@ -574,14 +575,13 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 		case OPT_MEASUREMENTS: a->measurements = val; break;
 		case OPT_FORMAT: a->format = val; break;
 		case OPT_MAX_ROWS: {
-			char *end;
-			errno = 0;
-			R->max_rows = strtoull(val, &end, 10);
-			if (errno || end == val || *end != '\0' || val[0] == '-' || R->max_rows == 0) {
+			int64_t x = 0;
+			if (!gs_parse_i64(val, SIZE_MAX, &x) || x < 1) {
 				gs_fail(e, GS_EUSAGE, "--max-rows: \"%s\": expected a whole number of rows, 1 or more",
 				        val);
 				return -1;
 			}
+			R->max_rows = (uint64_t)x;
 			break;
 		}
 		case OPT_OVERRIDE:

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "numfmt.h"
 #include "cmd.h"
 #include "engine.h"
 #include "err.h"
@@ -125,16 +126,13 @@ const gs_opt_cmd gs_cmd_verify = {
 static gs_err parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
                         gs_error *e)
 {
-	char *end;
-	long long x;
+	int64_t x;
 
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || end == v || *end != '\0')
+	if (!gs_parse_i64(v, SIZE_MAX, &x))
 		return gs_fail(e, GS_EUSAGE, "verify: --%s: '%s' is not an integer", flag, v);
 	if (x < lo || x > hi)
-		return gs_fail(e, GS_EUSAGE, "verify: --%s: %lld is out of range [%lld, %lld]", flag, x,
-		               (long long)lo, (long long)hi);
+		return gs_fail(e, GS_EUSAGE, "verify: --%s: %lld is out of range [%lld, %lld]", flag,
+		               (long long)x, (long long)lo, (long long)hi);
 	*out = x;
 	return GS_OK;
 }

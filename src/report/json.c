@@ -33,10 +33,7 @@ static void jstr_or_null(FILE *fp, const char *s)
 
 static void jnum(FILE *fp, double d)
 {
-	char buf[64];
-
-	snprintf(buf, sizeof buf, "%.10g", d);
-	fputs(buf, fp);
+	gs_json_num(fp, d, 10);
 }
 
 void gs_json_doc_begin(FILE *fp, const gs_report_meta *m)
@@ -197,11 +194,15 @@ static void j_time(FILE *fp, const gs_report_meta *m, const gs_row *r)
 		double step, tokens;
 		if (!gs_row_step(m, r, &m->gpus[i], true, &step, &tokens))
 			continue;
-		if (!any)
-			fprintf(fp, ",\"time\":{\"tokens_per_step\":%.17g,\"gpu_step_s\":{", tokens);
+		if (!any) {
+			fputs(",\"time\":{\"tokens_per_step\":", fp);
+			gs_json_num(fp, tokens, 17);
+			fputs(",\"gpu_step_s\":{", fp);
+		}
 		fputs(any ? "," : "", fp);
 		jstr(fp, m->gpus[i].id);
-		fprintf(fp, ":%.4g", step);
+		fputc(':', fp);
+		gs_json_num(fp, step, 4);
 		any = true;
 	}
 	fputs(any ? "}}" : ",\"time\":null", fp);

@@ -818,6 +818,7 @@ typedef struct rctx {
 	size_t start;     /* out->len when the render began */
 	size_t includes;  /* include tags rendered so far */
 	unsigned ticks;   /* nodes rendered, for the stop hook's polling */
+	uint64_t steps;   /* nodes rendered and loop iterations run (GS_TMPL_MAX_STEPS) */
 	incl chain[GS_TMPL_MAX_DEPTH + 1];
 	int nchain;
 } rctx;
@@ -847,6 +848,18 @@ static void chain_text(const rctx *r, char *buf, size_t n)
 		snprintf(buf + at, n - at, ")");
 }
 
+/* The step budget spent at line of t (nested loops multiply: 40 of them
+ * over two items are 2^40 iterations, with or without output). */
+static gs_err too_many_steps(rctx *r, const tmpl *t, int line)
+{
+	char via[480];
+
+	chain_text(r, via, sizeof via);
+	return gs_fail(r->e, GS_ETEMPLATE, "%s:%d: more than %llu steps (tags rendered and loop "
+	               "iterations) in one page: nested loops that never end in practice%s", t->file, line,
+	               (unsigned long long)GS_TMPL_MAX_STEPS, via);
+}
+
 /* A limit or the stop hook, checked before node nd of t is rendered. */
 static gs_err render_limits(rctx *r, const tmpl *t, const node *nd)
 {
@@ -861,6 +874,8 @@ static gs_err render_limits(rctx *r, const tmpl *t, const node *nd)
 		return gs_fail(r->e, GS_ETEMPLATE, "%s:%d: output larger than %zu bytes%s", t->file,
 		               nd->line, GS_TMPL_MAX_OUTPUT, via);
 	}
+	if (++r->steps > GS_TMPL_MAX_STEPS)
+		return too_many_steps(r, t, nd->line);
 	if (nd->kind == N_INCLUDE && ++r->includes > GS_TMPL_MAX_INCLUDES) {
 		chain_text(r, via, sizeof via);
 		return gs_fail(r->e, GS_ETEMPLATE,
@@ -959,6 +974,14 @@ static gs_err render_for(rctx *r, const tmpl *t, const node *nd, const frame *f,
 	fr.loop = loop;
 	fr.up = f;
 	for (i = 0; i < list->n && !err; i++) {
+		if (++r->steps > GS_TMPL_MAX_STEPS) {
+			err = too_many_steps(r, t, nd->line);
+			break;
+		}
+		if ((++r->ticks & 255u) == 0 && g_stopped != NULL && g_stopped()) {
+			err = gs_fail(r->e, GS_ETEMPLATE, "%s:%d: rendering stopped", t->file, nd->line);
+			break;
+		}
 		idx->num = (double)(i + 1);
 		first->b = i == 0;
 		last->b = i + 1 == list->n;
