@@ -319,6 +319,18 @@ def item4(tmp):
     rc, so, se = verify(tmp, out2)
     check(rc == 4 and "symbolic link" in se and os.listdir(elsewhere) == [],
           "item4.verify_dir_link_refused", show(rc, so, se))
+    # a page in the way costs nothing measured: the record is stored, exit 4
+    mine = os.path.join(out, "verify", pages[0])
+    with open(mine, "w") as f:
+        f.write("my own notes\n")
+    store = os.path.join(tmp, "i4", "store.jsonl")
+    rc, so, se = gs(tmp, ["verify", "Qwen/Qwen2.5-0.5B", "--offline", "--models-dir", MODELS, "--method", "lora",
+                          "--seq", "512", "--harness", STANDIN, "--store", store, "--store-standin", "--out", out],
+                    GPUSIZER_FAKE_GPU=FAKE_GPU)
+    stored = open(store).read().count("\n") if os.path.exists(store) else 0
+    check(rc == 4 and "in the way" in se and stored == 1 and open(mine).read() == "my own notes\n",
+          "item4.page_in_the_way_keeps_measurement", "exit %s, %d record(s) stored; %s" % (rc, stored, se.strip()[-200:]))
+    os.unlink(mine)
     # a rerun of the same row replaces its own files, keeps another row's
     other = os.path.join(out, "verify", "another-row.md")
     with open(other, "w") as f:
@@ -577,7 +589,7 @@ def item13_template(tmp):
         f.write(body + "\n")
     sp = spec(tmp, "i13", models=(CFG_A, CFG_B), formats=("md",))
     t0 = time.monotonic()
-    rc, so, se = report(tmp, sp, timeout=60 + SLACK, GPUSIZER_TEMPLATES=t)
+    rc, so, se = report(tmp, sp, timeout=120 + SLACK, GPUSIZER_TEMPLATES=t)
     check(rc == 3 and "index.md.tmpl:1" in se and "steps" in se, "item13.nested_loops_stop",
           "%s in %.1f s" % (show(rc, so, se), time.monotonic() - t0))
 

@@ -906,7 +906,8 @@ static gs_err store_record(const vopts *o, const gs_measured *m, bool real, char
 
 /* ------------------------------------------------------------ stdout */
 
-/* verify --json: the comparison, the verdict and where the record went. */
+/* verify --json: the comparison, the verdict and where the record went
+ * (out_dir NULL: the page was not written, "report" is null). */
 static void print_json_summary(const gs_measured *m, const gs_verify *v, const char *out_dir,
                                const char *store_text)
 {
@@ -939,8 +940,12 @@ static void print_json_summary(const gs_measured *m, const gs_verify *v, const c
 		cJSON_AddItemToArray(arr, x);
 	}
 	cJSON_AddStringToObject(d, "result", v->text);
-	snprintf(path, sizeof path, "%s/verify/%s.md", out_dir, m->row);
-	cJSON_AddStringToObject(d, "report", path);
+	if (out_dir != NULL) {
+		snprintf(path, sizeof path, "%s/verify/%s.md", out_dir, m->row);
+		cJSON_AddStringToObject(d, "report", path);
+	} else {
+		cJSON_AddNullToObject(d, "report"); /* not written: the error follows */
+	}
 	cJSON_AddBoolToObject(d, "stored", store_text[0] != '\0');
 	txt = cJSON_PrintUnformatted(d);
 	if (txt != NULL)
@@ -967,7 +972,10 @@ static void print_summary(const char *row, const gs_verify *v, const char *out_d
 			printf("  %-9s predicted %8s GiB  measured %s\n", l->name, a, b);
 	}
 	printf("  result: %s\n", v->text);
-	printf("  report: %s/verify/%s.md\n%s", out_dir, row, store_text);
+	if (out_dir != NULL)
+		printf("  report: %s/verify/%s.md\n%s", out_dir, row, store_text);
+	else
+		printf("  report: not written (the reason follows)\n%s", store_text);
 }
 
 /* ------------------------------------------------------------ main */
@@ -1044,8 +1052,8 @@ int cmd_verify(int argc, char **argv)
 	gs_tmpl_env *env = NULL;
 	char harness[4096], store_text[300] = "";
 	bool help = false, real;
-	gs_error e = {0};
-	gs_err rc;
+	gs_error e = {0}, pe = {0};
+	gs_err rc, prc;
 
 	if ((rc = parse_options(argc, argv, &o, &help, &e)) != GS_OK || help) {
 		if (help)
@@ -1076,16 +1084,24 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	compare(&o, &p, &g, &h, &v);
 	record_fill(&rec, &o, &p, &g, harness, &h, &v, argc, argv);
-	if ((rc = write_reports(&o, &rec, &v, &h, env, &e)) != GS_OK)
-		goto out;
+	/* The pages first; a page that cannot be written (a file in the way,
+	 * a full disk) does not cost the measurement: the record is stored
+	 * all the same, and the page's error decides the exit status after. */
+	prc = write_reports(&o, &rec, &v, &h, env, &pe);
 	real = h.tag != NULL && !strcmp(h.tag, GS_HARNESS_TAG) && !g.fake;
 	/* A store that fails now still gets the comparison printed; its error
 	 * (the record was not kept) decides the exit status. */
 	rc = store_record(&o, &rec, real, store_text, sizeof store_text, &e);
 	if (o.json)
-		print_json_summary(&rec, &v, o.out_dir, store_text);
+		print_json_summary(&rec, &v, prc == GS_OK ? o.out_dir : NULL, store_text);
 	else
-		print_summary(p.row, &v, o.out_dir, store_text);
+		print_summary(p.row, &v, prc == GS_OK ? o.out_dir : NULL, store_text);
+	if (prc != GS_OK && rc == GS_OK) {
+		rc = prc;
+		e = pe;
+	} else if (prc != GS_OK) {
+		gs_report_error(&pe); /* and the store's below */
+	}
 	if (rc == GS_OK && !v.within)
 		rc = gs_fail(&e, GS_ETOLERANCE, "verify: %s: %s", p.row, v.text);
 

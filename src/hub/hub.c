@@ -1542,10 +1542,13 @@ static void remove_orphans(const hub_model *m)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		char path[4400];
+		struct stat st;
 		if (strncmp(de->d_name, "config.json.tmp.", 16) != 0 &&
 		    strncmp(de->d_name, "meta.json.tmp.", 14) != 0)
 			continue;
-		if (snprintf(path, sizeof path, "%s/%s", m->dir, de->d_name) < (int)sizeof path)
+		/* a regular file of this user's only (never another's, never a link's target) */
+		if (snprintf(path, sizeof path, "%s/%s", m->dir, de->d_name) < (int)sizeof path &&
+		    lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
 			unlink(path);
 	}
 	closedir(d);

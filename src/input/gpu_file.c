@@ -21,7 +21,7 @@
 /* GS_GPU_TFLOPS_MAX and GS_GPU_GBS_MAX (constants.h) as messages say them. */
 #define TFLOPS_MAX_TEXT "1,000,000"
 #define GBS_MAX_TEXT "1,000,000"
-_Static_assert(GS_GPU_TFLOPS_MAX == 1e6 && GS_GPU_GBS_MAX == 1e6, "update TFLOPS_MAX_TEXT and GBS_MAX_TEXT");
+_Static_assert((long long)GS_GPU_TFLOPS_MAX == 1000000 && (long long)GS_GPU_GBS_MAX == 1000000, "update TFLOPS_MAX_TEXT and GBS_MAX_TEXT");
 
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
