@@ -64,6 +64,22 @@ $(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(call layer_inc,$*) $(PKG_CFLAGS) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The test build, $(BUILD)/test/gpusizer: the modules that hold fault points
+# (gs_fault, src/base/fault.h) compiled again with -DGS_TESTING, linked with
+# the other objects as they are. The fault tests run it (GPUSIZER_TESTING);
+# every other test, make install and ./gpusizer use $(BUILD)/gpusizer, in
+# which each gs_fault is the constant 0.
+FAULT_SRC := $(shell grep -l 'gs_fault' $(SRC) 2>/dev/null)
+FAULT_OBJ := $(FAULT_SRC:src/%.c=$(BUILD)/test/%.o)
+TEST_EXE := $(BUILD)/test/gpusizer
+
+$(BUILD)/test/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -DGS_TESTING $(call layer_inc,$*) $(PKG_CFLAGS) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(TEST_EXE): $(filter-out $(FAULT_SRC:src/%.c=$(BUILD)/%.o),$(OBJ)) $(FAULT_OBJ)
+	$(Q)$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # Unit tests: tests/unit/test_NAME.c -> $(BUILD)/tests/test_NAME, each
 # linked with only the modules it tests and what they call. test_NAME_OBJ
 # lists those modules by path under src/ (core/engine for src/core/engine.c);
@@ -115,7 +131,7 @@ test_models_OBJ = core/arch core/err core/redact base/fileio base/paths base/utf
 WRITERS = base/buf base/fileio base/jw base/paths base/utf8 base/util report/csv report/html report/json \
   report/md report/mdesc report/plan_view report/report report/svg report/template report/timefields \
   report/writers report/xlsx verify/measured
-test_report_driver_OBJ = $(CORE) $(WRITERS) input/jsoncheck report/outdir report/spec report/sweep
+test_report_driver_OBJ = $(CORE) $(WRITERS) base/sha256 input/jsoncheck report/outdir report/spec report/sweep
 test_report_md_OBJ = $(CORE) $(WRITERS)
 test_report_xlsx_OBJ = $(CORE) base/fileio base/jw base/utf8 base/util report/plan_view report/report report/timefields report/xlsx \
   verify/measured
@@ -124,6 +140,7 @@ test_rows_OBJ = $(CORE) $(WRITERS) report/sweep
 # and the verdict rule, by who made it (the evaluation or a writer).
 test_rows_LDFLAGS = -Wl,--wrap=gs_time_row,--wrap=gs_time_estimate,--wrap=gs_plan_try,--wrap=gs_plan_count \
   -Wl,--wrap=gs_plan_max,--wrap=gs_estimate_run,--wrap=gs_verdict_of
+test_sha256_OBJ = base/sha256
 test_safetensors_OBJ = core/err core/redact input/safetensors
 test_template_OBJ = base/buf base/fileio base/utf8 base/util core/err core/redact report/mdesc report/template
 test_utf8_OBJ = base/utf8
@@ -233,8 +250,9 @@ check-core:
 # The README's test command: installs what is missing, builds, runs every test.
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-core
-	$(Q)$(MAKE) --no-print-directory $(BUILD)/gpusizer units
-	$(Q)GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer UNIT_DIR=$(CURDIR)/$(BUILD)/tests sh tests/run.sh
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/gpusizer $(TEST_EXE) units
+	$(Q)GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer GPUSIZER_TESTING=$(CURDIR)/$(TEST_EXE) \
+	  UNIT_DIR=$(CURDIR)/$(BUILD)/tests sh tests/run.sh
 test: check
 
 # The README's main job: the committed default spec into out/, no network.
@@ -249,9 +267,9 @@ sanitize: deps
 
 valgrind: deps
 	$(Q)sh tools/deps.sh valgrind
-	$(Q)$(MAKE) --no-print-directory $(BUILD)/gpusizer units
-	$(Q)GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer UNIT_DIR=$(CURDIR)/$(BUILD)/tests \
-	  GS_WRAP="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/gpusizer $(TEST_EXE) units
+	$(Q)GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer GPUSIZER_TESTING=$(CURDIR)/$(TEST_EXE) \
+	  UNIT_DIR=$(CURDIR)/$(BUILD)/tests GS_WRAP="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 	  sh tests/run.sh
 
 accuracy: gpusizer
@@ -318,7 +336,7 @@ uninstall:
 	if [ -d "$$d$$s" ]; then find "$$d$$s" -depth -type d -empty -delete; fi; \
 	echo "removed $$n files from $$d$(PREFIX)"
 
--include $(OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(FAULT_OBJ:.o=.d)
 # Targets contributed per area (fuzz, bench, ...).
 -include $(wildcard mk/*.mk)
 $(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))

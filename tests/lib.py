@@ -7,6 +7,9 @@ TOP = os.environ.get("GS_TOP") or os.path.dirname(os.path.dirname(os.path.abspat
 WRAP = os.environ.get("GS_WRAP", "").split()  # e.g. valgrind: prefixes every gpusizer run
 EXE = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
 GS = WRAP + [EXE]
+# The test build (make check builds it: build/test/gpusizer), the one with
+# fault points (src/base/fault.h, GPUSIZER_FAULT); the fault tests run it.
+FAULT_EXE = os.environ.get("GPUSIZER_TESTING", os.path.join(TOP, "build", "test", "gpusizer"))
 
 
 class Checks:

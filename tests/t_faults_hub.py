@@ -5,7 +5,7 @@ items 7, 8, 10, 11, 14 and the unclear errors), against the mock Hub
 faults_hub.<item>.<what>:
 
   item7   a SIGKILL between the renames of config.json and meta.json
-          (GPUSIZER_TEST_STOP_AT=fetch-config-renamed) leaves a pair that no
+          (the test build's GPUSIZER_FAULT=fetch-config-renamed=kill) leaves a pair that no
           reader trusts, and the next fetch repairs it and removes the orphan
           temporary; concurrent fetches of two revisions keep each labelled
           right; an entry another run is updating is locked (exit 15).
@@ -33,7 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import mock_hub as mh  # noqa: E402
-from lib import EXE, WRAP, Checks  # noqa: E402
+from lib import FAULT_EXE as EXE, WRAP, Checks  # noqa: E402
 
 _check = Checks("faults_hub.")
 SLACK = 15 if WRAP else 0
@@ -118,7 +118,7 @@ check("item7.kill.setup", rc == 0, "rc %d %s" % (rc, err))
 sha_a = K.sha
 K.sha = "a" * 40
 move_on(K, cfg(96))
-rc, out, err, _ = fetch(["mock/kill"], GPUSIZER_TEST_STOP_AT="fetch-config-renamed")
+rc, out, err, _ = fetch(["mock/kill"], GPUSIZER_FAULT="fetch-config-renamed=kill")
 now = files("mock--kill") or {}
 check("item7.kill.killed_between_renames", rc == -9 and now.get("config.json") == K.files["config.json"]
       and json.loads(now.get("meta.json", b"{}")).get("sha") == sha_a,

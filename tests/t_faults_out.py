@@ -2,8 +2,9 @@
 """Fault injection on `gpusizer report`'s output transaction (issue 16):
 parallel runs into one out/ (a lock), a manifest of our files (a user's own
 files never removed), an install that commits or rolls back as a whole
-(GPUSIZER_TEST_STOP_AT_RENAME=k: SIGKILL before the k-th rename, for every
-k; GPUSIZER_TEST_FAIL_AT_RENAME=k: that rename fails), lock-based sweeps of
+(the test build's fault point GPUSIZER_FAULT=outdir-rename=kill@k: SIGKILL
+before the k-th rename, for every k; outdir-rename=fail@k: that rename
+fails), lock-based sweeps of
 killed runs' staging directories, symbolic links, a row limit, a staging
 directory on out/'s file system (a tmpfs mount point when root can mount),
 a killed --check, a sweep of no rows, and truthful errors. Small specs of
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from lib import EXE, TOP, WRAP, Checks, clean_env
+from lib import FAULT_EXE as EXE, TOP, WRAP, Checks, clean_env
 
 TIMEOUT = 900 if WRAP else 120
 check = Checks("faults_out.", why_on_pass=True)
@@ -138,10 +139,14 @@ def t_manifest(tmp, s12, s1):
     out = os.path.join(tmp, "man")
     shutil.copytree(REF["ref12"], out)
     ref12 = SNAP["ref12"]
-    lines = [l for l in open(os.path.join(out, MANIFEST)).read().splitlines() if not l.startswith("#")]
+    rows = [l.split("  ", 1) for l in open(os.path.join(out, MANIFEST)).read().splitlines()
+            if not l.startswith("#")]
+    lines = [r[-1] for r in rows]
     files = sorted(k for k in tree(out) if k != MANIFEST)
-    check(lines == sorted(lines) and lines == files, "item3.manifest_lists_every_file_sorted",
-          "%d files listed" % len(lines) if lines == files else "manifest %s vs files %s" % (lines[:5], files[:5]))
+    hashes_ok = all(len(r) == 2 and r[0] == ref12.get(r[1]) for r in rows)
+    check(lines == sorted(lines) and lines == files and hashes_ok, "item3.manifest_lists_every_file_sorted",
+          "%d files listed, each with the SHA-256 of its bytes" % len(lines) if lines == files and hashes_ok
+          else "manifest %s vs files %s" % (rows[:3], files[:5]))
     # the user's own files beside ours
     mine = {"models/notes.md": "# my notes\n", "models/diagram.svg": "<svg/>\n",
             "html/mine.html": "<p>mine</p>\n", "html/models/extra.html": "<p>mine too</p>\n",
@@ -178,7 +183,7 @@ def t_manifest(tmp, s12, s1):
 
 def t_legacy(tmp, s12, s1):
     """Output of an older gpusizer: no manifest; only our generated pages and
-    their charts count as ours."""
+    their charts count as ours (the rest in the way takes --force)."""
     out = os.path.join(tmp, "legacy")
     shutil.copytree(REF["ref12"], out)
     ref12 = SNAP["ref12"]
@@ -189,7 +194,13 @@ def t_legacy(tmp, s12, s1):
     for rel, body in mine.items():
         with open(os.path.join(out, rel), "w") as f:
             f.write(body)
+    before = tree(out)
     p = report(tmp, s1, out)
+    # no manifest says sizing.json and the workbook are ours: in the way
+    check(p.returncode == 4 and "--force" in p.stderr and "in the way" in p.stderr and tree(out) == before,
+          "item3.first_run_without_manifest_stops_at_files_it_cannot_prove_ours",
+          "exit %d: %s" % (p.returncode, p.stderr.strip()[-250:]))
+    p = report(tmp, s1, out, "--force")
     left = tree(out)
     b_files = [k for k in ref12 if "olmo-1b-shaped" in k]
     why = [("removed the user's %s" % r) for r in mine if r not in left]
@@ -208,7 +219,7 @@ def t_every_rename(tmp, s_old, s_new):
         out = os.path.join(tmp, "rn")
         shutil.rmtree(out, ignore_errors=True)
         shutil.copytree(old_dir, out, symlinks=True)
-        p = report(tmp, s_new, out, env={"GPUSIZER_TEST_STOP_AT_RENAME": str(k)})
+        p = report(tmp, s_new, out, env={"GPUSIZER_FAULT": "outdir-rename=kill@%d" % k})
         if p.returncode == 0:
             if tree(out) != ref_new or own_left(out):
                 bad.append("k=%d: completed but out/ is not the new output" % k)
@@ -249,7 +260,7 @@ def t_every_rename(tmp, s_old, s_new):
         out = os.path.join(tmp, "rf")
         shutil.rmtree(out, ignore_errors=True)
         shutil.copytree(old_dir, out, symlinks=True)
-        p = report(tmp, s_new, out, env={"GPUSIZER_TEST_FAIL_AT_RENAME": str(j)})
+        p = report(tmp, s_new, out, env={"GPUSIZER_FAULT": "outdir-rename=fail@%d" % j})
         if p.returncode != 4 or "gpusizer: " not in p.stderr:
             bad.append("j=%d: exit %d %s" % (j, p.returncode, p.stderr[-150:]))
         elif tree(out) != ref_old or own_left(out):
@@ -299,6 +310,9 @@ def t_blocked(tmp, s_new):
 
 
 def t_sweep_locks(tmp, s1):
+    """Killed runs' staging directories in out/.gpusizer are rolled back
+    and removed once no live run holds their lock; $TMPDIR is never swept
+    (issue 34: a --check's directory there is its own, by mkdtemp)."""
     out = os.path.join(tmp, "sw")
     shutil.copytree(REF["ref1"], out)
     tdir = os.path.join(tmp, "tmpdir-sw")
@@ -322,15 +336,18 @@ def t_sweep_locks(tmp, s1):
     try:
         p = report(tmp, s1, out, env={"TMPDIR": tdir})
         alive = all(os.path.exists(os.path.join(d, "new", "index.md")) for d in (live_run, live_check, legacy))
-        gone = not os.path.exists(dead_run) and not os.path.exists(dead_check)
+        gone = not os.path.exists(dead_run)
     finally:
         for fd in fds:
             os.close(fd)
     check(p.returncode == 0 and alive and gone, "item5.sweep_keeps_locked_staging_dirs",
-          "exit %d; live dirs kept: %s; unlocked dirs removed: %s %s" % (p.returncode, alive, gone, p.stderr[-150:]))
-    p = report(tmp, s1, out, env={"TMPDIR": tdir})
-    check(p.returncode == 0 and not os.path.exists(live_run) and not os.path.exists(live_check),
-          "item5.sweep_removes_them_once_unlocked", "exit %d; left %s %s" % (p.returncode, own_left(out), os.listdir(tdir)))
+          "exit %d; live dirs kept: %s; unlocked run dir removed: %s %s" % (p.returncode, alive, gone, p.stderr[-150:]))
+    p = report(tmp, s1, out, "--check", env={"TMPDIR": tdir})
+    tmp_left = sorted(os.listdir(tdir))
+    check(p.returncode == 0 and not os.path.exists(live_run) and tmp_left == ["gpusizer-check.dead02",
+                                                                              "gpusizer-check.live02"],
+          "item5.sweep_removes_run_dirs_once_unlocked_never_tmpdir_entries",
+          "exit %d; left %s; $TMPDIR %s" % (p.returncode, own_left(out), tmp_left))
     shutil.rmtree(legacy, ignore_errors=True)
 
 
@@ -434,22 +451,24 @@ def t_killed_check(tmp):
             if n.startswith("gpusizer-check.") and os.path.isdir(d) and os.listdir(d):
                 seen = True
         time.sleep(0.01)
-    p.kill()
+    p.send_signal(signal.SIGTERM)
     p.wait()
-    left = os.listdir(tdir)
+    # (a killed valgrind leaves its own vgdb pipes in $TMPDIR: not ours)
+    left = [n for n in os.listdir(tdir) if not n.startswith("vgdb-pipe")]
     spec = write_spec(tmp, "kc", ["A"], formats=("json",))
+    os.makedirs(os.path.join(tdir, "gpusizer-check.notours", "new"))
     q = report(tmp, spec, os.path.join(tmp, "kc-next"), env={"TMPDIR": tdir})
-    # (a SIGKILLed valgrind leaves its own vgdb pipes in $TMPDIR: not ours)
     after = [n for n in os.listdir(tdir) if not n.startswith("vgdb-pipe")]
-    check(seen and left and q.returncode == 0 and after == [],
-          "item14.killed_check_leaves_nothing_after_next_run",
-          "staging seen %s; left by the kill %s; after the next run %s" % (seen, left, after))
+    check(seen and left == [] and p.returncode == -signal.SIGTERM and q.returncode == 0 and
+          after == ["gpusizer-check.notours"],
+          "item14.stopped_check_removes_its_own_staging_and_nothing_else",
+          "staging seen %s; exit %s; left by the stop %s; after the next run %s" % (seen, p.returncode, left, after))
 
 
 def t_mount(tmp, s1):
     out = os.path.join(tmp, "mnt")
     os.makedirs(out)
-    p = report(tmp, s1, out, env={"GPUSIZER_TEST_STOP_AT_RENAME": "1"})
+    p = report(tmp, s1, out, env={"GPUSIZER_FAULT": "outdir-rename=kill@1"})
     runs = [os.path.join(out, OWN, n) for n in own_left(out)]
     same = runs and all(os.stat(r).st_dev == os.stat(out).st_dev for r in runs)
     check(p.returncode == -signal.SIGKILL and same, "item15.staging_inside_out_same_filesystem",

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "fileio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -142,7 +143,9 @@ gs_err gs_atomic_open(gs_atomic *w, const char *path, gs_error *e)
 	fd = mkstemp(w->tmp);
 	if (fd < 0)
 		return gs_fail(e, GS_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
-	fchmod(fd, 0644);
+	/* mkstemp makes 0600: a replaced file keeps its mode (a store kept
+	 * private stays private), a new one gets what open(2) would give */
+	fchmod(fd, stat(w->path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : gs_new_file_mode());
 	track(w->tmp, true);
 	w->fp = fdopen(fd, "wb");
 	if (w->fp == NULL) {
@@ -327,7 +330,7 @@ gs_err gs_mkdirs(const char *path, gs_error *e)
 		if (buf[i] == '/' || buf[i] == '\0') {
 			char c = buf[i];
 			buf[i] = '\0';
-			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
 				return gs_fail(e, GS_EIO, "%s: cannot create directory: %s", buf, strerror(errno));
 			buf[i] = c;
 		}
@@ -372,7 +375,7 @@ gs_err gs_lock_acquire(gs_lock *l, const char *path, double wait_s, gs_error *e)
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		l->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	else
-		l->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		l->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (l->fd < 0)
 		return gs_fail(e, GS_EIO, "%s: cannot open lock: %s", path, strerror(errno));
 	for (;;) {
@@ -469,4 +472,88 @@ gs_err gs_read_file_gz(const char *path, size_t max, char **out, size_t *len, gs
 	if (len)
 		*len = n;
 	return GS_OK;
+}
+
+mode_t gs_new_file_mode(void)
+{
+	static mode_t mode;
+	static bool known;
+
+	if (!known) {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+		known = true;
+	}
+	return mode;
+}
+
+/* Deeper trees are left: gpusizer's own are a few levels deep. */
+#define RM_DEPTH_MAX 64
+
+/* name in the directory dfd, and what is under it (rm_tree's steps). */
+static bool rm_at(int dfd, const char *name, dev_t dev, uid_t uid, int depth)
+{
+	struct stat st, opened;
+	bool all = true;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT;
+	if (st.st_uid != uid || st.st_dev != dev)
+		return false; /* another user's, or another file system's: left */
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) == 0 || errno == ENOENT;
+	if (depth >= RM_DEPTH_MAX)
+		return false;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* the directory opened is the one examined, not one swapped in */
+	if (fstat(fd, &opened) != 0 || opened.st_dev != st.st_dev || opened.st_ino != st.st_ino ||
+	    (d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
+	}
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!rm_at(dirfd(d), de->d_name, dev, uid, depth + 1))
+			all = false;
+	}
+	closedir(d);
+	return all && (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT);
+}
+
+bool gs_rm_tree(const char *path)
+{
+	char parent[4096];
+	const char *base, *slash;
+	struct stat st;
+	bool gone;
+	int dfd;
+
+	if (path == NULL || path[0] == '\0' || strlen(path) >= sizeof parent)
+		return false;
+	slash = strrchr(path, '/');
+	if (slash == NULL) {
+		snprintf(parent, sizeof parent, ".");
+		base = path;
+	} else {
+		snprintf(parent, sizeof parent, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		base = slash + 1;
+	}
+	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return false;
+	dfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		close(dfd);
+		return errno == ENOENT;
+	}
+	gone = rm_at(dfd, base, st.st_dev, geteuid(), 0);
+	close(dfd);
+	return gone;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -27,7 +28,8 @@ gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_er
  * a symbolic link to an existing file, the link's target is the file
  * replaced (w->path is the resolved target; the temporary sits beside it,
  * on its file system) and the link is kept: a linked file is one the user
- * chose to share.
+ * chose to share. A file replaced keeps its mode; a new one follows the
+ * umask (gs_new_file_mode).
  */
 typedef struct gs_atomic {
 	FILE *fp;
@@ -55,7 +57,7 @@ gs_err gs_write_file_atomic(const char *path, const void *buf, size_t len, gs_er
  * Advisory locks between gpusizer runs (flock(2); released by the kernel
  * when the process dies, so a killed run never leaves a lock behind).
  * path is an existing directory (locked itself) or a lock file, created
- * (0644) when missing and never removed. gs_lock_acquire waits up to wait_s
+ * (0666 less the umask) when missing and never removed. gs_lock_acquire waits up to wait_s
  * seconds (0: try once), printing one "waiting for" line to stderr after
  * the first second; past the wait it fails GS_EBUSY naming the path.
  * gs_lock_wait_default() is $GPUSIZER_LOCK_WAIT seconds when set to a
@@ -77,7 +79,22 @@ double gs_lock_wait_default(void);
 bool gs_is_file(const char *path);
 bool gs_is_dir(const char *path);
 
-/* mkdir -p; GS_EIO naming the path. */
+/* The mode a new file gets: 0666 less the process's umask, as open(2)
+ * would give it (gs_atomic_open: a file that did not exist). */
+mode_t gs_new_file_mode(void);
+
+/*
+ * Remove path and everything under it, as rm -rf and systemd's rm_rf do
+ * it: each step is relative to a directory descriptor opened with
+ * O_NOFOLLOW | O_DIRECTORY and checked to be the directory examined, so a
+ * symbolic link is removed and never followed, whatever is swapped in
+ * meanwhile; an entry the running user does not own, or on another file
+ * system, is left, with the directories that hold it. For gpusizer's own
+ * temporary directories only. True when path is gone.
+ */
+bool gs_rm_tree(const char *path);
+
+/* mkdir -p (new directories 0777 less the umask); GS_EIO naming the path. */
 gs_err gs_mkdirs(const char *path, gs_error *e);
 
 /* "dir/name" followed by suffix (NULL: none) into buf[n]. GS_EIO

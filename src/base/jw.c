@@ -1,7 +1,18 @@
 /* gpusizer: JSON text out (see jw.h). */
 #include "jw.h"
 
+#include <math.h>
+
 #include "numfmt.h"
+
+void gs_json_num(FILE *fp, double v, int digits)
+{
+	/* JSON has no NaN or infinity: an unknown figure is null */
+	if (!isfinite(v))
+		fputs("null", fp);
+	else
+		fprintf(fp, "%.*g", digits, v);
+}
 
 void gs_put_u64(FILE *fp, uint64_t v)
 {

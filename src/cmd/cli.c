@@ -1,6 +1,7 @@
 /* gpusizer: the row flags shared by estimate, plan and verify, and the
  * time flags shared by estimate and plan. */
 #include "cli.h"
+#include "numfmt.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -126,12 +127,9 @@ const gs_opt *gs_cli_setting_opts(void)
 
 static gs_err manual_int(const char *flag, const char *v, int64_t *out, gs_error *e)
 {
-	char *end = NULL;
-	long long x;
+	int64_t x;
 
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (v[0] == '\0' || *end != '\0' || errno == ERANGE || x <= 0 || x > (1LL << 50))
+	if (!gs_parse_i64(v, SIZE_MAX, &x) || x <= 0 || x > (1LL << 50))
 		return gs_fail(e, GS_EUSAGE, "--%s: '%s' must be a positive integer up to 2^50", flag, v);
 	*out = x;
 	return GS_OK;

@@ -1,6 +1,7 @@
 /* gpusizer: `estimate`: one configuration's peak memory, as a readable
  * breakdown or as one JSON object (the contract in gpusizer.1). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cmd.h"
 #include "engine.h"
 #include "gpu_file.h"
+#include "jw.h"
 #include "opt.h"
 #include "paths.h"
 #include "models.h"
@@ -259,13 +261,17 @@ static void print_prices(FILE *fp, const gs_gpu *g, size_t ng, int w)
 	}
 }
 
+/* ", \"key\": v" (%.<digits>g; null when not finite, jw.h). */
+static void print_num(FILE *fp, const char *key, double v, int digits)
+{
+	fprintf(fp, ", \"%s\": ", key);
+	gs_json_num(fp, v, digits);
+}
+
 /* A number, or null where there is none. */
 static void print_num_or_null(FILE *fp, const char *key, double v, bool have)
 {
-	if (have)
-		fprintf(fp, ", \"%s\": %.6g", key, v);
-	else
-		fprintf(fp, ", \"%s\": null", key);
+	print_num(fp, key, have ? v : NAN, 6);
 }
 
 /* The "time" member of --json: one object per GPU class, in column order:
@@ -277,11 +283,14 @@ static void print_time_json(FILE *fp, const est *s)
 	const gs_time_opts *to = &s->ct.to;
 	gs_needs need = gs_settings_needs(st);
 
-	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"train_runtime\": \"%s\", \"tokens_budget\": %.17g",
-	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
-	if (st->method == GS_INFER)
-		fprintf(fp, ", \"mem_fraction\": %.6g, \"block_tokens\": %d, \"kv_bytes_per_token\": %.17g",
-		        s->mem_frac, GS_SERVE_BLOCK_TOKENS, s->x.kv_bytes_token);
+	fprintf(fp, "\"time\": {\"runtime\": \"%s\", \"train_runtime\": \"%s\"",
+	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime));
+	print_num(fp, "tokens_budget", to->tokens_budget, 17);
+	if (st->method == GS_INFER) {
+		print_num(fp, "mem_fraction", s->mem_frac, 6);
+		fprintf(fp, ", \"block_tokens\": %d", GS_SERVE_BLOCK_TOKENS);
+		print_num(fp, "kv_bytes_per_token", s->x.kv_bytes_token, 17);
+	}
 	fputs(", \"gpus\": [", fp);
 	for (size_t i = 0; i < s->ng; i++) {
 		const gs_gpu *g = &s->g[i];

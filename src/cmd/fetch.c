@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "numfmt.h"
 #include "err.h"
 #include "hub.h"
 #include "modelid.h"
@@ -136,8 +137,8 @@ static gs_err number_opt(fetch_args *a, const gs_opt *opt, const char *val, gs_e
 		a->o.deadline_s = d > 0 ? d : -1;
 		return GS_OK;
 	}
-	long j = strtol(val, &end, 10);
-	if (errno || *end || j < 1 || j > 256)
+	int64_t j = 0;
+	if (!gs_parse_i64(val, SIZE_MAX, &j) || j < 1 || j > 256)
 		return gs_opt_bad_value(&gs_cmd_fetch, opt, val, "a number from 1 to 256", e);
 	a->o.jobs = (int)j;
 	return GS_OK;

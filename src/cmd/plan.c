@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "numfmt.h"
 #include "cmd.h"
 #include "constants.h"
 #include "plan_view.h"
@@ -351,6 +352,13 @@ static void json_fit(FILE *fp, const char *key, const gs_plan_fit *f)
 	fputc('}', fp);
 }
 
+/* ",\"key\":v" (null when not finite, jw.h). */
+static void jkey_num(FILE *fp, const char *key, double v, int digits)
+{
+	fprintf(fp, ",\"%s\":", key);
+	gs_json_num(fp, v, digits);
+}
+
 /* The "time" member of a class: the time model at its fewest count, its
  * price and the time fields plan writes (timefields.h). */
 static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const gs_time_opts *to)
@@ -363,10 +371,8 @@ static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const g
 		fputs("null", fp);
 		return;
 	}
-	if (c->g->price_usd_hour > 0)
-		fprintf(fp, "{\"price_usd_per_hour\":%.6g", c->g->price_usd_hour);
-	else
-		fputs("{\"price_usd_per_hour\":null", fp);
+	fputs("{\"price_usd_per_hour\":", fp);
+	gs_json_num(fp, c->g->price_usd_hour > 0 ? c->g->price_usd_hour : NAN, 6);
 	gs_time_fields_json(fp, GS_TF_PLAN, s->method, &x, &tx, ",", ":");
 	fputc('}', fp);
 }
@@ -382,11 +388,11 @@ static void json_serving(FILE *fp, const cls_plan *c)
 	fprintf(fp, "{\"replica_gpus\":%" PRId64 ",\"replica_tp\":%" PRId64 ",\"sequences_per_replica\":%" PRId64
 	        ",\"replicas\":%" PRId64 ",\"gpus\":%" PRId64, c->serve_s.gpus, c->serve_s.tp, c->serve_per, c->serve_reps,
 	        c->serve_reps * c->serve_s.gpus);
-	if (c->served)
-		fprintf(fp, ",\"concurrency\":%.6g,\"ttft_s\":%.6g,\"tpot_s\":%.6g,\"tokens_per_s\":%.6g}",
-		        c->serve_t.concurrency, c->serve_t.ttft_s, c->serve_t.tpot_s, c->serve_t.serve_tok_s);
-	else
-		fputs(",\"concurrency\":null,\"ttft_s\":null,\"tpot_s\":null,\"tokens_per_s\":null}", fp);
+	jkey_num(fp, "concurrency", c->served ? c->serve_t.concurrency : NAN, 6);
+	jkey_num(fp, "ttft_s", c->served ? c->serve_t.ttft_s : NAN, 6);
+	jkey_num(fp, "tpot_s", c->served ? c->serve_t.tpot_s : NAN, 6);
+	jkey_num(fp, "tokens_per_s", c->served ? c->serve_t.serve_tok_s : NAN, 6);
+	fputc('}', fp);
 }
 
 static void print_json(FILE *fp, const char *model, const gs_settings *s, const cls_plan *c,
@@ -404,8 +410,9 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 		fputs("null", fp);
 	else
 		gs_json_str(fp, gs_plan_rank_name((gs_plan_rank)rank));
-	fprintf(fp, ",\"runtime\":\"%s\",\"train_runtime\":\"%s\",\"tokens_budget\":%.17g",
-	        gs_runtime_name(to->runtime), gs_train_runtime_name(to->train_runtime), to->tokens_budget);
+	fprintf(fp, ",\"runtime\":\"%s\",\"train_runtime\":\"%s\"", gs_runtime_name(to->runtime),
+	        gs_train_runtime_name(to->train_runtime));
+	jkey_num(fp, "tokens_budget", to->tokens_budget, 17);
 	fprintf(fp, ",\"max_gpus\":%" PRId64 ",\"classes\":[", max_gpus);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n {\"gpu\":" : "\n {\"gpu\":", fp);
@@ -445,10 +452,9 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 /* A count from 1 to hi, the whole of val; false otherwise. */
 static bool count_arg(const char *val, long long hi, int64_t *out)
 {
-	char *end = NULL;
-	long long x = strtoll(val, &end, 10);
+	int64_t x = 0;
 
-	if (*val == '\0' || *end != '\0' || x < 1 || x > hi)
+	if (!gs_parse_i64(val, SIZE_MAX, &x) || x < 1 || x > hi)
 		return false;
 	*out = x;
 	return true;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "numfmt.h"
 #include "config.h"
 #include "err.h"
 #include "gpu_file.h"
@@ -31,7 +32,7 @@
 
 enum {
 	OPT_SPEC = GS_OPT_OWN, OPT_OUT, OPT_PUBLISH_DIR, OPT_CHECK, OPT_FORMAT, OPT_MODELS_DIR, OPT_GPUS_DIR,
-	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE, OPT_MAX_ROWS,
+	OPT_OFFLINE, OPT_MEASUREMENTS, OPT_OVERRIDE, OPT_MAX_ROWS, OPT_FORCE,
 };
 
 static const gs_opt report_opts[] = {
@@ -46,6 +47,9 @@ static const gs_opt report_opts[] = {
 	  "staging directory in $TMPDIR and compare: exit 0 when\n"
 	  "current, 5 and the stale files when not (the formats\n"
 	  "built for publishing are not built)" },
+	{ "force", 0, NULL, 0, OPT_FORCE, "replace a file at an output's path that gpusizer did\n"
+	  "not write, or that was changed since (without it: exit 4\n"
+	  "naming the file, nothing changed)" },
 	{ "format", 0, "LIST", 0, OPT_FORMAT, NULL /* the registry's names: report_opts_make */ },
 	{ "models-dir", 0, "DIR", 0, OPT_MODELS_DIR, "model cache (default: the spec's, else the default cache)" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files (default: the spec's, else the installed gpus/)" },
@@ -116,7 +120,9 @@ const gs_opt_cmd gs_cmd_report = {
 	"XLSX, JSON, CSV) into the output directory. Identical inputs give byte-identical\n"
 	"files. Files are generated in DIR/.gpusizer and installed as one transaction, one\n"
 	"run at a time (a lock on DIR): a failure or a kill leaves the previous reports.\n"
-	"DIR/.gpusizer-manifest lists the files written; a later run removes only those.\n"
+	"DIR/.gpusizer-manifest lists the files written with their SHA-256; a later run\n"
+	"replaces or removes only files whose bytes are still those. DIR may not be the\n"
+	"current directory or the spec's, nor gpus/, models/ or templates/.\n"
 	"A spec with \"commit\" splits the formats: those it lists go into \"out\" (the\n"
 	"directory a repository commits), the others into \"publish_dir\" (published\n"
 	"beside it), each directory its own transaction.",
@@ -124,7 +130,8 @@ const gs_opt_cmd gs_cmd_report = {
 	"Environment: SOURCE_DATE_EPOCH fixes the XLSX creation date (else the spec's\n"
 	"\"date\"). Exit status: 0 ok, 2 usage, 3 bad spec, config, GPU file, template\n"
 	"or measurements store, a sweep of no rows or over --max-rows, 4 write failed\n"
-	"(previous reports kept) or stdout failed, 5 stale (--check), 6-9 model fetch,\n"
+	"(previous reports kept), a file in the way (not written by gpusizer; --force)\n"
+	"or stdout failed, 5 stale (--check), 6-9 model fetch,\n"
 	"10 offline and a model not cached, 15 another run held DIR past\n"
 	"GPUSIZER_LOCK_WAIT seconds.\n",
 };
@@ -146,10 +153,11 @@ typedef struct run {
 	char *assumptions;          /* gs_report_assumptions */
 	gs_outdir od;               /* the writers write into od.tmp ... */
 	gs_outdir pd;               /* ... or, with split, those w_pub marks into pd.tmp */
-	bool check, offline, quiet, verbose, json, progress, shown;
+	bool check, force, offline, quiet, verbose, json, progress, shown;
 	bool split;                 /* the spec's "commit" sends some formats to pub, not out */
 	bool to_out, to_pub;        /* some writer writes into od, into pd */
 	const char *out, *pub;
+	bool out_given, pub_given;  /* --out, --publish-dir: not the spec's */
 	uint64_t max_rows;          /* --max-rows */
 	int64_t epoch;
 	size_t rows, skipped;
@@ -557,12 +565,14 @@ static gs_err commit(run *R, gs_error *e)
 		fputs("{\"command\":\"report\",\"check\":false,\"out\":", stdout);
 		gs_json_str(stdout, to_out ? R->out : R->pub);
 		printf(",\"files\":%zu,\"models\":%zu,\"rows\":%zu,\"gpu_classes\":%zu,"
-		       "\"skipped\":%zu,\"removed\":%zu", to_out ? od->n_files + 1 : pd->n_files + 1,
-		       R->n_models, R->rows, R->n_gpus, R->skipped, to_out ? od->removed : pd->removed);
+		       "\"skipped\":%zu,\"removed\":%zu,\"kept\":%zu", to_out ? od->n_files + 1 : pd->n_files + 1,
+		       R->n_models, R->rows, R->n_gpus, R->skipped, to_out ? od->removed : pd->removed,
+		       to_out ? od->kept : pd->kept);
 		if (to_out && to_pub) {
 			fputs(",\"publish_dir\":", stdout);
 			gs_json_str(stdout, R->pub);
-			printf(",\"publish_files\":%zu,\"publish_removed\":%zu", pd->n_files + 1, pd->removed);
+			printf(",\"publish_files\":%zu,\"publish_removed\":%zu,\"publish_kept\":%zu", pd->n_files + 1,
+			       pd->removed, pd->kept);
 		}
 		fputs("}\n", stdout);
 		return GS_OK;
@@ -573,6 +583,8 @@ static gs_err commit(run *R, gs_error *e)
 		printf("; %zu combinations skipped", R->skipped);
 	if (to_out ? od->removed : pd->removed)
 		printf("; %zu old files removed", to_out ? od->removed : pd->removed);
+	if (to_out ? od->kept : pd->kept)
+		printf("; %zu old files kept: changed since gpusizer wrote them", to_out ? od->kept : pd->kept);
 	printf(")\n");
 	if (to_out && to_pub) {
 		printf("%s: %zu files built for publishing (not committed)", R->pub, pd->n_files + 1);
@@ -645,6 +657,7 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 		case GS_OPT_VERBOSE: R->verbose = true; R->quiet = false; break;
 		case GS_OPT_JSON: R->json = true; break;
 		case OPT_CHECK: R->check = true; break;
+		case OPT_FORCE: R->force = true; break;
 		case OPT_OFFLINE: R->offline = true; break;
 		case OPT_SPEC: a->spec_path = val; break;
 		case OPT_OUT: a->out = val; break;
@@ -654,14 +667,13 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 		case OPT_MEASUREMENTS: a->measurements = val; break;
 		case OPT_FORMAT: a->format = val; break;
 		case OPT_MAX_ROWS: {
-			char *end;
-			errno = 0;
-			R->max_rows = strtoull(val, &end, 10);
-			if (errno || end == val || *end != '\0' || val[0] == '-' || R->max_rows == 0) {
+			int64_t x = 0;
+			if (!gs_parse_i64(val, SIZE_MAX, &x) || x < 1) {
 				gs_fail(e, GS_EUSAGE, "--max-rows: \"%s\": expected a whole number of rows, 1 or more",
 				        val);
 				return -1;
 			}
+			R->max_rows = (uint64_t)x;
 			break;
 		}
 		case OPT_OVERRIDE:
@@ -698,6 +710,88 @@ static gs_err source_date(run *R, gs_error *e)
 	R->epoch = v;
 	return GS_OK;
 }
+
+/* path made absolute with its links resolved as far as it exists (the
+ * rest appended as written) into buf[n]; false when even that fails. */
+static bool resolve_lax(const char *path, char *buf, size_t n)
+{
+	char *real = realpath(path, NULL), parent[4096];
+	const char *slash;
+	bool ok;
+
+	if (real != NULL) {
+		ok = snprintf(buf, n, "%s", real) < (int)n;
+		free(real);
+		return ok;
+	}
+	if (errno != ENOENT || path[0] == '\0')
+		return false;
+	slash = strrchr(path, '/');
+	if (slash == NULL)
+		snprintf(parent, sizeof parent, ".");
+	else if (slash == path)
+		snprintf(parent, sizeof parent, "/");
+	else if ((size_t)(slash - path) >= sizeof parent)
+		return false;
+	else
+		snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+	if (!resolve_lax(parent, buf, n))
+		return false;
+	return snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", strcmp(buf, "/") == 0 ? "" : "/",
+	                slash ? slash + 1 : path) < (int)(n - strlen(buf));
+}
+
+/* Whether the resolved path a is b or a directory above it. */
+static bool holds(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/' || strcmp(a, "/") == 0);
+}
+
+/* An output directory (out, or the publish directory) may not be the
+ * current directory, the spec's directory or one above it, nor gpus/,
+ * models/ or templates/, one above them or one inside them: a report there
+ * would mix its files with the inputs (sizing.json, the GPU files, the
+ * model cache, the templates). dir is named by option opt when given, else
+ * by the spec's key. */
+static gs_err check_out(const run *R, const char *dir, bool given, const char *opt, const char *key,
+                        gs_error *e)
+{
+	char out[4096], other[4096], tmpl[4096], spec_dir[4096], cwd[4096];
+	const char *what = NULL;
+	const char *slash = strrchr(R->sp.path, '/');
+
+	if (!resolve_lax(dir, out, sizeof out))
+		return GS_OK; /* begin names what is wrong with it */
+	if (getcwd(cwd, sizeof cwd) != NULL && resolve_lax(cwd, other, sizeof other) && strcmp(out, other) == 0)
+		what = "the current directory";
+	if (what == NULL) {
+		if (slash == NULL)
+			snprintf(spec_dir, sizeof spec_dir, ".");
+		else
+			snprintf(spec_dir, sizeof spec_dir, "%.*s", slash == R->sp.path ? 1 : (int)(slash - R->sp.path),
+			         R->sp.path);
+		if (resolve_lax(spec_dir, other, sizeof other) && holds(out, other))
+			what = "the spec's directory or one above it";
+	}
+	gs_data_path(GS_DATA_TEMPLATES, tmpl, sizeof tmpl);
+	const char *data[3][2] = { { R->sp.gpus_dir, "the GPU class directory, one inside it or above it" },
+	                           { R->sp.models_dir, "the model cache, one inside it or above it" },
+	                           { tmpl, "the templates directory, one inside it or above it" } };
+	for (int i = 0; what == NULL && i < 3; i++)
+		if (data[i][0] != NULL && data[i][0][0] != '\0' && resolve_lax(data[i][0], other, sizeof other) &&
+		    (holds(out, other) || holds(other, out)))
+			what = data[i][1];
+	if (what == NULL)
+		return GS_OK;
+	if (given)
+		return gs_fail(e, GS_EUSAGE, "--%s %s: the output directory may not be %s (%s); name a "
+		               "directory of its own, as out/", opt, dir, what, out);
+	return gs_fail(e, GS_ESPEC, "%s: \"%s\": %s may not be %s (%s); name a directory of its own, "
+	               "as \"out\"", R->sp.path, key, dir, what, out);
+}
+
 
 /* A directory named without trailing slashes into buf. */
 static const char *dir_name(char *buf, size_t n, const char *dir)
@@ -747,6 +841,13 @@ static gs_err load_spec(run *R, const args *a, gs_error *e)
 	R->pub = dir_name(pub_buf, sizeof pub_buf,
 	                  a->publish_dir ? a->publish_dir : a->out ? a->out : R->sp.publish_dir);
 	R->split = R->sp.commit.n > 0 && !same_dir(R->out, R->pub);
+	R->out_given = a->out != NULL;
+	R->pub_given = a->publish_dir != NULL || a->out != NULL;
+	if ((rc = check_out(R, R->out, R->out_given, "out", "out", e)) != GS_OK)
+		return rc;
+	if (R->split && (rc = check_out(R, R->pub, R->pub_given, a->publish_dir ? "publish-dir" : "out",
+	                                "publish_dir", e)) != GS_OK)
+		return rc;
 	return source_date(R, e);
 }
 
@@ -827,9 +928,10 @@ static gs_err write_reports(run *R, gs_error *e)
 		        R->sp.path, R->sp.models_dir, R->sp.gpus_dir, R->out,
 		        R->split && !R->check ? "; built for publishing " : "",
 		        R->split && !R->check ? R->pub : "", R->check ? " (--check)" : "");
-	if (R->to_out && (rc = gs_outdir_begin(&R->od, R->out, R->check, e)) != GS_OK)
+	gs_outdir_opts oo = { .check = R->check, .force = R->force }, po = { .force = R->force };
+	if (R->to_out && (rc = gs_outdir_begin(&R->od, R->out, &oo, e)) != GS_OK)
 		return rc;
-	if (R->to_pub && (rc = gs_outdir_begin(&R->pd, R->pub, false, e)) != GS_OK)
+	if (R->to_pub && (rc = gs_outdir_begin(&R->pd, R->pub, &po, e)) != GS_OK)
 		return rc;
 	/* A signal stops a page being rendered too (a template of many includes). */
 	gs_tmpl_set_stop(gs_outdir_stopped);

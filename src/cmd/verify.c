@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "numfmt.h"
 #include "cmd.h"
 #include "engine.h"
 #include "err.h"
@@ -27,6 +28,7 @@
 #include "measured.h"
 #include "models.h"
 #include "nvml.h"
+#include "outdir.h"
 #include "paths.h"
 #include "mdgen.h"
 #include "settings.h"
@@ -45,7 +47,7 @@ typedef struct vopts {
 	const char *out_dir;
 	int64_t warmup, steps, timeout_s;
 	unsigned gpu_index;
-	bool no_store, store_standin, dry_run, verbose, quiet, json;
+	bool no_store, store_standin, dry_run, verbose, quiet, json, force;
 	const char *store;
 	const char *row_id, *sizing;
 	const char *gpus_dir;
@@ -56,7 +58,7 @@ typedef struct vopts {
 enum {
 	OPT_ROW = GS_OPT_OWN, OPT_SIZING, OPT_TOLERANCE, OPT_WARMUP, OPT_STEPS, OPT_GPU_INDEX,
 	OPT_PYTHON, OPT_HARNESS, OPT_TIMEOUT, OPT_OUT, OPT_GPUS_DIR, OPT_STORE, OPT_NO_STORE,
-	OPT_STORE_STANDIN, OPT_DRY_RUN,
+	OPT_STORE_STANDIN, OPT_DRY_RUN, OPT_FORCE,
 };
 
 static const gs_opt verify_opts[] = {
@@ -71,7 +73,11 @@ static const gs_opt verify_opts[] = {
 	  "tools/harness.py of the checkout the binary is in, never\n"
 	  "the current directory's; env GPUSIZER_HARNESS)" },
 	{ "timeout", 0, "SEC", 0, OPT_TIMEOUT, "stop the harness after SEC seconds (3600)" },
-	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (out)" },
+	{ "out", 0, "DIR", 0, OPT_OUT, "output directory (out); the pages go in DIR/verify,\n"
+	  "installed as report installs DIR (never through a symbolic\n"
+	  "link; DIR/verify/.gpusizer-manifest lists them)" },
+	{ "force", 0, NULL, 0, OPT_FORCE, "replace a file at the row's page or record path that\n"
+	  "gpusizer did not write, or that was changed since" },
 	{ "gpus-dir", 0, "DIR", 0, OPT_GPUS_DIR, "GPU class files, to name the local GPU's class\n"
 	  "(default: the installed gpus/)" },
 	{ "store", 0, "FILE", 0, OPT_STORE, "measurements store (measurements/verified.jsonl; locked\n"
@@ -120,16 +126,13 @@ const gs_opt_cmd gs_cmd_verify = {
 static gs_err parse_i64(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out,
                         gs_error *e)
 {
-	char *end;
-	long long x;
+	int64_t x;
 
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || end == v || *end != '\0')
+	if (!gs_parse_i64(v, SIZE_MAX, &x))
 		return gs_fail(e, GS_EUSAGE, "verify: --%s: '%s' is not an integer", flag, v);
 	if (x < lo || x > hi)
-		return gs_fail(e, GS_EUSAGE, "verify: --%s: %lld is out of range [%lld, %lld]", flag, x,
-		               (long long)lo, (long long)hi);
+		return gs_fail(e, GS_EUSAGE, "verify: --%s: %lld is out of range [%lld, %lld]", flag,
+		               (long long)x, (long long)lo, (long long)hi);
 	*out = x;
 	return GS_OK;
 }
@@ -147,6 +150,7 @@ static gs_err verify_flag(vopts *o, const gs_opt *opt, const char *v, gs_error *
 	case OPT_NO_STORE: o->no_store = true; break;
 	case OPT_STORE_STANDIN: o->store_standin = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_FORCE: o->force = true; break;
 	case OPT_TOLERANCE: {
 		char *end;
 		double t;
@@ -794,32 +798,39 @@ static gs_err page_env(gs_tmpl_env **env, gs_error *e)
 	return rc;
 }
 
-/* out/verify/<row>.json (the record) and .md (the page). */
-static gs_err write_reports(const char *out_dir, const gs_measured *m, const gs_verify *v,
+/* out/verify/<row>.json (the record) and .md (the page), installed by the
+ * output directory's transaction (outdir.h) into out/verify: the pages of
+ * earlier rows stay, nothing is written through a symbolic link, and a
+ * file in the way that gpusizer did not write stops it (--force). */
+static gs_err write_reports(const vopts *o, const gs_measured *m, const gs_verify *v,
                             const gs_harness_result *h, gs_tmpl_env *env, gs_error *e)
 {
+	gs_outdir_opts oo = { .sub = "verify", .keep_others = true, .force = o->force };
+	gs_outdir od;
 	char path[4096];
 	gs_tbuf md = {0};
 	gs_tval *data = NULL;
 	char *json = NULL;
 	gs_err rc;
 
-	snprintf(path, sizeof path, "%s/verify", out_dir);
-	if ((rc = gs_mkdirs(path, e)) != GS_OK)
+	if ((rc = gs_outdir_begin(&od, o->out_dir, &oo, e)) != GS_OK)
 		goto out;
 	data = page_data(m, v, h);
 	if ((rc = gs_tmpl_render(env, PAGE_TEMPLATE, data, &md, e)) != GS_OK)
 		goto out;
 	json = gs_measured_format(m, true);
-	snprintf(path, sizeof path, "%s/verify/%s.json", out_dir, m->row);
-	if ((rc = gs_write_file_atomic(path, json, strlen(json), e)) != GS_OK)
+	if ((rc = gs_path_join(path, sizeof path, od.tmp, m->row, ".json", e)) != GS_OK ||
+	    (rc = gs_write_file_atomic(path, json, strlen(json), e)) != GS_OK ||
+	    (rc = gs_path_join(path, sizeof path, od.tmp, m->row, ".md", e)) != GS_OK ||
+	    (rc = gs_write_file_atomic(path, md.p ? md.p : "", md.len, e)) != GS_OK)
 		goto out;
-	snprintf(path, sizeof path, "%s/verify/%s.md", out_dir, m->row);
-	rc = gs_write_file_atomic(path, md.p ? md.p : "", md.len, e);
+	rc = gs_outdir_commit(&od, e);
 out:
+	gs_outdir_abort(&od);
 	free(json);
 	gs_tv_free(data);
 	gs_tbuf_free(&md);
+	gs_outdir_reraise(); /* a signal while it wrote: verify ends by it */
 	return rc;
 }
 
@@ -895,7 +906,8 @@ static gs_err store_record(const vopts *o, const gs_measured *m, bool real, char
 
 /* ------------------------------------------------------------ stdout */
 
-/* verify --json: the comparison, the verdict and where the record went. */
+/* verify --json: the comparison, the verdict and where the record went
+ * (out_dir NULL: the page was not written, "report" is null). */
 static void print_json_summary(const gs_measured *m, const gs_verify *v, const char *out_dir,
                                const char *store_text)
 {
@@ -928,8 +940,12 @@ static void print_json_summary(const gs_measured *m, const gs_verify *v, const c
 		cJSON_AddItemToArray(arr, x);
 	}
 	cJSON_AddStringToObject(d, "result", v->text);
-	snprintf(path, sizeof path, "%s/verify/%s.md", out_dir, m->row);
-	cJSON_AddStringToObject(d, "report", path);
+	if (out_dir != NULL) {
+		snprintf(path, sizeof path, "%s/verify/%s.md", out_dir, m->row);
+		cJSON_AddStringToObject(d, "report", path);
+	} else {
+		cJSON_AddNullToObject(d, "report"); /* not written: the error follows */
+	}
 	cJSON_AddBoolToObject(d, "stored", store_text[0] != '\0');
 	txt = cJSON_PrintUnformatted(d);
 	if (txt != NULL)
@@ -956,7 +972,10 @@ static void print_summary(const char *row, const gs_verify *v, const char *out_d
 			printf("  %-9s predicted %8s GiB  measured %s\n", l->name, a, b);
 	}
 	printf("  result: %s\n", v->text);
-	printf("  report: %s/verify/%s.md\n%s", out_dir, row, store_text);
+	if (out_dir != NULL)
+		printf("  report: %s/verify/%s.md\n%s", out_dir, row, store_text);
+	else
+		printf("  report: not written (the reason follows)\n%s", store_text);
 }
 
 /* ------------------------------------------------------------ main */
@@ -1033,8 +1052,8 @@ int cmd_verify(int argc, char **argv)
 	gs_tmpl_env *env = NULL;
 	char harness[4096], store_text[300] = "";
 	bool help = false, real;
-	gs_error e = {0};
-	gs_err rc;
+	gs_error e = {0}, pe = {0};
+	gs_err rc, prc;
 
 	if ((rc = parse_options(argc, argv, &o, &help, &e)) != GS_OK || help) {
 		if (help)
@@ -1065,16 +1084,24 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	compare(&o, &p, &g, &h, &v);
 	record_fill(&rec, &o, &p, &g, harness, &h, &v, argc, argv);
-	if ((rc = write_reports(o.out_dir, &rec, &v, &h, env, &e)) != GS_OK)
-		goto out;
+	/* The pages first; a page that cannot be written (a file in the way,
+	 * a full disk) does not cost the measurement: the record is stored
+	 * all the same, and the page's error decides the exit status after. */
+	prc = write_reports(&o, &rec, &v, &h, env, &pe);
 	real = h.tag != NULL && !strcmp(h.tag, GS_HARNESS_TAG) && !g.fake;
 	/* A store that fails now still gets the comparison printed; its error
 	 * (the record was not kept) decides the exit status. */
 	rc = store_record(&o, &rec, real, store_text, sizeof store_text, &e);
 	if (o.json)
-		print_json_summary(&rec, &v, o.out_dir, store_text);
+		print_json_summary(&rec, &v, prc == GS_OK ? o.out_dir : NULL, store_text);
 	else
-		print_summary(p.row, &v, o.out_dir, store_text);
+		print_summary(p.row, &v, prc == GS_OK ? o.out_dir : NULL, store_text);
+	if (prc != GS_OK && rc == GS_OK) {
+		rc = prc;
+		e = pe;
+	} else if (prc != GS_OK) {
+		gs_report_error(&pe); /* and the store's below */
+	}
 	if (rc == GS_OK && !v.within)
 		rc = gs_fail(&e, GS_ETOLERANCE, "verify: %s: %s", p.row, v.text);
 

@@ -269,6 +269,13 @@
  * it is a typo (cents as dollars, a month as an hour), refused, not
  * multiplied: the dearest on-demand GPU hour listed in 2026 is under 20. */
 #define GS_PRICE_MAX_USD_HOUR 1000
+/* Bounds on a GPU file's throughput figures, so that every figure read is
+ * finite and the time model's arithmetic stays finite (issue 34: 1e308
+ * TFLOPS made estimate --json print -nan). Each is 100x or more the
+ * largest of 2026 (B200: 2,250 dense bf16 TFLOPS, 4,500 fp8; 8,000 GB/s
+ * of HBM3e; 1,800 GB/s of NVLink 5), so no real GPU is near them. */
+#define GS_GPU_TFLOPS_MAX 1e6
+#define GS_GPU_GBS_MAX 1e6
 /* Serving capacity, as vLLM sizes its KV cache (vllm/worker/worker.py,
  * Worker.determine_num_available_blocks, v0.6; v1's gpu_worker.py
  * determine_available_memory does the same): the pool is

@@ -1149,16 +1149,20 @@ static void plan_opt_tmp(plan *P)
 	default:
 		break;
 	}
-	/* The step runs on each rank's own states: sharded, they are 1/n_dp. */
-	if (c->s->sharding != GS_SH_DDP && c->s->sharding != GS_SH_PIPELINE)
-		P->opt_tmp /= P->n_dp;
+	/* The step runs on each rank's own states: sharded, they are 1/n_dp;
+	 * replicated (DDP, pipeline), every rank steps all of them, so the
+	 * fp32 gradient below is the whole model's on each replica (DeepSpeed
+	 * stage 0's FP16_Optimizer.step flattens every gradient of the group
+	 * into one fp32 tensor) whatever the replica count. */
+	double part = c->s->sharding == GS_SH_DDP || c->s->sharding == GS_SH_PIPELINE ? 1 : P->n_dp;
+	P->opt_tmp /= part;
 	if (c->r.master > 0)
-		P->opt_tmp += 4 * P->params_trainable / P->n_dp; /* fp32 gradient partition */
+		P->opt_tmp += 4 * P->params_trainable / part; /* fp32 gradient (partition) */
 	/* DeepSpeed stage 1/2's step: single_grad_partition =
 	 * flatten(averaged_gradients).to(fp32), the 16-bit flat copy of the
 	 * rank's gradient partition beside its fp32 conversion */
 	if (c->r.master > 0 && (c->s->sharding == GS_SH_ZERO1 || c->s->sharding == GS_SH_ZERO2))
-		P->opt_tmp += c->r.g * P->params_trainable / P->n_dp;
+		P->opt_tmp += c->r.g * P->params_trainable / part;
 }
 
 /* Per-GPU shares of weights, gradients and states under --sharding, with

@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "redact.h"
 
@@ -58,24 +60,38 @@ int gs_exit_code(gs_err code)
 
 gs_err gs_fail(gs_error *e, gs_err code, const char *fmt, ...)
 {
-	va_list ap;
+	char stack[1024], *full = stack;
+	va_list ap, again;
+	int n;
 
 	if (e == NULL || e->code != GS_OK)
 		return code;
 	e->code = code;
+	/* The message whole, then the one pass (redact.h) before the cut to
+	 * e->msg: a secret at the cut is redacted, never half-shown. */
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_copy(again, ap);
+	n = vsnprintf(stack, sizeof stack, fmt, ap);
 	va_end(ap);
+	if (n >= (int)sizeof stack && (full = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(full, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (n < 0 || full == NULL) {
+		e->msg[0] = '\0';
+		return code;
+	}
+	gs_text_safe(full, e->msg, sizeof e->msg);
+	memset(full, 0, strlen(full));
+	if (full != stack)
+		free(full);
 	return code;
 }
 
 void gs_report_error(const gs_error *e)
 {
-	/* the one redaction rule (redact.h) over every error printed; room
-	 * for "a@" growing to "***@" */
-	char msg[sizeof e->msg * 2 + 16];
+	/* the one pass (redact.h) also over a message set without gs_fail */
+	char msg[sizeof e->msg];
 
-	snprintf(msg, sizeof msg, "%s", e->msg[0] != '\0' ? e->msg : gs_strerror(e->code));
-	gs_redact(msg, sizeof msg);
+	gs_text_safe(e->msg[0] != '\0' ? e->msg : gs_strerror(e->code), msg, sizeof msg);
 	fprintf(stderr, "gpusizer: %s\n", msg);
 }

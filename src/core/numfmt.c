@@ -61,3 +61,26 @@ char *gs_fmt_f4(char *buf, size_t n, double v)
 	buf[k] = '\0';
 	return buf;
 }
+
+bool gs_parse_i64(const char *s, size_t n, int64_t *out)
+{
+	uint64_t v = 0, lim;
+	size_t i = 0;
+	bool neg;
+
+	if (s == NULL)
+		return false;
+	neg = n > 0 && s[0] == '-';
+	i = neg ? 1 : 0;
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	if (i >= n || s[i] < '0' || s[i] > '9')
+		return false;
+	for (; i < n && s[i] != '\0'; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (s[i] < '0' || s[i] > '9' || v > (lim - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return true;
+}

@@ -5,6 +5,7 @@
 #ifndef GS_NUMFMT_H
 #define GS_NUMFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,5 +25,12 @@ char *gs_fmt_f4(char *buf, size_t n, double v);
 /* Room for "%.4f" of any double: DBL_MAX has 309 digits, then a sign, the
  * point, 4 decimals and the NUL. */
 #define GS_F4_CHARS 320
+
+/* The one reading of a whole number from text (options, comma lists):
+ * an optional '-' and decimal digits, nothing else: no blank, no '+', no
+ * exponent ("1e3"), no trailing text, and within 64 bits. False (and *out
+ * untouched) otherwise. s[0..n) is read, or up to the NUL when n is
+ * SIZE_MAX. */
+bool gs_parse_i64(const char *s, size_t n, int64_t *out);
 
 #endif

@@ -38,11 +38,11 @@ static bool is_b64(char c)
 	       c == '~';
 }
 
-/* Where a URL's authority ends: at / ? # or a character no URL holds. */
-static bool ends_authority(char c)
+/* Where a URL written in text ends: at a character no URL holds. */
+static bool ends_url(char c)
 {
-	return c == '\0' || c == '/' || c == '?' || c == '#' || c == ' ' || c == '\t' || c == '\n' ||
-	       c == '\r' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' || c == ')';
+	return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' ||
+	       c == '<' || c == '>' || c == '`';
 }
 
 typedef struct out_buf {
@@ -74,14 +74,18 @@ static size_t rule_secret(const char *in, size_t i, out_buf *o)
 	return 0;
 }
 
-/* "user:pass@" after "://" becomes "***@" (up to the last '@' of the authority). */
+/* "user:pass@" after "://" becomes "***@". The userinfo ends at the last
+ * '@' before the host (RFC 3986, 3.2.1: the host follows the last '@'),
+ * and a password may hold an unencoded '/', '?' or '#' that a strict
+ * parser would take for the end of the authority: so the last '@' of the
+ * whole URL counts, wherever it is. */
 static size_t rule_userinfo(const char *in, size_t i, out_buf *o)
 {
 	size_t j = i + 3, at = 0;
 
 	if (strncmp(in + i, "://", 3) != 0)
 		return 0;
-	for (; !ends_authority(in[j]); j++)
+	for (; !ends_url(in[j]); j++)
 		if (in[j] == '@')
 			at = j;
 	if (at == 0)
@@ -184,4 +188,91 @@ void gs_redact(char *s, size_t n)
 		free(in);
 	if (res != out_stack)
 		free(res);
+}
+
+/* The length of the control character at s (C0, DEL, or C1 as UTF-8:
+ * C2 80..C2 9F), 0 when s does not start one. */
+static size_t control_at(const unsigned char *s)
+{
+	if (s[0] < 0x20 || s[0] == 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+bool gs_has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++)
+		if (control_at(p) > 0)
+			return true;
+	return false;
+}
+
+void gs_escape_controls(const char *in, char *out, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)in;
+	size_t k = 0;
+
+	if (n == 0)
+		return;
+	while (*p != '\0') {
+		size_t c = control_at(p);
+		unsigned cp = c == 2 ? p[1] : p[0];
+		if (c == 0) {
+			/* a whole UTF-8 sequence or nothing (the cut never splits one) */
+			size_t len = 1;
+			while ((p[len] & 0xc0) == 0x80 && len < 4)
+				len++;
+			if (k + len > n - 1)
+				break;
+			memcpy(out + k, p, len);
+			k += len;
+			p += len;
+			continue;
+		}
+		if (k + (c == 2 ? 6 : 4) > n - 1)
+			break;
+		if (c == 2) {
+			memcpy(out + k, "\\u00", 4);
+			k += 4;
+		} else {
+			memcpy(out + k, "\\x", 2);
+			k += 2;
+		}
+		out[k++] = hex[cp >> 4];
+		out[k++] = hex[cp & 15];
+		p += c;
+	}
+	out[k] = '\0';
+}
+
+void gs_text_safe(const char *s, char *out, size_t n)
+{
+	size_t l, room, r;
+	char *red, *esc;
+
+	if (n == 0)
+		return;
+	out[0] = '\0';
+	if (s == NULL)
+		return;
+	l = strlen(s);
+	room = 2 * l + 16; /* "a@" grows to "***@" */
+	red = malloc(room);
+	if (red == NULL)
+		return; /* nothing rather than a secret */
+	memcpy(red, s, l + 1);
+	gs_redact(red, room);
+	r = strlen(red);
+	esc = malloc(6 * r + 16);
+	if (esc != NULL) {
+		gs_escape_controls(red, esc, 6 * r + 16);
+		gs_escape_controls(esc, out, n); /* no control is left: the cut alone */
+		memset(esc, 0, strlen(esc));
+		free(esc);
+	}
+	memset(red, 0, r);
+	free(red);
 }

@@ -229,15 +229,13 @@ gs_prec gs_settings_precision(const gs_settings *s)
 /* Integer in [lo, hi]; the limits keep every byte product inside 64 bits. */
 static gs_err parse_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out, gs_error *e)
 {
-	char *end = NULL;
-	long long x;
+	int64_t x;
 
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (v[0] == '\0' || end == v || *end != '\0' || errno == ERANGE)
+	if (!gs_parse_i64(v, SIZE_MAX, &x))
 		return gs_fail(e, GS_EUSAGE, "--%s: '%s' is not an integer", name, v);
 	if (x < lo || x > hi)
-		return gs_fail(e, GS_EUSAGE, "--%s: %lld is out of range [%lld, %lld]", name, x, (long long)lo, (long long)hi);
+		return gs_fail(e, GS_EUSAGE, "--%s: %lld is out of range [%lld, %lld]", name, (long long)x,
+		               (long long)lo, (long long)hi);
 	*out = x;
 	return GS_OK;
 }

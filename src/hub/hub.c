@@ -32,6 +32,7 @@
 #include "redact.h"
 #include "util.h"
 #include "fileio.h"
+#include "fault.h"
 
 #define HUB_DEFAULT "https://huggingface.co"
 #define MAX_REDIRS 5
@@ -94,7 +95,9 @@ static void load_token(char *tok, size_t n)
 		snprintf(buf, sizeof buf, "%s", v);
 	} else {
 		const char *p;
-		FILE *fp;
+		char *text = NULL;
+		gs_error re = {0};
+		gs_err rc;
 		if ((p = getenv("HF_TOKEN_PATH")) != NULL && p[0])
 			snprintf(path, sizeof path, "%s", p);
 		else if ((p = getenv("HF_HOME")) != NULL && p[0])
@@ -103,11 +106,19 @@ static void load_token(char *tok, size_t n)
 			snprintf(path, sizeof path, "%s/huggingface/token", p);
 		else if ((p = getenv("HOME")) != NULL && p[0])
 			snprintf(path, sizeof path, "%s/.cache/huggingface/token", p);
-		if (path[0] == '\0' || (fp = fopen(path, "rb")) == NULL)
+		if (path[0] == '\0')
 			return;
-		len = fread(buf, 1, sizeof buf - 1, fp);
-		fclose(fp);
-		buf[len] = '\0';
+		/* a regular file only: a FIFO (or a device) would block the
+		 * fetch forever; gs_read_file refuses it without reading */
+		rc = gs_read_file(path, sizeof buf - 1, &text, &len, &re);
+		if (rc != GS_OK) {
+			if (rc != GS_ENOTFOUND)
+				fprintf(stderr, "gpusizer: warning: the token file %s; sending no token\n", re.msg);
+			return;
+		}
+		memcpy(buf, text, len + 1);
+		memset(text, 0, len);
+		free(text);
 	}
 	/* trim */
 	{
@@ -207,8 +218,16 @@ size_t hub_on_header(char *p, size_t sz, size_t nm, void *ud)
 		copy_value(r->repo_commit, sizeof r->repo_commit, v, vl);
 	else if (IS("X-Error-Code"))
 		copy_value(r->err_code, sizeof r->err_code, v, vl);
-	else if (IS("X-Error-Message"))
-		copy_value(r->err_msg, sizeof r->err_msg, v, vl);
+	else if (IS("X-Error-Message")) {
+		/* the server's text may echo a secret: redacted whole, then cut */
+		char *all = gs_xmalloc(2 * vl + 16);
+		memcpy(all, v, vl);
+		all[vl] = '\0';
+		gs_redact(all, 2 * vl + 16);
+		copy_value(r->err_msg, sizeof r->err_msg, all, strlen(all));
+		memset(all, 0, vl);
+		free(all);
+	}
 	else if (IS("Content-Type"))
 		copy_value(r->ctype, sizeof r->ctype, v, vl);
 	else if (IS("Retry-After")) {
@@ -377,10 +396,13 @@ static void quote_etag(char *dst, size_t n, const char *et)
  * next call). */
 static const char *short_url(const hub_req *r)
 {
-	static char buf[sizeof r->url];
-	size_t n = strcspn(r->url, "?");
-	memcpy(buf, r->url, n);
-	buf[n] = '\0';
+	static char buf[sizeof r->url * 2 + 16];
+
+	/* credentials redacted before the query is cut off: a password may
+	 * hold a '?' (redact.h) */
+	snprintf(buf, sizeof buf, "%s", r->url);
+	gs_redact(buf, sizeof buf);
+	buf[strcspn(buf, "?")] = '\0';
 	return buf;
 }
 
@@ -411,20 +433,27 @@ static void fail_model(hub_model *m, gs_err code, const char *fmt, ...)
 static void fail_model(hub_model *m, gs_err code, const char *fmt, ...)
 {
 	va_list ap;
-	char msg[560];
+	char *msg;
+	int n;
 
 	m->failed = true;
 	if (m->res->err.code != GS_OK)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	/* messages quote what servers sent: no control characters to the terminal */
-	for (char *c = msg; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	gs_redact(msg, sizeof msg); /* servers may echo the token or the endpoint's password */
+	if (n < 0)
+		n = 0;
+	msg = gs_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	/* whole: gs_fail's one pass (redact.h) redacts what servers echo (the
+	 * token, the endpoint's password) and escapes their control
+	 * characters before the message is cut */
 	gs_fail(&m->res->err, code, "%s: %s", m->id, msg);
+	memset(msg, 0, (size_t)n);
+	free(msg);
 }
 
 /* What a failed fetch leaves in the cache, for the end of its message: say
@@ -812,6 +841,10 @@ static void url_host(const char *url, char *host, size_t n)
 		return;
 	}
 	a += 3;
+	/* the host follows the last '@' (RFC 3986; a password may hold '/',
+	 * '?' or '#'), and never shows the credentials before it */
+	if (strrchr(a, '@') != NULL)
+		a = strrchr(a, '@') + 1;
 	l = strcspn(a, "/?#");
 	snprintf(host, n, "%.*s", (int)l, a);
 }
@@ -1314,16 +1347,6 @@ cJSON *hub_build_meta(hub_run *R, hub_model *m, cJSON *cfg_json, const char *cfg
 	return c.meta;
 }
 
-/* GPUSIZER_TEST_STOP_AT=point: a test hook that kills the process (SIGKILL,
- * no clean-up) at that point of a cache update. */
-static void test_stop_at(const char *point)
-{
-	const char *v = getenv("GPUSIZER_TEST_STOP_AT");
-
-	if (v != NULL && strcmp(v, point) == 0)
-		raise(SIGKILL);
-}
-
 /* Write config.json (when changed) then meta.json, each atomically. */
 static void write_model(hub_run *R, hub_model *m)
 {
@@ -1409,7 +1432,7 @@ static void write_model(hub_run *R, hub_model *m)
 		/* Killed here, the entry holds the new config.json and the old
 		 * meta.json, whose check value no longer matches: readers and the
 		 * next fetch see it (entry_consistent in models.c, load_old). */
-		test_stop_at("fetch-config-renamed");
+		(void)gs_fault("fetch-config-renamed"); /* tests: a kill between the renames */
 		if (gs_atomic_commit(&wm, &e) != GS_OK)
 			fail_model(m, e.code, "%s", e.msg);
 	}
@@ -1563,10 +1586,13 @@ static void remove_orphans(const hub_model *m)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		char path[4400];
+		struct stat st;
 		if (strncmp(de->d_name, "config.json.tmp.", 16) != 0 &&
 		    strncmp(de->d_name, "meta.json.tmp.", 14) != 0)
 			continue;
-		if (snprintf(path, sizeof path, "%s/%s", m->dir, de->d_name) < (int)sizeof path)
+		/* a regular file of this user's only (never another's, never a link's target) */
+		if (snprintf(path, sizeof path, "%s/%s", m->dir, de->d_name) < (int)sizeof path &&
+		    lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
 			unlink(path);
 	}
 	closedir(d);
@@ -1724,7 +1750,10 @@ static void endpoint_secrets(const char *ep)
 	if (a == NULL)
 		return;
 	a += 3;
-	end = a + strcspn(a, "/?#");
+	/* the userinfo ends at the last '@' before the host (RFC 3986), and
+	 * a password may hold an unencoded '/', '?' or '#': the last '@' of
+	 * the endpoint counts, not the first '/' */
+	end = a + strlen(a);
 	for (const char *p = a; p < end; p++)
 		if (*p == '@')
 			at = p;

@@ -19,6 +19,7 @@
 #include "paths.h"
 #include "util.h"
 #include "fileio.h"
+#include "redact.h"
 
 static gs_err put_path(char *out, size_t n, const char *path, gs_error *e)
 {
@@ -353,11 +354,13 @@ gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta 
 		cJSON_Delete(root);
 		return gs_fail(e, GS_EINPUT, "%s: not a JSON object", path);
 	}
+	/* shown on pages and in cells: a field holding a control character
+	 * (a hand-edited or foreign meta.json) is left out */
 	v = cJSON_GetObjectItemCaseSensitive(root, "sha");
-	if (cJSON_IsString(v))
+	if (cJSON_IsString(v) && !gs_has_control(v->valuestring))
 		snprintf(m->sha, sizeof m->sha, "%s", v->valuestring);
 	v = cJSON_GetObjectItemCaseSensitive(root, "param_source");
-	if (cJSON_IsString(v))
+	if (cJSON_IsString(v) && !gs_has_control(v->valuestring))
 		snprintf(m->param_source, sizeof m->param_source, "%s", v->valuestring);
 	params = cJSON_GetObjectItemCaseSensitive(root, "params");
 	v = cJSON_GetObjectItemCaseSensitive(params, "hub_safetensors");

@@ -2791,21 +2791,6 @@ static void line_col(const char *json, size_t off, size_t *line, size_t *col)
 	}
 }
 
-/* " near \"text\"" quoting up to 20 printable bytes at off ("" at the end). */
-static void near_text(const char *json, size_t len, size_t off, char *buf, size_t n)
-{
-	size_t k = 0, i;
-
-	buf[0] = '\0';
-	if (json == NULL || off >= len || n < 16)
-		return;
-	k = (size_t)snprintf(buf, n, " near \"");
-	for (i = off; i < len && i < off + 20 && k + 3 < n; i++)
-		buf[k++] = (json[i] >= 0x20 && json[i] < 0x7f && json[i] != '"') ? json[i] : '.';
-	buf[k++] = '"';
-	buf[k] = '\0';
-}
-
 static void build(cfg *c)
 {
 	gs_arch *a = c->a;
@@ -2885,7 +2870,7 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 	gs_arch *a = gs_xcalloc(1, sizeof *a);
 	cJSON *root = NULL;
 	const char *end = NULL;
-	char near[64], *inf_copy = NULL;
+	char *inf_copy = NULL;
 	size_t inf_line = 0;
 	gs_err rc;
 
@@ -2922,9 +2907,9 @@ gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *
 		if (off > len)
 			off = len;
 		line_col(json ? json : "", off, &line, &col);
-		near_text(json, len, off, near, sizeof near);
-		rc = gs_fail(e, GS_ECONFIG, "%s: invalid JSON at line %zu, column %zu%s", c.path, line, col,
-		             near);
+		/* no excerpt: a file that is not JSON may be anything (a
+		 * credentials file named by mistake); its bytes are not shown */
+		rc = gs_fail(e, GS_ECONFIG, "%s: invalid JSON at line %zu, column %zu", c.path, line, col);
 		goto out;
 	}
 	/* Only whitespace may follow the value. */

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,10 +13,15 @@
 #include "constants.h"
 #include "jsoncheck.h"
 #include "jsonget.h"
+#include "redact.h"
 #include "util.h"
 #include "fileio.h"
 
 #define GPU_FILE_MAX (256 * 1024)
+/* GS_GPU_TFLOPS_MAX and GS_GPU_GBS_MAX (constants.h) as messages say them. */
+#define TFLOPS_MAX_TEXT "1,000,000"
+#define GBS_MAX_TEXT "1,000,000"
+_Static_assert((long long)GS_GPU_TFLOPS_MAX == 1000000 && (long long)GS_GPU_GBS_MAX == 1000000, "update TFLOPS_MAX_TEXT and GBS_MAX_TEXT");
 
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
@@ -110,8 +116,10 @@ static void read_figures(gs_jget *jg, const cJSON *root, gs_gpu *g)
 	g->usable_bytes = gs_jget_bytes(jg, root, "usable", true);
 	g->bf16 = gs_jget_bool(jg, root, "bf16", false, true);
 	g->fp8 = gs_jget_bool(jg, root, "fp8", false, true);
-	g->bandwidth_gbs = gs_jget_pos(jg, root, "bandwidth_gbs", 0, true);
-	g->bf16_tflops = gs_jget_pos(jg, root, "bf16_tflops", 0, true);
+	g->bandwidth_gbs = gs_jget_num(jg, root, "bandwidth_gbs", DBL_TRUE_MIN, GS_GPU_GBS_MAX,
+	                               "a positive number of GB/s, at most " GBS_MAX_TEXT, 0, true);
+	g->bf16_tflops = gs_jget_num(jg, root, "bf16_tflops", DBL_TRUE_MIN, GS_GPU_TFLOPS_MAX,
+	                             "a positive number of TFLOPS, at most " TFLOPS_MAX_TEXT, 0, true);
 	if (jg->rc == GS_OK && g->usable_bytes > g->total_bytes)
 		gs_jget_fail(jg, GS_EGPUFILE, "usable", "larger than the total");
 	gs_jget_str(jg, root, "notes", false);
@@ -126,7 +134,8 @@ static void read_figures(gs_jget *jg, const cJSON *root, gs_gpu *g)
 			gs_jget_fail(jg, GS_EGPUFILE, "architecture", "expected \"volta\", \"turing\", \"ampere\", "
 			             "\"ada\", \"hopper\", \"blackwell\" or \"cdna3\"");
 	}
-	g->fp8_tflops = gs_jget_pos(jg, root, "fp8_tflops", 0, false);
+	g->fp8_tflops = gs_jget_num(jg, root, "fp8_tflops", DBL_TRUE_MIN, GS_GPU_TFLOPS_MAX,
+	                            "a positive number of TFLOPS, at most " TFLOPS_MAX_TEXT " (or null)", 0, false);
 	if (jg->rc == GS_OK && g->fp8_tflops > 0 && !g->fp8)
 		gs_jget_fail(jg, GS_EGPUFILE, "fp8_tflops", "given but \"fp8\" is false");
 }
@@ -147,7 +156,8 @@ static void read_links(gs_jget *jg, const cJSON *root, gs_gpu *g)
 		else if (ic != NULL)
 			memcpy(g->interconnect, ic, strlen(ic) + 1);
 	}
-	g->link_gbs = gs_jget_pos(jg, root, "link_gbs", 0, false);
+	g->link_gbs = gs_jget_num(jg, root, "link_gbs", DBL_TRUE_MIN, GS_GPU_GBS_MAX,
+	                          "a positive number of GB/s, at most " GBS_MAX_TEXT " (or null)", 0, false);
 	if (jg->rc == GS_OK && g->link_gbs > 0 && (g->interconnect[0] == '\0' ||
 	                                           strcmp(g->interconnect, "none") == 0))
 		gs_jget_fail(jg, GS_EGPUFILE, "link_gbs", "given without a GPU-to-GPU \"interconnect\"");
@@ -193,9 +203,9 @@ static gs_err read_sources(const char *path, const cJSON *root, gs_gpu *g, gs_er
 		               path);
 	cJSON_ArrayForEach(it, src)
 	{
-		if (!cJSON_IsString(it) || it->valuestring[0] == '\0')
-			return gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": expected a non-empty string", path,
-			               it->string);
+		if (!cJSON_IsString(it) || it->valuestring[0] == '\0' || gs_has_control(it->valuestring))
+			return gs_fail(e, GS_EGPUFILE, "%s: field \"sources.%s\": expected a non-empty string "
+			               "without control characters", path, it->string);
 	}
 	for (int i = 0; sourced_fields[i] != NULL; i++) {
 		const char *f = sourced_fields[i];

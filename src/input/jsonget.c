@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "redact.h"
+
 #define MIB 1048576ULL
 
 const cJSON *gs_jget_item(const cJSON *obj, const char *key)
@@ -149,9 +151,22 @@ bool gs_jget_bool(gs_jget *g, const cJSON *obj, const char *key, bool def, bool 
 	return v != NULL ? cJSON_IsTrue(v) : def;
 }
 
+/* Strings we read are shown (a terminal, a page, a cell): one holding a
+ * control character (redact.h gs_has_control) is refused; NULL then. */
+static const cJSON *clean(gs_jget *g, const char *key, const char *what, const cJSON *v)
+{
+	char w[96];
+
+	if (v == NULL || !gs_has_control(v->valuestring))
+		return v;
+	snprintf(w, sizeof w, "%s without control characters", what);
+	wrong(g, key, w, v);
+	return NULL;
+}
+
 const char *gs_jget_str(gs_jget *g, const cJSON *obj, const char *key, bool required)
 {
-	const cJSON *v = typed(g, obj, key, required, "a string", cJSON_IsString);
+	const cJSON *v = clean(g, key, "a string", typed(g, obj, key, required, "a string", cJSON_IsString));
 
 	return v != NULL ? v->valuestring : NULL;
 }
@@ -159,7 +174,8 @@ const char *gs_jget_str(gs_jget *g, const cJSON *obj, const char *key, bool requ
 bool gs_jget_strcpy(gs_jget *g, const cJSON *obj, const char *key, char *dst, size_t n,
                     bool required)
 {
-	const cJSON *v = typed(g, obj, key, required, "a non-empty string", is_text);
+	const cJSON *v = clean(g, key, "a non-empty string",
+	                       typed(g, obj, key, required, "a non-empty string", is_text));
 	size_t len;
 
 	if (v == NULL)

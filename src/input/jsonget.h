@@ -65,11 +65,14 @@ int64_t gs_jget_int(gs_jget *g, const struct cJSON *obj, const char *key, int64_
 /* true or false. Absent or on a failure: def. */
 bool gs_jget_bool(gs_jget *g, const struct cJSON *obj, const char *key, bool def, bool required);
 
-/* Any string (borrowed from the tree). Absent or on a failure: NULL. */
+/* A string without control characters (redact.h gs_has_control: what is
+ * read is shown, and ESC in a terminal starts a command), borrowed from
+ * the tree. Absent or on a failure: NULL. */
 const char *gs_jget_str(gs_jget *g, const struct cJSON *obj, const char *key, bool required);
 
-/* A non-empty string of at most n - 1 bytes, copied into dst[n]. Returns
- * true when copied; dst is left as it was otherwise (absent, a failure). */
+/* A non-empty string without control characters, of at most n - 1 bytes,
+ * copied into dst[n]. Returns true when copied; dst is left as it was
+ * otherwise (absent, a failure). */
 bool gs_jget_strcpy(gs_jget *g, const struct cJSON *obj, const char *key, char *dst, size_t n,
                     bool required);
 

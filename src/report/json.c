@@ -34,10 +34,7 @@ static void jstr_or_null(FILE *fp, const char *s)
 
 static void jnum(FILE *fp, double d)
 {
-	char buf[64];
-
-	snprintf(buf, sizeof buf, "%.10g", d);
-	fputs(buf, fp);
+	gs_json_num(fp, d, 10);
 }
 
 void gs_json_doc_begin(FILE *fp, const gs_report_meta *m)

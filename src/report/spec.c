@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "paths.h"
 #include "plan_view.h"
 #include "report.h"
@@ -1112,6 +1113,30 @@ static gs_err split_csv(const char *flag, const char *csv, gs_spec_list *out, gs
 	return GS_OK;
 }
 
+/* One --gpu-counts entry, COUNT[:SHARDING[:TP]], strictly: COUNT and TP
+ * whole numbers (gs_parse_i64: no blank, no sign, no exponent),
+ * SHARDING lower-case letters and digits; nothing else anywhere ("8
+ * :pipeline" and "1e3" are errors, never 8 GPUs under zero3 or 1 GPU). */
+static bool parse_count(const char *v, int64_t *cnt, char *shard, size_t n, int64_t *tp)
+{
+	const char *c1 = strchr(v, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	size_t sl;
+
+	if (!gs_parse_i64(v, c1 ? (size_t)(c1 - v) : SIZE_MAX, cnt) || v[0] == '-')
+		return false;
+	if (c1 == NULL)
+		return true;
+	sl = c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1);
+	if (sl == 0 || sl >= n)
+		return false;
+	for (size_t i = 0; i < sl; i++)
+		if (!((c1[1 + i] >= 'a' && c1[1 + i] <= 'z') || (c1[1 + i] >= '0' && c1[1 + i] <= '9')))
+			return false;
+	memcpy(shard, c1 + 1, sl);
+	shard[sl] = '\0';
+	return c2 == NULL || (gs_parse_i64(c2 + 1, SIZE_MAX, tp) && c2[1] != '-');
+}
+
 static gs_err check_flag_values(const char *flag, const char *name, const gs_spec_list *l,
                                 gs_error *e)
 {
@@ -1133,21 +1158,20 @@ static gs_err override_counts(gs_spec *sp, const char *flag, gs_spec_list *l, gs
 	gs_err rc = GS_OK;
 
 	for (size_t i = 0; i < l->n && rc == GS_OK; i++) {
-		char shard[32] = "", extra[8];
-		long long cnt = 0, tp = 1;
-		int got = sscanf(l->v[i], "%lld:%31[a-z0-9]:%lld%7s", &cnt, shard, &tp, extra);
+		char shard[32] = "";
+		int64_t cnt = 0, tp = 1;
 		gs_settings s;
 		gs_error sub = { 0 };
 		char buf[32];
-		if (got < 1 || got > 3 || cnt < 1 || cnt > 4096 || tp < 1 || tp > cnt ||
-		    strlen(shard) >= sizeof c[i].sharding) {
+		if (!parse_count(l->v[i], &cnt, shard, sizeof shard, &tp) || cnt < 1 || cnt > 4096 || tp < 1 ||
+		    tp > cnt || strlen(shard) >= sizeof c[i].sharding) {
 			rc = gs_fail(e, GS_EUSAGE, "--%s: \"%s\": expected COUNT[:SHARDING[:TP]]", flag, l->v[i]);
 			break;
 		}
 		if (shard[0] == '\0')
 			snprintf(shard, sizeof shard, "%s", cnt == 1 ? "ddp" : "zero3");
 		gs_settings_default(&s);
-		snprintf(buf, sizeof buf, "%lld", cnt);
+		snprintf(buf, sizeof buf, "%lld", (long long)cnt);
 		if (gs_settings_set(&s, "gpus", buf, &sub) != GS_OK ||
 		    gs_settings_set(&s, "sharding", shard, &sub) != GS_OK) {
 			rc = gs_fail(e, GS_EUSAGE, "--%s: \"%s\": %s", flag, l->v[i], sub.msg);

@@ -818,6 +818,9 @@ typedef struct rctx {
 	size_t start;     /* out->len when the render began */
 	size_t includes;  /* include tags rendered so far */
 	unsigned ticks;   /* nodes rendered, for the stop hook's polling */
+	uint64_t steps;   /* nodes rendered and loop iterations run (GS_TMPL_MAX_STEPS) */
+	struct loop_vars *loops; /* the loop variable of each nesting level, made once a render */
+	size_t n_loops, nest;
 	incl chain[GS_TMPL_MAX_DEPTH + 1];
 	int nchain;
 } rctx;
@@ -847,6 +850,18 @@ static void chain_text(const rctx *r, char *buf, size_t n)
 		snprintf(buf + at, n - at, ")");
 }
 
+/* The step budget spent at line of t (nested loops multiply: 40 of them
+ * over two items are 2^40 iterations, with or without output). */
+static gs_err too_many_steps(rctx *r, const tmpl *t, int line)
+{
+	char via[480];
+
+	chain_text(r, via, sizeof via);
+	return gs_fail(r->e, GS_ETEMPLATE, "%s:%d: more than %llu steps (tags rendered and loop "
+	               "iterations) in one page: nested loops that never end in practice%s", t->file, line,
+	               (unsigned long long)GS_TMPL_MAX_STEPS, via);
+}
+
 /* A limit or the stop hook, checked before node nd of t is rendered. */
 static gs_err render_limits(rctx *r, const tmpl *t, const node *nd)
 {
@@ -861,6 +876,8 @@ static gs_err render_limits(rctx *r, const tmpl *t, const node *nd)
 		return gs_fail(r->e, GS_ETEMPLATE, "%s:%d: output larger than %zu bytes%s", t->file,
 		               nd->line, GS_TMPL_MAX_OUTPUT, via);
 	}
+	if (++r->steps > GS_TMPL_MAX_STEPS)
+		return too_many_steps(r, t, nd->line);
 	if (nd->kind == N_INCLUDE && ++r->includes > GS_TMPL_MAX_INCLUDES) {
 		chain_text(r, via, sizeof via);
 		return gs_fail(r->e, GS_ETEMPLATE,
@@ -934,10 +951,35 @@ static gs_err render_var(rctx *r, const tmpl *t, const node *nd, const frame *f)
 	return GS_OK;
 }
 
+/* A loop's "loop" variable: the map and its members. */
+typedef struct loop_vars {
+	gs_tval *map, *idx, *first, *last, *len;
+} loop_vars;
+
+/* The loop variable for the current nesting level: made on the level's
+ * first loop of the render and reused (a render of nested loops allocates
+ * per level, not per loop entered). */
+static loop_vars *loop_at(rctx *r)
+{
+	loop_vars *lv;
+
+	if (r->nest == r->n_loops) {
+		r->loops = gs_xrealloc(r->loops, (r->n_loops + 1) * sizeof *r->loops);
+		lv = &r->loops[r->n_loops++];
+		lv->map = gs_tv_map();
+		lv->idx = gs_tv_set_num(lv->map, "index", 0);
+		lv->first = gs_tv_set_bool(lv->map, "first", false);
+		lv->last = gs_tv_set_bool(lv->map, "last", false);
+		lv->len = gs_tv_set_num(lv->map, "length", 0);
+	}
+	return &r->loops[r->nest];
+}
+
 static gs_err render_for(rctx *r, const tmpl *t, const node *nd, const frame *f, int depth)
 {
 	const gs_tval *list = lookup(r, f, nd->path);
-	gs_tval *loop, *idx, *first, *last, *len;
+	gs_tval *idx, *first, *last;
+	loop_vars *lv;
 	frame fr;
 	size_t i;
 	gs_err err = GS_OK;
@@ -949,23 +991,31 @@ static gs_err render_for(rctx *r, const tmpl *t, const node *nd, const frame *f,
 		               nd->path);
 	if (list->n == 0)
 		return GS_OK;
-	loop = gs_tv_map();
-	idx = gs_tv_set_num(loop, "index", 0);
-	first = gs_tv_set_bool(loop, "first", false);
-	last = gs_tv_set_bool(loop, "last", false);
-	len = gs_tv_set_num(loop, "length", (double)list->n);
-	(void)len;
+	lv = loop_at(r);
+	idx = lv->idx;
+	first = lv->first;
+	last = lv->last;
+	lv->len->num = (double)list->n;
+	r->nest++;
 	fr.name = nd->var;
-	fr.loop = loop;
+	fr.loop = lv->map;
 	fr.up = f;
 	for (i = 0; i < list->n && !err; i++) {
+		if (++r->steps > GS_TMPL_MAX_STEPS) {
+			err = too_many_steps(r, t, nd->line);
+			break;
+		}
+		if ((++r->ticks & 255u) == 0 && g_stopped != NULL && g_stopped()) {
+			err = gs_fail(r->e, GS_ETEMPLATE, "%s:%d: rendering stopped", t->file, nd->line);
+			break;
+		}
 		idx->num = (double)(i + 1);
 		first->b = i == 0;
 		last->b = i + 1 == list->n;
 		fr.val = list->items[i];
 		err = render_list(r, t, &nd->body, &fr, depth);
 	}
-	gs_tv_free(loop);
+	r->nest--;
 	return err;
 }
 
@@ -1058,6 +1108,9 @@ gs_err gs_tmpl_render(gs_tmpl_env *env, const char *name, const gs_tval *data, g
 	r.e = e;
 	r.start = out->len;
 	err = render_list(&r, t, &t->root, NULL, 0);
+	for (size_t i = 0; i < r.n_loops; i++)
+		gs_tv_free(r.loops[i].map);
+	free(r.loops);
 	if (!err && out->len - r.start > GS_TMPL_MAX_OUTPUT)
 		err = gs_fail(e, GS_ETEMPLATE, "%s: output larger than %zu bytes", t->file,
 		              GS_TMPL_MAX_OUTPUT);

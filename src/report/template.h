@@ -81,6 +81,12 @@ void gs_tv_free(gs_tval *v); /* the value and all it holds; NULL is fine */
  * ("... (included from a:3 < page:5)"). */
 #define GS_TMPL_MAX_INCLUDES 4096
 #define GS_TMPL_MAX_OUTPUT ((size_t)256 << 20)
+/* ... and steps: tags rendered plus loop iterations, so that nested loops
+ * stop with an error even when they print nothing. The largest shipped
+ * page, the default spec's index, takes about 18,000; a model page about
+ * ten a row, so a one-model sweep of --max-rows' default million rows
+ * fits too. */
+#define GS_TMPL_MAX_STEPS ((uint64_t)1 << 24)
 
 /* Appends the escaped form of s to out. */
 typedef void (*gs_tmpl_escape_fn)(gs_tbuf *out, const char *s);

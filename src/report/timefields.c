@@ -1,6 +1,7 @@
 /* gpusizer: the time-field table and its walks (see timefields.h). */
 #include "timefields.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,7 +120,7 @@ char *gs_time_field_text(const gs_time_field *f, const gs_cell *c, const gs_time
 
 	if (f->kind == GS_TK_KERNEL)
 		snprintf(buf, n, "\"%s\"", gs_kernel_name((gs_kernel)v));
-	else if ((f->null == GS_TN_UNPRICED && !priced) ||
+	else if (!isfinite(v) || (f->null == GS_TN_UNPRICED && !priced) ||
 	         (f->null == GS_TN_UNPRICED_OR_NO_BUDGET && !(priced && budget)))
 		snprintf(buf, n, "null");
 	else

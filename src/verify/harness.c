@@ -4,6 +4,8 @@
 #include "harness.h"
 
 #include <cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -286,8 +288,8 @@ int gs_harness_signal(void)
 /* ------------------------------------------------------------ spawning */
 
 /* Start argv with stdout and stderr on pipes (fd[0], fd[1] read ends), in
- * a process group of its own (its id is r->pid) and, on Linux, killed
- * when verify dies (PR_SET_PDEATHSIG). */
+ * a session and process group of its own (both ids are r->pid) and, on
+ * Linux, killed when verify dies (PR_SET_PDEATHSIG). */
 static gs_err spawn(char **argv, unsigned gpu_index, hrun *r, int fd[2], gs_error *e)
 {
 	int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, null_fd;
@@ -330,7 +332,7 @@ static gs_err spawn(char **argv, unsigned gpu_index, hrun *r, int fd[2], gs_erro
 	if (r->pid == 0) {
 		/* The child: async-signal-safe calls only, up to the exec. */
 		sigset_t none;
-		setpgid(0, 0);
+		setsid(); /* a session of its own: no terminal, its own group */
 #ifdef __linux__
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
@@ -362,7 +364,8 @@ static gs_err spawn(char **argv, unsigned gpu_index, hrun *r, int fd[2], gs_erro
 		close(xp[0]);
 		return gs_fail(e, GS_EHARNESS, "cannot start the harness: %s", strerror(err));
 	}
-	setpgid(r->pid, r->pid); /* also here: the group exists before any kill */
+	/* the exec (or its failure) closes xp: by then setsid has run and the
+	 * group exists before any kill */
 	do
 		got = read(xp[0], &child_errno, sizeof child_errno);
 	while (got < 0 && errno == EINTR);
@@ -378,6 +381,82 @@ static gs_err spawn(char **argv, unsigned gpu_index, hrun *r, int fd[2], gs_erro
 	fd[0] = op[0];
 	fd[1] = ep[0];
 	return GS_OK;
+}
+
+/* Every process below verify, the harness's whole tree: verify is their
+ * subreaper while the harness runs (PR_SET_CHILD_SUBREAPER), so one that
+ * leaves the harness's session or group, or whose parent died, is still
+ * below verify; /proc gives each one's parent. Each live one gets sig
+ * (a zombie is reaped when it is verify's own child, the harness excepted:
+ * its reaping is run_collect's). Returns how many got it; 0 also where
+ * /proc cannot be read (off Linux: the group kill alone). */
+static int signal_tree(pid_t leader, int sig)
+{
+	typedef struct { pid_t pid, ppid; char state; bool below; } proc;
+	pid_t self = getpid();
+	proc *v = NULL;
+	size_t n = 0, cap = 0;
+	int hit = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char path[64], buf[512], *rp;
+		FILE *fp;
+		size_t got;
+		proc p = {0};
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof path, "/proc/%.20s/stat", de->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		got = fread(buf, 1, sizeof buf - 1, fp);
+		fclose(fp);
+		buf[got] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold blanks and ')' */
+		rp = strrchr(buf, ')');
+		if (rp == NULL || sscanf(buf, "%d", &p.pid) != 1 || sscanf(rp + 1, " %c %d", &p.state, &p.ppid) != 2)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 512;
+			v = gs_xrealloc(v, cap * sizeof *v);
+		}
+		v[n++] = p;
+	}
+	closedir(d);
+	/* below self: the parents' closure, a pass at a time */
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].below || v[i].pid == self)
+				continue;
+			for (size_t j = 0; j < n && !v[i].below; j++)
+				if (v[i].ppid == self || (v[j].below && v[j].pid == v[i].ppid))
+					v[i].below = more = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].below)
+			continue;
+		if (v[i].state == 'Z') {
+			if (v[i].ppid == self && v[i].pid != leader)
+				waitpid(v[i].pid, NULL, WNOHANG);
+			continue;
+		}
+		kill(v[i].pid, sig);
+		hit++;
+	}
+	free(v);
+	return hit;
+}
+
+/* sig to the harness's group and to every process below verify. */
+static int signal_all(pid_t leader, int sig)
+{
+	kill(-leader, sig);
+	return signal_tree(leader, sig);
 }
 
 /* Whether the harness (the group's leader) has exited, without reaping it:
@@ -424,22 +503,33 @@ static void read_pipes(const gs_harness_opts *o, hrun *r, int fd[2], bool open_[
 }
 
 /* Run the harness; stdout collected, stderr tail kept, NVML sampled every
- * GS_HARNESS_SAMPLE_MS. Past the timeout or on a stop signal its process
- * group gets SIGTERM, then SIGKILL GS_HARNESS_GRACE_MS later (at once on a
- * second signal); once it has exited, whatever is left of its group is
- * killed before it is reaped, so nothing it started outlives verify.
- * GS_EHARNESS if it cannot be started. */
+ * GS_HARNESS_SAMPLE_MS. verify is the subreaper of everything the harness
+ * starts (Linux), so the whole tree stays below it: past the timeout or on
+ * a stop signal the harness's group and every process below verify get
+ * SIGTERM, then SIGKILL GS_HARNESS_GRACE_MS later (at once on a second
+ * signal); once the harness has exited, whatever is left below verify is
+ * killed before it is reaped, so nothing it started outlives verify or
+ * keeps it waiting (a descendant that left the group, by setsid or
+ * setpgid, included). Pipes still open GS_HARNESS_GRACE_MS after the
+ * tree is gone (an outside process holding them) are closed. GS_EHARNESS
+ * if it cannot be started. */
 static gs_err run_collect(char **argv, const gs_harness_opts *o, hrun *r, gs_error *e)
 {
 	int fd[2] = {-1, -1};
 	bool open_[2] = {true, true}, stopping = false, exited = false;
-	int64_t start = now_ms(), last = 0, kill_at = 0;
+	int64_t start = now_ms(), last = 0, kill_at = 0, gone_at = 0;
 	struct sigaction old[N_STOP];
 	gs_err rc;
 
 	memset(r, 0, sizeof *r);
 	catch_stops(old);
+#ifdef __linux__
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
 	if ((rc = spawn(argv, o->gpu_index, r, fd, e)) != GS_OK) {
+#ifdef __linux__
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+#endif
 		restore_stops(old);
 		return rc;
 	}
@@ -449,11 +539,14 @@ static gs_err run_collect(char **argv, const gs_harness_opts *o, hrun *r, gs_err
 		int64_t now;
 
 		read_pipes(o, r, fd, open_); /* with both closed, a 20 ms sleep */
-		if (!exited && leader_exited(r->pid)) {
-			exited = true;
-			kill(-r->pid, SIGKILL); /* what it left in its group: then the pipes close */
-		}
 		now = now_ms();
+		if (!exited && leader_exited(r->pid))
+			exited = true;
+		/* what it left, in its group or not: then the pipes close */
+		if (exited && signal_all(r->pid, SIGKILL) == 0 && gone_at == 0)
+			gone_at = now;
+		if (gone_at && now - gone_at > GS_HARNESS_GRACE_MS)
+			open_[0] = open_[1] = false;
 		if (now - last >= GS_HARNESS_SAMPLE_MS && !exited) {
 			sample(o, r);
 			last = now;
@@ -461,12 +554,12 @@ static gs_err run_collect(char **argv, const gs_harness_opts *o, hrun *r, gs_err
 		if (!stopping && (caught || now - start > o->timeout_s * 1000)) {
 			r->timed_out = !caught;
 			r->stopped_by = (int)caught;
-			kill(-r->pid, SIGTERM);
+			signal_all(r->pid, SIGTERM);
 			stopping = true;
 			kill_at = now + GS_HARNESS_GRACE_MS;
 		}
-		if (stopping && kill_at && (now > kill_at || caught_again)) {
-			kill(-r->pid, SIGKILL);
+		if (stopping && (kill_at == 0 || now > kill_at || caught_again)) {
+			signal_all(r->pid, SIGKILL); /* and again each turn: no fork escapes it */
 			kill_at = 0;
 		}
 	}
@@ -474,6 +567,11 @@ static gs_err run_collect(char **argv, const gs_harness_opts *o, hrun *r, gs_err
 	close(fd[1]);
 	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 		;
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		; /* the tree's last zombies, verify's children as their subreaper */
+#ifdef __linux__
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+#endif
 	restore_stops(old);
 	r->out[r->out_len] = '\0';
 	return GS_OK;

@@ -389,8 +389,11 @@ static bool value_from_json(gs_measured *m, const mfield *f, const cJSON *v)
 		*(unsigned *)p = (unsigned)d;
 		return true;
 	case MF_DBL:
-		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-			return false; /* an infinity would be written back as null */
+		/* the record's reals are percentages (an error, the tolerance):
+		 * finite (an infinity would be written back as null) and within
+		 * +-1e9, far past any error a measurement gives */
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || fabs(v->valuedouble) > 1e9)
+			return false;
 		*(double *)p = v->valuedouble;
 		return true;
 	case MF_BOOL:

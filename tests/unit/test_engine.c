@@ -2,10 +2,12 @@
  * them): hand-computed components per recipe and optimizer, and
  * monotonicity. The seeds' formulas and the usage errors, which need no
  * config, are in test_engine_core.c. */
+#include <cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
+#include "fileio.h"
 #include "config.h"
 #include "engine.h"
 #include "engine_run.h"
@@ -1345,6 +1347,188 @@ static void block_formats(void)
 	}
 }
 
+/* The default spec's rows (sizing.json: every model of its list from the
+ * committed models/ cache, every combination of its axes) under DDP at 1,
+ * 2, 4, 8, 16 and 64 GPUs. DDP replicates the whole model: each replica
+ * holds the same weights, gradients, states, reduce buckets and
+ * activations whatever the replica count, so from 2 GPUs on (1 GPU is no
+ * DDP at all: no reducer, no buckets) per-GPU memory is one figure, and
+ * the second GPU never lowers it. Every precision the method takes is
+ * swept, beside the spec's other axes: issue 34 found per-GPU memory
+ * falling as the count doubled (the fp32 gradient of the master-weight
+ * recipes, mixed-* and fp8-mixed, was divided by the replica count). */
+typedef struct spec_axis {
+	char key[64];
+	const cJSON *vals; /* an array, or for precision the object by method */
+} spec_axis;
+
+typedef struct ddp_sweep {
+	const gs_arch *a;
+	spec_axis ax[32];
+	int n_ax;
+	int rows, refused, changed, fell, mixed;
+	char first_bad[512];
+} ddp_sweep;
+
+static void ddp_counts(ddp_sweep *w, const gs_settings *s)
+{
+	static const char *const counts[] = {"1", "2", "4", "8", "16", "64"};
+	uint64_t at[6];
+	int ok = 0;
+
+	for (int c = 0; c < 6; c++) {
+		gs_settings t = *s;
+		gs_error e = {0};
+		gs_estimate x;
+		if (gs_settings_set(&t, "gpus", counts[c], &e) != GS_OK || gs_settings_check(&t, &e) != GS_OK ||
+		    gs_estimate_run(w->a, &t, &x, &e) != GS_OK) {
+			at[c] = 0;
+			continue;
+		}
+		at[c] = x.device;
+		ok++;
+	}
+	w->rows++;
+	if (ok == 0) {
+		w->refused++;
+		return;
+	}
+	bool bad = false;
+	if (ok != 6) {
+		w->mixed++; /* refused at some counts only */
+		bad = true;
+	}
+	for (int c = 2; c < 6 && !bad; c++)
+		if (at[c] != at[1]) {
+			w->changed++;
+			w->fell += at[c] < at[1];
+			bad = true;
+		}
+	if (!bad && at[1] < at[0]) {
+		w->fell++;
+		bad = true;
+	}
+	if (bad && w->first_bad[0] == '\0') {
+		char l[256];
+		gs_settings_label(s, l, sizeof l);
+		snprintf(w->first_bad, sizeof w->first_bad, "%.200s %.200s: %llu %llu %llu %llu %llu %llu", w->a->source, l,
+		         (unsigned long long)at[0], (unsigned long long)at[1], (unsigned long long)at[2],
+		         (unsigned long long)at[3], (unsigned long long)at[4], (unsigned long long)at[5]);
+	}
+}
+
+/* Every combination of the axes from i on. */
+static void ddp_axes(ddp_sweep *w, int i, gs_settings s)
+{
+	const cJSON *vals, *v;
+	char name[64];
+
+	if (i == w->n_ax) {
+		ddp_counts(w, &s);
+		return;
+	}
+	vals = w->ax[i].vals;
+	if (strcmp(w->ax[i].key, "precision") == 0) {
+		/* every precision the method takes, not only the spec's */
+		const gs_setting *d = gs_setting_find("precision");
+		for (int k = 0; d->values[k] != NULL; k++) {
+			gs_settings t = s;
+			gs_error e = {0};
+			if (gs_settings_set(&t, "precision", d->values[k], &e) == GS_OK &&
+			    gs_settings_check(&t, &e) == GS_OK)
+				ddp_axes(w, i + 1, t);
+		}
+		return;
+	}
+	snprintf(name, sizeof name, "%s", w->ax[i].key);
+	for (char *p = name; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	cJSON_ArrayForEach(v, vals) {
+		gs_settings t = s;
+		gs_error e = {0};
+		char text[64];
+		if (cJSON_IsBool(v))
+			snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "true" : "false");
+		else if (cJSON_IsNumber(v))
+			snprintf(text, sizeof text, "%.0f", v->valuedouble);
+		else
+			snprintf(text, sizeof text, "%s", cJSON_IsString(v) ? v->valuestring : "?");
+		if (gs_settings_set(&t, name, text, &e) != GS_OK) {
+			printf("FAIL ddp sweep: sizing.json axis %s=%s: %s\n", name, text, e.msg);
+			exit(1);
+		}
+		ddp_axes(w, i + 1, t);
+	}
+}
+
+static void ddp_replicas(void)
+{
+	char *text = NULL;
+	gs_error e = {0};
+	cJSON *spec, *axes, *models, *m, *ax;
+	ddp_sweep w;
+	int n_models = 0, rows = 0, refused = 0, changed = 0, fell = 0, mixed = 0;
+	char first[sizeof w.first_bad] = "";
+
+	if (gs_read_file("sizing.json", 1 << 20, &text, NULL, &e) != GS_OK) {
+		printf("FAIL ddp sweep: %s\n", e.msg);
+		exit(1);
+	}
+	spec = cJSON_Parse(text);
+	free(text);
+	axes = cJSON_GetObjectItemCaseSensitive(spec, "axes");
+	models = cJSON_GetObjectItemCaseSensitive(spec, "models");
+	memset(&w, 0, sizeof w);
+	/* method first: precision's values depend on it */
+	ax = cJSON_GetObjectItemCaseSensitive(axes, "method");
+	snprintf(w.ax[w.n_ax].key, sizeof w.ax[0].key, "method");
+	w.ax[w.n_ax++].vals = ax;
+	cJSON_ArrayForEach(ax, axes) {
+		if (strcmp(ax->string, "method") != 0 && w.n_ax < 32) {
+			snprintf(w.ax[w.n_ax].key, sizeof w.ax[0].key, "%s", ax->string);
+			w.ax[w.n_ax++].vals = ax;
+		}
+	}
+	cJSON_ArrayForEach(m, models) {
+		char path[512], entry[256];
+		/* an entry is an id, or {"id": ..., "methods": [...]} (the
+		 * invariant holds for every method, so every one is swept) */
+		const cJSON *id = cJSON_IsObject(m) ? cJSON_GetObjectItemCaseSensitive(m, "id") : m;
+		if (!cJSON_IsString(id))
+			continue;
+		snprintf(entry, sizeof entry, "%s", id->valuestring);
+		char *slash = strchr(entry, '/');
+		if (slash == NULL)
+			continue;
+		*slash = '\0';
+		snprintf(path, sizeof path, "models/%s--%s/config.json", entry, slash + 1);
+		gs_arch a = gs_arch_from(path);
+		gs_settings s;
+		gs_settings_default(&s);
+		ddp_sweep one = w;
+		one.a = &a;
+		ddp_axes(&one, 0, s);
+		n_models++;
+		rows += one.rows;
+		refused += one.refused;
+		changed += one.changed;
+		fell += one.fell;
+		mixed += one.mixed;
+		if (first[0] == '\0')
+			snprintf(first, sizeof first, "%s", one.first_bad);
+	}
+	int n_spec = cJSON_GetArraySize(models);
+	cJSON_Delete(spec);
+	CHECK(n_models == n_spec && n_models > 10 && rows > 2000 && refused < rows / 4,
+	      "engine: the DDP sweep covers the default spec (%d models, %d rows, %d refused at every count)",
+	      n_models, rows, refused);
+	CHECK(changed == 0 && fell == 0 && mixed == 0,
+	      "engine: per-GPU DDP memory is one figure from 2 to 64 replicas and never below 1 GPU's, for "
+	      "every row of the default spec (%d rows x 6 counts; %d changed with the count, %d fell, %d "
+	      "refused at some counts only%s%s)", rows, changed, fell, mixed, first[0] ? "; first: " : "", first);
+}
+
 int main(void)
 {
 	recipes();
@@ -1373,5 +1557,6 @@ int main(void)
 	window_caches();
 	recurrent_states();
 	block_formats();
+	ddp_replicas();
 	CHECK_DONE();
 }

@@ -69,5 +69,19 @@ int main(void)
 	char tiny[4];
 	gs_fmt_f4(tiny, sizeof tiny, 12.5);
 	CHECK(strcmp(tiny, "12.") == 0, "numfmt: %%.4f cut to the buffer as snprintf cuts (\"%s\")", tiny);
+	{
+		static const char *const refused[] = { "", "-", " 8", "8 ", "+8", "1e3", "8:", "0x10", "9223372036854775808",
+		                                   "-9223372036854775809", "１", NULL };
+		int64_t v = 0;
+		int wrong = 0;
+		for (int i = 0; refused[i] != NULL; i++)
+			wrong += gs_parse_i64(refused[i], SIZE_MAX, &v);
+		CHECK(wrong == 0, "numfmt: gs_parse_i64 refuses blanks, signs but '-', exponents, overflow (%d accepted)",
+		      wrong);
+		CHECK(gs_parse_i64("9223372036854775807", SIZE_MAX, &v) && v == INT64_MAX &&
+		      gs_parse_i64("-9223372036854775808", SIZE_MAX, &v) && v == INT64_MIN &&
+		      gs_parse_i64("8:zero3", 1, &v) && v == 8 && gs_parse_i64("042", SIZE_MAX, &v) && v == 42,
+		      "numfmt: gs_parse_i64 reads the 64-bit range and a prefix of given length");
+	}
 	CHECK_DONE();
 }

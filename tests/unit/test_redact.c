@@ -56,5 +56,40 @@ int main(void)
 		      "redact: a long text (past the stack buffers) is redacted too");
 		free(big);
 	}
+	/* RFC 3986: the userinfo ends at the last '@' before the host, and a
+	 * password may hold an unencoded '#', '/' or '?' (issue 34) */
+	CHECK(red("GET http://agent:Pz9#Se/cr?et@hub.local:8080/api failed", 256,
+	          "GET http://***@hub.local:8080/api failed"),
+	      "redact: a password holding '#', '/' and '?' goes whole");
+	/* one pass before the cut: a secret at the cut is never half-shown */
+	{
+		char big[2000], out[300];
+		gs_redact_secret("Mq7Tok-Zx81Yw72Vu63Ts54Rq45");
+		for (int at = 270; at <= 300; at++) {
+			memset(big, 'x', sizeof big);
+			memcpy(big + at, "Mq7Tok-Zx81Yw72Vu63Ts54Rq45 hf_Ab3Cd4Ef5Gh6Ij7Kl8", 49);
+			memset(big + at + 49, '.', 500);
+			big[at + 550] = '\0';
+			gs_text_safe(big, out, sizeof out);
+			if (strstr(out, "Mq7") != NULL || strstr(out, "Ab3Cd4") != NULL || strlen(out) != sizeof out - 1) {
+				CHECK(0, "redact: gs_text_safe cuts after redacting (secret at byte %d: \"%s\")", at,
+				      out + 260);
+				break;
+			}
+			if (at == 300)
+				CHECK(1, "redact: gs_text_safe redacts whole, then cuts (a secret at bytes 270-300 of a "
+				      "299-byte cut)");
+		}
+	}
+	{
+		char out[64];
+		gs_escape_controls("a\x1b[2Jb\x07" "c\x7f\xc2\x9b" "d\xc3\xa9", out, sizeof out);
+		CHECK(strcmp(out, "a\\x1b[2Jb\\x07c\\x7f\\u009bd\xc3\xa9") == 0 &&
+		      !gs_has_control(out) && gs_has_control("x\x1b") && gs_has_control("\xc2\x85") &&
+		      !gs_has_control("caf\xc3\xa9"),
+		      "redact: control characters (C0, DEL, C1) escaped as text, other UTF-8 kept (%s)", out);
+		gs_escape_controls("ab\x1b", out, 5);
+		CHECK(strcmp(out, "ab") == 0, "redact: an escape is never cut in half (\"%s\")", out);
+	}
 	CHECK_DONE();
 }
