@@ -1,6 +1,7 @@
 /* gpusizer: settings of one sizing row: names, defaults, parsing. Pure. */
 #include "settings.h"
 #include "numfmt.h"
+#include "stacks.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -21,7 +22,7 @@ static const char *const optim_names[] = {
 	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
 };
 static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", "math", "math-legacy", NULL};
-static const char *const loss_names[] = {"standard", "chunked", "legacy", NULL};
+static const char *const loss_names[] = {"standard", "chunked", "legacy", "fused", "fused-chunks", NULL};
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations", NULL};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", "int8", NULL};
@@ -33,6 +34,7 @@ static const char *const kvcache_names[] = {"dynamic", "legacy", "static", "stat
 static const char *const loss_dtype_names[] = {"auto", "fp32", "compute", NULL}; /* gs_loss_dtype */
 static const char *const kbit_prep_names[] = {"auto", "on", "off", NULL}; /* gs_kbit_prep */
 static const char *const bnb_saves_names[] = {"weight", "input", NULL}; /* gs_bnb_saves */
+static const char *const compute_names[] = {"auto", "bf16", "fp16", NULL}; /* gs_compute */
 
 /* Every ENUM setting is stored in an enum field read and written as int. */
 _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int) &&
@@ -40,7 +42,8 @@ _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int
                sizeof(gs_loss) == sizeof(int) && sizeof(gs_shard) == sizeof(int) &&
                sizeof(gs_offload) == sizeof(int) && sizeof(gs_dtype) == sizeof(int) &&
                sizeof(gs_formula) == sizeof(int) && sizeof(gs_logits) == sizeof(int) &&
-               sizeof(gs_kvcache) == sizeof(int) && sizeof(gs_bnb_saves) == sizeof(int),
+               sizeof(gs_kvcache) == sizeof(int) && sizeof(gs_bnb_saves) == sizeof(int) &&
+               sizeof(gs_compute) == sizeof(int),
                "enum settings are int-sized");
 
 static size_t count_names(const char *const *names)
@@ -74,6 +77,7 @@ const char *gs_shard_name(gs_shard s) { return name_of(shard_names, (int)s); }
 const char *gs_offload_name(gs_offload o) { return name_of(offload_names, (int)o); }
 const char *gs_dtype_name(gs_dtype d) { return name_of(dtype_names, (int)d); }
 const char *gs_formula_name(gs_formula f) { return name_of(formula_names, (int)f); }
+const char *gs_compute_name(gs_compute c) { return name_of(compute_names, (int)c); }
 int gs_method_parse(const char *s) { return lookup(method_names, s); }
 int gs_prec_parse(const char *s) { return lookup(prec_names, s); }
 int gs_optim_parse(const char *s) { return lookup(optim_names, s); }
@@ -82,6 +86,31 @@ int gs_formula_parse(const char *s) { return lookup(formula_names, s); }
 bool gs_prec_quantized(gs_prec p)
 {
 	return p >= GS_P_INT8 && p < GS_P_MAX; /* the enum keeps them last */
+}
+
+gs_compute gs_prec_16bit(gs_prec p)
+{
+	switch (p) {
+	case GS_P_AMP_BF16: case GS_P_MIXED_BF16: case GS_P_BF16: return GS_CD_BF16;
+	case GS_P_AMP_FP16: case GS_P_MIXED_FP16: case GS_P_FP16: return GS_CD_FP16;
+	default: return GS_CD_AUTO;
+	}
+}
+
+bool gs_settings_kbit_prep(const gs_settings *s)
+{
+	gs_prec p = gs_settings_precision(s);
+	bool peft_base = p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_AWQ_INT4;
+
+	if ((s->method != GS_LORA && s->method != GS_QLORA) || !gs_prec_quantized(p) ||
+	    p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8)
+		return false;
+	switch (s->kbit_prep) {
+	case GS_KP_ON: return true;
+	case GS_KP_OFF: return false;
+	default:
+		return peft_base && (s->sharding == GS_SH_DDP || s->sharding == GS_SH_PIPELINE);
+	}
 }
 
 bool gs_attn_eager(gs_attn a)
@@ -101,12 +130,14 @@ double gs_dtype_bytes(gs_dtype d)
 
 gs_prec gs_settings_precision(const gs_settings *s)
 {
+	bool fp16 = s->compute_dtype == GS_CD_FP16;
+
 	if (s->precision_set)
 		return s->precision;
 	switch (s->method) {
-	case GS_FULL: return GS_P_AMP_BF16;
+	case GS_FULL: return fp16 ? GS_P_AMP_FP16 : GS_P_AMP_BF16;
 	case GS_QLORA: return GS_P_NF4;
-	default: return GS_P_BF16;
+	default: return fp16 ? GS_P_FP16 : GS_P_BF16;
 	}
 }
 
@@ -216,6 +247,10 @@ static const gs_setting table[] = {
 	{ "method", GS_ST_ENUM, method_names, 0, 0, "full", "M",
 	  "what the row does: train every weight, LoRA or QLoRA adapters, or serve", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0, NULL },
+	{ "stack", GS_ST_TEXT, NULL, 0, 0, "hf,trl", "NAME",
+	  "the frameworks the row runs, NAME[@VERSION],...: each sets the settings as that stack "
+	  "does (gpusizer list stacks; later ones win, any setting given beside it wins over them)",
+	  GS_M_ALL, GS_SF_SWEPT, "Stack", 14, " [%s]", GS_LW_CHANGED, 30, F(stack), 0, NULL },
 	{ "precision", GS_ST_ENUM, prec_names, 0, 0, NULL, "P",
 	  "full: fp32 amp-bf16 amp-fp16 mixed-bf16 mixed-fp16 bf16 fp16 fp8-mixed (amp-bf16); "
 	  "lora/qlora/inference base storage: fp32 bf16 fp16 fp8 int8 nf4 nf4-dq nf4-torchao "
@@ -223,6 +258,12 @@ static const gs_setting table[] = {
 	  "amp-bf16 amp-fp16 (bf16; qlora nf4)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS | GS_SF_OWN_LIST, "Precision", 12, " %s", GS_LW_ALWAYS, 1,
 	  F(precision), F(precision_set), precision_by_method },
+	{ "compute-dtype", GS_ST_ENUM, compute_names, 0, 0, "auto", "D",
+	  "the 16-bit type the row computes in (quantized bases' compute dtype too): auto is bf16 "
+	  "where the GPU has it and fp16 where not (equal bytes: one estimate; the verdict says "
+	  "which), bf16 or fp16 forces it (a GPU without bf16 cannot run bf16)", GS_M_ALL,
+	  GS_SF_NO_HARNESS, "Compute dtype", 8, " %s-compute", GS_LW_CHANGED, 29,
+	  F(compute_dtype), 0, NULL },
 	{ "adapter-dtype", GS_ST_ENUM, adapter_names, 0, 0, "fp32", "D",
 	  "LoRA adapter storage (PEFT keeps fp32)", GS_M_ADAPTER,
 	  GS_SF_HARNESS, "Adapter dtype", 9, NULL, GS_LW_NEVER, 0, F(adapter_dtype), 0, NULL },
@@ -267,9 +308,21 @@ static const gs_setting table[] = {
 	{ "grad-ckpt", GS_ST_BOOL, NULL, 0, 0, "false", NULL, "per-layer activation checkpointing",
 	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_HARNESS, "Gradient checkpointing", 13, " ckpt",
 	  GS_LW_CHANGED, 7, F(grad_ckpt), 0, NULL },
+	{ "ckpt-offload", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "with --grad-ckpt, each checkpointed layer input copied to pinned host memory and back "
+	  "for its recompute, through two GPU buffers of one input each, the last layer's kept "
+	  "(Unsloth's use_gradient_checkpointing=\"unsloth\")", GS_M_TRAIN,
+	  GS_SF_NO_HARNESS, "Checkpoints offloaded", 10, " ckpt-offload", GS_LW_CHANGED, 31,
+	  F(ckpt_offload), 0, NULL },
 	{ "compile", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "torch.compile: fused norms and gated activations save less", GS_M_TRAIN,
 	  GS_SF_NO_HARNESS, "torch.compile", 13, " compile", GS_LW_CHANGED, 10, F(compile), 0, NULL },
+	{ "fused-kernels", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "RMSNorm and the gated activation through kernels that save only their inputs and the "
+	  "norm's 1/rms (Liger's LigerRMSNorm and LigerSiLUMulFunction, Unsloth's fast_rms_layernorm "
+	  "and swiglu), as torch.compile saves", GS_M_TRAIN,
+	  GS_SF_NO_HARNESS, "Fused kernels", 8, " fused-kernels", GS_LW_CHANGED, 32,
+	  F(fused_kernels), 0, NULL },
 	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A",
 	  "attention kernel (eager-upcast: eager with softmax(scores.float()), as AutoAWQ's fused "
 	  "attention and Meta's reference Llama; math: SDPA's math backend, fp32 copies of q, k and "
@@ -292,7 +345,9 @@ static const gs_setting table[] = {
 	  F(held_logits), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L",
 	  "cross-entropy over the vocabulary (standard: transformers since 4.46; chunked: litgpt, "
-	  "torchtune; legacy: logits.float() returned and a shifted fp32 copy, transformers before 4.46)",
+	  "torchtune; legacy: logits.float() returned and a shifted fp32 copy, transformers before 4.46; "
+	  "fused: Liger's fused linear cross-entropy, chunks of about tokens x hidden / vocab rows, "
+	  "no logits kept; fused-chunks: Unsloth's fused loss, chunks of at most 4 GiB of fp32 logits)",
 	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " %s-loss", GS_LW_CHANGED, 12, F(loss), 0, NULL },
 	{ "loss-dtype", GS_ST_ENUM, loss_dtype_names, 0, 0, "auto", "D",
 	  "the loss buffers' precision: fp32 (autocast, transformers' heads up-cast), compute (16-bit "
@@ -380,6 +435,13 @@ const gs_setting *gs_setting_find(const char *name)
 	return NULL;
 }
 
+uint64_t gs_setting_bit(const char *name)
+{
+	const gs_setting *d = gs_setting_find(name);
+
+	return d != NULL && d - table < 64 ? 1ull << (d - table) : 0;
+}
+
 #define FIELD(s, d, type) ((type *)(void *)((char *)(s) + (d)->off))
 #define CFIELD(s, d, type) ((const type *)(const void *)((const char *)(s) + (d)->off))
 
@@ -425,7 +487,8 @@ static gs_err set_value(const gs_setting *d, gs_settings *s, const char *v, gs_e
 		rc = parse_double(d->name, v, d->lo, d->hi, FIELD(s, d, double), e);
 		break;
 	case GS_ST_TEXT:
-		rc = parse_targets(v, FIELD(s, d, char), e);
+		rc = d->off == offsetof(gs_settings, stack) ? gs_stack_check(v, FIELD(s, d, char), GS_LORA_NAMES_MAX, e)
+		                                             : parse_targets(v, FIELD(s, d, char), e);
 		break;
 	default:
 		rc = gs_fail(e, GS_EINTERNAL, "setting '%s': no type", d->name);
@@ -458,6 +521,24 @@ void gs_settings_default(gs_settings *s)
 	s->precision = GS_P_AMP_BF16; /* read through gs_settings_precision() */
 	s->kv_dtype = GS_DT_BF16;     /* unused until given: the compute dtype */
 	s->trainable_fraction = -1.0; /* the seed's default for the method */
+}
+
+void gs_settings_reset_except(gs_settings *s, uint64_t keep)
+{
+	gs_settings d;
+
+	gs_settings_default(&d);
+	for (size_t i = 0; i < N_SETTINGS && i < 64; i++) {
+		const gs_setting *t = &table[i];
+		size_t size = t->type == GS_ST_ENUM ? sizeof(int) : t->type == GS_ST_BOOL ? sizeof(bool)
+		              : t->type == GS_ST_INT ? sizeof(int64_t) : t->type == GS_ST_REAL ? sizeof(double)
+		              : GS_LORA_NAMES_MAX;
+		if (keep & (1ull << i))
+			continue;
+		memcpy((char *)s + t->off, (const char *)&d + t->off, size);
+		if (t->set_off != 0)
+			*given_flag(t, s) = *given_flag(t, &d);
+	}
 }
 
 /* Append t to buf (n bytes) at *k, cut where it is full (as snprintf's
@@ -563,6 +644,12 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	if (s->method == GS_QLORA && !(gs_prec_quantized(p) || p == GS_P_FP8))
 		return gs_fail(e, GS_EUSAGE, "--method qlora needs a quantized base (--precision nf4, nf4-dq, nf4-torchao, nf4-litgpt, nf4-dq-litgpt, int8, fp8, gptq-int4, gptq-int8 or awq-int4), not %s",
 		               gs_prec_name(p));
+	if (s->compute_dtype != GS_CD_AUTO && s->precision_set && gs_prec_16bit(p) != GS_CD_AUTO &&
+	    gs_prec_16bit(p) != s->compute_dtype)
+		return gs_fail(e, GS_EUSAGE, "--precision %s computes in %s; --compute-dtype %s contradicts it",
+		               gs_prec_name(p), gs_compute_name(gs_prec_16bit(p)), gs_compute_name(s->compute_dtype));
+	if (s->ckpt_offload && !s->grad_ckpt && s->method != GS_INFER)
+		return gs_fail(e, GS_EUSAGE, "--ckpt-offload moves the checkpointed layer inputs to the host: it needs --grad-ckpt");
 	if (s->optimizer_in_bwd && s->grad_accum > 1)
 		return gs_fail(e, GS_EUSAGE, "--optimizer-in-bwd frees each gradient at once: it cannot accumulate (--grad-accum %lld)",
 		               (long long)s->grad_accum);
