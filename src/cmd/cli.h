@@ -62,7 +62,11 @@ int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, cons
 
 /* Build the tallied architecture: --config, else the model id resolved in
  * the models dir (fetched when missing unless offline), else the manual
- * shape (--params/--layers/--hidden...). Error if none or several. */
+ * shape (--params/--layers/--hidden...). Error if none or several. Then
+ * the row's --stack goes over its settings (gs_stack_apply: what the
+ * profiles choose, every flag given left as given; some choices follow the
+ * model's family), and the result is checked (GS_EUSAGE naming the stack
+ * when its choices contradict a flag). */
 gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
 
 /* The row's context against a's positions (gs_config_check_seq): a --seq

@@ -343,10 +343,15 @@ static void print_text(FILE *fp, const char *model, const gs_arch *a, const gs_s
 	for (size_t i = 0; i < ng; i++) {
 		double head;
 		gs_verdict v = gs_verdict_of(x->device, need, &g[i], &head);
+		char why[256];
 		fprintf(fp, "  %-*s  %-7s usable %6.1f GiB  %-13s", w, g[i].name, g[i].klass, gib(g[i].usable_bytes),
 		        gs_verdict_name(v));
 		if (v == GS_FITS || v == GS_TIGHT || v == GS_NO_FIT)
 			print_headroom(fp, head);
+		if (v == GS_NOT_RUNNABLE)
+			fprintf(fp, " %s", gs_needs_why(need, &g[i], why, sizeof why));
+		else if (gs_needs_fp16_on(need, &g[i]))
+			fputs(" (fp16 compute: no bf16; the same bytes)", fp);
 		fputc('\n', fp);
 	}
 }
@@ -435,6 +440,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	if (gs_cli_row_arch(&r, &a, &e) != GS_OK)
 		goto fail;
+	gs_time_opts_stack(&ct.to, r.s.stack);
 	if (gs_cli_row_context(&r, &a, long_ctx, quiet, &e) != GS_OK)
 		goto fail;
 	if (gs_estimate_run(&a, &r.s, &x, &e) != GS_OK)

@@ -591,33 +591,39 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 	return GS_OK;
 }
 
-static gs_err read_precision(gs_spec *sp, const cJSON *v, gs_error *e)
+/* axes.precision or axes.stack: one array for every method, or an
+ * object {method: [values]}; *given per method named. */
+static gs_err read_per_method(gs_spec *sp, const cJSON *v, const char *name, gs_spec_list *lists, bool *given,
+                              gs_error *e)
 {
+	char key[64];
 	gs_err rc;
 
+	snprintf(key, sizeof key, "axes.%s", name);
 	if (cJSON_IsArray(v)) {
-		if ((rc = read_list(sp, v, "axes.precision", 's', &sp->prec[0], e)) != GS_OK)
+		if ((rc = read_list(sp, v, key, 's', &lists[0], e)) != GS_OK)
 			return rc;
-		if ((rc = check_setting_values(sp, "axes.precision", "precision", &sp->prec[0], e)) != GS_OK)
+		if ((rc = check_setting_values(sp, key, name, &lists[0], e)) != GS_OK)
 			return rc;
 		for (int m = 1; m < GS_METHOD_MAX; m++)
-			list_copy(&sp->prec[m], &sp->prec[0]);
+			list_copy(&lists[m], &lists[0]);
+		for (int m = 0; m < GS_METHOD_MAX; m++)
+			given[m] = true;
 		return GS_OK;
 	}
 	if (!cJSON_IsObject(v))
-		return spec_fail(e, sp, "axes.precision", -1,
-		                 "expected an object {method: [precisions]} or an array of precisions");
+		return spec_fail(e, sp, key, -1, "expected an object {method: [%ss]} or an array of %ss", name, name);
 	for (const cJSON *it = v->child; it != NULL; it = it->next) {
-		char key[64];
 		int m = gs_method_parse(it->string);
-		snprintf(key, sizeof key, "axes.precision.%s", it->string);
+		snprintf(key, sizeof key, "axes.%s.%s", name, it->string);
 		if (m < 0)
 			return spec_fail(e, sp, key, -1, "unknown method \"%s\" (full, lora, qlora, inference)",
 			                 it->string);
-		if ((rc = read_list(sp, it, key, 's', &sp->prec[m], e)) != GS_OK)
+		if ((rc = read_list(sp, it, key, 's', &lists[m], e)) != GS_OK)
 			return rc;
-		if ((rc = check_setting_values(sp, key, "precision", &sp->prec[m], e)) != GS_OK)
+		if ((rc = check_setting_values(sp, key, name, &lists[m], e)) != GS_OK)
 			return rc;
+		given[m] = true;
 	}
 	return GS_OK;
 }
@@ -630,14 +636,14 @@ static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
 		return spec_fail(e, sp, "axes", -1, "expected an object");
 	if (axes != NULL) {
 		for (const cJSON *it = axes->child; it != NULL; it = it->next) {
-			bool ok = strcmp(it->string, "precision") == 0;
+			bool ok = strcmp(it->string, "precision") == 0 || strcmp(it->string, "stack") == 0;
 			for (int a = 0; a < GS_AX_MAX && !ok; a++)
 				ok = strcmp(it->string, axis_key(a)) == 0;
 			if (!ok) {
 				char key[96];
 				snprintf(key, sizeof key, "axes.%.60s", it->string);
 				return spec_fail(e, sp, key, -1,
-				                 "unknown key (known: method, precision, optimizer, lora_r, "
+				                 "unknown key (known: method, stack, precision, optimizer, lora_r, "
 				                 "lora_targets, grad_ckpt, attn, batch, seq)");
 			}
 		}
@@ -659,9 +665,17 @@ static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
 			return rc;
 		if ((rc = check_setting_values(sp, key, axis_settings[a], &sp->axis[a], e)) != GS_OK)
 			return rc;
+		sp->given |= gs_setting_bit(axis_settings[a]);
 	}
 	if (axes != NULL && cJSON_GetObjectItemCaseSensitive(axes, "precision") != NULL) {
-		if ((rc = read_precision(sp, cJSON_GetObjectItemCaseSensitive(axes, "precision"), e)) != GS_OK)
+		if ((rc = read_per_method(sp, cJSON_GetObjectItemCaseSensitive(axes, "precision"), "precision", sp->prec,
+		                          sp->prec_given, e)) != GS_OK)
+			return rc;
+	}
+	if (axes != NULL && cJSON_GetObjectItemCaseSensitive(axes, "stack") != NULL) {
+		bool named[GS_METHOD_MAX] = { false };
+		if ((rc = read_per_method(sp, cJSON_GetObjectItemCaseSensitive(axes, "stack"), "stack", sp->stack, named,
+		                          e)) != GS_OK)
 			return rc;
 	}
 	/* A method without a precision list uses its default precision. */
@@ -698,6 +712,7 @@ static gs_err read_settings(gs_spec *sp, const cJSON *v, gs_error *e)
 			return spec_fail(e, sp, key, -1, "%s", sub.msg);
 		list_add(&sp->set_names, it->string);
 		list_add(&sp->set_values, buf);
+		sp->given |= gs_setting_bit(it->string);
 	}
 	return GS_OK;
 }
@@ -713,8 +728,10 @@ void gs_spec_free(gs_spec *sp)
 	free(sp->counts);
 	for (int a = 0; a < GS_AX_MAX; a++)
 		list_free(&sp->axis[a]);
-	for (int m = 0; m < GS_METHOD_MAX; m++)
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
 		list_free(&sp->prec[m]);
+		list_free(&sp->stack[m]);
+	}
 	list_free(&sp->set_names);
 	list_free(&sp->set_values);
 	list_free(&sp->formats);
@@ -785,6 +802,7 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 	sp->time_tokens = 0;
 	sp->time_runtime = GS_RT_HF;
 	sp->time_train_runtime = GS_TRT_PYTORCH;
+	sp->time_runtime_given = sp->time_train_runtime_given = false;
 	if (v == NULL)
 		return GS_OK;
 	if ((rc = check_object(sp, v, "time", keys, e)) != GS_OK)
@@ -802,6 +820,7 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 			return spec_fail(e, sp, "time.runtime", -1, "expected \"hf\", \"compiled\", \"llama.cpp\", "
 			                 "\"serving\" (or \"vllm\", \"sglang\", \"tensorrt-llm\"), \"autoawq\"");
 		sp->time_runtime = rt;
+		sp->time_runtime_given = true;
 	}
 	it = cJSON_GetObjectItemCaseSensitive(v, "train_runtime");
 	if (it != NULL) {
@@ -811,6 +830,7 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 			                 "(or \"hf\", \"torchtune\", \"nemo\", \"megatron-core\", \"megatron-lm\", "
 			                 "\"megatron-bridge\")");
 		sp->time_train_runtime = rt;
+		sp->time_train_runtime_given = true;
 	}
 	return GS_OK;
 }
@@ -1035,6 +1055,7 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 			goto out;
 		list_free(&sp->axis[axes[i].axis]);
 		sp->axis[axes[i].axis] = l;
+		sp->given |= gs_setting_bit(axis_settings[axes[i].axis]);
 		if (axes[i].axis == GS_AX_METHOD) {
 			for (size_t k = 0; k < l.n; k++) {
 				int m = gs_method_parse(l.v[k]);
@@ -1051,8 +1072,10 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 	if (strcmp(what, "precisions") == 0) {
 		if ((rc = check_flag_values(what, "precision", &l, e)) != GS_OK)
 			goto out;
-		for (int m = 0; m < GS_METHOD_MAX; m++)
+		for (int m = 0; m < GS_METHOD_MAX; m++) {
 			list_copy(&sp->prec[m], &l);
+			sp->prec_given[m] = true;
+		}
 		list_free(&l);
 		return GS_OK;
 	}

@@ -28,8 +28,10 @@ typedef struct gs_spec_count {
 } gs_spec_count;
 
 /* The axes that are swept, in the order rows are nested (outermost first
- * after the model): method, precision, optimizer, lora_r, lora_targets,
- * grad_ckpt, attn, batch, seq, then the GPU counts. */
+ * after the model): method, stack, precision, optimizer, lora_r,
+ * lora_targets, grad_ckpt, attn, batch, seq, then the GPU counts. An axis
+ * the spec does not name keeps the setting's default (or what the row's
+ * stack chooses). */
 enum {
 	GS_AX_METHOD = 0, GS_AX_OPTIMIZER, GS_AX_LORA_R, GS_AX_LORA_TARGETS, GS_AX_GRAD_CKPT,
 	GS_AX_ATTN, GS_AX_BATCH, GS_AX_SEQ, GS_AX_MAX
@@ -48,6 +50,13 @@ typedef struct gs_spec {
 	int counts_line;
 	gs_spec_list axis[GS_AX_MAX];
 	gs_spec_list prec[GS_METHOD_MAX]; /* precisions per method */
+	bool prec_given[GS_METHOD_MAX];   /* the spec (or a flag) named that method's precisions */
+	/* "axes.stack": stack texts per method (n == 0: the row's default
+	 * stack); the stack goes over each row's settings, except those given:
+	 * the axes and precisions the spec names, its fixed settings and the
+	 * GPU layouts (given: their gs_setting_bit). */
+	gs_spec_list stack[GS_METHOD_MAX];
+	uint64_t given;
 	gs_spec_list set_names, set_values; /* "settings": fixed for every row */
 	gs_spec_list formats;
 	/* "rank": plan_rank, a gs_plan_rank (default GS_RANK_DEFAULT): how the
@@ -69,6 +78,7 @@ typedef struct gs_spec {
 	double time_tokens;
 	int time_runtime;
 	int time_train_runtime;
+	bool time_runtime_given, time_train_runtime_given; /* named: else each row's stack decides */
 	/* Paths: relative ones in the spec are resolved against the spec
 	 * file's directory (kept as written when that is the current
 	 * directory: a spec path without '/', or "./"). Absent keys: */

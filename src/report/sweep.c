@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stacks.h"
 #include "util.h"
 
 typedef struct sweep_ctx {
@@ -19,7 +20,7 @@ typedef struct sweep_ctx {
 	gs_error *e;
 } sweep_ctx;
 
-enum { LV_METHOD = 0, LV_PREC, LV_OPTIM, LV_LORA_R, LV_LORA_T, LV_CKPT, LV_ATTN, LV_BATCH,
+enum { LV_METHOD = 0, LV_STACK, LV_PREC, LV_OPTIM, LV_LORA_R, LV_LORA_T, LV_CKPT, LV_ATTN, LV_BATCH,
        LV_SEQ, LV_COUNT, LV_LEAF };
 
 gs_err gs_sweep_base(const gs_spec *sp, gs_settings *base, gs_error *e)
@@ -55,12 +56,24 @@ void gs_sweep_short_name(const char *slug, char *buf, size_t n)
 	buf[k] = '\0';
 }
 
-static gs_err leaf(sweep_ctx *c, const gs_settings *s)
+/* What the spec gives a row of method m, which no stack changes: the
+ * axes and fixed settings it names, its precisions for m, the layouts. */
+static uint64_t spec_given(const gs_spec *sp, gs_method m)
+{
+	return sp->given | gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp") |
+	       (sp->prec_given[m] ? gs_setting_bit("precision") : 0);
+}
+
+static gs_err leaf(sweep_ctx *c, const gs_settings *in)
 {
 	gs_error sub = { 0 };
 	gs_row *r = &c->row;
+	gs_settings st = *in, *s = &st;
 
-	if (gs_settings_check(s, &sub) != GS_OK) {
+	/* the row's stack over what the spec left to it */
+	s->given = spec_given(c->sp, in->method);
+	if (gs_stack_apply(s, c->m != NULL ? c->m->arch : NULL, &sub) != GS_OK ||
+	    gs_settings_check(s, &sub) != GS_OK) {
 		c->n_skipped++;
 		return GS_OK;
 	}
@@ -135,7 +148,8 @@ static gs_err rec(sweep_ctx *c, int level, const gs_settings *in)
 
 	switch (level) {
 	case LV_METHOD: l = &sp->axis[GS_AX_METHOD]; name = "method"; break;
-	case LV_PREC: l = &sp->prec[m]; name = "precision"; break;
+	case LV_STACK: l = &sp->stack[m]; name = "stack"; break;
+	case LV_PREC: l = sp->prec_given[m] ? &sp->prec[m] : NULL; name = "precision"; break;
 	case LV_OPTIM: l = m == GS_INFER ? NULL : &sp->axis[GS_AX_OPTIMIZER]; name = "optimizer"; break;
 	case LV_LORA_R: l = lora ? &sp->axis[GS_AX_LORA_R] : NULL; name = "lora-r"; break;
 	case LV_LORA_T: l = lora ? &sp->axis[GS_AX_LORA_TARGETS] : NULL; name = "lora-targets"; break;
@@ -168,7 +182,10 @@ static gs_err rec(sweep_ctx *c, int level, const gs_settings *in)
 	default:
 		return leaf(c, in);
 	}
-	if (l == NULL || l->n == 0)
+	/* an axis the spec does not name keeps the row's value (the default,
+	 * or its stack's choice) */
+	if (l == NULL || l->n == 0 || (level != LV_METHOD && level != LV_STACK && level != LV_PREC &&
+	                               !(sp->given & gs_setting_bit(name))))
 		return rec(c, level + 1, in);
 	for (size_t i = 0; i < l->n; i++) {
 		gs_settings s = *in;
@@ -241,7 +258,7 @@ uint64_t gs_sweep_combinations(const gs_spec *sp, const gs_settings *base)
 		int m = ml->n > 0 ? gs_method_parse(ml->v[i]) : -1;
 		gs_method meth = m >= 0 ? (gs_method)m : base->method;
 		bool lora = meth == GS_LORA || meth == GS_QLORA, infer = meth == GS_INFER;
-		uint64_t k = factor(&sp->prec[meth]);
+		uint64_t k = mul_sat(factor(&sp->prec[meth]), factor(&sp->stack[meth]));
 		if (!infer)
 			k = mul_sat(mul_sat(k, factor(&sp->axis[GS_AX_OPTIMIZER])),
 			            factor(&sp->axis[GS_AX_GRAD_CKPT]));
