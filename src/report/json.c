@@ -278,6 +278,23 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 		}
 	}
 	fputc('}', fp);
+	{
+		/* why a class cannot run the row, for those that cannot */
+		gs_needs need = gs_settings_needs(&r->settings);
+		bool any = false;
+		for (size_t i = 0; i < m->n_gpus; i++) {
+			char why[256];
+			if (r->err != GS_OK || gs_needs_why(need, &m->gpus[i], why, sizeof why)[0] == '\0')
+				continue;
+			fputs(any ? "," : ",\"not_runnable\":{", fp);
+			any = true;
+			jstr(fp, m->gpus[i].id);
+			fputc(':', fp);
+			jstr(fp, why);
+		}
+		if (any)
+			fputc('}', fp);
+	}
 	j_time(fp, m, r);
 	j_measured(fp, gs_row_measured(m, r));
 	fputc('}', fp);

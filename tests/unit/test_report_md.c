@@ -97,6 +97,7 @@ static void mkrow(gs_row *r, const gs_model *m, const char *method, const char *
 	r->index = row_counter++;
 	r->model = m;
 	gs_settings_default(&r->settings);
+	r->settings.given = ~(uint64_t)0; /* a report's row is resolved: no stack moves it */
 	gs_settings_set(&r->settings, "method", method, &e);
 	if (prec)
 		gs_settings_set(&r->settings, "precision", prec, &e);
