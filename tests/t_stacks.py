@@ -108,7 +108,7 @@ TABLE = [
       "kbit-prep": "unsloth/models/_utils.py: prepare_model_for_kbit_training, norms and adapters only"}),
     ("unsloth", "lora", ["--seq", "256"], LLAMA, {"grad-ckpt": True, "ckpt-offload": False}, {}),
     ("unsloth@2025.8.4", "lora", [], LLAMA, {"loss": "standard"}, {}),
-    ("liger", "lora", [], LLAMA, {"loss": "fused", "fused-kernels": True, "grad-ckpt": True},
+    ("liger", "lora", [], LLAMA, {"loss": "fused", "fused-kernels": True, "grad-ckpt": False},
      {"loss": "ops/fused_linear_cross_entropy.py: LigerFusedLinearCrossEntropyFunction (v0.8.2)",
       "fused-kernels": "transformers/monkey_patch.py: rms_norm=True, swiglu=True"}),
     ("torchtune", "lora", [], LLAMA,
@@ -128,8 +128,10 @@ TABLE = [
       "loss": "finetune/lora.py: lm_head_chunk_size=128, chunked_cross_entropy",
       "fused-qkv": "litgpt/model.py: CausalSelfAttention one qkv linear"}),
     ("litgpt", "lora", ["--precision", "bf16"], LLAMA, {"adapter-dtype": "bf16"}, {}),
-    ("litgpt", "qlora", [], LLAMA, {"precision": "nf4-litgpt", "optimizer": "paged-adamw-32bit"},
-     {"optimizer": "litgpt/utils.py: instantiate_bnb_optimizer, bnb.optim.PagedAdamW"}),
+    ("litgpt", "qlora", [], LLAMA, {"precision": "nf4-litgpt", "optimizer": "paged-adamw-32bit",
+                                    "adapter-dtype": "bf16"},
+     {"optimizer": "litgpt/utils.py: instantiate_bnb_optimizer, bnb.optim.PagedAdamW",
+      "adapter-dtype": "finetune/lora.py: BitsandbytesPrecision(quantize[4:], dtype)"}),
     ("litgpt", "lora", [], GEMMA2, {"attn": "eager"},
      {"attn": "litgpt/model.py: with softcapping we cannot use SDPA"}),
     ("litgpt", "inference", [], LLAMA, {"logits": "all"},
@@ -206,7 +208,7 @@ check(set(by_name) <= covered, "every profile has a row in this test's table",
       ", ".join(sorted(set(by_name) - covered)))
 check(all(x["source"] for s in listed for x in s["sets"]), "every choice cites its source")
 rc, text, _ = run(["list", "stacks"])
-check(rc == 0 and "unsloth (" in text and "fused-chunks" in text and "default hf,trl" in text,
+check(rc == 0 and "unsloth (" in text and "fused-chunks" in text and "default hf)" in text,
       "list stacks prints the profiles, their choices and the default")
 
 for stack, method, extra, model, want, sources in TABLE:
@@ -226,8 +228,12 @@ for stack, method, extra, model, want, sources in TABLE:
 
 # The default stack: current transformers, TRL and PEFT.
 d, got = estimate(None, "qlora", [], LLAMA)
-check(d is not None and got["stack"] == "hf,trl" and got["grad-ckpt"] is True and got["kbit-prep"] == "off",
-      "no stack named: hf,trl (QLoRA checkpoints, as TRL's SFTTrainer and PEFT's k-bit preparation do)", str(got))
+check(d is not None and got["stack"] == "hf" and got["grad-ckpt"] is True and got["kbit-prep"] == "auto",
+      "no stack named: hf, current transformers with PEFT (QLoRA prepared and checkpointed, as "
+      "prepare_model_for_kbit_training does)", str(got))
+d, got = estimate(None, "lora", [], LLAMA)
+check(d is not None and got["grad-ckpt"] is False and got["optimizer"] == "adamw-fused",
+      "no stack named: LoRA keeps the Trainer's gradient_checkpointing=False, its fused AdamW", str(got))
 d, got = estimate("hf", "qlora", ["--precision", "nf4"], LLAMA)
 check(d is not None and got["grad-ckpt"] is True and got["kbit-prep"] == "auto",
       "hf (PEFT's prepare_model_for_kbit_training): QLoRA checkpoints by default", str(got))
@@ -297,7 +303,7 @@ else:
 # fixed setting of the spec wins over the stack.
 tmp = tempfile.mkdtemp(prefix="gs_t_stacks.")
 spec = {"version": 1, "models": [os.path.join(TOP, LLAMA)], "gpus": ["t4", "h100-sxm"],
-        "axes": {"method": ["lora", "inference"], "stack": {"lora": ["hf,trl", "unsloth"]},
+        "axes": {"method": ["lora", "inference"], "stack": {"lora": ["hf", "unsloth"]},
                  "seq": [2048], "attn": ["sdpa"]},
         "settings": {"lora-dropout": 0.1}, "formats": ["json"], "out": os.path.join(tmp, "out")}
 with open(os.path.join(tmp, "spec.json"), "w") as f:
@@ -308,19 +314,19 @@ if rc == 0:
     with open(os.path.join(tmp, "out", "sizing.json")) as f:
         rows = json.load(f)["rows"]
 lora = {r["settings"]["stack"]: r for r in rows if r["settings"]["method"] == "lora"}
-check(rc == 0 and set(lora) == {"hf,trl", "unsloth"}, "the report sweeps the spec's stacks for LoRA",
+check(rc == 0 and set(lora) == {"hf", "unsloth"}, "the report sweeps the spec's stacks for LoRA",
       "%d %s %s" % (rc, err.strip(), sorted(lora)))
-if set(lora) == {"hf,trl", "unsloth"}:
-    u, h = lora["unsloth"]["settings"], lora["hf,trl"]["settings"]
+if set(lora) == {"hf", "unsloth"}:
+    u, h = lora["unsloth"]["settings"], lora["hf"]["settings"]
     check(u["loss"] == "fused-chunks" and u["ckpt-offload"] is True and h["loss"] == "standard",
           "each row's settings are its stack's", "%s / %s" % (u["loss"], h["loss"]))
     check(u["lora-dropout"] == 0.1 and u["attn"] == "sdpa",
           "the spec's fixed setting and axis win over the stack (lora-dropout 0.1, attn sdpa)",
           "%s %s" % (u["lora-dropout"], u["attn"]))
-    check(lora["unsloth"]["estimate"]["device"] < lora["hf,trl"]["estimate"]["device"],
+    check(lora["unsloth"]["estimate"]["device"] < lora["hf"]["estimate"]["device"],
           "unsloth's row needs less memory than hf's (fused loss, offloaded checkpoints)")
 inf = [r for r in rows if r["settings"]["method"] == "inference"]
-check(len(inf) == 1 and inf[0]["settings"]["stack"] == "hf,trl", "a method the stack axis leaves out keeps the default")
+check(len(inf) == 1 and inf[0]["settings"]["stack"] == "hf", "a method the stack axis leaves out keeps the default")
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(check.status())

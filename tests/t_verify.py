@@ -239,7 +239,7 @@ try:
             check(conv.returncode == 0 and [c["compare"] for c in cs] == ["allocated", "reserved", "device"]
                   and cs[0]["measured_bytes"] == alloc and cs[2]["measured_bytes"] == dev
                   and a[a.index("--seq") + 1] == "2048" and a[a.index("--method") + 1] == "full"
-                  and "--grad-ckpt" in a and cs[0]["grade"] == "A",  # the default stack checkpoints (TRL)
+                  and "--no-grad-ckpt" in a and cs[0]["grade"] == "A",
                   "verified_cases turns a record into accuracy cases", conv.stdout[:300] + conv.stderr)
         except (OSError, ValueError, KeyError, IndexError, NameError) as ex:
             check(False, "verified_cases output", repr(ex))

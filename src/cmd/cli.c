@@ -214,6 +214,14 @@ int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, cons
 
 static gs_err row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
 
+gs_err gs_cli_row_check(const gs_cli_row *r, gs_error *e)
+{
+	gs_settings s = r->s;
+	gs_err rc = gs_stack_apply(&s, NULL, e);
+
+	return rc != GS_OK ? rc : gs_settings_check(&s, e);
+}
+
 gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e)
 {
 	gs_error sub = { 0 };

@@ -60,6 +60,11 @@ const gs_opt *gs_cli_setting_opts(void);
 int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, const char *val,
                      gs_error *e);
 
+/* The row's settings checked as its stack leaves them, before any model is
+ * read (the choices that follow a model's family aside): GS_EUSAGE naming
+ * the contradiction. */
+gs_err gs_cli_row_check(const gs_cli_row *r, gs_error *e);
+
 /* Build the tallied architecture: --config, else the model id resolved in
  * the models dir (fetched when missing unless offline), else the manual
  * shape (--params/--layers/--hidden...). Error if none or several. Then

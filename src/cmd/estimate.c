@@ -431,7 +431,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	if (k < 0)
 		goto fail;
-	if (gs_settings_check(&r.s, &e) != GS_OK)
+	if (gs_cli_row_check(&r, &e) != GS_OK)
 		goto fail;
 	if (mem_frac_given && r.s.method != GS_INFER) {
 		gs_fail(&e, GS_EUSAGE, "estimate: --mem-fraction: sizes a serving engine's KV cache; only with "

@@ -330,7 +330,7 @@ static void print_stacks(bool json, bool quiet)
 	}
 	if (!quiet)
 		printf("%zu stacks: --stack NAME[@VERSION][,NAME...], later ones win, a flag beside it wins over all "
-		       "(default hf,trl)\n", n);
+		       "(default hf)\n", n);
 }
 
 int cmd_list(int argc, char **argv)

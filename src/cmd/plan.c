@@ -473,7 +473,7 @@ int cmd_plan(int argc, char **argv)
 		}
 		}
 	}
-	if (k < 0 || gs_settings_check(&r.s, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
+	if (k < 0 || gs_cli_row_check(&r, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
 	    gs_cli_row_context(&r, &a, long_ctx, quiet, &e) != GS_OK ||
 	    gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK || gs_cli_time_price(&ct, g, ng, "plan", &e) != GS_OK ||
 	    (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "plan", &e) != GS_OK))

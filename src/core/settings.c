@@ -247,7 +247,7 @@ static const gs_setting table[] = {
 	{ "method", GS_ST_ENUM, method_names, 0, 0, "full", "M",
 	  "what the row does: train every weight, LoRA or QLoRA adapters, or serve", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0, NULL },
-	{ "stack", GS_ST_TEXT, NULL, 0, 0, "hf,trl", "NAME",
+	{ "stack", GS_ST_TEXT, NULL, 0, 0, "hf", "NAME",
 	  "the frameworks the row runs, NAME[@VERSION],...: each sets the settings as that stack "
 	  "does (gpusizer list stacks; later ones win, any setting given beside it wins over them)",
 	  GS_M_ALL, GS_SF_SWEPT, "Stack", 14, " [%s]", GS_LW_CHANGED, 30, F(stack), 0, NULL },

@@ -263,7 +263,7 @@ bool gs_setting_applies(const gs_setting *d, const gs_settings *s);
 /* Whether s holds a value other than the setting's default. */
 bool gs_setting_changed(const gs_setting *d, const gs_settings *s);
 
-/* Defaults (each setting's def): full, stack "hf,trl" (applied by
+/* Defaults (each setting's def): full, stack "hf" (applied by
  * gs_stack_apply, not here), compute dtype auto, precision by method (full
  * amp-bf16, lora bf16, qlora nf4, inference bf16; the fp16 twins under
  * --compute-dtype fp16), adamw, r 16, targets qv, dropout

@@ -233,6 +233,9 @@ static const gs_stack_set litgpt_sets[] = {
 	  "--quantize bnb.nf4 goes through Lightning Fabric's BitsandbytesPrecision (finetune/lora.py)" },
 	{ "adapter-dtype", "bf16", NULL, NULL, GS_SW_BASE16, false,
 	  "under a -true precision the adapters are made in the model's dtype (Fabric init_module)" },
+	{ "adapter-dtype", "bf16", NULL, NULL, GS_SW_QLORA, false,
+	  "--quantize bnb.* runs BitsandbytesPrecision(quantize[4:], dtype), which makes every module, "
+	  "the adapters too, in the 16-bit dtype (finetune/lora.py)" },
 	{ "optimizer", "paged-adamw-32bit", NULL, NULL, GS_SW_QLORA, false,
 	  "instantiate_bnb_optimizer: bnb.optim.PagedAdamW for --quantize bnb.* (litgpt/utils.py)" },
 	{ "loss", "chunked", NULL, NULL, GS_SW_TRAIN, false,
@@ -409,7 +412,7 @@ static const gs_stack table[] = {
 	STACK("fsdp-qlora", "Answer.AI's fsdp_qlora train.py", false, "hf", "0.1", fsdpqlora_sets),
 };
 
-#define DEFAULT_STACK "hf,trl"
+#define DEFAULT_STACK "hf"
 #define MAX_ITEMS 8
 #define MAX_DEPTH 4
 

@@ -91,7 +91,7 @@ gs_err gs_stack_check(const char *text, char *out, size_t n, gs_error *e);
  * choice whose versions hold and whose condition holds at that moment,
  * except the settings in s->given (those given beside the stack) and weak
  * choices of settings an earlier profile chose. A stack of modifiers only
- * goes over the default ("hf,trl"). a may be NULL: then the conditions on
+ * goes over the default ("hf"). a may be NULL: then the conditions on
  * the model's family do not hold. GS_EUSAGE when the stack text is bad,
  * GS_EINTERNAL when a choice does not parse (a table error the tests
  * catch). */

@@ -273,7 +273,7 @@ static void test_key_engine(void)
 
 static void test_key_text(void)
 {
-	static const char head[] = "method=full;stack=hf,trl;precision=amp-bf16;compute-dtype=auto;optimizer=adamw;";
+	static const char head[] = "method=full;stack=hf;precision=amp-bf16;compute-dtype=auto;optimizer=adamw;";
 	gs_settings s;
 	char k[GS_KEY_MAX];
 
