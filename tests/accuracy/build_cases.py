@@ -165,6 +165,7 @@ INCONSISTENT = {
 # optimizer, checkpointing, attention, GPUs) stay flags.
 STACKED = {"--adapter-dtype", "--loss", "--fused-qkv", "--held-logits", "--bnb-saves", "--logits",
            "--lora-dropout", "--sharding"}
+# the flags that take no value (both sets' cases)
 BOOLS = {"--fused-qkv", "--held-logits", "--no-held-logits", "--grad-ckpt", "--no-grad-ckpt", "--compile",
          "--optimizer-in-bwd", "--train-embeddings", "--allow-long-context", "--awq-fuse", "--overlap-comm"}
 

@@ -19,6 +19,8 @@ import json
 import os
 import sys
 
+from build_cases import strip  # noqa: E402 (one way to leave a flag to the stack)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_SRC = os.path.join(HERE, "calibration2.jsonl")
@@ -507,19 +509,6 @@ def case(r):
 # facts (which stay, with the reason).
 STACKED = {"--adapter-dtype", "--loss", "--bnb-saves", "--kbit-prep", "--logits", "--lora-dropout", "--kv-cache",
            "--awq-fuse", "--loss-dtype", "--zero-bucket", "--attn", "--precision"}
-BOOLS = {"--grad-ckpt", "--no-grad-ckpt", "--awq-fuse", "--allow-long-context"}
-
-
-def strip(args, names):
-    """args without the flags named (and their values)."""
-    out, i = [], 0
-    while i < len(args):
-        if args[i] in names:
-            i += 1 if args[i] in BOOLS else 2
-            continue
-        out.append(args[i])
-        i += 1
-    return out
 
 
 def stack_of(r, args, notes):
