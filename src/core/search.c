@@ -38,7 +38,11 @@ static void given(const gs_arch *a, gs_settings *t, uint64_t bits)
 
 static uint64_t layout_bits(void)
 {
-	return gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp");
+	static _Thread_local uint64_t bits;
+
+	if (bits == 0)
+		bits = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp");
+	return bits;
 }
 
 /* The layouts tried at n GPUs, in order of preference (least traffic and

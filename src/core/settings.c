@@ -509,10 +509,23 @@ gs_err gs_settings_set(gs_settings *s, const char *name, const char *v, gs_error
 	return set_value(d, s, v, e);
 }
 
+gs_err gs_setting_set(const gs_setting *d, gs_settings *s, const char *v, gs_error *e)
+{
+	return set_value(d, s, v, e);
+}
+
 void gs_settings_default(gs_settings *s)
 {
+	/* parsed once (per thread): the planner resets a row to the defaults
+	 * for every layout it tries (gs_settings_reset_except) */
+	static _Thread_local gs_settings def;
+	static _Thread_local bool have;
 	gs_error e = { 0 };
 
+	if (have) {
+		*s = def;
+		return;
+	}
 	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		if (table[i].def != NULL)
@@ -521,6 +534,8 @@ void gs_settings_default(gs_settings *s)
 	s->precision = GS_P_AMP_BF16; /* read through gs_settings_precision() */
 	s->kv_dtype = GS_DT_BF16;     /* unused until given: the compute dtype */
 	s->trainable_fraction = -1.0; /* the seed's default for the method */
+	def = *s;
+	have = true;
 }
 
 void gs_settings_reset_except(gs_settings *s, uint64_t keep)

@@ -280,6 +280,8 @@ void gs_settings_reset_except(gs_settings *s, uint64_t keep);
  * true/false, on/off, 1/0, yes/no). Unknown name or bad value: GS_EUSAGE
  * with a detail naming both. */
 gs_err gs_settings_set(gs_settings *s, const char *name, const char *value, gs_error *e);
+/* The same for a row of the table (gs_setting_find's). */
+gs_err gs_setting_set(const gs_setting *d, gs_settings *s, const char *value, gs_error *e);
 
 /* Check cross-setting consistency (precision valid for method, tp divides,
  * etc.). Call after all sets. */

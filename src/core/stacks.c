@@ -463,15 +463,25 @@ const char *gs_stack_when_text(gs_stack_when w)
 }
 
 /* Compare two dotted versions number by number (a missing number is 0). */
+/* The dotted number at *p (0 where none), *p moved past it and its dot
+ * (version_ok has checked the user's; the table's are literals). */
+static unsigned long version_part(const char **p)
+{
+	unsigned long x = 0;
+
+	while (**p >= '0' && **p <= '9')
+		x = x * 10 + (unsigned long)(*(*p)++ - '0');
+	if (**p != '\0')
+		(*p)++;
+	return x;
+}
+
 static int version_cmp(const char *a, const char *b)
 {
 	while (*a || *b) {
-		char *ea, *eb;
-		unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
+		unsigned long x = version_part(&a), y = version_part(&b);
 		if (x != y)
 			return x < y ? -1 : 1;
-		a = *ea == '.' ? ea + 1 : ea;
-		b = *eb == '.' ? eb + 1 : eb;
 	}
 	return 0;
 }
@@ -576,12 +586,13 @@ static void names_list(char *buf, size_t n)
 static gs_err parse_items(const char *text, item *it, size_t *n, gs_error *e)
 {
 	const char *p = text;
-	char names[512];
+	char names[512]; /* for the messages */
 
 	*n = 0;
-	names_list(names, sizeof names);
-	if (text[0] == '\0')
+	if (text[0] == '\0') {
+		names_list(names, sizeof names);
 		return gs_fail(e, GS_EUSAGE, "--stack: empty (one of %s, as NAME[@VERSION],...)", names);
+	}
 	for (;;) {
 		size_t len = strcspn(p, ",");
 		char part[72];
@@ -595,8 +606,10 @@ static gs_err parse_items(const char *text, item *it, size_t *n, gs_error *e)
 		item *x = &it[(*n)++];
 		if (at != NULL)
 			*at = '\0';
-		if (strlen(part) >= sizeof x->name || gs_stack_find(part) == NULL)
+		if (strlen(part) >= sizeof x->name || gs_stack_find(part) == NULL) {
+			names_list(names, sizeof names);
 			return gs_fail(e, GS_EUSAGE, "--stack: unknown stack '%s' (one of %s)", part, names);
+		}
 		strcpy(x->name, part);
 		x->version[0] = '\0';
 		if (at != NULL) {
@@ -659,27 +672,47 @@ static bool applied(const apply_ctx *c, const gs_stack *p)
 	return false;
 }
 
+/* x's row of the settings table and its bit (gs_setting_bit; 0 for the
+ * runtimes), remembered by the choice's address: a sweep applies the same
+ * few profiles to every row. */
+static const gs_setting *set_row(const gs_stack_set *x, uint64_t *bit)
+{
+	enum { SLOTS = 512 };
+	static _Thread_local const gs_stack_set *key[SLOTS];
+	static _Thread_local const gs_setting *row[SLOTS];
+	static _Thread_local uint64_t bits[SLOTS];
+	size_t h = ((uintptr_t)x / sizeof *x) % SLOTS;
+
+	if (key[h] != x) {
+		row[h] = gs_setting_find(x->setting);
+		bits[h] = gs_setting_bit(x->setting);
+		key[h] = x;
+	}
+	*bit = bits[h];
+	return row[h];
+}
+
 static gs_err apply_set(apply_ctx *c, const gs_stack *p, const gs_stack_set *x)
 {
 	uint64_t bit;
+	const gs_setting *d = set_row(x, &bit);
 	gs_error sub = { 0 };
 
-	if (strcmp(x->setting, "runtime") == 0) {
+	if (d == NULL && strcmp(x->setting, "runtime") == 0) {
 		c->runtime = x->value;
 		return GS_OK;
 	}
-	if (strcmp(x->setting, "train-runtime") == 0) {
+	if (d == NULL && strcmp(x->setting, "train-runtime") == 0) {
 		c->train_runtime = x->value;
 		return GS_OK;
 	}
 	if (!c->settings)
 		return GS_OK;
-	bit = gs_setting_bit(x->setting);
-	if (bit == 0)
+	if (d == NULL || bit == 0)
 		return gs_fail(c->e, GS_EINTERNAL, "stack %s: no setting '%s'", p->name, x->setting);
 	if ((c->keep & bit) || (x->weak && (c->chosen & bit)) || !holds(x->when, c->s, c->a))
 		return GS_OK;
-	if (gs_settings_set(c->s, x->setting, x->value, &sub) != GS_OK)
+	if (gs_setting_set(d, c->s, x->value, &sub) != GS_OK)
 		return gs_fail(c->e, GS_EINTERNAL, "stack %s: %s", p->name, sub.msg);
 	c->chosen |= bit;
 	return GS_OK;
@@ -771,13 +804,29 @@ gs_err gs_stack_apply(gs_settings *s, const gs_arch *a, gs_error *e)
 
 void gs_stack_runtimes(const char *stack, const char **runtime, const char **train_runtime)
 {
+	/* the time model asks once per row and GPU class, for a handful of
+	 * texts: the last answer is kept (per thread) */
+	static _Thread_local char last[GS_LORA_NAMES_MAX];
+	static _Thread_local const char *last_rt, *last_trt;
+	static _Thread_local bool have;
 	static apply_ctx zero;
 	apply_ctx c = zero;
 	gs_error e = { 0 };
 
+	if (have && strcmp(last, stack) == 0) {
+		*runtime = last_rt;
+		*train_runtime = last_trt;
+		return;
+	}
 	c.e = &e;
 	if (apply_text(&c, stack) != GS_OK)
 		c.runtime = c.train_runtime = NULL;
 	*runtime = c.runtime;
 	*train_runtime = c.train_runtime;
+	have = strlen(stack) < sizeof last;
+	if (have) {
+		memcpy(last, stack, strlen(stack) + 1);
+		last_rt = c.runtime;
+		last_trt = c.train_runtime;
+	}
 }

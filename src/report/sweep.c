@@ -60,8 +60,13 @@ void gs_sweep_short_name(const char *slug, char *buf, size_t n)
  * axes and fixed settings it names, its precisions for m, the layouts. */
 static uint64_t spec_given(const gs_spec *sp, gs_method m)
 {
-	return sp->given | gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp") |
-	       (sp->prec_given[m] ? gs_setting_bit("precision") : 0);
+	static _Thread_local uint64_t layout, prec;
+
+	if (layout == 0) {
+		layout = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp");
+		prec = gs_setting_bit("precision");
+	}
+	return sp->given | layout | (sp->prec_given[m] ? prec : 0);
 }
 
 static gs_err leaf(sweep_ctx *c, const gs_settings *in)
