@@ -121,7 +121,7 @@ test_config_OBJ = base/fileio base/utf8 base/util core/arch core/err core/redact
 test_engine_OBJ = $(CORE) base/fileio base/utf8 base/util input/config input/jsoncheck input/jsonget
 test_jsoncheck_OBJ = base/utf8 base/util core/err core/redact input/jsoncheck
 test_jsonget_OBJ = core/err core/redact input/jsonget
-test_measured_OBJ = base/fileio base/util core/err core/numfmt core/redact core/settings verify/measured verify/nvml
+test_measured_OBJ = base/fileio base/util core/err core/numfmt core/redact core/settings core/stacks verify/measured verify/nvml
 test_plan_OBJ = $(CORE) base/util report/plan_view
 test_models_OBJ = core/arch core/err core/redact base/fileio base/paths base/utf8 base/util hub/hub hub/modelid hub/models hub/resolve input/config input/jsoncheck input/jsonget input/safetensors
 # The writer registry (report/writers.c), every writer it names and what

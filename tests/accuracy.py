@@ -14,6 +14,7 @@ by method.
     python3 tests/accuracy.py --json           # the summaries as one JSON object
     python3 tests/accuracy.py --write-baseline # also write baseline.json (set 1) / baseline2.json (set 2)
     python3 tests/accuracy.py --validate       # check the cases files only (no engine)
+    python3 tests/accuracy.py --no-stack       # each record without its --stack: the defaults
 
 Set 1: cases.jsonl from calibration.jsonl (plus the project's own verified
 measurements, measurements/verified.jsonl, when there are any); set 2:
@@ -95,8 +96,11 @@ FLAGS = {
     "--train-embeddings": None,
     "--batch": _int_pos, "--seq": _int_pos, "--grad-accum": _int_pos,
     "--grad-ckpt": None, "--no-grad-ckpt": None, "--compile": None,
-    "--attn": {"eager", "sdpa", "flash", "eager-upcast", "math", "math-legacy"}, "--loss": {"standard", "chunked", "legacy"},
-    "--fused-qkv": None, "--held-logits": None,
+    "--attn": {"eager", "sdpa", "flash", "eager-upcast", "math", "math-legacy"},
+    "--loss": {"standard", "chunked", "legacy", "fused", "fused-chunks"},
+    "--fused-qkv": None, "--held-logits": None, "--no-held-logits": None,
+    "--ckpt-offload": None, "--fused-kernels": None, "--compute-dtype": {"auto", "bf16", "fp16"},
+    "--stack": lambda v: bool(v) and all(p for p in v.split(",")),
     "--loss-dtype": {"auto", "fp32", "compute"}, "--kbit-prep": {"auto", "on", "off"},
     "--bnb-saves": {"weight", "input"},
     "--gpus": _int_pos, "--sharding": {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline"}, "--tp": _int_pos,
@@ -210,10 +214,15 @@ def validate_args(args):
     return bad
 
 
+STACK = True  # --no-stack: run each case without its --stack
+
+
 def case_args(c):
     args = []
     if c.get("model"):
         args += ["--config", c["model"]]
+    if STACK and c.get("stack"):
+        args += ["--stack", c["stack"]]
     return args + list(c["args"])
 
 
@@ -230,7 +239,8 @@ def validate(cases, calibration_path=CALIBRATION):
         bad.append("A/B records without a case: %s" % ", ".join(missing))
     if extra:
         bad.append("cases that are not A/B records: %s" % ", ".join(extra))
-    keys = {"id", "grade", "method", "model", "args", "compare", "measured_bytes", "bound", "unsupported", "note"}
+    keys = {"id", "grade", "method", "model", "args", "stack", "compare", "measured_bytes", "bound", "unsupported",
+            "note"}
     for c in cases:
         cid = c.get("id", "?")
         if set(c) != keys:
@@ -251,6 +261,8 @@ def validate(cases, calibration_path=CALIBRATION):
         if not isinstance(c["args"], list) or not all(isinstance(a, str) for a in c["args"]):
             bad.append("%s: args must be a list of strings" % cid)
             continue
+        if c["stack"] is not None and not (isinstance(c["stack"], str) and c["stack"]):
+            bad.append("%s: stack must be null or a stack text" % cid)
         if c["model"] is not None and not os.path.isfile(os.path.join(TOP, c["model"])):
             bad.append("%s: model %s not found" % (cid, c["model"]))
         for p in validate_args(case_args(c)):
@@ -442,7 +454,7 @@ def load_set(name):
 
 
 def parse(argv):
-    opts = {"json": False, "base": False, "validate": False, "set": "all"}
+    opts = {"json": False, "base": False, "validate": False, "set": "all", "stack": True}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -452,6 +464,8 @@ def parse(argv):
             opts["base"] = True
         elif a == "--validate":
             opts["validate"] = True
+        elif a == "--no-stack":
+            opts["stack"] = False
         elif a == "--set" and i + 1 < len(argv) and argv[i + 1] in ("1", "2", "all"):
             opts["set"] = argv[i + 1]
             i += 1
@@ -466,7 +480,12 @@ def parse(argv):
 def main(argv):
     opts = parse(argv)
     if opts is None:
-        sys.stderr.write("usage: accuracy.py [--set 1|2|all] [--json] [--write-baseline] [--validate]\n")
+        sys.stderr.write("usage: accuracy.py [--set 1|2|all] [--json] [--write-baseline] [--validate] [--no-stack]\n")
+        return 2
+    global STACK
+    STACK = opts["stack"]
+    if opts["base"] and not STACK:
+        sys.stderr.write("accuracy.py: --write-baseline runs the cases as mapped (with their stacks)\n")
         return 2
     names = ["1", "2"] if opts["set"] == "all" else [opts["set"]]
     cases_of, bad_of = {}, {}

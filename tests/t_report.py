@@ -311,6 +311,8 @@ def contents(tmp, a):
        "row ids unique, indexes in order")
     # Verdicts follow from device vs usable and bf16 support.
     usable = {g["id"]: g["usable_bytes"] for g in js["gpus"]}
+    with open(SMALL) as f:
+        named_prec = set(json.load(f)["axes"]["precision"])
     good = True
     for r in js["rows"]:
         if not r["estimate"]:
@@ -318,7 +320,11 @@ def contents(tmp, a):
         dev = r["estimate"]["device"]
         for g in gpus:
             v = r["gpu_verdicts"][g][0]
-            needs_bf16 = r["settings"]["precision"] in ("amp-bf16", "bf16", "mixed-bf16", "nf4")
+            # bf16 is needed where the row names it: a bf16 precision the spec
+            # gives (a method without a precision list computes in fp16 on the
+            # T4), or --compute-dtype bf16
+            needs_bf16 = (r["settings"]["precision"] in ("amp-bf16", "bf16", "mixed-bf16")
+                          and r["settings"]["method"] in named_prec) or r["settings"]["compute-dtype"] == "bf16"
             if g == "t4" and needs_bf16:
                 good = good and v == "not runnable"
             elif dev > usable[g]:

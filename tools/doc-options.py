@@ -15,6 +15,11 @@ and the README's table of settings from the settings table
     <!-- BEGIN generated settings -->
     <!-- END generated settings -->
 
+and the stack profiles (`gpusizer list stacks --json`) into both, between
+
+    .\\" BEGIN generated stacks / .\\" END generated stacks     (gpusizer.1)
+    <!-- BEGIN generated stacks --> / <!-- END generated stacks -->
+
     python3 tools/doc-options.py [--gpusizer EXE]            rewrite both files
     python3 tools/doc-options.py [--gpusizer EXE] --check    exit 1 and name the
                                                              file when one is stale
@@ -38,6 +43,45 @@ def settings(exe):
     out = subprocess.run([exe, "list", "settings", "--json"], check=True, capture_output=True,
                          text=True).stdout
     return json.loads(out)["settings"]
+
+
+def stacks(exe):
+    out = subprocess.run([exe, "list", "stacks", "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["stacks"]
+
+
+def stack_choices(st):
+    """What a profile sets, compactly: "loss fused-chunks (>= 2025.8.5; training), ..."."""
+    parts = []
+    for x in st["sets"]:
+        scope = []
+        if x["since"] or x["until"]:
+            scope.append(("%s%s%s" % (">= " + x["since"] if x["since"] else "",
+                                      ", " if x["since"] and x["until"] else "",
+                                      "< " + x["until"] if x["until"] else "")))
+        if x["when"]:
+            scope.append(x["when"])
+        parts.append("%s %s%s" % (x["setting"], x["value"], " (%s)" % "; ".join(scope) if scope else ""))
+    return ", ".join(parts)
+
+
+def stacks_md(table):
+    lines = ["| you run | `--stack` | read at | over | it sets |", "|---|---|---|---|---|"]
+    for st in table:
+        lines.append("| %s | `%s` | %s | %s | %s |" % (md_escape(st["what"]), st["name"], st["version"],
+                                                      "`%s`" % st["base"] if st["base"] else "",
+                                                      md_escape(stack_choices(st))))
+    return "\n".join(lines)
+
+
+def stacks_man(table):
+    lines = []
+    for st in table:
+        lines += [".TP", ".B " + roff_escape(st["name"]),
+                  roff_text("%s (read at %s%s): %s." % (st["what"], st["version"],
+                                                       "; over " + st["base"] if st["base"] else "",
+                                                       stack_choices(st)))]
+    return "\n".join(lines)
 
 
 def settings_block(table):
@@ -144,6 +188,7 @@ def main(argv):
             return 2
         i += 1
     cmds = options(exe)
+    stack_table = stacks(exe)
     stale = []
     for path, begin, end, render in (
             (os.path.join(TOP, "gpusizer.1"), '.\\" BEGIN generated options: %s', '.\\" END generated options: %s',
@@ -155,7 +200,10 @@ def main(argv):
         new = rewrite(old, begin, end, {c["name"]: render(c) for c in cmds}, path)
         if path.endswith("README.md"):
             new = rewrite(new, "<!-- BEGIN generated %s -->", "<!-- END generated %s -->",
-                          {"settings": settings_block(settings(exe))}, path)
+                          {"settings": settings_block(settings(exe)), "stacks": stacks_md(stack_table)}, path)
+        else:
+            new = rewrite(new, '.\\" BEGIN generated %s', '.\\" END generated %s',
+                          {"stacks": stacks_man(stack_table)}, path)
         if new != old:
             if check:
                 stale.append(path)

@@ -49,7 +49,7 @@ OPTIMIZERS = ["adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-a
               "sgd-momentum", "lion", "adafactor"]
 ATTNS = {"sdpa": "sdpa", "eager": "eager", "flash": "flash_attention_2", "eager-upcast": "eager",
          "math": "sdpa", "math-legacy": "sdpa"}
-LOSSES = ["standard", "chunked", "legacy"]
+LOSSES = ["standard", "chunked", "legacy", "fused", "fused-chunks"]
 DTYPES = ["fp32", "bf16", "fp16", "fp8", "int8"]
 DEFAULT_PRECISION = {"full": "amp-bf16", "lora": "bf16", "qlora": "nf4", "inference": "bf16"}
 MARKER = "gpusizer-harness: measure-begin"
@@ -284,6 +284,9 @@ def make_plan(a):
         skip = "flash attention needs fp16/bf16 activations (not with --precision fp32)"
     if a.loss == "chunked" and a.method == "inference" and skip is None:
         skip = "--loss chunked applies to training"
+    fused_losses = {"fused": "Liger's fused linear cross-entropy", "fused-chunks": "Unsloth's fused loss"}
+    if a.loss in fused_losses and skip is None:
+        skip = "--loss %s (%s) is not implemented in the harness" % (a.loss, fused_losses[a.loss])
     if a.method != "inference" and a.warmup + a.steps < 1:
         raise ArgError("--warmup + --steps must be at least 1")
     plan["skip"] = skip

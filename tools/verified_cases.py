@@ -59,7 +59,8 @@ def cases(path=DEFAULT):
                 r.get("date"), gpu.get("name"), gpu.get("driver"), gpu.get("cuda"), v.get("torch"),
                 v.get("transformers"), v.get("peft"), v.get("bitsandbytes"))
             model = r["config"] if os.path.exists(r.get("config", "")) else r["model"]
-            base = {"grade": "A", "method": s["method"], "model": model, "args": args_of(s),
+            # the record's resolved settings are its flags: no stack over them
+            base = {"grade": "A", "method": s["method"], "model": model, "args": args_of(s), "stack": None,
                     "unsupported": None, "note": note}
             rid = "verified-%s-%s" % (r["row"], (r.get("date") or "").replace(":", ""))
             if r.get("status") == "oom":

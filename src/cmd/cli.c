@@ -12,6 +12,7 @@
 #include "config.h"
 #include "paths.h"
 #include "resolve.h"
+#include "stacks.h"
 #include "util.h"
 
 void gs_cli_row_init(gs_cli_row *r)
@@ -96,6 +97,13 @@ static void setting_help(const gs_setting *d, char *buf, size_t n)
 		}
 		for (size_t i = 0; d->values[i] != NULL; i++)
 			help_add(buf, n, &k, &col, d->values[i]);
+	}
+	if (strcmp(d->name, "stack") == 0) { /* the profiles, from their table */
+		size_t ns;
+		const gs_stack *st = gs_stacks(&ns);
+		help_add(buf, n, &k, &col, "stacks:");
+		for (size_t i = 0; i < ns; i++)
+			help_add(buf, n, &k, &col, st[i].name);
 	}
 	if (d->def != NULL) {
 		const char *v = d->type == GS_ST_BOOL && d->values == NULL
@@ -186,6 +194,7 @@ int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, cons
 	case GS_CLI_SETTING:
 		if (!strcmp(opt->name, "seq"))
 			r->seq_given = true;
+		r->s.given |= gs_setting_bit(opt->name);
 		if (gs_settings_set(&r->s, opt->name, val, e) != GS_OK) {
 			if (!strcmp(opt->name, "gpus") && looks_like_class(val)) {
 				gs_error hint = { 0 };
@@ -201,7 +210,29 @@ int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, cons
 	}
 }
 
+static gs_err row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
+
+gs_err gs_cli_row_check(const gs_cli_row *r, gs_error *e)
+{
+	gs_settings s = r->s;
+	gs_err rc = gs_stack_apply(&s, NULL, e);
+
+	return rc != GS_OK ? rc : gs_settings_check(&s, e);
+}
+
 gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e)
+{
+	gs_error sub = { 0 };
+	gs_err rc = row_arch(r, a, e);
+
+	if (rc == GS_OK)
+		rc = gs_stack_apply(&r->s, a, e);
+	if (rc == GS_OK && gs_settings_check(&r->s, &sub) != GS_OK)
+		rc = gs_fail(e, sub.code, "--stack %s: %s", r->s.stack, sub.msg);
+	return rc;
+}
+
+static gs_err row_arch(gs_cli_row *r, gs_arch *a, gs_error *e)
 {
 	bool manual = r->m_params || r->m_layers || r->m_hidden;
 	int given = (r->config_path != NULL) + (r->model_id != NULL) + manual;
@@ -305,6 +336,7 @@ int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, co
 			return -1;
 		}
 		t->to.runtime = (gs_runtime)rt;
+		t->to.runtime_given = true;
 		return 1;
 	}
 	case GS_CLI_KERNEL: {
@@ -325,6 +357,7 @@ int gs_cli_time_apply(gs_cli_time *t, const gs_opt_cmd *c, const gs_opt *opt, co
 			return -1;
 		}
 		t->to.train_runtime = (gs_train_runtime)rt;
+		t->to.train_runtime_given = true;
 		return 1;
 	}
 	case GS_CLI_TOKENS: {

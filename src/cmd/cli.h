@@ -61,9 +61,18 @@ const gs_opt *gs_cli_setting_opts(void);
 int gs_cli_row_apply(gs_cli_row *r, const gs_opt_cmd *c, const gs_opt *opt, const char *val,
                      gs_error *e);
 
+/* The row's settings checked as its stack leaves them, before any model is
+ * read (the choices that follow a model's family aside): GS_EUSAGE naming
+ * the contradiction. */
+gs_err gs_cli_row_check(const gs_cli_row *r, gs_error *e);
+
 /* Build the tallied architecture: --config, else the model id resolved in
  * the models dir (fetched when missing unless offline), else the manual
- * shape (--params/--layers/--hidden...). Error if none or several. */
+ * shape (--params/--layers/--hidden...). Error if none or several. Then
+ * the row's --stack goes over its settings (gs_stack_apply: what the
+ * profiles choose, every flag given left as given; some choices follow the
+ * model's family), and the result is checked (GS_EUSAGE naming the stack
+ * when its choices contradict a flag). */
 gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
 
 /* The row's context against a's positions (gs_config_check_seq): a --seq

@@ -372,14 +372,20 @@ static void print_text(FILE *fp, const est *s, const char *model)
 	if (s->ng == 0)
 		return;
 	fputs("\nfits on:\n", fp);
+	gs_needs need = gs_settings_needs(&s->r.s);
 	int w = name_width(s->g, s->ng);
 	for (size_t i = 0; i < s->ng; i++) {
 		const gs_gpu *g = &s->g[i];
 		gs_verdict v = s->row.cell[i].v;
+		char why[256];
 		fprintf(fp, "  %-*s  %-7s usable %6.1f GiB  %-13s", w, g->name, g->klass, gib(g->usable_bytes),
 		        gs_verdict_name(v));
 		if (v == GS_FITS || v == GS_TIGHT || v == GS_NO_FIT)
 			print_headroom(fp, s->row.cell[i].headroom);
+		if (v == GS_NOT_RUNNABLE)
+			fprintf(fp, " %s", gs_needs_why(need, g, why, sizeof why));
+		else if (gs_needs_fp16_on(need, g))
+			fputs(" (fp16 compute: no bf16; the same bytes)", fp);
 		fputc('\n', fp);
 	}
 }
@@ -439,13 +445,15 @@ static gs_err prepare(est *s, gs_error *e)
 {
 	gs_err rc;
 
-	if ((rc = gs_settings_check(&s->r.s, e)) != GS_OK)
+	if ((rc = gs_cli_row_check(&s->r, e)) != GS_OK)
 		return rc;
 	if (s->mem_frac_given && s->r.s.method != GS_INFER)
 		return gs_fail(e, GS_EUSAGE, "estimate: --mem-fraction: sizes a serving engine's KV cache; only "
 		               "with --method inference");
-	if ((rc = gs_cli_row_arch(&s->r, &s->a, e)) != GS_OK ||
-	    (rc = gs_cli_row_context(&s->r, &s->a, s->long_ctx, s->quiet, e)) != GS_OK ||
+	if ((rc = gs_cli_row_arch(&s->r, &s->a, e)) != GS_OK)
+		return rc;
+	gs_time_opts_stack(&s->ct.to, s->r.s.stack);
+	if ((rc = gs_cli_row_context(&s->r, &s->a, s->long_ctx, s->quiet, e)) != GS_OK ||
 	    (rc = gs_estimate_run(&s->a, &s->r.s, &s->x, e)) != GS_OK)
 		return rc;
 	if (gs_gpus_load(s->gpus_dir, &s->g, &s->ng, e) != GS_OK) {

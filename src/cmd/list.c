@@ -16,6 +16,7 @@
 #include "opt.h"
 #include "paths.h"
 #include "settings.h"
+#include "stacks.h"
 #include "util.h"
 #include "fileio.h"
 #include "jw.h"
@@ -38,12 +39,13 @@ static const gs_opt_group list_groups[] = {
 
 const gs_opt_cmd gs_cmd_list = {
 	"list",
-	"gpusizer list models|gpus|settings [--models-dir DIR] [--gpus-dir DIR] [--json] [OPTIONS]",
+	"gpusizer list models|gpus|settings|stacks [--models-dir DIR] [--gpus-dir DIR] [--json] [OPTIONS]",
 	"models: every model in the model cache and the reference configs that come with\n"
 	"gpusizer, with its architecture and parameter count (tallied from its config.json). gpus: every GPU class, with its usable and total\n"
 	"memory in GiB (2^30 bytes) and whether it computes in bf16 and fp8. settings: every\n"
 	"setting of a row (the settings table): its type, values, default, the methods it\n"
-	"applies to, and the XLSX column that shows it.",
+	"applies to, and the XLSX column that shows it. stacks: every stack profile, each\n"
+	"setting it sets (with the versions and rows where it holds) and the code it follows.",
 	list_groups,
 	"Exit status: 0 ok, 2 usage, 3 a bad config.json or GPU file (named), 4 unreadable\n"
 	"directory.\n",
@@ -261,6 +263,88 @@ static void print_settings(bool json, bool quiet)
 		printf("%zu settings\n", n);
 }
 
+/* A choice's versions and condition, "[4.32, 4.54) full fine-tuning". */
+static void set_scope(const gs_stack_set *x, char *buf, size_t n)
+{
+	const char *w = gs_stack_when_text(x->when);
+	int k = 0;
+
+	buf[0] = '\0';
+	if (x->since != NULL || x->until != NULL)
+		k = snprintf(buf, n, "%s%s%s%s", x->since ? ">= " : "", x->since ? x->since : "",
+		             x->since && x->until ? ", < " : x->until ? "< " : "", x->until ? x->until : "");
+	if (k >= 0 && (size_t)k < n && w[0])
+		snprintf(buf + k, n - (size_t)k, "%s%s", k ? "; " : "", w);
+}
+
+/* The stack profiles (stacks.h): each one's choices and their sources. */
+static void print_stacks(bool json, bool quiet)
+{
+	size_t n;
+	const gs_stack *t = gs_stacks(&n);
+
+	if (json) {
+		fputs("{\"command\":\"list\",\"what\":\"stacks\",\"stacks\":[", stdout);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n {\"name\":" : "\n {\"name\":", stdout);
+			gs_json_str(stdout, t[i].name);
+			fputs(",\"what\":", stdout);
+			gs_json_str(stdout, t[i].what);
+			fputs(",\"version\":", stdout);
+			gs_json_str(stdout, t[i].version);
+			printf(",\"modifier\":%s,\"base\":", t[i].modifier ? "true" : "false");
+			if (t[i].base)
+				gs_json_str(stdout, t[i].base);
+			else
+				fputs("null", stdout);
+			fputs(",\"sets\":[", stdout);
+			for (size_t k = 0; k < t[i].n_sets; k++) {
+				const gs_stack_set *x = &t[i].sets[k];
+				fputs(k ? ",{\"setting\":" : "{\"setting\":", stdout);
+				gs_json_str(stdout, x->setting);
+				fputs(",\"value\":", stdout);
+				gs_json_str(stdout, x->value);
+				fputs(",\"since\":", stdout);
+				if (x->since)
+					gs_json_str(stdout, x->since);
+				else
+					fputs("null", stdout);
+				fputs(",\"until\":", stdout);
+				if (x->until)
+					gs_json_str(stdout, x->until);
+				else
+					fputs("null", stdout);
+				fputs(",\"when\":", stdout);
+				gs_json_str(stdout, gs_stack_when_text(x->when));
+				printf(",\"weak\":%s,\"source\":", x->weak ? "true" : "false");
+				gs_json_str(stdout, x->source);
+				fputc('}', stdout);
+			}
+			fputs("]}", stdout);
+		}
+		fputs("\n]}\n", stdout);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (quiet) {
+			printf("%s\n", t[i].name);
+			continue;
+		}
+		printf("%s (%s; read at %s%s%s)\n", t[i].name, t[i].what, t[i].version, t[i].base ? "; over " : "",
+		       t[i].base ? t[i].base : "");
+		for (size_t k = 0; k < t[i].n_sets; k++) {
+			const gs_stack_set *x = &t[i].sets[k];
+			char scope[128];
+			set_scope(x, scope, sizeof scope);
+			printf("  %s %s%s%s%s%s\n      %s\n", x->setting, x->value, scope[0] ? "  [" : "", scope,
+			       scope[0] ? "]" : "", x->weak ? " (unless an earlier stack chose it)" : "", x->source);
+		}
+	}
+	if (!quiet)
+		printf("%zu stacks: --stack NAME[@VERSION][,NAME...], later ones win, a flag beside it wins over all "
+		       "(default hf,trl)\n", n);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	gs_error e = { 0 };
@@ -279,7 +363,7 @@ int cmd_list(int argc, char **argv)
 	while ((k = gs_opt_next(&gs_cmd_list, &it, &o, &val, &e)) > 0) {
 		if (k == 2) {
 			if (what != NULL) {
-				gs_fail(&e, GS_EUSAGE, "list: one of models, gpus or settings, not '%s' and '%s'", what, val);
+				gs_fail(&e, GS_EUSAGE, "list: one of models, gpus, settings or stacks, not '%s' and '%s'", what, val);
 				return gs_cmd_usage_error(&e);
 			}
 			what = val;
@@ -300,8 +384,10 @@ int cmd_list(int argc, char **argv)
 		return gs_cmd_usage_error(&e);
 	if (what != NULL && strcmp(what, "settings") == 0) {
 		print_settings(json, quiet);
+	} else if (what != NULL && strcmp(what, "stacks") == 0) {
+		print_stacks(json, quiet);
 	} else if (what == NULL || (strcmp(what, "models") != 0 && strcmp(what, "gpus") != 0)) {
-		gs_fail(&e, GS_EUSAGE, "list: say what to list: 'gpusizer list models', 'gpusizer list gpus' or 'gpusizer list settings'%s%s%s",
+		gs_fail(&e, GS_EUSAGE, "list: say what to list: 'gpusizer list models', 'gpusizer list gpus', 'gpusizer list settings' or 'gpusizer list stacks'%s%s%s",
 		        what ? " (not '" : "", what ? what : "", what ? "')" : "");
 		return gs_cmd_usage_error(&e);
 	} else if (strcmp(what, "models") == 0) {

@@ -280,8 +280,13 @@ static void print_text(FILE *fp, const char *model, const gs_settings *s, const 
 	}
 	fputs(":\n", fp);
 	for (size_t i = 0; i < n; i++) {
+		char why[256];
 		if (!c[i].count.found) {
-			fprintf(fp, "  %-18s none up to %" PRId64 "\n", c[i].g->id, max_gpus);
+			gs_needs_why(gs_settings_needs(s), c[i].g, why, sizeof why);
+			if (why[0])
+				fprintf(fp, "  %-18s not runnable: %s\n", c[i].g->id, why);
+			else
+				fprintf(fp, "  %-18s none up to %" PRId64 "\n", c[i].g->id, max_gpus);
 			continue;
 		}
 		layout_text(&c[i].count.s, lay, sizeof lay);
@@ -315,14 +320,14 @@ static void print_text(FILE *fp, const char *model, const gs_settings *s, const 
 		        c[i].g->id, c[i].g->name, gib(c[i].g->usable_bytes));
 		for (size_t k = 0; k < c[i].n_ladder; k++) {
 			const gs_plan_step *st = &c[i].ladder[k];
+			char why[256];
 			gs_settings_label(&st->fit.s, label, sizeof label);
 			fprintf(fp, "  %zu. %-62s %s\n", k, st->what,
 			        st->skipped ? (st->rung == GS_RUNG_SHARD ? "skipped: no count fits"
 			                                                 : "skipped: does not lower the peak")
-			        : st->fit.est.device == 0 ? "no estimate"
-			        : st->fit.v == GS_NOT_RUNNABLE && st->fit.est.device <= c[i].g->usable_bytes
-			            ? "not runnable (the GPU lacks bf16 or fp8)"
-			            : gs_verdict_name(st->fit.v));
+			        : st->fit.est.device == 0 ? "no estimate" : gs_verdict_name(st->fit.v));
+			if (!st->skipped && st->fit.est.device > 0 && st->fit.v == GS_NOT_RUNNABLE)
+				fprintf(fp, "     %s\n", gs_needs_why(gs_settings_needs(&st->fit.s), c[i].g, why, sizeof why));
 			if (!st->skipped)
 				fprintf(fp, "     %.2f GiB per GPU, %s%s%s\n", gib(st->fit.est.device), label,
 				        st->cost[0] ? "; cost: " : "", st->cost);
@@ -332,15 +337,35 @@ static void print_text(FILE *fp, const char *model, const gs_settings *s, const 
 	}
 }
 
+static void json_fit_body(FILE *fp, const gs_plan_fit *f);
+
 static void json_fit(FILE *fp, const char *key, const gs_plan_fit *f)
 {
-	char label[256];
-
 	fprintf(fp, ",\"%s\":", key);
 	if (!f->found) {
 		fputs("null", fp);
 		return;
 	}
+	json_fit_body(fp, f);
+}
+
+/* A class where nothing runs says why ("needs bf16 (...)"): null when it can run. */
+static void json_why(FILE *fp, const gs_settings *s, const gs_gpu *g)
+{
+	char why[256];
+
+	fputs(",\"not_runnable\":", fp);
+	gs_needs_why(gs_settings_needs(s), g, why, sizeof why);
+	if (why[0])
+		gs_json_str(fp, why);
+	else
+		fputs("null", fp);
+}
+
+static void json_fit_body(FILE *fp, const gs_plan_fit *f)
+{
+	char label[256];
+
 	gs_settings_label(&f->s, label, sizeof label);
 	fprintf(fp, "{\"gpus\":%" PRId64 ",\"sharding\":", f->s.gpus);
 	gs_json_str(fp, gs_shard_name(f->s.sharding));
@@ -419,6 +444,7 @@ static void print_json(FILE *fp, const char *model, const gs_settings *s, const 
 		gs_json_str(fp, c[i].g->id);
 		fprintf(fp, ",\"usable_bytes\":%" PRIu64, c[i].g->usable_bytes);
 		json_fit(fp, "fewest", &c[i].count);
+		json_why(fp, s, c[i].g);
 		json_time(fp, s, &c[i], to);
 		if (users > 0)
 			json_serving(fp, &c[i]);
@@ -519,11 +545,12 @@ int cmd_plan(int argc, char **argv)
 			break;
 		}
 	}
-	if (k < 0 || gs_settings_check(&r.s, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
+	if (k < 0 || gs_cli_row_check(&r, &e) != GS_OK || gs_cli_row_arch(&r, &a, &e) != GS_OK ||
 	    gs_cli_row_context(&r, &a, long_ctx, quiet, &e) != GS_OK ||
 	    gs_gpus_load(gpus_dir, &g, &ng, &e) != GS_OK || gs_cli_time_price(&ct, g, ng, "plan", &e) != GS_OK ||
 	    (only != NULL && gs_gpus_select(g, &ng, only, gpus_dir, "plan", &e) != GS_OK))
 		goto fail;
+	gs_time_opts_stack(&ct.to, r.s.stack);
 	if (users > 0 && r.s.method != GS_INFER) {
 		gs_fail(&e, GS_EUSAGE, "plan: --users: serving users is inference (--method inference)");
 		goto fail;

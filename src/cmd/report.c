@@ -437,6 +437,8 @@ static gs_err generate(run *R, gs_error *e)
 	gs_time_opts_default(&R->time);
 	R->time.runtime = (gs_runtime)R->sp.time_runtime;
 	R->time.train_runtime = (gs_train_runtime)R->sp.time_train_runtime;
+	R->time.runtime_given = R->sp.time_runtime_given;
+	R->time.train_runtime_given = R->sp.time_train_runtime_given;
 	R->time.tokens_budget = R->sp.time_tokens;
 	meta.time = &R->time;
 	R->ev = gs_eval_new(&meta);

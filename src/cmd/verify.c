@@ -421,7 +421,7 @@ static gs_err check_row(vopts *o, gs_error *e)
 
 	if (o->row_id && (rc = apply_row(o, e)) != GS_OK)
 		return rc;
-	if ((rc = gs_settings_check(&o->row.s, e)) != GS_OK)
+	if ((rc = gs_cli_row_check(&o->row, e)) != GS_OK)
 		return rc;
 	if (s->gpus != 1 || s->tp != 1 || s->sharding != GS_SH_DDP || s->offload != GS_OFF_NONE)
 		return gs_fail(e, GS_EUSAGE, "verify measures one GPU without sharding or offload "

@@ -18,6 +18,21 @@
  * absmax per 2048-element block (bnb.optim Optimizer2State blocksize). */
 #define GS_BNB_BLOCK 2048.0
 
+/* Unsloth's fused loss (unsloth_zoo fused_losses/cross_entropy_loss.py,
+ * 2026.8.13, _get_chunk_multiplier and get_chunk_size): the chunks are cut
+ * so that one chunk's fp32 logits stay under target_gb, which is half the
+ * GPU's free memory capped at 4 GiB (the cap is what a sizing can know: a
+ * GPU with less than 8 GiB free gets smaller chunks), and their count is
+ * rounded up to a multiple of 4 (one chunk when everything fits at once). */
+#define GS_UNSLOTH_CE_TARGET_BYTES (4.0 * 1024 * 1024 * 1024)
+#define GS_UNSLOTH_CE_CHUNK_MULTIPLE 4.0
+/* Unsloth's offloaded checkpointing (unsloth_zoo gradient_checkpointing.py,
+ * UnslothCheckpointFunction): GPU_BUFFERS and, for double buffering,
+ * GPU_BUFFERS_B, each resized to the largest checkpointed input; the second
+ * is kept while more than DOUBLE_BUFFER_HEADROOM (512 MiB) is free, which a
+ * row that fits has: two buffers are counted. */
+#define GS_UNSLOTH_GC_BUFFERS 2.0
+
 /* Caching allocator: reserved = allocated * (1 + FRAC) + FIXED. PyTorch
  * rounds large blocks up to 2 MiB and keeps freed blocks cached; reserved
  * is "a few percent to 15%" above allocated (MEMORY-MODEL.md section 1).

@@ -327,27 +327,14 @@ static double loss_bytes(const gs_settings *s, const gs_arch *a, gs_prec p, cons
 	}
 }
 
-/* Whether PEFT's prepare_model_for_kbit_training casts the base's
- * unquantized parameters to fp32 (peft/utils/other.py: every fp16/bf16
- * parameter, unless the model is GPTQ-quantized). auto: on for the bases
- * PEFT trains on one GPU, replicated or pipelined (bitsandbytes, AWQ);
- * off when zero3/fsdp/fsdp2 shard the weights (TRL's SFTTrainer skips it
- * for sharded QLoRA, fsdp_qlora never calls it), under zero1/zero2
- * (DeepSpeed's engine casts the module back to 16 bits) and for the
- * stacks that never call it (torchao's NF4 in torchtune, Lightning
- * Fabric's plugin). */
-static bool kbit_cast(const gs_settings *s, gs_prec p)
+/* Norms and gated activations run as kernels that save only their inputs
+ * (and a norm's statistics): torch.compile's inductor, or the hand-written
+ * kernels Liger (LigerRMSNorm: X, W, RSTD; LigerSiLUMulFunction: a, b;
+ * src/liger_kernel/ops/rms_norm.py and swiglu.py, v0.8.2) and Unsloth
+ * (fast_rms_layernorm, swiglu_fg_kernel) swap in. */
+static bool fused_saves(const gs_settings *s)
 {
-	bool peft_base = p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_AWQ_INT4;
-
-	if ((s->method != GS_LORA && s->method != GS_QLORA) || !gs_prec_quantized(p) || gptq(p))
-		return false;
-	switch (s->kbit_prep) {
-	case GS_KP_ON: return true;
-	case GS_KP_OFF: return false;
-	default:
-		return peft_base && (s->sharding == GS_SH_DDP || s->sharding == GS_SH_PIPELINE);
-	}
+	return s->compile || s->fused_kernels;
 }
 
 /* Bytes a norm over a width w saves per token. RMSNorm up-casts and saves
@@ -360,7 +347,7 @@ static double norm_saved(const ctx *c, bool rms, double w, double rows)
 {
 	double per = rms ? 4 * w : c->r.rb * w + 8 * rows;
 
-	if (c->s->compile)
+	if (fused_saves(c->s))
 		return c->r.rb * w + (rms ? 4 : 8) * rows;
 	if (c->full)
 		per += (rms ? c->r.cb : c->r.rb) * w;
@@ -758,9 +745,9 @@ static void saved_mlp(const ctx *c, const gs_layer_kind *k, const layer_dims *d,
 	double h = d->h, cb = d->cb, inner = d->inner;
 
 	if (a->act == GS_ACT_GATED)
-		/* gate (the activation's input), activation output, up; compiled,
-		 * act(gate)*up is one fused kernel that saves only gate and up */
-		*tok += (c->s->compile ? 2 : 3) * inner * c->eb;
+		/* gate (the activation's input), activation output, up; compiled
+		 * or a fused kernel, act(gate)*up saves only gate and up */
+		*tok += (fused_saves(c->s) ? 2 : 3) * inner * c->eb;
 	else
 		*tok += inner * c->eb * (strcmp(a->model_type, "gpt2") == 0 ? 4 : 1); /* gelu_new saves 4 tensors */
 	if (k->n_experts > 0) {
@@ -982,6 +969,8 @@ typedef struct plan {
 	double flat_tmp;        /* DeepSpeed ZeRO-1: a bucket flattened for its reduce */
 	double gather;          /* ZeRO-3/FSDP: gathered units */
 	double host;            /* bytes on the host */
+	double ckbuf;           /* --ckpt-offload: the GPU buffers checkpoints come back through */
+	double ck_last;         /* --ckpt-offload: the last layer's checkpoint, kept on the GPU */
 	double grad_frac;       /* the share of each gradient this GPU keeps */
 } plan;
 
@@ -1016,7 +1005,13 @@ static void plan_init(plan *P, const gs_arch *a, const gs_settings *s)
 	 * the residual stream (and each checkpointed layer input); a
 	 * bitsandbytes linear returns its input's dtype (Linear4bit:
 	 * out.to(inp_dtype)), so gate and up come out fp32 too. */
-	c->kcast = kbit_cast(s, c->p);
+	/* (gs_settings_kbit_prep: peft/utils/other.py casts every fp16/bf16
+	 * parameter unless the model is GPTQ-quantized; auto is off when
+	 * zero3/fsdp/fsdp2 shard the weights, as TRL's SFTTrainer skips it for
+	 * sharded QLoRA, under zero1/zero2, whose engine casts the module back
+	 * to 16 bits, and for torchao's NF4 and Lightning Fabric's plugin,
+	 * whose stacks never call it) */
+	c->kcast = gs_settings_kbit_prep(s);
 	if (c->kcast)
 		c->r.rb = 4;
 	c->eb = c->kcast && bnb_quant(c->p) ? 4 : c->r.cb;
@@ -1476,6 +1471,7 @@ typedef struct step_info {
 	int n;           /* 1: no states yet; 2: the steady state */
 	bool accum;      /* gradients accumulate (step 2 under --grad-accum) */
 	bool act_off;    /* --offload activations */
+	bool ckpt_off;   /* --ckpt-offload: checkpointed layer inputs on the host */
 	bool head_trains;
 	bool in_bwd;     /* gradients leave the GPU as soon as they are produced */
 	double head_in;  /* the head's saved input */
@@ -1499,7 +1495,7 @@ static void train_load(const plan *P, const step_info *st, tl *t)
 	}
 	if (st->n == 2 || st->accum)
 		t->live[C_B] = P->bucket;
-	t->live[C_B] += P->zbuf;
+	t->live[C_B] += P->zbuf + (st->n == 2 ? P->ckbuf : 0);
 	t->live[C_A] = st->held;
 	mark(t, NULL, GS_PH_LOAD, st->n);
 }
@@ -1513,11 +1509,13 @@ static void train_forward(const plan *P, const step_info *st, tl *t)
 	double T = c->T, h = (double)a->hidden;
 
 	t->live[C_A] += c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+	if (st->ckpt_off && st->n == 1)
+		t->live[C_B] += P->ckbuf; /* made at the first checkpoint, kept for the run */
 	for (int i = 0; i < a->n_kinds; i++) {
 		const layer_cost *l = &P->lc[i];
 		double d[C_N] = {0}, tr[C_N] = {0};
 		double kept = s->grad_ckpt ? l->ckpt : l->saved;
-		d[C_A] = st->act_off ? 0 : kept;
+		d[C_A] = st->act_off || st->ckpt_off ? 0 : kept;
 		d[C_W] = s->grad_ckpt ? 0 : l->wcopy;
 		tr[C_A] = l->fwd_tmp + l->saved; /* the layer being computed: its tensors and temporaries */
 		if (st->act_off)
@@ -1536,21 +1534,106 @@ static void train_forward(const plan *P, const step_info *st, tl *t)
 			const layer_cost *l = &P->lc[i];
 			double tr[C_N] = {0};
 			double kept = s->grad_ckpt ? l->ckpt : l->saved;
-			tr[C_A] = l->fwd_tmp + l->saved - (st->act_off ? 0 : kept) + (st->act_off ? kept : 0);
+			tr[C_A] = l->fwd_tmp + l->saved - (st->act_off || st->ckpt_off ? 0 : kept) +
+			          (st->act_off ? kept : 0);
 			tr[C_W] = l->wcopy - (s->grad_ckpt ? 0 : l->wcopy);
 			tr[C_B] = l->deq + P->gather;
 			mark(t, tr, GS_PH_FORWARD, st->n);
 		}
+	/* Unsloth offloads every checkpoint on the first pass and, from then
+	 * on, keeps the last layer's on the GPU (LAST_GC_INDEX) */
+	if (st->ckpt_off && st->n == 2)
+		t->live[C_A] += P->ck_last;
+}
+
+static bool fused_loss(const gs_settings *s)
+{
+	return s->loss == GS_LOSS_FUSED || s->loss == GS_LOSS_FUSED_CHUNKS;
 }
 
 /* The logits of one micro-batch. Legacy heads return logits.float():
- * the fp32 logits live (the 16-bit ones are dropped). */
+ * the fp32 logits live (the 16-bit ones are dropped). A fused loss keeps
+ * none. */
 static double logits_bytes(const ctx *c)
 {
 	const gs_arch *a = c->a;
 	double el = c->s->loss == GS_LOSS_LEGACY ? fmax(4, c->r.cb) : c->r.cb;
 
-	return a->encoder ? 0 : el * (double)a->vocab / c->tp * c->T;
+	return a->encoder || fused_loss(c->s) ? 0 : el * (double)a->vocab / c->tp * c->T;
+}
+
+/* The tokens of one chunk of a fused loss.
+ * Liger (src/liger_kernel/ops/fused_linear_cross_entropy.py, v0.8.2,
+ * fused_linear_cross_entropy_forward): inc_factor = ceil(V / H),
+ * chunk_size = next_power_of_2(ceil(BT / inc_factor)), so that a chunk's
+ * logits weigh about what the hidden states do.
+ * Unsloth (unsloth_zoo fused_losses/cross_entropy_loss.py, 2026.8.13,
+ * get_chunk_size): the chunk count makes one chunk's fp32 logits fit the
+ * target (GS_UNSLOTH_CE_TARGET_BYTES), rounded up to a multiple of 4, and
+ * torch.chunk gives ceil(BT / n) rows a chunk. */
+static double fused_chunk_rows(const ctx *c)
+{
+	double T = c->T, V = (double)c->a->vocab / c->tp, h = (double)c->a->hidden;
+
+	if (c->s->loss == GS_LOSS_FUSED) {
+		double rows = ceil(T / ceil(V / h)), p2 = 1;
+		while (p2 < rows)
+			p2 *= 2;
+		return fmin(p2, T);
+	}
+	double exact = T * V * 4 / GS_UNSLOTH_CE_TARGET_BYTES;
+	double n = exact <= 1 ? 1 : ceil(exact / GS_UNSLOTH_CE_CHUNK_MULTIPLE) * GS_UNSLOTH_CE_CHUNK_MULTIPLE;
+	return ceil(T / n);
+}
+
+/* The final norm and a fused loss (--loss fused, fused-chunks), then their
+ * backward down to the last layer's output. The loss runs the head over
+ * one chunk of the hidden states at a time and computes the gradients in
+ * the forward: it holds the gradient of the hidden states (Liger's
+ * grad_input = zeros_like(_input), Unsloth's grad_inputs =
+ * empty_like(hidden_states); saved on ctx until the backward hands them
+ * on) and, when the head trains, its gradient from the forward on; one
+ * chunk's 16-bit logits exist at a time (Liger computes their gradient in
+ * place; Unsloth's compiled chunk holds them with an fp32 gradient), with
+ * the chunk's input gradient and, for a trained head, the chunk's head
+ * gradient (Liger: torch.mm(...).float(), a 16-bit and an fp32 copy;
+ * Unsloth: one at the head's dtype). Nothing of the head is saved for
+ * the backward. */
+static void train_head_fused(const plan *P, const step_info *st, tl *t)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double V = (double)a->vocab / c->tp, T = c->T, h = (double)a->hidden, cb = c->r.cb;
+	double head = (P->head > 0 ? P->head : P->emb) / c->tp;
+	bool liger = s->loss == GS_LOSS_FUSED;
+	double norm = (a->norm == GS_NORM_RMS ? 4 : c->r.rb) * h * T;
+	/* autocast's 16-bit head cast, cached for the forward only: nothing
+	 * keeps it for the backward */
+	double cast = c->r.amp || c->kcast ? 2 * head : 0;
+	double gin = c->r.rb * h * T + 4 * T; /* the hidden states' gradient, the per-token losses */
+	double rows = fused_chunk_rows(c);
+	double hgb = c->full ? c->r.g : c->r.cb;
+	double hg = st->head_trains && !st->accum ? head * hgb * P->grad_frac : 0;
+	double ex[C_N] = {0};
+
+	t->live[C_A] += norm;
+	t->live[C_W] += cast;
+	t->live[C_A] += gin;
+	t->live[C_G] += hg;
+	ex[C_A] = rows * V * (liger ? cb : cb + 4) + rows * h * cb;
+	if (st->head_trains)
+		ex[C_B] = (liger ? cb + 4 : hgb) * head;
+	ex[C_B] += P->head_deq;
+	mark(t, ex, GS_PH_LOSS, st->n);
+	t->live[C_A] -= st->held;
+	t->live[C_W] -= cast;
+	memset(ex, 0, sizeof ex);
+	ex[C_B] = P->ipg;
+	mark(t, ex, GS_PH_BACKWARD, st->n);
+	if (st->in_bwd) /* stepped as soon as the backward reaches it */
+		t->live[C_G] -= hg;
+	t->live[C_A] -= norm + gin;
 }
 
 /* The final norm, head and loss, then their backward down to the last
@@ -1564,6 +1647,10 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	double head = P->head, emb = P->emb;
 	double ex[C_N];
 
+	if (fused_loss(s) && !a->encoder) {
+		train_head_fused(P, st, t);
+		return;
+	}
 	/* Final norm and the head's saved input. */
 	t->live[C_A] += (a->norm == GS_NORM_RMS ? 4 : c->r.rb) * h * T + st->head_in;
 	/* autocast casts the fp32 head (AMP; a k-bit-prepared base under the
@@ -1663,7 +1750,7 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		double d[C_N] = {0}, tr[C_N] = {0};
 		double wg = st->accum ? 0 : l->wgrad * P->grad_frac;
 		double kept = s->grad_ckpt ? l->ckpt : l->saved;
-		d[C_A] = st->act_off ? 0 : -(kept - l->ctxin); /* ctx-held inputs stay */
+		d[C_A] = st->act_off || st->ckpt_off ? 0 : -(kept - l->ctxin); /* ctx-held inputs stay */
 		d[C_W] = s->grad_ckpt ? 0 : -l->wcopy;
 		d[C_G] = st->in_bwd ? 0 : wg; /* stepped and freed at once */
 		tr[C_G] = wg;
@@ -1675,6 +1762,8 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, st->n);
 	}
 	t->live[C_A] -= c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+	if (st->ckpt_off && st->n == 2)
+		t->live[C_A] -= P->ck_last;
 	/* the graph goes with the loss, unless the loop holds its logits */
 	if (!s->held_logits)
 		t->live[C_A] -= P->ctx_held;
@@ -1697,7 +1786,7 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		ex[C_B] = P->flat_tmp;
 		mark(t, ex, GS_PH_BACKWARD, st->n);
 	}
-	t->live[C_B] = P->bucket + P->zbuf;
+	t->live[C_B] = P->bucket + P->zbuf + P->ckbuf;
 }
 
 /* The optimizer step: the states appear on step 1; its temporaries. */
@@ -1736,9 +1825,23 @@ static gs_err train_timeline(plan *P, gs_estimate *out, gs_error *e)
 	if (st.act_off)
 		for (int i = 0; i < a->n_kinds; i++)
 			P->host += layers_here(&a->kind[i], s) * (s->grad_ckpt ? P->lc[i].ckpt : P->lc[i].saved);
+	/* --ckpt-offload (unsloth_zoo gradient_checkpointing.py, 2026.8.13,
+	 * UnslothCheckpointFunction): each checkpointed layer input is copied
+	 * into a pinned host buffer on a side stream and not saved; backward
+	 * copies it back into a GPU buffer and recomputes the layer. */
+	st.ckpt_off = s->ckpt_offload && s->grad_ckpt && !st.act_off;
+	if (st.ckpt_off) {
+		double ckmax = 0;
+		for (int i = 0; i < a->n_kinds; i++) {
+			P->host += layers_here(&a->kind[i], s) * P->lc[i].ckpt;
+			ckmax = fmax(ckmax, P->lc[i].ckpt);
+		}
+		P->ckbuf = GS_UNSLOTH_GC_BUFFERS * ckmax;
+		P->ck_last = P->lc[a->n_kinds - 1].ckpt;
+	}
 	st.head_trains = c->full || (c->lora && s->train_embeddings);
 	st.in_bwd = s->optimizer_in_bwd || s->offload == GS_OFF_PARAMS;
-	st.head_in = st.head_trains || P->head_deq > 0 ? c->r.cb * (double)a->hidden * c->T : 0;
+	st.head_in = (st.head_trains || P->head_deq > 0) && !fused_loss(s) ? c->r.cb * (double)a->hidden * c->T : 0;
 	for (st.n = 1; st.n <= 2; st.n++) {
 		st.accum = s->grad_accum > 1 && st.n == 2;
 		/* --held-logits: the previous micro-batch's logits and graph */

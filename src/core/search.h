@@ -49,17 +49,26 @@ typedef enum gs_plan_axis { GS_PLAN_BATCH = 0, GS_PLAN_SEQ } gs_plan_axis;
 int64_t gs_plan_max(const gs_arch *a, const gs_settings *s, const gs_gpu *g, gs_plan_axis axis,
                     bool *bounded, gs_plan_fit *out);
 
-/* The remedy ladder (../shared/seeds): each step applied on top of the
- * ones before. A step that would not lower the per-GPU device memory is
- * listed as skipped and not applied, so the memory never rises. */
+/* The remedy ladder, in the order of ../shared/seeds/002 ("batch=1 ...
+ * then BF16/FP16, gradient checkpointing, gradient accumulation, 8-bit
+ * optimizer and QLoRA in turn; then FSDP/DeepSpeed/CPU offload"): each step
+ * applied on top of the ones before. The rungs the seed does not name sit
+ * beside the one they extend: fp16 compute with the 16-bit step, the fused
+ * loss after checkpointing (both cut activations), offloaded checkpoints
+ * with the CPU offloads. A step that lowers neither the per-GPU device
+ * memory nor makes a row that cannot run runnable is listed as skipped and
+ * not applied, so the memory never rises. */
 typedef enum gs_plan_rung {
 	GS_RUNG_START = 0,  /* the configuration as given */
 	GS_RUNG_BATCH1,     /* micro-batch 1, accumulation keeps the effective batch */
+	GS_RUNG_FP16,       /* fp16 compute where the GPU has no bf16 */
 	GS_RUNG_HALF,       /* 16-bit weights (bf16, else fp16) */
 	GS_RUNG_CKPT,       /* gradient checkpointing */
+	GS_RUNG_FUSED_LOSS, /* a fused linear cross-entropy (Liger): no logits kept */
 	GS_RUNG_OPT8,       /* 8-bit optimizer states */
 	GS_RUNG_QLORA,      /* QLoRA (inference: 4-bit weights) */
 	GS_RUNG_SHARD,      /* more GPUs (gs_plan_count) */
+	GS_RUNG_CKPT_OFFLOAD, /* checkpointed layer inputs in host memory (Unsloth) */
 	GS_RUNG_OFFLOAD,    /* CPU offload */
 	GS_RUNG_MAX
 } gs_plan_rung;

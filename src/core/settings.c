@@ -1,6 +1,7 @@
 /* gpusizer: settings of one sizing row: names, defaults, parsing. Pure. */
 #include "settings.h"
 #include "numfmt.h"
+#include "stacks.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -130,7 +131,7 @@ static const char *const optim_names[] = {
 	"sgd", "sgd-momentum", "lion", "adafactor", NULL,
 };
 static const char *const attn_names[] = {"sdpa", "eager", "flash", "eager-upcast", "math", "math-legacy", NULL};
-static const char *const loss_names[] = {"standard", "chunked", "legacy", NULL};
+static const char *const loss_names[] = {"standard", "chunked", "legacy", "fused", "fused-chunks", NULL};
 static const char *const shard_names[] = {"ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp2", "pipeline", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "params", "activations", NULL};
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", "int8", NULL};
@@ -142,6 +143,7 @@ static const char *const kvcache_names[] = {"dynamic", "legacy", "static", "stat
 static const char *const loss_dtype_names[] = {"auto", "fp32", "compute", NULL}; /* gs_loss_dtype */
 static const char *const kbit_prep_names[] = {"auto", "on", "off", NULL}; /* gs_kbit_prep */
 static const char *const bnb_saves_names[] = {"weight", "input", NULL}; /* gs_bnb_saves */
+static const char *const compute_names[] = {"auto", "bf16", "fp16", NULL}; /* gs_compute */
 
 /* Every ENUM setting is stored in an enum field read and written as int. */
 _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int) &&
@@ -149,7 +151,8 @@ _Static_assert(sizeof(gs_method) == sizeof(int) && sizeof(gs_prec) == sizeof(int
                sizeof(gs_loss) == sizeof(int) && sizeof(gs_shard) == sizeof(int) &&
                sizeof(gs_offload) == sizeof(int) && sizeof(gs_dtype) == sizeof(int) &&
                sizeof(gs_formula) == sizeof(int) && sizeof(gs_logits) == sizeof(int) &&
-               sizeof(gs_kvcache) == sizeof(int) && sizeof(gs_bnb_saves) == sizeof(int),
+               sizeof(gs_kvcache) == sizeof(int) && sizeof(gs_bnb_saves) == sizeof(int) &&
+               sizeof(gs_compute) == sizeof(int),
                "enum settings are int-sized");
 
 static size_t count_names(const char *const *names)
@@ -183,6 +186,7 @@ const char *gs_shard_name(gs_shard s) { return name_of(shard_names, (int)s); }
 const char *gs_offload_name(gs_offload o) { return name_of(offload_names, (int)o); }
 const char *gs_dtype_name(gs_dtype d) { return name_of(dtype_names, (int)d); }
 const char *gs_formula_name(gs_formula f) { return name_of(formula_names, (int)f); }
+const char *gs_compute_name(gs_compute c) { return name_of(compute_names, (int)c); }
 int gs_method_parse(const char *s) { return lookup(method_names, s); }
 int gs_prec_parse(const char *s)
 {
@@ -197,6 +201,31 @@ int gs_formula_parse(const char *s) { return lookup(formula_names, s); }
 bool gs_prec_quantized(gs_prec p)
 {
 	return (unsigned)p < GS_P_MAX && prec_table[p].cls == GS_PC_QUANT;
+}
+
+gs_compute gs_prec_16bit(gs_prec p)
+{
+	switch (p) {
+	case GS_P_AMP_BF16: case GS_P_MIXED_BF16: case GS_P_BF16: return GS_CD_BF16;
+	case GS_P_AMP_FP16: case GS_P_MIXED_FP16: case GS_P_FP16: return GS_CD_FP16;
+	default: return GS_CD_AUTO;
+	}
+}
+
+bool gs_settings_kbit_prep(const gs_settings *s)
+{
+	gs_prec p = gs_settings_precision(s);
+	bool peft_base = p == GS_P_INT8 || p == GS_P_NF4 || p == GS_P_NF4_DQ || p == GS_P_AWQ_INT4;
+
+	if ((s->method != GS_LORA && s->method != GS_QLORA) || !gs_prec_quantized(p) ||
+	    p == GS_P_GPTQ_INT4 || p == GS_P_GPTQ_INT8)
+		return false;
+	switch (s->kbit_prep) {
+	case GS_KP_ON: return true;
+	case GS_KP_OFF: return false;
+	default:
+		return peft_base && (s->sharding == GS_SH_DDP || s->sharding == GS_SH_PIPELINE);
+	}
 }
 
 bool gs_attn_eager(gs_attn a)
@@ -216,13 +245,15 @@ double gs_dtype_bytes(gs_dtype d)
 
 gs_prec gs_settings_precision(const gs_settings *s)
 {
+	bool fp16 = s->compute_dtype == GS_CD_FP16;
+
 	if (s->precision_set)
 		return s->precision;
 	switch (s->method) {
-	case GS_FULL: return GS_P_AMP_BF16;
+	case GS_FULL: return fp16 ? GS_P_AMP_FP16 : GS_P_AMP_BF16;
 	case GS_QLORA: return GS_P_NF4;
-	case GS_INFER: return s->native < GS_P_MAX ? s->native : GS_P_BF16;
-	default: return GS_P_BF16;
+	case GS_INFER: return s->native < GS_P_MAX ? s->native : fp16 ? GS_P_FP16 : GS_P_BF16;
+	default: return fp16 ? GS_P_FP16 : GS_P_BF16;
 	}
 }
 
@@ -378,17 +409,29 @@ static const gs_setting table[] = {
 	  "what the row does: train every weight, LoRA or QLoRA adapters, or serve", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Method", 9, "%s", GS_LW_ALWAYS, 0, F(method), 0, NULL,
 	  AXIS(1, "method", "methods", "M,...", "full lora qlora inference", 0) },
+	{ "stack", GS_ST_TEXT, NULL, 0, 0, "hf,trl", "NAME",
+	  "the frameworks the row runs, NAME[@VERSION],...: each sets the settings as that stack "
+	  "does (gpusizer list stacks; later ones win, any setting given beside it wins over them)",
+	  GS_M_ALL, GS_SF_SWEPT, "Stack", 14, " [%s]", GS_LW_CHANGED, 30, F(stack), 0, NULL,
+	  AXIS(2, "stack", "stacks", "S;...", "stacks, each NAME[@VERSION][,NAME...], for every\nmethod, separated by ';'",
+	       GS_AXF_PER_METHOD | GS_AXF_SEMICOLON) },
 	{ "precision", GS_ST_ENUM, prec_names, 0, 0, NULL, "P", prec_help, GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS | GS_SF_OWN_LIST, "Precision", 12, " %s", GS_LW_ALWAYS, 1,
 	  F(precision), F(precision_set), precision_by_method,
-	  AXIS(2, "precision", "precisions", "P,...",
+	  AXIS(3, "precision", "precisions", "P,...",
 	       "for every method (combinations a method\nrejects are skipped)", GS_AXF_PER_METHOD) },
+	{ "compute-dtype", GS_ST_ENUM, compute_names, 0, 0, "auto", "D",
+	  "the 16-bit type the row computes in (quantized bases' compute dtype too): auto is bf16 "
+	  "where the GPU has it and fp16 where not (equal bytes: one estimate; the verdict says "
+	  "which), bf16 or fp16 forces it (a GPU without bf16 cannot run bf16)", GS_M_ALL,
+	  GS_SF_NO_HARNESS, "Compute dtype", 8, " %s-compute", GS_LW_CHANGED, 29,
+	  F(compute_dtype), 0, NULL },
 	{ "adapter-dtype", GS_ST_ENUM, adapter_names, 0, 0, "fp32", "D",
 	  "LoRA adapter storage (PEFT keeps fp32)", GS_M_ADAPTER,
 	  GS_SF_HARNESS, "Adapter dtype", 9, NULL, GS_LW_NEVER, 0, F(adapter_dtype), 0, NULL },
 	{ "optimizer", GS_ST_ENUM, optim_names, 0, 0, "adamw", "O", "the optimizer", GS_M_TRAIN,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Optimizer", 16, " %s", GS_LW_ALWAYS, 2, F(optimizer), 0, NULL,
-	  AXIS(3, "optimizer", "optimizers", "O,...", "optimizers", 0) },
+	  AXIS(4, "optimizer", "optimizers", "O,...", "optimizers", 0) },
 	{ "optimizer-in-bwd", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "step each parameter inside backward and free its gradient at once (torchtune "
 	  "optimizer_in_bwd)", GS_M_TRAIN,
@@ -396,11 +439,11 @@ static const gs_setting table[] = {
 	  F(optimizer_in_bwd), 0, NULL },
 	{ "lora-r", GS_ST_INT, NULL, 1, 65536, "16", "N", "LoRA rank", GS_M_ADAPTER,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA r", 7, " r%s", GS_LW_ALWAYS, 3, F(lora_r), 0, NULL,
-	  AXIS(4, "lora_r", "lora-r", "N,...", "LoRA ranks", 0) },
+	  AXIS(5, "lora_r", "lora-r", "N,...", "LoRA ranks", 0) },
 	{ "lora-targets", GS_ST_TEXT, NULL, 0, 0, "qv", "T",
 	  "qv attn all-linear, or module names q_proj,v_proj", GS_M_ADAPTER,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "LoRA targets", 12, " %s", GS_LW_ALWAYS, 4, F(lora_targets), 0, NULL,
-	  AXIS(5, "lora_targets", "lora-targets", "T,...", "LoRA targets", 0) },
+	  AXIS(6, "lora_targets", "lora-targets", "T,...", "LoRA targets", 0) },
 	{ "lora-dropout", GS_ST_REAL, NULL, 0, 0.99, "0.05", "F", "LoRA dropout", GS_M_ADAPTER,
 	  GS_SF_HARNESS, "LoRA dropout", 8, NULL, GS_LW_NEVER, 0, F(lora_dropout), 0, NULL },
 	{ "train-embeddings", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
@@ -422,20 +465,32 @@ static const gs_setting table[] = {
 	  F(bnb_saves), 0, NULL },
 	{ "batch", GS_ST_INT, NULL, 1, MAX_BATCH, "1", "N", "micro-batch per GPU", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Batch", 7, " b%s", GS_LW_ALWAYS, 5, F(batch), 0, NULL,
-	  AXIS(8, "batch", "batches", "N,...", "micro-batches per GPU", 0) },
+	  AXIS(9, "batch", "batches", "N,...", "micro-batches per GPU", 0) },
 	{ "seq", GS_ST_INT, NULL, 1, MAX_SEQ, "2048", "N", "tokens per sequence", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Context (tokens)", 10, " s%s", GS_LW_ALWAYS, 6, F(seq), 0, NULL,
-	  AXIS(9, "seq", "seqs", "N,...", "contexts (tokens per sequence)", 0) },
+	  AXIS(10, "seq", "seqs", "N,...", "contexts (tokens per sequence)", 0) },
 	{ "grad-accum", GS_ST_INT, NULL, 1, 1 << 20, "1", "N", "micro-batches per optimizer step",
 	  GS_M_TRAIN, GS_SF_HARNESS, "Gradient accumulation", 13, " ga%s", GS_LW_CHANGED, 9,
 	  F(grad_accum), 0, NULL },
 	{ "grad-ckpt", GS_ST_BOOL, NULL, 0, 0, "false", NULL, "per-layer activation checkpointing",
 	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_HARNESS, "Gradient checkpointing", 13, " ckpt",
 	  GS_LW_CHANGED, 7, F(grad_ckpt), 0, NULL,
-	  AXIS(6, "grad_ckpt", "grad-ckpt", "true,false", "checkpointing on, off or both", 0) },
+	  AXIS(7, "grad_ckpt", "grad-ckpt", "true,false", "checkpointing on, off or both", 0) },
+	{ "ckpt-offload", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "with --grad-ckpt, each checkpointed layer input copied to pinned host memory and back "
+	  "for its recompute, through two GPU buffers of one input each, the last layer's kept "
+	  "(Unsloth's use_gradient_checkpointing=\"unsloth\")", GS_M_TRAIN,
+	  GS_SF_NO_HARNESS, "Checkpoints offloaded", 10, " ckpt-offload", GS_LW_CHANGED, 31,
+	  F(ckpt_offload), 0, NULL },
 	{ "compile", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "torch.compile: fused norms and gated activations save less", GS_M_TRAIN,
 	  GS_SF_NO_HARNESS, "torch.compile", 13, " compile", GS_LW_CHANGED, 10, F(compile), 0, NULL },
+	{ "fused-kernels", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
+	  "RMSNorm and the gated activation through kernels that save only their inputs and the "
+	  "norm's 1/rms (Liger's LigerRMSNorm and LigerSiLUMulFunction, Unsloth's fast_rms_layernorm "
+	  "and swiglu), as torch.compile saves", GS_M_TRAIN,
+	  GS_SF_NO_HARNESS, "Fused kernels", 8, " fused-kernels", GS_LW_CHANGED, 32,
+	  F(fused_kernels), 0, NULL },
 	{ "attn", GS_ST_ENUM, attn_names, 0, 0, "sdpa", "A",
 	  "attention kernel (eager-upcast: eager with softmax(scores.float()), as AutoAWQ's fused "
 	  "attention and Meta's reference Llama; math: SDPA's math backend, fp32 copies of q, k and "
@@ -443,7 +498,7 @@ static const gs_setting table[] = {
 	  "PyTorch 2.5, 16-bit scores and softmax, keys and values broadcast, where SDPA falls back "
 	  "when its fused kernels refuse unequal head counts)", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_HARNESS, "Attention", 9, " %s", GS_LW_ALWAYS, 8, F(attn), 0, NULL,
-	  AXIS(7, "attn", "attn", "A,...", "attention kernels", 0) },
+	  AXIS(8, "attn", "attn", "A,...", "attention kernels", 0) },
 	{ "fused-qkv", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "the stack runs query, key and value as one linear whatever the config, as litgpt's "
 	  "CausalSelfAttention: LoRA on any of them is one adapter with one dropout copy, zero-padded "
@@ -459,7 +514,9 @@ static const gs_setting table[] = {
 	  F(held_logits), 0, NULL },
 	{ "loss", GS_ST_ENUM, loss_names, 0, 0, "standard", "L",
 	  "cross-entropy over the vocabulary (standard: transformers since 4.46; chunked: litgpt, "
-	  "torchtune; legacy: logits.float() returned and a shifted fp32 copy, transformers before 4.46)",
+	  "torchtune; legacy: logits.float() returned and a shifted fp32 copy, transformers before 4.46; "
+	  "fused: Liger's fused linear cross-entropy, chunks of about tokens x hidden / vocab rows, "
+	  "no logits kept; fused-chunks: Unsloth's fused loss, chunks of at most 4 GiB of fp32 logits)",
 	  GS_M_TRAIN, GS_SF_HARNESS, "Loss", 9, " %s-loss", GS_LW_CHANGED, 12, F(loss), 0, NULL },
 	{ "loss-dtype", GS_ST_ENUM, loss_dtype_names, 0, 0, "auto", "D",
 	  "the loss buffers' precision: fp32 (autocast, transformers' heads up-cast), compute (16-bit "
@@ -470,7 +527,7 @@ static const gs_setting table[] = {
 	{ "gpus", GS_ST_INT, NULL, 1, MAX_GPUS, "1", "N", "how many GPUs: a count, never a GPU class",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX, "GPUs", 6, " %sx",
 	  GS_LW_MULTI, 13, F(gpus), 0, NULL,
-	  AXIS(10, "gpu_counts", "gpu-counts", "C[:S[:TP]],...",
+	  AXIS(11, "gpu_counts", "gpu-counts", "C[:S[:TP]],...",
 	       "GPU counts, each with a sharding and\ntensor-parallel degree: 1,2:zero3,8:fsdp", GS_AXF_COUNTS) },
 	{ "sharding", GS_ST_ENUM, shard_names, 0, 0, "ddp", "S", "how the GPUs share the model",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS, "Sharding", 9, "%s", GS_LW_MULTI, 14,
@@ -540,6 +597,8 @@ static const gs_setting table[] = {
 #undef AXIS
 
 #define N_SETTINGS (sizeof table / sizeof table[0])
+/* gs_setting_bit and gs_settings.given hold one bit a row */
+_Static_assert(N_SETTINGS <= 64, "the settings table holds at most 64 rows");
 
 const gs_setting *gs_settings_table(void)
 {
@@ -572,6 +631,14 @@ const gs_setting *gs_settings_axis_option(const char *s)
 		if (table[i].axis.order > 0 && strcmp(table[i].axis.option, s) == 0)
 			return &table[i];
 	return NULL;
+
+}
+
+uint64_t gs_setting_bit(const char *name)
+{
+	const gs_setting *d = gs_setting_find(name);
+
+	return d != NULL && d - table < 64 ? 1ull << (d - table) : 0;
 }
 
 #define FIELD(s, d, type) ((type *)(void *)((char *)(s) + (d)->off))
@@ -619,7 +686,8 @@ static gs_err set_value(const gs_setting *d, gs_settings *s, const char *v, gs_e
 		rc = parse_double(d->name, v, d->lo, d->hi, FIELD(s, d, double), e);
 		break;
 	case GS_ST_TEXT:
-		rc = parse_targets(v, FIELD(s, d, char), e);
+		rc = d->off == offsetof(gs_settings, stack) ? gs_stack_check(v, FIELD(s, d, char), GS_LORA_NAMES_MAX, e)
+		                                             : parse_targets(v, FIELD(s, d, char), e);
 		break;
 	default:
 		rc = gs_fail(e, GS_EINTERNAL, "setting '%s': no type", d->name);
@@ -655,11 +723,24 @@ const char *gs_prec_default_text(gs_method m)
 	return gs_prec_name(gs_settings_precision(&s));
 }
 
+gs_err gs_setting_set(const gs_setting *d, gs_settings *s, const char *v, gs_error *e)
+{
+	return set_value(d, s, v, e);
+}
+
 void gs_settings_default(gs_settings *s)
 {
+	/* parsed once (per thread): the planner resets a row to the defaults
+	 * for every layout it tries (gs_settings_reset_except) */
+	static _Thread_local gs_settings def;
+	static _Thread_local bool have;
 	gs_error e = { 0 };
 
 	prec_ready();
+	if (have) {
+		*s = def;
+		return;
+	}
 	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		if (table[i].def != NULL)
@@ -669,6 +750,26 @@ void gs_settings_default(gs_settings *s)
 	s->native = GS_P_MAX;         /* no checkpoint quantization until a model says so */
 	s->kv_dtype = GS_DT_BF16;     /* unused until given: the compute dtype */
 	s->trainable_fraction = -1.0; /* the seed's default for the method */
+	def = *s;
+	have = true;
+}
+
+void gs_settings_reset_except(gs_settings *s, uint64_t keep)
+{
+	gs_settings d;
+
+	gs_settings_default(&d);
+	for (size_t i = 0; i < N_SETTINGS && i < 64; i++) {
+		const gs_setting *t = &table[i];
+		size_t size = t->type == GS_ST_ENUM ? sizeof(int) : t->type == GS_ST_BOOL ? sizeof(bool)
+		              : t->type == GS_ST_INT ? sizeof(int64_t) : t->type == GS_ST_REAL ? sizeof(double)
+		              : GS_LORA_NAMES_MAX;
+		if (keep & (1ull << i))
+			continue;
+		memcpy((char *)s + t->off, (const char *)&d + t->off, size);
+		if (t->set_off != 0)
+			*given_flag(t, s) = *given_flag(t, &d);
+	}
 }
 
 /* Append t to buf (n bytes) at *k, cut where it is full (as snprintf's
@@ -779,6 +880,12 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 		               "(amp-bf16 and amp-fp16: an fp32 base under autocast)",
 		               r->name, gs_method_name(s->method), list);
 	}
+	if (s->compute_dtype != GS_CD_AUTO && s->precision_set && gs_prec_16bit(p) != GS_CD_AUTO &&
+	    gs_prec_16bit(p) != s->compute_dtype)
+		return gs_fail(e, GS_EUSAGE, "--precision %s computes in %s; --compute-dtype %s contradicts it",
+		               gs_prec_name(p), gs_compute_name(gs_prec_16bit(p)), gs_compute_name(s->compute_dtype));
+	if (s->ckpt_offload && !s->grad_ckpt && s->method != GS_INFER)
+		return gs_fail(e, GS_EUSAGE, "--ckpt-offload moves the checkpointed layer inputs to the host: it needs --grad-ckpt");
 	if (s->optimizer_in_bwd && s->grad_accum > 1)
 		return gs_fail(e, GS_EUSAGE, "--optimizer-in-bwd frees each gradient at once: it cannot accumulate (--grad-accum %lld)",
 		               (long long)s->grad_accum);

@@ -113,8 +113,21 @@ typedef enum gs_attn {
 /* The loss: transformers' since 4.46 (16-bit logits, up-cast inside the
  * loss), chunked (litgpt, torchtune), or legacy: heads that return
  * logits.float() and take the loss on a shifted fp32 copy (transformers
- * before 4.46, ChatGLM's remote code), so fp32 logits are what lives. */
-typedef enum gs_loss { GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_LEGACY, GS_LOSS_MAX } gs_loss;
+ * before 4.46, ChatGLM's remote code), so fp32 logits are what lives.
+ * The fused losses never hold every token's logits: the head and the loss
+ * run over chunks of the hidden states and compute their gradients in the
+ * forward. fused: Liger's LigerFusedLinearCrossEntropy (chunks of about
+ * tokens x hidden / vocab rows, the chunk's 16-bit logits turned into
+ * their gradient in place); fused-chunks: Unsloth's unsloth_fused_ce_loss
+ * (chunks whose fp32 logits stay under 4 GiB, torch.func per chunk). */
+typedef enum gs_loss {
+	GS_LOSS_STANDARD = 0, GS_LOSS_CHUNKED, GS_LOSS_LEGACY, GS_LOSS_FUSED, GS_LOSS_FUSED_CHUNKS, GS_LOSS_MAX
+} gs_loss;
+/* The 16-bit type the row computes in. auto: bf16 where the GPU has it,
+ * fp16 where it does not (the two take the same bytes, so the estimate is
+ * one; the verdict resolves it per GPU class); bf16 or fp16: that type
+ * everywhere (a GPU without bf16 cannot run a bf16 row). */
+typedef enum gs_compute { GS_CD_AUTO = 0, GS_CD_BF16, GS_CD_FP16, GS_CD_MAX } gs_compute;
 /* The precision of the loss's buffers (log-probabilities and their
  * gradients). auto: fp32, unless the loop runs no autocast (the pure 16-bit
  * and mixed recipes of full fine-tuning: DeepSpeed's engine and pure 16-bit
@@ -162,6 +175,8 @@ typedef enum gs_formula {
 
 typedef struct gs_settings {
 	gs_method method;
+	char stack[GS_LORA_NAMES_MAX]; /* the stack profiles the row follows, "NAME[@VERSION],..." (stacks.h) */
+	gs_compute compute_dtype; /* the 16-bit compute type (gs_compute) */
 	gs_prec precision;       /* see gs_settings_default for per-method defaults */
 	bool precision_set;      /* false: default for the method */
 	gs_prec native;          /* the checkpoint's own storage (its quantization_config), the
@@ -179,7 +194,9 @@ typedef struct gs_settings {
 	int64_t batch, seq;
 	int64_t grad_accum;      /* micro-batches per optimizer step (grads live across them) */
 	bool grad_ckpt;
+	bool ckpt_offload;       /* checkpointed layer inputs go to host memory (Unsloth's offloaded checkpointing) */
 	bool compile;            /* torch.compile (inductor): fused norms and gated activations */
+	bool fused_kernels;      /* norms and gated activations through kernels that save only their inputs (Liger, Unsloth) */
 	gs_attn attn;
 	bool fused_qkv;          /* the stack runs q, k, v as one linear (litgpt's attention and LoRA) */
 	bool held_logits;        /* the loop keeps the last micro-batch's logits (and graph) into the next forward */
@@ -201,6 +218,10 @@ typedef struct gs_settings {
 	int64_t cuda_context_mib; /* CUDA context + library handles outside torch's allocator */
 	gs_formula formula;
 	double trainable_fraction; /* cookbook only; < 0 = the seed's default */
+	/* Not a setting: those given beside the stack (a flag, the spec, a
+	 * planner's step), as gs_setting_bit's; no stack changes them
+	 * (gs_stack_apply). Not in the key: it says who chose, not what. */
+	uint64_t given;
 } gs_settings;
 
 /*
@@ -256,6 +277,8 @@ typedef struct gs_axis {
 enum { /* gs_axis.flags */
 	GS_AXF_PER_METHOD = 1u << 0, /* the spec may give one list per method (precision) */
 	GS_AXF_COUNTS = 1u << 1,     /* the GPU layouts: COUNT[:SHARDING[:TP]] set gpus, sharding, tp */
+	GS_AXF_SEMICOLON = 1u << 2,  /* its override lists values with ';' (a value holds commas:
+	                                a stack, "hf,trl") */
 };
 
 /* At most this many axes (test_settings checks the table). */
@@ -294,6 +317,10 @@ const gs_setting *gs_setting_find(const char *name);
 const gs_setting *gs_settings_axis(size_t k);
 /* The axis whose report override option is s, NULL if none. */
 const gs_setting *gs_settings_axis_option(const char *s);
+/* The setting's bit in a set of settings (1 << its row; the table has at
+ * most 64 rows): what a caller gave beside a stack, for gs_stack_apply.
+ * 0 for no such setting. */
+uint64_t gs_setting_bit(const char *name);
 
 /* A setting's value in a row, typed. text is the canonical text (what
  * gs_settings_set takes back): the enum or boolean name, "true"/"false",
@@ -315,17 +342,25 @@ bool gs_setting_applies(const gs_setting *d, const gs_settings *s);
 /* Whether s holds a value other than the setting's default. */
 bool gs_setting_changed(const gs_setting *d, const gs_settings *s);
 
-/* Defaults (each setting's def): full, precision by method (full amp-bf16,
- * lora bf16, qlora nf4, inference bf16), adamw, r 16, targets qv, dropout
+/* Defaults (each setting's def): full, stack "hf" (applied by
+ * gs_stack_apply, not here), compute dtype auto, precision by method (full
+ * amp-bf16, lora bf16, qlora nf4, inference bf16; the fp16 twins under
+ * --compute-dtype fp16), adamw, r 16, targets qv, dropout
  * 0.05, batch 1, seq 2048, grad-accum 1, no checkpointing, sdpa, standard
  * loss, 1 GPU ddp, tp 1, no offload, adapters fp32, kv cache at compute
  * dtype, last-position logits, CUDA context 1343 MiB, detailed formula. */
 void gs_settings_default(gs_settings *s);
 
+/* Every setting not in keep (gs_setting_bit's) back to its default, its
+ * "given" flag too; the rest, and s->given, left as they are. */
+void gs_settings_reset_except(gs_settings *s, uint64_t keep);
+
 /* Set one setting by its table name from its text value (booleans:
  * true/false, on/off, 1/0, yes/no). Unknown name or bad value: GS_EUSAGE
  * with a detail naming both. */
 gs_err gs_settings_set(gs_settings *s, const char *name, const char *value, gs_error *e);
+/* The same for a row of the table (gs_setting_find's). */
+gs_err gs_setting_set(const gs_setting *d, gs_settings *s, const char *value, gs_error *e);
 
 /* Check cross-setting consistency (precision valid for method, tp divides,
  * etc.). Call after all sets. */
@@ -348,6 +383,20 @@ const char *gs_prec_default_text(gs_method m);
  * second puts a's into s->native. */
 gs_prec gs_prec_of_checkpoint(const gs_arch *a);
 void gs_settings_native(gs_settings *s, const gs_arch *a);
+/* Whether PEFT's prepare_model_for_kbit_training casts the base's
+ * unquantized parameters to fp32 in this row (--kbit-prep; auto: on for
+ * bitsandbytes and AWQ bases, LoRA or QLoRA, on one GPU, ddp or pipeline;
+ * never for GPTQ). The engine's cast and the stacks' checkpointing that
+ * comes with the preparation both follow it. */
+bool gs_settings_kbit_prep(const gs_settings *s);
+
+/* The 16-bit type a precision names: bf16 (amp-bf16, mixed-bf16, bf16),
+ * fp16 (the fp16 three), GS_CD_AUTO for the rest (fp32, fp8, quantized
+ * storage: they compute in --compute-dtype). */
+gs_compute gs_prec_16bit(gs_prec p);
+
+/* The compute dtype's name ("auto", "bf16", "fp16"). */
+const char *gs_compute_name(gs_compute c);
 
 /* A quantized base storage (int8, nf4 and its variants, GPTQ, AWQ): weights
  * that compute in bf16 after dequantizing. fp8 and the 4-bit block formats

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "constants.h"
+#include "stacks.h"
 
 /* ---- Runtimes ------------------------------------------------------------ */
 
@@ -256,6 +257,18 @@ void gs_time_opts_default(gs_time_opts *o)
 	o->kernel = GS_K_AUTO;
 	o->train_runtime = GS_TRT_PYTORCH;
 	o->gpus_per_node = 8;
+}
+
+void gs_time_opts_stack(gs_time_opts *o, const char *stack)
+{
+	const char *rt = NULL, *trt = NULL;
+	int r;
+
+	gs_stack_runtimes(stack, &rt, &trt);
+	if (!o->runtime_given && rt != NULL && (r = gs_runtime_parse(rt)) >= 0)
+		o->runtime = (gs_runtime)r;
+	if (!o->train_runtime_given && trt != NULL && (r = gs_train_runtime_parse(trt)) >= 0)
+		o->train_runtime = (gs_train_runtime)r;
 }
 
 double gs_time_eff(const gs_time_params *p, double x, double ridge, double h)
@@ -901,6 +914,7 @@ gs_err gs_time_row(const gs_arch *a, const gs_settings *s, const gs_estimate *x,
 	else
 		gs_time_opts_default(&oo);
 	oo.params_trainable = x->params_trainable;
+	gs_time_opts_stack(&oo, s->stack);
 	return gs_time_estimate(a, s, g, &oo, t, e);
 }
 

@@ -61,6 +61,7 @@
 #ifndef GS_TIMING_H
 #define GS_TIMING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -197,6 +198,8 @@ typedef struct gs_time_opts {
 	gs_runtime runtime;               /* inference */
 	gs_kernel kernel;                 /* inference matmul kernel (GS_K_AUTO: the runtime's) */
 	gs_train_runtime train_runtime;   /* training */
+	bool runtime_given, train_runtime_given; /* named (--runtime, the spec's time); else the
+	                                    row's --stack decides (gs_time_opts_stack) */
 	double tokens_budget;       /* training: tokens to process (0: none) */
 	double weight_bytes;        /* inference: stored weight bytes, e.g. a GGUF file (0: from
 	                               the precision and kernel) */
@@ -211,6 +214,9 @@ typedef struct gs_time_opts {
 } gs_time_opts;
 
 void gs_time_opts_default(gs_time_opts *o);
+/* The runtimes of a stack text (gs_stack_runtimes) into o, each one that
+ * was not given. */
+void gs_time_opts_stack(gs_time_opts *o, const char *stack);
 
 typedef struct gs_time {
 	/* FLOPs, per token of forward pass */
@@ -266,7 +272,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
                         gs_time *t, gs_error *e);
 
 /* The time of a configuration the engine sized: gs_time_estimate with the
- * estimate's trainable count (o NULL: the defaults). Every place that
+ * estimate's trainable count and the runtimes of the row's stack where o
+ * names none (o NULL: the defaults). Every place that
  * times an estimated row (estimate, plan, the reports) asks this. */
 gs_err gs_time_row(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g,
                    const gs_time_opts *o, gs_time *t, gs_error *e);

@@ -3,39 +3,104 @@
 #include "verdict.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "timing.h"
-
-static bool row_needs_bf16(const gs_settings *s)
+/* What asks for bf16, or NULL: a named bf16 recipe or storage (the HF
+ * Trainer refuses bf16=True on a GPU without it, training_args.py:
+ * "Your setup doesn't support bf16/gpu"), --compute-dtype bf16 (which a
+ * stack may choose: torchtune's recipes refuse fp16), a bf16 KV cache.
+ * A default precision, a quantized base's compute and 16-bit adapters
+ * follow the compute dtype. */
+static const char *bf16_reason(const gs_settings *s)
 {
 	gs_prec p = gs_settings_precision(s);
 
-	/* the precision table's: bf16 recipes, and bases that compute in bf16
-	 * (bnb_4bit_compute_dtype=bfloat16, the QLoRA default; the block
-	 * formats' kernels) */
-	if (gs_prec_info_of(p)->needs_bf16)
-		return true;
-	if ((s->method == GS_LORA || s->method == GS_QLORA) && s->adapter_dtype == GS_DT_BF16)
-		return true;
-	if (s->kv_dtype_set && s->kv_dtype == GS_DT_BF16)
-		return true;
-	return false;
+	if (s->compute_dtype == GS_CD_BF16)
+		return "--compute-dtype bf16";
+	if (p == GS_P_FP8_MIXED)
+		return "--precision fp8-mixed (bf16 outside the fp8 GEMMs)";
+	if (s->precision_set && gs_prec_16bit(p) == GS_CD_BF16) {
+		switch (p) {
+		case GS_P_AMP_BF16: return "--precision amp-bf16";
+		case GS_P_MIXED_BF16: return "--precision mixed-bf16";
+		default: return "--precision bf16";
+		}
+	}
+	if (s->method == GS_INFER && s->kv_dtype_set && s->kv_dtype == GS_DT_BF16)
+		return "--kv-dtype bf16";
+	/* the block-scaled formats' kernels (the precision table's) */
+	if (gs_prec_info_of(p)->cls == GS_PC_FP4 && gs_prec_info_of(p)->needs_bf16)
+		return p == GS_P_MXFP4 ? "--precision mxfp4 (its kernels compute in bf16)"
+		                       : "--precision nvfp4 (its kernels compute in bf16)";
+	if (p == GS_P_FP8_BLOCK && gs_prec_info_of(p)->needs_bf16)
+		return "--precision fp8-block (bf16 outside the fp8 GEMMs)";
+	return NULL;
 }
 
-static bool row_needs_fp8(const gs_settings *s)
+static const char *fp8_reason(const gs_settings *s)
 {
 	gs_prec p = gs_settings_precision(s);
 
-	return gs_prec_info_of(p)->needs_fp8 || (s->method != GS_FULL && s->adapter_dtype == GS_DT_FP8) ||
-	       (s->kv_dtype_set && s->kv_dtype == GS_DT_FP8);
+	if (p == GS_P_FP8_MIXED)
+		return "--precision fp8-mixed";
+	if (p == GS_P_FP8)
+		return "--precision fp8";
+	if (p == GS_P_FP8_BLOCK && gs_prec_info_of(p)->needs_fp8)
+		return "--precision fp8-block";
+	if (s->method == GS_INFER && s->kv_dtype_set && s->kv_dtype == GS_DT_FP8)
+		return "--kv-dtype fp8";
+	return NULL;
 }
 
 gs_needs gs_settings_needs(const gs_settings *s)
 {
-	gs_needs n = { row_needs_bf16(s), row_needs_fp8(s) };
+	gs_needs n;
 
+	memset(&n, 0, sizeof n);
+	n.bf16_why = bf16_reason(s);
+	n.fp8_why = fp8_reason(s);
+	n.bf16 = n.bf16_why != NULL;
+	n.fp8 = n.fp8_why != NULL;
+	n.fp16_fallback = !n.bf16 && s->compute_dtype == GS_CD_AUTO && s->formula == GS_F_DETAILED;
+	/* flash-attn 2 (csrc/flash_attn/flash_api.cpp): "FlashAttention only
+	 * supports Ampere GPUs or newer." */
+	if (s->attn == GS_ATTN_FLASH) {
+		n.min_uarch = GS_UARCH_AMPERE;
+		n.uarch_why = "--attn flash (flash-attn 2 runs on Ampere or newer)";
+	}
 	return n;
+}
+
+/* Whether g's architecture is older than min: known NVIDIA ones only (an
+ * unknown architecture, or AMD's, is not refused). */
+static bool older_than(const gs_gpu *g, gs_uarch min)
+{
+	return min != GS_UARCH_NONE && (g->uarch == GS_UARCH_VOLTA || g->uarch == GS_UARCH_TURING) &&
+	       g->uarch < min;
+}
+
+char *gs_needs_why(gs_needs need, const gs_gpu *g, char *buf, size_t n)
+{
+	if (n == 0)
+		return buf;
+	buf[0] = '\0';
+	if (need.bf16 && !g->bf16)
+		snprintf(buf, n, "needs bf16 (%s), which the %s lacks", need.bf16_why, g->name);
+	else if (need.fp8 && !g->fp8)
+		snprintf(buf, n, "needs fp8 (%s), which the %s lacks", need.fp8_why, g->name);
+	else if (older_than(g, need.min_uarch))
+		snprintf(buf, n, "needs %s or newer (%s); the %s is %s", gs_uarch_name(need.min_uarch),
+		         need.uarch_why, g->name, gs_uarch_name(g->uarch));
+	else if (g->usable_bytes == 0)
+		snprintf(buf, n, "the %s has no usable memory in its GPU file", g->name);
+	return buf;
+}
+
+bool gs_needs_fp16_on(gs_needs need, const gs_gpu *g)
+{
+	return need.fp16_fallback && !g->bf16;
 }
 
 gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double *headroom)
@@ -45,7 +110,8 @@ gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double
 
 	if (headroom != NULL)
 		*headroom = 0;
-	if (g->usable_bytes == 0 || (need.bf16 && !g->bf16) || (need.fp8 && !g->fp8))
+	if (g->usable_bytes == 0 || (need.bf16 && !g->bf16) || (need.fp8 && !g->fp8) ||
+	    older_than(g, need.min_uarch))
 		return GS_NOT_RUNNABLE;
 	h = 1.0 - (double)device / (double)g->usable_bytes;
 	if (headroom != NULL)

@@ -17,17 +17,32 @@ typedef enum gs_verdict {
 	GS_FITS = 0,        /* device <= usable, headroom >= 10%            */
 	GS_TIGHT,           /* fits with under 10% headroom                  */
 	GS_NO_FIT,          /* device > usable                               */
-	GS_NOT_RUNNABLE,    /* needs bf16/fp8 the GPU lacks                  */
+	GS_NOT_RUNNABLE,    /* needs bf16, fp8 or a newer architecture than the GPU has */
 	GS_VERDICT_MAX
 } gs_verdict;
 
 #define GS_TIGHT_HEADROOM 0.10
 
-/* Verdicts (pure). What a GPU must support to run a row's settings at all. */
+/* Verdicts (pure). What a GPU must support to run a row's settings at all:
+ * bf16 (a bf16 recipe or storage named, --compute-dtype bf16), fp8, and
+ * the oldest architecture its kernels run on; each with the setting that
+ * asks for it (static text). A row whose compute dtype is auto computes in
+ * fp16 on a GPU without bf16 (fp16_fallback): bf16 and fp16 take the same
+ * bytes, so its estimate holds on both. */
 typedef struct gs_needs {
 	bool bf16, fp8;
+	gs_uarch min_uarch;     /* GS_UARCH_NONE: any; else that NVIDIA architecture or newer */
+	const char *bf16_why, *fp8_why, *uarch_why;
+	bool fp16_fallback;
 } gs_needs;
 gs_needs gs_settings_needs(const gs_settings *s);
+/* Why the row cannot run on g, in words ("needs bf16 (--precision
+ * amp-bf16), which the NVIDIA T4 lacks"), into buf (n bytes); "" when it
+ * can. Returns buf. */
+char *gs_needs_why(gs_needs need, const gs_gpu *g, char *buf, size_t n);
+/* Whether the row computes in fp16 on g though it names no dtype: its
+ * compute dtype is auto and g has no bf16. */
+bool gs_needs_fp16_on(gs_needs need, const gs_gpu *g);
 /* The one verdict rule: a peak of `device` bytes per GPU with those needs
  * on GPU g; *headroom (may be NULL) gets 1 - device/usable. */
 gs_verdict gs_verdict_of(uint64_t device, gs_needs need, const gs_gpu *g, double *headroom);

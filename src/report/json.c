@@ -256,6 +256,23 @@ void gs_json_row(FILE *fp, const gs_report_meta *m, const gs_row *r, bool first)
 		}
 	}
 	fputc('}', fp);
+	{
+		/* why a class cannot run the row, for those that cannot */
+		gs_needs need = gs_settings_needs(&r->settings);
+		bool any = false;
+		for (size_t i = 0; i < m->n_gpus; i++) {
+			char why[256];
+			if (r->err != GS_OK || gs_needs_why(need, &m->gpus[i], why, sizeof why)[0] == '\0')
+				continue;
+			fputs(any ? "," : ",\"not_runnable\":{", fp);
+			any = true;
+			jstr(fp, m->gpus[i].id);
+			fputc(':', fp);
+			jstr(fp, why);
+		}
+		if (any)
+			fputc('}', fp);
+	}
 	gs_time_fields_row_json(fp, r, m->gpus, m->n_gpus); /* "time" (timefields.h) */
 	j_measured(fp, r->measured);
 	fputc('}', fp);

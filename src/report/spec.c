@@ -638,33 +638,51 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 	return GS_OK;
 }
 
-static gs_err read_precision(gs_spec *sp, const cJSON *v, gs_error *e)
+/* gs_spec_method_lists, writable: the spec fills them. */
+static gs_spec_list *method_lists(gs_spec *sp, const gs_setting *d, bool **named)
 {
+	const bool *n;
+	gs_spec_list *l = gs_spec_method_lists(sp, d, &n);
+
+	*named = (bool *)n;
+	return l;
+}
+
+/* A per-method axis (axes.precision, axes.stack): one array for every
+ * method, or an object {method: [values]}; given[m] (may be NULL) set for
+ * each method named. */
+static gs_err read_per_method(gs_spec *sp, const cJSON *v, const char *name, gs_spec_list *lists, bool *given,
+                              gs_error *e)
+{
+	char key[64];
 	gs_err rc;
 
+	snprintf(key, sizeof key, "axes.%s", name);
 	if (cJSON_IsArray(v)) {
-		if ((rc = read_list(sp, v, "axes.precision", 's', &sp->prec[0], e)) != GS_OK)
+		if ((rc = read_list(sp, v, key, 's', &lists[0], e)) != GS_OK)
 			return rc;
-		if ((rc = check_setting_values(sp, "axes.precision", "precision", &sp->prec[0], e)) != GS_OK)
+		if ((rc = check_setting_values(sp, key, name, &lists[0], e)) != GS_OK)
 			return rc;
 		for (int m = 1; m < GS_METHOD_MAX; m++)
-			list_copy(&sp->prec[m], &sp->prec[0]);
+			list_copy(&lists[m], &lists[0]);
+		for (int m = 0; m < GS_METHOD_MAX && given != NULL; m++)
+			given[m] = true;
 		return GS_OK;
 	}
 	if (!cJSON_IsObject(v))
-		return spec_fail(e, sp, "axes.precision", -1,
-		                 "expected an object {method: [precisions]} or an array of precisions");
+		return spec_fail(e, sp, key, -1, "expected an object {method: [%ss]} or an array of %ss", name, name);
 	for (const cJSON *it = v->child; it != NULL; it = it->next) {
-		char key[64];
 		int m = gs_method_parse(it->string);
-		snprintf(key, sizeof key, "axes.precision.%s", it->string);
+		snprintf(key, sizeof key, "axes.%s.%s", name, it->string);
 		if (m < 0)
 			return spec_fail(e, sp, key, -1, "unknown method \"%s\" (full, lora, qlora, inference)",
 			                 it->string);
-		if ((rc = read_list(sp, it, key, 's', &sp->prec[m], e)) != GS_OK)
+		if ((rc = read_list(sp, it, key, 's', &lists[m], e)) != GS_OK)
 			return rc;
-		if ((rc = check_setting_values(sp, key, "precision", &sp->prec[m], e)) != GS_OK)
+		if ((rc = check_setting_values(sp, key, name, &lists[m], e)) != GS_OK)
 			return rc;
+		if (given != NULL)
+			given[m] = true;
 	}
 	return GS_OK;
 }
@@ -735,11 +753,14 @@ static gs_err read_axes(gs_spec *sp, const cJSON *axes, gs_error *e)
 			return rc;
 		if ((rc = check_setting_values(sp, key, d->name, &sp->axis[k], e)) != GS_OK)
 			return rc;
+		sp->given |= gs_setting_bit(d->name);
 	}
 	/* the per-method lists after the others (their errors come after theirs) */
 	for (size_t k = 0; (d = gs_settings_axis(k)) != NULL; k++) {
 		const cJSON *v = axes ? cJSON_GetObjectItemCaseSensitive(axes, d->axis.spec_key) : NULL;
-		if ((d->axis.flags & GS_AXF_PER_METHOD) && v != NULL && (rc = read_precision(sp, v, e)) != GS_OK)
+		bool *named = NULL;
+		gs_spec_list *lists = (d->axis.flags & GS_AXF_PER_METHOD) ? method_lists(sp, d, &named) : NULL;
+		if (lists != NULL && v != NULL && (rc = read_per_method(sp, v, d->name, lists, named, e)) != GS_OK)
 			return rc;
 	}
 	fill_precisions(sp);
@@ -767,6 +788,7 @@ static gs_err read_settings(gs_spec *sp, const cJSON *v, gs_error *e)
 			return spec_fail(e, sp, key, -1, "%s", sub.msg);
 		list_add(&sp->set_names, it->string);
 		list_add(&sp->set_values, buf);
+		sp->given |= gs_setting_bit(it->string);
 	}
 	return GS_OK;
 }
@@ -783,8 +805,10 @@ void gs_spec_free(gs_spec *sp)
 	free(sp->counts);
 	for (int a = 0; a < GS_AXES_MAX; a++)
 		list_free(&sp->axis[a]);
-	for (int m = 0; m < GS_METHOD_MAX; m++)
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
 		list_free(&sp->prec[m]);
+		list_free(&sp->stack[m]);
+	}
 	list_free(&sp->set_names);
 	list_free(&sp->set_values);
 	list_free(&sp->formats);
@@ -857,6 +881,7 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 	sp->time_tokens = 0;
 	sp->time_runtime = GS_RT_HF;
 	sp->time_train_runtime = GS_TRT_PYTORCH;
+	sp->time_runtime_given = sp->time_train_runtime_given = false;
 	if (v == NULL)
 		return GS_OK;
 	if ((rc = check_object(sp, v, "time", keys, e)) != GS_OK)
@@ -874,6 +899,7 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 			return spec_fail(e, sp, "time.runtime", -1, "expected \"hf\", \"compiled\", \"llama.cpp\", "
 			                 "\"serving\" (or \"vllm\", \"sglang\", \"tensorrt-llm\"), \"autoawq\"");
 		sp->time_runtime = rt;
+		sp->time_runtime_given = true;
 	}
 	it = cJSON_GetObjectItemCaseSensitive(v, "train_runtime");
 	if (it != NULL) {
@@ -883,6 +909,7 @@ static gs_err read_time(gs_spec *sp, const cJSON *root, gs_error *e)
 			                 "(or \"hf\", \"torchtune\", \"nemo\", \"megatron-core\", \"megatron-lm\", "
 			                 "\"megatron-bridge\")");
 		sp->time_train_runtime = rt;
+		sp->time_train_runtime_given = true;
 	}
 	return GS_OK;
 }
@@ -1090,13 +1117,13 @@ gs_err gs_spec_load(const char *path, gs_spec *sp, gs_error *e)
 
 /* ---- overrides from flags ---- */
 
-static gs_err split_csv(const char *flag, const char *csv, gs_spec_list *out, gs_error *e)
+static gs_err split_list(const char *flag, const char *csv, char sep, gs_spec_list *out, gs_error *e)
 {
 	const char *s = csv;
 
 	list_free(out);
 	for (;;) {
-		const char *c = strchr(s, ',');
+		const char *c = strchr(s, sep);
 		size_t len = c ? (size_t)(c - s) : strlen(s);
 		char buf[GS_LORA_NAMES_MAX];
 		if (len == 0 || len >= sizeof buf) {
@@ -1193,7 +1220,8 @@ static gs_err override_counts(gs_spec *sp, const char *flag, gs_spec_list *l, gs
 	return rc;
 }
 
-/* An axis's override (its option, flag): the values checked as the
+/* An axis's override (its option, flag; its values separated by ',', or
+ * ';' for GS_AXF_SEMICOLON): the values checked as the
  * setting's, then they replace the spec's list (a per-method axis: every
  * method's). l is taken. */
 static gs_err override_axis(gs_spec *sp, const gs_setting *d, const char *flag, gs_spec_list *l, gs_error *e)
@@ -1207,13 +1235,19 @@ static gs_err override_axis(gs_spec *sp, const gs_setting *d, const char *flag, 
 		return rc;
 	}
 	if (d->axis.flags & GS_AXF_PER_METHOD) {
-		for (int m = 0; m < GS_METHOD_MAX; m++)
-			list_copy(&sp->prec[m], l);
+		bool *named;
+		gs_spec_list *lists = method_lists(sp, d, &named);
+		for (int m = 0; m < GS_METHOD_MAX; m++) {
+			list_copy(&lists[m], l);
+			if (named != NULL)
+				named[m] = true;
+		}
 		list_free(l);
 		return GS_OK;
 	}
 	list_free(&sp->axis[d->axis.order - 1]);
 	sp->axis[d->axis.order - 1] = *l;
+	sp->given |= gs_setting_bit(d->name);
 	fill_precisions(sp); /* a method new to the sweep: its default precision */
 	return GS_OK;
 }
@@ -1224,7 +1258,7 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
 	gs_spec_list l = { 0 };
 	gs_err rc;
 
-	if ((rc = split_csv(what, csv, &l, e)) != GS_OK)
+	if ((rc = split_list(what, csv, d != NULL && (d->axis.flags & GS_AXF_SEMICOLON) ? ';' : ',', &l, e)) != GS_OK)
 		return rc;
 	if (d != NULL)
 		return override_axis(sp, d, what, &l, e);

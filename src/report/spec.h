@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "err.h"
 #include "settings.h"
@@ -41,10 +42,20 @@ typedef struct gs_spec {
 	size_t n_counts;
 	int counts_line;
 	/* The axes' lists, at the axis's place in the sweep (gs_settings_axis(k)
-	 * is axis[k]): a per-method axis (precision) keeps one list per method
-	 * in prec[] instead, the GPU layouts theirs in counts. */
+	 * is axis[k]): a per-method axis (precision, stack) keeps one list per
+	 * method in prec[] or stack[] instead (gs_spec_method_lists), the GPU
+	 * layouts theirs in counts. given: the settings the spec names (an axis,
+	 * a fixed setting: gs_setting_bit), which no stack changes; an axis it
+	 * does not name is left to each row's stack. */
 	gs_spec_list axis[GS_AXES_MAX];
 	gs_spec_list prec[GS_METHOD_MAX]; /* precisions per method */
+	bool prec_given[GS_METHOD_MAX];   /* the spec (or a flag) named that method's precisions */
+	/* "axes.stack": stack texts per method (n == 0: the row's default
+	 * stack); the stack goes over each row's settings, except those given:
+	 * the axes and precisions the spec names, its fixed settings and the
+	 * GPU layouts (given: their gs_setting_bit). */
+	gs_spec_list stack[GS_METHOD_MAX];
+	uint64_t given;
 	gs_spec_list set_names, set_values; /* "settings": fixed for every row */
 	gs_spec_list formats;
 	/* "commit": the formats whose files go into out, the directory a
@@ -70,6 +81,7 @@ typedef struct gs_spec {
 	double time_tokens;
 	int time_runtime;
 	int time_train_runtime;
+	bool time_runtime_given, time_train_runtime_given; /* named: else each row's stack decides */
 	/* Paths: relative ones in the spec are resolved against the spec
 	 * file's directory (kept as written when that is the current
 	 * directory: a spec path without '/', or "./"). Absent keys: */
@@ -113,5 +125,16 @@ gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error
  * index >= 0, the line of that element of the array at the path. 0 when
  * not found. */
 int gs_spec_line(const char *text, const char *path, int index);
+
+/* The per-method lists of a per-method axis d (precision: sp->prec,
+ * stack: sp->stack), one a method (borrowed), and *named: which methods
+ * the spec named (NULL where a non-empty list says it). */
+static inline gs_spec_list *gs_spec_method_lists(const gs_spec *sp, const gs_setting *d, const bool **named)
+{
+	bool stack = strcmp(d->name, "stack") == 0;
+
+	*named = stack ? NULL : sp->prec_given;
+	return (gs_spec_list *)(stack ? sp->stack : sp->prec);
+}
 
 #endif

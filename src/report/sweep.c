@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stacks.h"
 #include "util.h"
 
 typedef struct sweep_ctx {
@@ -52,17 +53,34 @@ void gs_sweep_short_name(const char *slug, char *buf, size_t n)
 	buf[k] = '\0';
 }
 
-static gs_err leaf(sweep_ctx *c, const gs_settings *s)
+/* What the spec gives a row of method m, which no stack changes: the
+ * axes and fixed settings it names, its precisions for m, the layouts. */
+static uint64_t spec_given(const gs_spec *sp, gs_method m)
+{
+	static _Thread_local uint64_t layout, prec;
+
+	if (layout == 0) {
+		layout = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp");
+		prec = gs_setting_bit("precision");
+	}
+	return sp->given | layout | (sp->prec_given[m] ? prec : 0);
+}
+
+static gs_err leaf(sweep_ctx *c, const gs_settings *in)
 {
 	gs_error sub = { 0 };
 	gs_row *r = &c->row;
+	gs_settings st = *in, *s = &st;
 
 	/* a method the model's spec entry leaves out */
 	if (c->m != NULL && c->m->methods != 0 && !(c->m->methods & (1u << s->method))) {
 		c->n_skipped++;
 		return GS_OK;
 	}
-	if (gs_settings_check(s, &sub) != GS_OK) {
+	/* the row's stack over what the spec left to it */
+	s->given = spec_given(c->sp, in->method);
+	if (gs_stack_apply(s, c->m != NULL ? c->m->arch : NULL, &sub) != GS_OK ||
+	    gs_settings_check(s, &sub) != GS_OK) {
 		c->n_skipped++;
 		return GS_OK;
 	}
@@ -170,8 +188,17 @@ static gs_err rec(sweep_ctx *c, size_t level, const gs_settings *in)
 		return leaf(c, in);
 	if (d->axis.flags & GS_AXF_COUNTS)
 		return counts(c, in);
-	if (d->methods & GS_M(m))
-		l = d->axis.flags & GS_AXF_PER_METHOD ? &sp->prec[m] : &sp->axis[level];
+	if (d->methods & GS_M(m)) {
+		const bool *named = NULL;
+		if (d->axis.flags & GS_AXF_PER_METHOD) {
+			l = &gs_spec_method_lists(sp, d, &named)[m];
+			if (named != NULL && !named[m])
+				l = NULL; /* precisions the spec does not name: the row's (or its stack's) */
+		} else if (d->axis.order == 1 || (sp->given & gs_setting_bit(d->name))) {
+			l = &sp->axis[level];
+		} /* an axis the spec does not name keeps the row's value (the
+		     default, or its stack's choice) */
+	}
 	if (l == NULL || l->n == 0)
 		return rec(c, level + 1, in);
 	for (size_t i = 0; i < l->n; i++) {
@@ -248,12 +275,14 @@ uint64_t gs_sweep_combinations(const gs_spec *sp, const gs_settings *base)
 		int mi = ml->n > 0 ? gs_method_parse(ml->v[i]) : -1;
 		gs_method meth = mi >= 0 ? (gs_method)mi : base->method;
 		uint64_t k = 1, sum;
+		const bool *named;
 
 		for (size_t a = 1; (d = gs_settings_axis(a)) != NULL; a++) {
 			if (d->axis.flags & GS_AXF_COUNTS)
 				k = mul_sat(k, (uint64_t)sp->n_counts);
 			else if (d->methods & GS_M(meth))
-				k = mul_sat(k, factor(d->axis.flags & GS_AXF_PER_METHOD ? &sp->prec[meth] : &sp->axis[a]));
+				k = mul_sat(k, factor(d->axis.flags & GS_AXF_PER_METHOD ? &gs_spec_method_lists(sp, d, &named)[meth]
+				                                                   : &sp->axis[a]));
 		}
 		total = gs_add_u64(total, k, &sum) ? sum : UINT64_MAX;
 	}

@@ -870,7 +870,9 @@ static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
 		"(GPUs sheet, B2) of the GPU's usable memory free.",
 		"tight: it fits with less headroom than that.",
 		"does not fit: device memory per GPU is more than the GPU's usable memory.",
-		"not runnable: the configuration needs bf16 or fp8 and the GPU lacks it.",
+		"not runnable: the configuration names bf16 (a bf16 recipe, --compute-dtype bf16, a stack that "
+		"refuses fp16) or needs fp8 or a newer architecture (flash-attn 2: Ampere) that the GPU lacks; "
+		"a configuration whose compute dtype is auto runs in fp16 on a GPU without bf16.",
 		"no estimate: the configuration could not be sized (see its Error column).",
 		"",
 		"Units",
@@ -1431,10 +1433,18 @@ static void write_row(xl_state *st, lxw_worksheet *ws, lxw_row_t row, const gs_r
 	for (size_t i = 0; i < m->n_gpus; i++) {
 		/* the formula's value as the workbook computes it from its cells */
 		gs_verdict v = cached_verdict(dev, st->usable_gib[i], st->tight, nb, nf, &m->gpus[i]);
+		/* a kernel's architecture (no GPUs sheet column): the evaluated
+		 * cell says not runnable where the formula's flags would not */
+		bool too_old = r->cell[i].v == GS_NOT_RUNNABLE && v != GS_NOT_RUNNABLE;
 
-		verdict_formula(st, f, sizeof f, row, i, nb, nf);
-		note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
-		                                         gs_verdict_name(v)));
+		if (too_old) {
+			v = GS_NOT_RUNNABLE;
+			put_lit(st, ws, row, (lxw_col_t)(MC_V0 + i), gs_verdict_name(v), NULL);
+		} else {
+			verdict_formula(st, f, sizeof f, row, i, nb, nf);
+			note_err(st, worksheet_write_formula_str(ws, row, (lxw_col_t)(MC_V0 + i), f, NULL,
+			                                         gs_verdict_name(v)));
+		}
 		if (st->gpu_key[i] < KEY_NONE) {
 			uint64_t k;
 			/* the key's ranges (see key_formula): past them, a static Summary */
@@ -2028,8 +2038,8 @@ static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm)
 		"(a training optimizer step, or a decode step), the hours of the spec's token budget, and "
 		"their cost at the GPUs sheet's price (blank there: none; edit it and the cost follows). "
 		"Model sheets: a step column per class after the Summary key.",
-		"Colours: green fits, yellow tight, red does not fit, grey not runnable (needs bf16 or fp8 "
-		"the GPU lacks). Charts sheet: W/G/O/A/B per configuration, stacked.",
+		"Colours: green fits, yellow tight, red does not fit, grey not runnable (needs bf16, fp8 or "
+		"an architecture the GPU lacks). Charts sheet: W/G/O/A/B per configuration, stacked.",
 		"Memory is per GPU in GiB (2^30 bytes); multi-GPU rows are already divided by their "
 		"sharding. Assumptions sheet: what the estimates assume, the legend and units.",
 	};

@@ -338,6 +338,7 @@ gs_err gs_settings_from_json(const cJSON *o, gs_settings *s, gs_error *e)
 			return gs_fail(e, GS_EINPUT, "\"settings\".\"%s\": not a string, boolean or number", t[i].name);
 		if ((rc = gs_settings_set(s, t[i].name, buf, e)) != GS_OK)
 			return rc;
+		s->given |= gs_setting_bit(t[i].name); /* a recorded row: no stack moves it */
 	}
 	return GS_OK;
 }

@@ -119,7 +119,8 @@ struct cJSON *gs_measured_to_json(const gs_measured *m);
 /* A "settings" object (a record's, or a sizing.json row's) into *s: the
  * defaults, then every setting of the settings table the object names; one
  * missing or null keeps its default (records older than a setting), as does
- * "auto" for a derived one (kv-dtype).
+ * "auto" for a derived one (kv-dtype). Each setting it names counts as
+ * given (gs_settings.given): a stack applied after changes only the rest.
  * Keys the table does not know are ignored. GS_EINPUT or GS_EUSAGE naming
  * the setting when a value does not read. */
 gs_err gs_settings_from_json(const struct cJSON *obj, gs_settings *s, gs_error *e);

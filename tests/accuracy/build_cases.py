@@ -155,6 +155,100 @@ INCONSISTENT = {
 }
 
 
+# ---------------------------------------------------------------- stacks
+# Each record's --stack, from the framework and release the record states
+# (never chosen for the number; `gpusizer list stacks` gives each profile's
+# choices and the code they follow). The flags of STACKED are the stacks'
+# conventions: a case leaves them to its stack, except where the record's
+# own facts say otherwise (then the flag stays, with the reason). The
+# record's facts (method, precision, batch, length, LoRA rank and targets,
+# optimizer, checkpointing, attention, GPUs) stay flags.
+STACKED = {"--adapter-dtype", "--loss", "--fused-qkv", "--held-logits", "--bnb-saves", "--logits",
+           "--lora-dropout", "--sharding"}
+# the flags that take no value (both sets' cases)
+BOOLS = {"--fused-qkv", "--held-logits", "--no-held-logits", "--grad-ckpt", "--no-grad-ckpt", "--compile",
+         "--optimizer-in-bwd", "--train-embeddings", "--allow-long-context", "--awq-fuse", "--overlap-comm"}
+
+
+def flag(args, name):
+    """The value of flag name in args (True for a boolean), or None."""
+    for i, a in enumerate(args):
+        if a == name:
+            return True if a in BOOLS else args[i + 1]
+    return None
+
+
+def strip(args, names):
+    """args without the flags named (and their values)."""
+    out, i = [], 0
+    while i < len(args):
+        if args[i] in names:
+            i += 1 if args[i] in BOOLS else 2
+            continue
+        out.append(args[i])
+        i += 1
+    return out
+
+
+def torchtune_release(src):
+    """The torchtune release of a record's date (releases: 0.1.0 2024-04-16,
+    0.2.0 2024-07, 0.3.0 2024-09, 0.4.0 2024-11)."""
+    for pr, rel in (("PR #2003", "0.4"), ("PR #1664", "0.3"), ("PR #955", "0.1"), ("PR #961", "0.1"),
+                    ("2024-04", "0.1")):
+        if pr in src:
+            return rel
+    raise SystemExit("torchtune release? " + src[:80])
+
+
+def stack_of(r, args, notes):
+    """The record's stack and its args: the stacked flags left to the stack,
+    with the record's own exceptions kept."""
+    src, method = r["source"], r["method"]
+    training = not method.startswith("inference")
+    keep = set()
+    if src.startswith("Lightning-AI/litgpt"):
+        stack = "litgpt"
+        if "bitsandbytes 0.41.1" in src:
+            stack += ",bitsandbytes@0.41.1"
+            notes.append("stack: litgpt (lit-gpt of 2023, commit 8641822) over the bitsandbytes 0.41.1 the record "
+                         "names -> litgpt,bitsandbytes@0.41.1")
+        elif "config_hub" in src:
+            stack += ",bitsandbytes@0.42"
+            notes.append("stack: litgpt's config-hub benchmarks of 2024-04..09 over a bitsandbytes before 0.43.2 "
+                         "(litgpt issue #1767: Lightning's plugin allowed no later release until 2024-10; 0.42 "
+                         "stands for them, the profile changes at 0.43.2 only) -> litgpt,bitsandbytes@0.42")
+        else:
+            notes.append("stack: litgpt (the tutorial's lit-gpt of 2023)")
+        if training and "config_hub" not in src:
+            args = args + ["--no-held-logits"]
+        if flag(args, "--sharding") in ("pipeline",) or flag(args, "--tp"):
+            keep.add("--sharding")
+    elif src.startswith("pytorch/torchtune"):
+        rel = torchtune_release(src)
+        stack = "torchtune@" + rel
+        notes.append("stack: torchtune %s (the record's date) -> torchtune@%s" % (rel, rel))
+        chunked_by_release = rel >= "0.3"
+        if training and (flag(args, "--loss") == "chunked") != chunked_by_release:
+            keep.add("--loss")
+            notes.append("loss: the record's own (%s), not its release's configs' default" % flag(args, "--loss"))
+    elif src.startswith("huggingface/transformers docs 'Efficient Training"):
+        stack = "hf@4.26"
+        notes.append("stack: the HF Trainer of the docs' v4.2x era (v4.26 quoted) -> hf@4.26 (BERT has no causal head: "
+                     "the loss convention does not apply)")
+    elif src.startswith("huggingface/accelerate"):
+        stack = "hf@4.20"
+        notes.append("stack: transformers of accelerate's 2022 big-model benchmark (4.2x: every choice of the hf "
+                     "profile is the same from 4.20 to 4.35) -> hf@4.20")
+    elif src.startswith("meta-llama/llama-recipes"):
+        stack = "hf@4.31"
+        keep.add("--lora-dropout")
+        notes.append("stack: llama-recipes @2e768b1 (2023-08/09) requires transformers >= 4.31 for Llama 2 -> "
+                     "hf@4.31 (its own loop and torch AdamW; lora_dropout 0.05 is its peft config's, kept)")
+    else:
+        raise SystemExit("stack? " + r["id"])
+    return stack, strip(args, STACKED - keep)
+
+
 def case(r):
     """Return (args, notes, unsupported-reason or None)."""
     i, m = r["id"], r["model"]
@@ -463,6 +557,15 @@ def case(r):
     return args, notes, None
 
 
+def stacked_case(r):
+    """(args, stack, notes, unsupported) with the record's stack."""
+    args, notes, unsup = case(r)
+    if unsup:
+        return args, None, notes, unsup
+    stack, args = stack_of(r, args, notes)
+    return args, stack, notes, None
+
+
 FABRIC_NOTE = ("precision: litgpt quantizes through Lightning Fabric's BitsandbytesPrecision, which replaces every "
                "nn.Linear (the head too) and quantizes from fp16 (weight.to(dtype=torch.half)), so each matmul "
                "dequantizes to fp16 and casts to bf16 -> the -litgpt variant")
@@ -568,7 +671,7 @@ def main():
             mb = int(round(r["measured_value"] * unit_bytes(unit)))
             compare, knote = compare_of(r)
             bound = "lower" if "lower bound" in unit.lower() else None
-            args, notes, unsup = case(r)
+            args, stack, notes, unsup = stacked_case(r)
             if knote:
                 notes.insert(0, knote)
             if "likely GiB" in unit:
@@ -584,7 +687,7 @@ def main():
                     cfg = litgpt_untied(cfg)
             out.append({
                 "id": r["id"], "grade": r["grade"], "method": method_of(r["method"]),
-                "model": cfg, "args": args if not unsup else [],
+                "model": cfg, "args": args if not unsup else [], "stack": stack,
                 "compare": compare, "measured_bytes": mb, "bound": bound,
                 "unsupported": unsup, "note": "; ".join(notes),
             })

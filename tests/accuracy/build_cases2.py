@@ -19,6 +19,8 @@ import json
 import os
 import sys
 
+from build_cases import strip  # noqa: E402 (one way to leave a flag to the stack)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_SRC = os.path.join(HERE, "calibration2.jsonl")
@@ -501,6 +503,53 @@ def case(r):
     return cfg, args, notes, None
 
 
+# ---------------------------------------------------------------- stacks
+# As in build_cases.py: each record's --stack from the framework and release
+# it states; the flags of STACKED are left to it, except the record's own
+# facts (which stay, with the reason).
+STACKED = {"--adapter-dtype", "--loss", "--bnb-saves", "--kbit-prep", "--logits", "--lora-dropout", "--kv-cache",
+           "--awq-fuse", "--loss-dtype", "--zero-bucket", "--attn", "--precision"}
+
+
+def stack_of(r, args, notes):
+    """The record's stack, and the stacked flags it keeps as facts."""
+    i = r["id"]
+    keep = {"--precision", "--attn"}  # the record's, unless said below
+    if i.startswith("swift-v1-"):
+        stack = "hf@4.36,ms-swift@1.5,bitsandbytes@0.42"
+        notes.append("stack: ms-swift v1 of 2024-01 (commit %s) over transformers 4.36 and a bitsandbytes before "
+                     "0.43.2 (0.42 stands for them: the profile changes at 0.43.2 only) -> %s" % (r["commit"][:9], stack))
+    elif i.startswith("swift3-"):
+        stack = "hf@4.49,ms-swift@3.2,deepspeed"
+        keep = {"--attn"}
+        notes.append("stack: ms-swift 3.2 (2025-03, transformers 4.49) under DeepSpeed ZeRO-3 with its zero3.json "
+                     "-> %s (bf16 engine: mixed-bf16; the Trainer's \"auto\" bucket)" % stack)
+    elif i.startswith("qwen3-speed-"):
+        stack = "hf@4.51.3"
+        notes.append("stack: transformers 4.51.3, as the record states -> hf@4.51.3")
+    elif i.startswith("torchao-"):
+        stack = "gpt-fast"
+        keep |= {"--kv-cache"} if "int8kv" in i else set()
+        notes.append("stack: torchao's _models/llama/generate.py, gpt-fast's -> gpt-fast%s" % (
+            " (its --linear_causal_mask run keeps no square mask: --kv-cache static kept)" if "int8kv" in i else ""))
+    elif i.startswith("autoawq-"):
+        stack = "autoawq"
+        keep = {"--precision", "--logits"}
+        notes.append("stack: AutoAWQ -> autoawq (the benchmark's own model(input_ids) prefill keeps --logits all)")
+    elif i.startswith("answerai-"):
+        stack = "hf@4.38,fsdp-qlora,bitsandbytes@0.43.0"
+        keep |= {"--lora-dropout"}
+        notes.append("stack: Answer.AI's train.py of 2024-03 over transformers 4.38 and bitsandbytes 0.43.0 (the first "
+                     "with quant_storage, which FSDP-QLoRA needs) -> %s; its lora_dropout 0.1 kept" % stack)
+    elif i.startswith("glm4-"):
+        stack = "hf"
+        notes.append("stack: transformers with GLM-4's remote code (its tuple cache and last-position logits are the "
+                     "family's, whatever the release) -> hf")
+    else:
+        raise SystemExit("stack? " + i)
+    return stack, strip(args, STACKED - keep)
+
+
 def method_of(label):
     for m in ("inference", "qlora", "lora", "full"):
         if label.startswith(m):
@@ -520,13 +569,16 @@ def main():
             mb = int(round(r["measured_value"] * per))
             compare, knote = compare_of(r)
             cfg, args, notes, unsup = case(r)
+            stack = None
+            if not unsup:
+                stack, args = stack_of(r, args, notes)
             head = [n for n in (knote, unote) if n]
             notes = head + notes
             if r["grade"] == "B":
                 notes.append("grade B; record notes: " + r["notes"][:300])
             out.append({
                 "id": r["id"], "grade": r["grade"], "method": method_of(r["method"]),
-                "model": cfg if not unsup else None, "args": args if not unsup else [],
+                "model": cfg if not unsup else None, "args": args if not unsup else [], "stack": stack,
                 "compare": compare, "measured_bytes": mb, "bound": None,
                 "unsupported": unsup, "note": "; ".join(notes),
             })

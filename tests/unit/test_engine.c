@@ -726,6 +726,86 @@ static void bnb_lifetime(void)
 	      "settings: the row label names both (%s)", l);
 }
 
+/* The fused losses, by hand, on a manual shape whose vocabulary dwarfs one
+ * 64-wide layer (1 layer, 1 head, MLP 128, vocabulary 10^6), checkpointed:
+ * the loss is the peak, and what is live there is the embeddings' output,
+ * the layer's checkpoint (each bf16, h x T), the final RMSNorm's fp32
+ * copy (4 h T), the hidden states' gradient with the per-token losses
+ * (2 h T + 4 T) and one chunk: Liger's rows = next_power_of_2(ceil(T /
+ * ceil(V / h))), its 16-bit logits and input gradient (2 V + 2 h a row);
+ * Unsloth's chunk count makes its fp32 logits fit 4 GiB, a multiple of 4,
+ * and a row holds 16-bit logits and an fp32 gradient (6 V + 2 h). */
+static void fused_losses(void)
+{
+	gs_arch a;
+	gs_error e = {0};
+	const double h = 64, V = 1e6;
+
+	if (gs_arch_manual(&a, 0, 1, 64, 1, 1, 128, 1000000, &e) != GS_OK) {
+		CHECK(0, "manual arch: %s", e.msg);
+		return;
+	}
+	gs_settings s = base("lora", "bf16", "adamw");
+	set(&s, "lora-r=8 lora-dropout=0 grad-ckpt=true loss=fused seq=16");
+	gs_estimate x = run(&a, &s);
+	double T = 16, rows = 1; /* ceil(16 / ceil(1e6 / 64)) = 1 */
+	double live = 2 * h * T + 2 * h * T + 4 * h * T + (2 * h * T + 4 * T);
+	CHECK(x.peak_phase == GS_PH_LOSS && near((double)x.A, live + rows * (2 * V + 2 * h), 1e-12),
+	      "engine: Liger's fused loss holds one row of logits, no more (A %.6g, got %.6g at %s)",
+	      live + rows * (2 * V + 2 * h), (double)x.A, gs_phase_name(x.peak_phase));
+	set(&s, "loss=fused-chunks seq=16");
+	x = run(&a, &s);
+	T = 16;
+	live = 2 * h * T + 2 * h * T + 4 * h * T + (2 * h * T + 4 * T);
+	CHECK(x.peak_phase == GS_PH_LOSS && near((double)x.A, live + T * (6 * V + 2 * h), 1e-12),
+	      "engine: Unsloth's fused loss in one chunk where its fp32 logits fit 4 GiB (A %.6g, got %.6g)",
+	      live + T * (6 * V + 2 * h), (double)x.A);
+	set(&s, "seq=2048");
+	x = run(&a, &s);
+	T = 2048; /* 2048 x 10^6 x 4 bytes = 1.91 x 4 GiB: 4 chunks of 512 rows */
+	live = 2 * h * T + 2 * h * T + 4 * h * T + (2 * h * T + 4 * T);
+	CHECK(x.peak_phase == GS_PH_LOSS && near((double)x.A, live + 512 * (6 * V + 2 * h), 1e-12),
+	      "engine: Unsloth's chunk count rounds up to a multiple of 4 (A %.6g, got %.6g)",
+	      live + 512 * (6 * V + 2 * h), (double)x.A);
+	/* Full fine-tuning: the head's gradient exists from the loss on (4 V h
+	 * bytes under amp-bf16), and Liger's torch.mm(...).float() makes a
+	 * 16-bit and an fp32 copy of it for a moment. */
+	gs_settings f = base("full", "amp-bf16", "adamw-fused");
+	set(&f, "grad-ckpt=true loss=fused seq=16");
+	x = run(&a, &f);
+	CHECK(x.peak_phase == GS_PH_LOSS && near((double)x.G, 4 * V * h, 1e-12),
+	      "engine: a trained head's gradient is made by the fused loss's forward (G %.6g, got %.6g at %s)",
+	      4 * V * h, (double)x.G, gs_phase_name(x.peak_phase));
+}
+
+/* --ckpt-offload (Unsloth's offloaded checkpointing) on Llama-3.2-1B LoRA,
+ * 4096 tokens: each of the 16 layers' checkpoint (bf16, 2 h T = 16 MiB)
+ * goes to the host; the GPU keeps the last layer's and two buffers of one.
+ * At the peak, the same moment either way, that is 16 - 3 checkpoints
+ * less. */
+static void ckpt_offload(void)
+{
+	gs_arch a = load("meta-llama--Llama-3.2-1B.config.json");
+	gs_settings s = base("lora", "bf16", "adamw");
+	set(&s, "lora-dropout=0 grad-ckpt=true seq=4096");
+	gs_estimate on_gpu = run(&a, &s);
+	set(&s, "ckpt-offload=true");
+	gs_estimate off = run(&a, &s);
+	double ck = 2.0 * 2048 * 4096, L = 16;
+	CHECK(near((double)off.host, L * ck, 1e-12), "engine: the checkpoints on the host (%.6g, got %.6g)", L * ck,
+	      (double)off.host);
+	CHECK(on_gpu.peak_phase == off.peak_phase && on_gpu.peak_step == 2 && off.peak_step == 2 &&
+	      near((double)on_gpu.allocated - (double)off.allocated, (L - 3) * ck, 1e-12),
+	      "engine: the GPU keeps the last checkpoint and two buffers (%.6g less, got %.6g, at the %s of step %d)",
+	      (L - 3) * ck, (double)on_gpu.allocated - (double)off.allocated, gs_phase_name(off.peak_phase),
+	      off.peak_step);
+	set(&s, "grad-ckpt=false");
+	gs_error e = {0};
+	gs_estimate x;
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE, "engine: --ckpt-offload without checkpointing is refused (%s)",
+	      e.msg);
+}
+
 /* --awq-fuse: AutoAWQ's from_quantized(fuse_layers=True) concatenates
  * each layer's q, k and v into one WQLinear while the unfused modules are
  * still held, so loading peaks with every q, k and v twice. Mistral-7B
@@ -1531,6 +1611,8 @@ static void ddp_replicas(void)
 
 int main(void)
 {
+	fused_losses();
+	ckpt_offload();
 	recipes();
 	lora_names();
 	compiled();

@@ -45,14 +45,19 @@ static void verdicts(void)
 	r.est.device = 1001;
 	CHECK(gs_row_verdict(&r, &g, &h) == GS_NO_FIT && h < 0, "1001 of 1000: does not fit");
 	r.est.device = 10;
-	CHECK(gs_row_verdict(&r, &v100, &h) == GS_NOT_RUNNABLE, "amp-bf16 on a GPU without bf16: not runnable");
+	CHECK(gs_row_verdict(&r, &v100, &h) == GS_FITS,
+	      "the default amp precision on a GPU without bf16: runnable (compute dtype auto: fp16 there)");
+	gs_settings_set(&r.settings, "precision", "amp-bf16", NULL);
+	CHECK(gs_row_verdict(&r, &v100, &h) == GS_NOT_RUNNABLE, "--precision amp-bf16 on a GPU without bf16: not runnable");
 	gs_settings_set(&r.settings, "precision", "fp16", NULL);
 	CHECK(gs_row_verdict(&r, &v100, &h) == GS_FITS, "fp16 on a GPU without bf16: runnable");
 	gs_settings_set(&r.settings, "precision", "fp8-mixed", NULL);
 	CHECK(gs_row_verdict(&r, &g, &h) == GS_NOT_RUNNABLE, "fp8 on a GPU without fp8: not runnable");
 	gs_settings_default(&r.settings);
 	gs_settings_set(&r.settings, "method", "qlora", NULL);
-	CHECK(gs_row_verdict(&r, &v100, &h) == GS_NOT_RUNNABLE, "QLoRA nf4 (bf16 compute) on V100: not runnable");
+	CHECK(gs_row_verdict(&r, &v100, &h) == GS_FITS, "QLoRA nf4 on V100: runnable (fp16 compute)");
+	gs_settings_set(&r.settings, "compute-dtype", "bf16", NULL);
+	CHECK(gs_row_verdict(&r, &v100, &h) == GS_NOT_RUNNABLE, "QLoRA nf4 with --compute-dtype bf16 on V100: not runnable");
 	gs_settings_default(&r.settings);
 	r.err = GS_EUSAGE;
 	CHECK(gs_row_verdict(&r, &g, &h) == GS_NOT_RUNNABLE, "a row with an error: not runnable");

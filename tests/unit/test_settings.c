@@ -19,6 +19,7 @@ static unsigned draw(unsigned n)
 static const char *draw_value(const gs_setting *d, char *buf, size_t n)
 {
 	static const char *const targets[] = { "qv", "attn", "all-linear", "q_proj,v_proj" };
+	static const char *const stacks[] = { "hf,trl", "unsloth", "hf@4.32,peft,deepspeed", "liger" };
 	double c[5];
 	size_t k = 0;
 
@@ -34,7 +35,7 @@ static const char *draw_value(const gs_setting *d, char *buf, size_t n)
 			return d->values[draw(2)];
 		return draw(2) ? "true" : "false";
 	case GS_ST_TEXT:
-		return targets[draw(4)];
+		return strcmp(d->name, "stack") == 0 ? stacks[draw(4)] : targets[draw(4)];
 	case GS_ST_INT: {
 		double def = d->def ? atof(d->def) : d->lo;
 		double cand[] = { d->lo, d->lo + 1, def, def * 2, 4 };
@@ -272,12 +273,13 @@ static void test_key_engine(void)
 
 static void test_key_text(void)
 {
+	static const char head[] = "method=full;stack=hf,trl;precision=amp-bf16;compute-dtype=auto;optimizer=adamw;";
 	gs_settings s;
 	char k[GS_KEY_MAX];
 
 	gs_settings_default(&s);
 	gs_settings_key(&s, k, sizeof k);
-	CHECK(strncmp(k, "method=full;precision=amp-bf16;optimizer=adamw;", 47) == 0 &&
+	CHECK(strncmp(k, head, sizeof head - 1) == 0 &&
 	      strstr(k, "lora-r") == NULL && strstr(k, "kv-dtype") == NULL,
 	      "the default key names the full-method settings only");
 	CHECK(gs_key_hash("m", "a") != gs_key_hash("m", "b") && gs_key_hash("ma", "") != gs_key_hash("m", "a"),

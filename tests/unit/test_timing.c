@@ -733,10 +733,14 @@ static void test_serving(void)
 {
 	gs_estimate x;
 	gs_gpu g = toy_gpu();
-	gs_needs need = { true, false };
+	gs_settings bf16_row;
+	gs_needs need;
 	double pool;
 	const double GIB = 1073741824.0;
 
+	gs_settings_default(&bf16_row);
+	gs_settings_set(&bf16_row, "compute-dtype", "bf16", NULL);
+	need = gs_settings_needs(&bf16_row);
 	memset(&x, 0, sizeof x);
 	g.total_bytes = 80 * (uint64_t)GIB;
 	g.usable_bytes = 79 * (uint64_t)GIB;
