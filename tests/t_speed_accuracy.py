@@ -54,12 +54,8 @@ def main():
     del os.environ["GS_TIME_PARAMS"]
     ok(regressions(sa.summary(rows2, un2), base), "speed accuracy: a mis-calibrated model is caught")
     # The copy the cases read is the project's measured speeds, byte for byte.
-    shared = os.path.join(os.path.dirname(TOP), "shared", "measurements", "speed.jsonl")
-    if os.path.isfile(shared):
-        with open(shared, "rb") as a, open(os.path.join(TOP, "tests", "speed", "speed.jsonl"), "rb") as b:
-            ok(a.read() == b.read(), "speed accuracy: tests/speed/speed.jsonl is a copy of the shared measurements")
-    else:
-        print("SKIP speed accuracy: no ../shared/measurements/speed.jsonl to compare the copy with")
+    ok.shared_copy("speed accuracy: tests/speed/speed.jsonl is a copy of the shared measurements",
+                   "measurements/speed.jsonl", os.path.join(TOP, "tests", "speed", "speed.jsonl"))
     return ok.status()
 
 

@@ -4,7 +4,8 @@ Each supported record becomes one driver line (id, model, gpu, runtime,
 weight bytes, settings) and a way to read the measured value off the
 driver's output; every other record gets the reason it is unsupported.
 
-Models: a config.json from models/, ../shared/models-reference/ or the second
+Models: a config.json from models/, tests/fixtures/models-reference/ (copies
+of ../shared/models-reference/) or the second
 calibration set's tests/accuracy/models/set2/ where one
 is committed (`cfg:`), else a shape of our own from the record's `params`
 and the architecture's published layers/hidden/heads/kv-heads/vocab
@@ -19,7 +20,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # A copy of the project's ../shared/measurements/speed.jsonl (t_speed_accuracy
 # checks it against the original where that is present).
 SPEED = os.path.join(TOP, "tests", "speed", "speed.jsonl")
-REF = os.path.join(TOP, "..", "shared", "models-reference")
+REF = os.path.join(TOP, "tests", "fixtures", "models-reference")
 SET2 = os.path.join(TOP, "tests", "accuracy", "models", "set2")
 
 # Configs committed in models/ (or the reference set), by a substring of the record's `config`.
