@@ -93,7 +93,8 @@ def main():
                     check(ok, "%s may include %s/%s" % (d, other, h), err.strip()[-300:])
                 else:
                     tried += 1
-                    bad = not ok and "No such file" in err
+                    # gcc: "No such file or directory"; clang (make sanitize): "file not found"
+                    bad = not ok and ("No such file" in err or "file not found" in err)
                     refused += bad
                     check(bad, "%s including %s/%s does not compile" % (d, other, h),
                           "compiled" if ok else err.strip()[-300:])
