@@ -54,6 +54,11 @@ if [ "${1:-}" = --one ]; then
 	rc=$?
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000000)) >"$d/$i.ms"
+	# the CPU seconds of the file's processes (user + system: the second line
+	# of times, which must run in this shell, not in a pipeline's)
+	times >"$d/$i.tms"
+	awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] }
+		printf "%.1f\n", n }' "$d/$i.tms" >"$d/$i.cpu"
 	echo "$rc" >"$d/$i.rc.new" && mv "$d/$i.rc.new" "$d/$i.rc"
 	exit 0
 fi
@@ -100,7 +105,9 @@ add() { # KIND PATH (kind: unit, sh or py)
 	name=$(basename "$2")
 	if [ -n "$only" ]; then
 		hit=""
+		set -f
 		for w in $only; do case "$name" in *"$w"*) hit=1 ;; esac; done
+		set +f
 		[ -n "$hit" ] || return
 	fi
 	n=$((n + 1))
@@ -147,7 +154,7 @@ while [ "$i" -lt "$n" ]; do
 		kill -0 "$xpid" 2>/dev/null || [ -e "$d/$i.rc" ] || { echo 127 >"$d/$i.rc"; echo 0 >"$d/$i.ms"; }
 		sleep 0.1
 	done
-	rc=$(cat "$d/$i.rc"); ms=$(cat "$d/$i.ms")
+	rc=$(cat "$d/$i.rc"); ms=$(cat "$d/$i.ms"); cpu=$(cat "$d/$i.cpu" 2>/dev/null || echo 0)
 	[ -e "$d/$i.log" ] || : >"$d/$i.log"
 	log=$d/$i.log
 	# a SKIP outside the allowed list counts as a failure (CI's policy)
@@ -173,7 +180,7 @@ while [ "$i" -lt "$n" ]; do
 	fi
 	[ -z "$extra" ] || f=$((f + $(printf '%s\n' "$extra" | grep -c '^FAIL ')))
 	if [ -z "$quiet" ]; then
-		echo "== $name ($(awk -v m="$ms" 'BEGIN { printf "%.1f", m / 1000 }') s)"
+		echo "== $name ($(awk -v m="$ms" 'BEGIN { printf "%.1f", m / 1000 }') s, $cpu s CPU)"
 		cat "$log"
 	else
 		grep -E '^(FAIL|SKIP) ' "$log"
@@ -181,6 +188,7 @@ while [ "$i" -lt "$n" ]; do
 	[ -z "$extra" ] || printf '%s\n' "$extra"
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	echo "$name $ms" >>"$d/times"
+	echo "$cpu" >>"$d/cpu"
 done
 wait "$xpid"
 xpid=""
@@ -193,7 +201,8 @@ if [ -d "$UNIT_DIR" ]; then
 fi
 if [ -z "$quiet" ]; then
 	echo
-	echo "tier $tier: $n files, $JOBS at once, $(awk -v m="$wall" 'BEGIN { printf "%.1f", m / 1000 }') s; slowest:" \
+	echo "tier $tier: $n files, $JOBS at once, $(awk -v m="$wall" 'BEGIN { printf "%.1f", m / 1000 }') s," \
+		"$(awk '{ n += $1 } END { printf "%.1f", n }' "$d/cpu") s CPU; slowest:" \
 		"$(sort -k2,2nr "$d/times" | head -n 5 | awk '{ printf "%s%s %.1f s", (NR > 1 ? ", " : ""), $1, $2 / 1000 }')"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
