@@ -93,6 +93,7 @@ def main():
                     check(ok, "%s may include %s/%s" % (d, other, h), err.strip()[-300:])
                 else:
                     tried += 1
+                    # gcc: "No such file or directory"; clang (make sanitize): "file not found"
                     bad = not ok and ("No such file" in err or "file not found" in err)
                     refused += bad
                     check(bad, "%s including %s/%s does not compile" % (d, other, h),
