@@ -98,10 +98,10 @@ try:
         t = tables(sec)
         if t:
             heads[sec.split(":")[0]] = t[0][0]
-    check(heads.get("full", [])[-3:] == ["cookbook rule", "52 bytes/param rule", "36 bytes/param rule"]
-          and all(h and h[-1] == "cookbook rule" and not any("bytes/param" in x for x in h)
+    check(heads.get("full", [])[-3:] == ["cookbook rule", "52 bytes per param rule", "36 bytes per param rule"]
+          and all(h and h[-1] == "cookbook rule" and not any("bytes per param" in x for x in h)
                   for m, h in heads.items() if m != "full") and len(heads) == 4
-          and "4 bytes per param" not in page and "18 bytes per param" not in page,
+          and "| 4 bytes per param" not in page and "| 18 bytes per param" not in page,
           "model page: the rules of thumb named by what they compute, byte-a-parameter ones on full rows only",
           repr(heads))
     # One answer per question: every index cell is the page's answer (class
@@ -142,7 +142,7 @@ try:
                 grp, bold = None, []
                 for pr in plan[0][1:] if plan else []:
                     grp = pr[0] or grp
-                    if grp == method and pr[1] != "configuration" and col is not None and pr[col].startswith("**"):
+                    if grp == method and pr[1] != "settings" and col is not None and pr[col].startswith("**"):
                         bold.append((pr[1], pr[col]))
                 if len(bold) != 1 or m.group(2) not in bold[0][0] or not re.match(r"\*\*\*?%s\b" % m.group(1), bold[0][1]):
                     bad.append((mid, method, row[1], "plan view", cell, bold))

@@ -939,7 +939,7 @@ static unsigned page_rules(const mdw *w, int m, gs_tval *titles)
 		if (f == GS_F_COOKBOOK || (mixed & (1u << f)))
 			snprintf(t, sizeof t, "%s rule", gs_formula_name((gs_formula)f));
 		else
-			snprintf(t, sizeof t, "%s bytes/param rule", gs_fmt_fixed(num, sizeof num, bpp[f], bpp[f] == (int64_t)bpp[f] ? 0 : 2));
+			snprintf(t, sizeof t, "%s bytes per param rule", gs_fmt_fixed(num, sizeof num, bpp[f], bpp[f] == (int64_t)bpp[f] ? 0 : 2));
 		gs_tv_push(titles, gs_tv_str(t));
 	}
 	return shown;
@@ -1036,9 +1036,10 @@ static void plan_class_row(const mdw *w, const imodel *im, const gs_plan_method 
 	const gs_plan_view *v = im->ev->plan;
 	const gs_gpu *g = &w->meta.gpus[v->classes[c]];
 	gs_tval *cells;
-	char b[200];
+	char b[200], nm[96];
 
-	snprintf(b, sizeof b, "%s (%s)", g->klass, g->name);
+	short_gpu_name(nm, sizeof nm, g->name);
+	snprintf(b, sizeof b, "%s %s", g->klass, nm);
 	gs_tv_set_str(row, "klass", b);
 	gs_tv_set_bool(row, "config", false);
 	cells = gs_tv_set(row, "cells", gs_tv_list());
