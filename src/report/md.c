@@ -1100,13 +1100,14 @@ static void page_plan(const mdw *w, const imodel *im, gs_tval *d)
 				snprintf(b, sizeof b, "\u2014");
 			gs_tv_push(cells, gs_tv_str(b));
 		}
-		gs_tv_set_str(row, "longest", pm->label);
+		gs_tv_set_str(row, "longest", "(below)");
 		for (size_t c = 0; c < v->n_classes; c++)
 			plan_class_row(w, im, pm, c, gs_tv_push(rows, gs_tv_map()));
 		x = gs_tv_push(shared, gs_tv_map());
 		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
 		config_shared(&im->ev->first[m], show, b, sizeof b);
 		gs_tv_set_str(x, "label", b);
+		gs_tv_set_str(x, "first", pm->label);
 	}
 }
 
