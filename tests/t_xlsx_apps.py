@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# gpusizer-tier: apps (make check-apps runs it; make check does not)
 """The workbook in the applications its readers open it with.
 
 Gnumeric (ssconvert --recalc) recalculates every formula of a report's
@@ -10,13 +11,16 @@ sheet). LibreOffice, set to recalculate on load, agrees: every formula of
 the workbook to its cached value, and the edited workbook's Summary to the
 fresh run's. With a token budget and priced classes, the Summary's cost is
 hours x GPUs x the GPUs sheet's price, and both applications follow an
-edit of that price. LibreOffice prints the default spec's workbook: the Summary on
-at most 10 pages, the whole workbook on a few hundred (it was 5,465 before
-print set-up).
+edit of that price. LibreOffice prints the default spec's workbook: every
+page carries its footer; every sheet's text at 7 pt or more (each word's box
+height from pdftotext -bbox, over that of a 10 pt cell of the workbook's font
+printed at 100%); the Summary on at most 10 pages, each answer's
+configuration printed in its context's column; the whole workbook on at most
+1,000 pages (it was 5,465 before print set-up, 111 at 1 to 4 pt).
 
 The applications are Debian packages (gnumeric, libreoffice-calc-nogui,
-poppler-utils); this test installs them when it runs as root with apt-get,
-and otherwise says SKIP and checks nothing.
+poppler-utils): `make check-apps` installs them (tools/deps.sh apps). This
+test exists to run them, so a missing one is a FAIL, not a skip.
 """
 import csv
 import glob
@@ -38,16 +42,9 @@ PACKAGES = {"ssconvert": "gnumeric", "soffice": "libreoffice-calc-nogui", "pdfto
 
 
 def have_apps():
-    missing = [p for t, p in PACKAGES.items() if shutil.which(t) is None]
-    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing,
-                       env=env, capture_output=True, timeout=1800)
-        missing = [p for t, p in PACKAGES.items() if shutil.which(t) is None]
-    if missing:
-        print("SKIP xlsx apps: %s not installed (needs root and apt-get to install)" % " ".join(missing))
-        return False
-    return True
+    missing = ["%s (%s)" % (t, p) for t, p in PACKAGES.items() if shutil.which(t) is None]
+    return check(not missing, "the applications are installed",
+                 "missing %s: `sh tools/deps.sh apps` installs them (make check-apps does)" % ", ".join(missing))
 
 
 def report(env, spec, out, gpus_dir):
@@ -514,3 +511,25 @@ def summary_answers(path):
         if len(lines) == 2 and m:
             got.append((int(m.group(1)), lines[1]))
     return got
+
+
+def main():
+    if not have_apps():
+        return check.status()
+    work = tempfile.mkdtemp(prefix="gs-t-xlsx-apps-")
+    env = clean_env(work)
+    try:
+        gnumeric(env, os.path.join(work, "fewest"))
+        # the other rule, and a class the Summary may not name (workstation)
+        gnumeric(env, os.path.join(work, "least"),
+                 {"rank": "least-memory", "eligible": ["consumer", "datacenter"],
+                  "gpus": ["rtx-4080", "rtx-4090", "rtx-a6000", "a100-80gb", "h100-sxm"]})
+        prices(env, os.path.join(work, "prices"))
+        libreoffice(env, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return check.status()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
