@@ -1261,6 +1261,7 @@ static void index_table(const mdw *w, gs_tval *d)
 			gs_tval *row = gs_tv_push(rows, gs_tv_map()), *cells;
 			index_name(w, im, b, sizeof b);
 			gs_tv_set_str(row, "model", k == 0 ? b : "");
+			gs_tv_set_str(row, "params", k == 0 ? im->params : "");
 			snprintf(b, sizeof b, "models/%s.%s", im->slug, w->sink->ext);
 			gs_tv_set_str(row, "page", b);
 			gs_tv_set_num(row, "context", (double)im->seqs[k]);
