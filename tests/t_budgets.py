@@ -216,6 +216,8 @@ def diffs(tmp, da):
     ok(not stray, "only the index and the pages of the %d models with a changed row on %s change (%d files)"
        % (len(models), GPU, len(changed)), str(sorted(stray)[:5]))
     bad, lines = [], 0
+    # the index names a GPU short, as its class's row of the GPU table does
+    short = name.replace("NVIDIA ", "").replace("GeForce ", "")
     for k in sorted(c for c in changed if c.endswith(".md")):
         moved_best = []  # lines whose only change is the bold of the best class
         with open(fa[k], encoding="utf-8") as x, open(fb[k], encoding="utf-8") as y:
@@ -228,8 +230,13 @@ def diffs(tmp, da):
             for o, n in zip(old[i1:i2] + [""] * max(0, (j2 - j1) - (i2 - i1)),
                             new[j1:j2] + [""] * max(0, (i2 - i1) - (j2 - j1))):
                 lines += 1
-                if name in o or name in n:
+                if any(x in o or x in n for x in (name, short)):
                     named = True
+                    continue
+                # a plan view's class row that comes or goes with an answer
+                # that moved (the plan view shows the classes the answers name)
+                if (not o or not n) and "GPU class" in header_for(old if o else new, i1 if o else j1):
+                    moved_best.append("%s: %r -> %r" % (k, o[:80], n[:80]))
                     continue
                 if o.replace("**", "") == n.replace("**", ""):
                     moved_best.append("%s: %r -> %r" % (k, o[:80], n[:80]))

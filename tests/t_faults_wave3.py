@@ -584,7 +584,7 @@ def item12(tmp):
 def item13_template(tmp):
     t = os.path.join(tmp, "i13-tmpl")
     shutil.copytree(os.path.join(TOP, "templates"), t)
-    body = "".join("{%% for x%d in models %%}" % i for i in range(40)) + "{% endfor %}" * 40
+    body = "".join("{%% for x%d in rows %%}" % i for i in range(40)) + "{% endfor %}" * 40
     with open(os.path.join(t, "index.md.tmpl"), "w") as f:
         f.write(body + "\n")
     sp = spec(tmp, "i13", models=(CFG_A, CFG_B), formats=("md",))

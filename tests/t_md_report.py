@@ -27,6 +27,20 @@ def gs(args, env=None):
     return subprocess.run(cmd, cwd=TOP, env=e, capture_output=True, text=True, timeout=300)
 
 
+def tables(text):
+    """Each Markdown table of text: its rows (header first) as cell texts."""
+    out, cur = [], []
+    for ln in text.split("\n") + [""]:
+        if ln.startswith("|"):
+            cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
+                cur.append(cells)
+        elif cur:
+            out.append(cur)
+            cur = []
+    return out
+
+
 def files(d):
     out = {}
     for root, _, names in os.walk(d):
@@ -66,13 +80,74 @@ try:
                 bad.append((rel, target))
     check(not bad, "Markdown links and chart images resolve", repr(bad))
     idx = fa.get("index.md", b"").decode()
-    check("| method / context | 512 | 4096 |" in idx and "| full |" in idx and "| inference |" in idx,
-          "index: per model and method, a cell per context")
+    itabs = tables(idx)
+    check(itabs and itabs[0][0] == ["model", "context", "full", "lora", "qlora", "inference"]
+          and "## Plan" not in idx and "GPU class" not in itabs[0][0],
+          "index: one table, a row per model and context, a column per method (no plan view)",
+          repr(itabs[0][0] if itabs else None))
     page = fa.get("models/meta-llama--Llama-3.1-8B.md", b"").decode()
     check("## The answer" in page and "| configuration | device GiB |" in page
-          and "#### full: what the memory holds" in page
-          and "| cookbook rule | 4 bytes per param rule | 18 bytes per param rule |" in page,
-          "model page: the answer, the matrix, what the memory holds, the rules of thumb")
+          and "#### full: what the memory holds" in page and "## The fewest GPUs of each class" in page,
+          "model page: the answer, the plan view, the matrix, what the memory holds")
+    # The rules of thumb are named by what they compute (the rule-of-thumb
+    # counts 4 bytes of weights and 4 x 12 of Adam's states a parameter, the
+    # zero1 rule 2 x 18), and the two byte-a-parameter rules shown only on
+    # full fine-tune rows (QLoRA, LoRA, inference: no such states).
+    heads = {}
+    for sec in re.split(r"^#### ", page, flags=re.M)[1:]:
+        t = tables(sec)
+        if t:
+            heads[sec.split(":")[0]] = t[0][0]
+    check(heads.get("full", [])[-3:] == ["cookbook rule", "52 bytes per param rule", "36 bytes per param rule"]
+          and all(h and h[-1] == "cookbook rule" and not any("bytes per param" in x for x in h)
+                  for m, h in heads.items() if m != "full") and len(heads) == 4
+          and "| 4 bytes per param" not in page and "| 18 bytes per param" not in page,
+          "model page: the rules of thumb named by what they compute, byte-a-parameter ones on full rows only",
+          repr(heads))
+    # One answer per question: every index cell is the page's answer (class
+    # and count) and names its configuration; the page's plan view marks the
+    # same class and count in bold.
+    bad, seen = [], 0
+    for slug, mid in (("openai-community--gpt2", "gpt2"), ("meta-llama--Llama-3.1-8B", "Llama-3.1-8B")):
+        pg = fa.get("models/%s.md" % slug, b"").decode()
+        ptabs = tables(pg)
+        ans = {(r[0], r[1]): r for r in ptabs[0][1:]} if ptabs else {}
+        plan = [t for t in ptabs if t[0][:2] == ["method", "GPU class"]]
+        model = None
+        for row in itabs[0][1:] if itabs else []:
+            if row[0]:
+                model = re.sub(r"\[([^\]]*)\].*", r"\1", row[0])
+            if model != mid:
+                continue
+            for method, cell in zip(itabs[0][0][2:], row[2:]):
+                pa = ans.get((method, row[1]))
+                if pa is None:
+                    bad.append((mid, method, row[1], "no answer on the page"))
+                    continue
+                # the configuration: named in the cell, else (nothing differs
+                # between the method's configurations) in the line under the table
+                m = re.match(r"(\d+) x (.+?)(, tight)?(?: \u00b7 (.+))?$", cell)
+                cfg = m.group(4) if m else None
+                if m and cfg is None:
+                    sh = re.search(r"\b%s: ([^;.]+)" % method, idx.split("shares:", 1)[-1])
+                    cfg = sh.group(1) if sh else None
+                if not m or not cfg or not pa[2].startswith(m.group(1) + " x ") or m.group(2) not in pa[2]:
+                    bad.append((mid, method, row[1], cell, pa[2]))
+                    continue
+                if not set(w for w in cfg.split() if w not in ("zero3", "fsdp", "fsdp2", "ddp")) <= set(pa[3].split()):
+                    bad.append((mid, method, row[1], "configuration", cell, pa[3]))
+                seen += 1
+                # the plan view's bold cell: that class and count
+                col = plan[0][0].index(row[1]) if plan and row[1] in plan[0][0] else None
+                grp, bold = None, []
+                for pr in plan[0][1:] if plan else []:
+                    grp = pr[0] or grp
+                    if grp == method and pr[1] != "settings" and col is not None and pr[col].startswith("**"):
+                        bold.append((pr[1], pr[col]))
+                if len(bold) != 1 or m.group(2) not in bold[0][0] or not re.match(r"\*\*\*?%s\b" % m.group(1), bold[0][1]):
+                    bad.append((mid, method, row[1], "plan view", cell, bold))
+    check(seen == 12 and not bad, "index, page answer and plan view agree on every cell (%d cells)" % seen,
+          repr(bad[:4]))
     check(len(page.encode()) <= 64 * 1024, "model page within 64 KiB (%d bytes)" % len(page.encode()))
 
     # SVG charts: well-formed XML, no external references, no scripts.

@@ -370,17 +370,20 @@ def check_fixture(book, path):
         check(book.root(other).find(NS + "autoFilter") is not None, "%s sheet has an autofilter" % other)
     check(book.root("GPUs").find(".//%spane" % NS) is not None, "GPUs sheet header frozen")
 
-    # Print set-up on every sheet: A4 landscape, one page wide, a footer
-    # with the date and page numbers; header rows repeated, print areas.
+    # Print set-up on every sheet: A4 landscape, one page wide (fit to
+    # width) or, a sheet wider than a page at 72%, at 72% (legible: 11 pt
+    # prints at 7.9 pt; t_xlsx_apps measures it), a footer with the date
+    # and page numbers; header rows repeated, print areas.
     unset = []
     for name in book.order:
         x = book.xml(name)
         ps = re.search(r"<pageSetup [^>]*>", x)
+        fit = ps and 'fitToHeight="0"' in ps.group(0) and '<pageSetUpPr fitToPage="1"/>' in x
+        scaled = ps and 'scale="72"' in ps.group(0) and "fitToPage" not in x
         if not (ps and 'orientation="landscape"' in ps.group(0) and 'paperSize="9"' in ps.group(0)
-                and 'fitToHeight="0"' in ps.group(0) and '<pageSetUpPr fitToPage="1"/>' in x
-                and re.search(r"<oddFooter>[^<]*Page &amp;P of &amp;N</oddFooter>", x)):
+                and (fit or scaled) and re.search(r"<oddFooter>[^<]*Page &amp;P of &amp;N</oddFooter>", x)):
             unset.append(name)
-    check(not unset, "every sheet prints A4 landscape, one page wide, with page numbers", repr(unset))
+    check(not unset, "every sheet prints A4 landscape, one page wide or at 72%, with page numbers", repr(unset))
     wbx = book.zip.read("xl/workbook.xml").decode("utf-8")
     titles = re.findall(r'<definedName name="_xlnm.Print_Titles" localSheetId="(\d+)">([^<]*)<', wbx)
     areas = re.findall(r'<definedName name="_xlnm.Print_Area" localSheetId="(\d+)">([^<]*)<', wbx)
@@ -454,12 +457,12 @@ def check_fixture(book, path):
     llama = {v[1]: v for r, v in srows.items() if pivot_head < r < detail_head
              and v.get(0) == "meta-llama/Llama-3.1-8B"}
     full = llama.get("full", {})
-    check(full.get(ctx.get("512 tokens")) == "1 x 80 GB (NVIDIA A100-SXM4-80GB)"
-          and full.get(ctx.get("2048 tokens")) == "1 x =A1 (=1+1)"
-          and full.get(ctx.get("8192 tokens")) == "1 x =A1 (=1+1), tight",
+    check(full.get(ctx.get("512 tokens")) == "1 x NVIDIA A100-SXM4-80GB\nfull amp-bf16 adamw b1 s512 sdpa"
+          and full.get(ctx.get("2048 tokens")) == "1 x =1+1\nfull amp-bf16 adamw b1 s2048 sdpa"
+          and full.get(ctx.get("8192 tokens")) == "1 x =1+1, tight\nfull amp-bf16 adamw b1 s8192 sdpa",
           "Summary: one A100 80 GB at 512; at 2048 a comfortable fit is preferred to a smaller "
-          "tight one; at 8192 only tight", repr(full))
-    check(llama.get("inference", {}).get(ctx.get("512 tokens")) == "1 x 16 GB (NVIDIA T4)",
+          "tight one; at 8192 only tight; each answer with its configuration", repr(full))
+    check(llama.get("inference", {}).get(ctx.get("512 tokens")) == "1 x NVIDIA T4\ninference fp16 b1 s512 sdpa",
           "Summary: fp16 inference fits the smallest class (T4)", repr(llama.get("inference")))
 
     check_live_summary(book, srows, pivot_head, detail_head)
@@ -652,30 +655,34 @@ def json_verdict(v):
 
 
 def index_answers(path):
-    """{(model, method, context): answer} from index.md's per-model tables."""
-    got, model, ctxs = {}, None, []
+    """{(model, method, context): (count, GPU, tight, configuration)} from
+    index.md's one table (a model's rows: its link on the first; a cell:
+    "N x GPU[, tight] · configuration", the GPU short, the configuration
+    what differs between the method's rows)."""
+    got, model, methods = {}, None, []
     with open(path, encoding="utf-8") as f:
         for line in f:
-            if line.startswith("#"):
-                m = re.match(r"## \[(.*)\]\(models/", line)
-                model, ctxs = (m.group(1).replace("\\", "") if m else None), []
-                continue
-            if not line.strip():
-                ctxs = []
-                continue
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if model and line.startswith("| method / context |"):
-                ctxs = cells[1:]
-            elif model and ctxs and line.startswith("| ") and not line.startswith("|---"):
-                for c, v in zip(ctxs, cells[1:]):
-                    got[(model, cells[0], c)] = v.replace("\\", "")
+            if line.startswith("| model | context |"):
+                methods = cells[2:]
+            elif methods and line.startswith("| ") and len(cells) == len(methods) + 2:
+                m = re.match(r"\[.*\]\(models/(.*)\.md\)", cells[0])
+                if m:
+                    model = m.group(1).replace("--", "/", 1)
+                for meth, v in zip(methods, cells[2:]):
+                    a = re.match(r"(\d+) x (.+?)(, tight)?(?: \u00b7 (.*))?$", v.replace("\\", ""))
+                    got[(model, meth, cells[1])] = (a.group(1), a.group(2), bool(a.group(3)), a.group(4) or "") \
+                        if a else v
+            elif not line.strip():
+                methods = [] if got else methods
     return got
 
 
 def check_answers_agree(book, index_md):
     """The smallest GPU is named once (the row evaluation's answer): every
     answer of the workbook's Summary is the index page's for the same
-    model, method and context."""
+    model, method and context: the count, the GPU, tight or not, and its
+    configuration (the index names what differs of the Summary's label)."""
     srows = {}
     for (r, c), x in book.cells("Summary").items():
         srows.setdefault(r, {})[c] = x.value
@@ -691,7 +698,13 @@ def check_answers_agree(book, index_md):
                 continue
             pairs += 1
             want = idx.get((v.get(0), v.get(1), q))
-            if want != v[c]:
+            got = re.match(r"(\d+) x (.+?)(, tight)?\n(.*)$", v[c])
+            if got is None or not isinstance(want, tuple):
+                if v[c] != want:
+                    bad.append((v.get(0), v.get(1), q, v[c], want))
+                continue
+            if (got.group(1) != want[0] or not got.group(2).endswith(want[1]) or bool(got.group(3)) != want[2]
+                    or not set(w for w in want[3].split() if w not in ("zero3", "fsdp2", "ddp")) <= set(got.group(4).split())):
                 bad.append((v.get(0), v.get(1), q, v[c], want))
     check(pairs >= 8 and not bad,
           "the Summary's answers are the index's, cell for cell (%d answers)" % pairs, repr(bad[:3]))

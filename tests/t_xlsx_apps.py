@@ -11,9 +11,12 @@ sheet). LibreOffice, set to recalculate on load, agrees: every formula of
 the workbook to its cached value, and the edited workbook's Summary to the
 fresh run's. With a token budget and priced classes, the Summary's cost is
 hours x GPUs x the GPUs sheet's price, and both applications follow an
-edit of that price. LibreOffice prints the default spec's workbook: the Summary on
-at most 10 pages, the whole workbook on a few hundred (it was 5,465 before
-print set-up).
+edit of that price. LibreOffice prints the default spec's workbook: every
+page carries its footer; every sheet's text at 7 pt or more (each word's box
+height from pdftotext -bbox, over that of a 10 pt cell of the workbook's font
+printed at 100%); the Summary on at most 10 pages, each answer's
+configuration printed in its context's column; the whole workbook on at most
+1,000 pages (it was 5,465 before print set-up, 111 at 1 to 4 pt).
 
 The applications are Debian packages (gnumeric, libreoffice-calc-nogui,
 poppler-utils): `make check-apps` installs them (tools/deps.sh apps). This
@@ -21,6 +24,7 @@ test exists to run them, so a missing one is a FAIL, not a skip.
 """
 import csv
 import glob
+import html
 import json
 import os
 import re
@@ -405,19 +409,108 @@ def libreoffice(env, work):
     pdf = os.path.join(work, "gpusizer.pdf")
     if not check(r.returncode == 0 and os.path.exists(pdf), "LibreOffice prints it to PDF", r.stderr[-300:]):
         return
-    text = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True).stdout
-    pages = [p for p in text.split("\f") if p.strip()]
-    # The footer: "gpusizer VERSION, DATE   SHEET   Page N of M".
+    words = bbox_words(pdf)
+    pages = [p for p in words if p]
+    # The footer: "gpusizer VERSION, DATE   SHEET   Page N of M", the words
+    # on the footer's line (below the printed area: 0.6 in of margin).
     sheet_of = []
-    for p in pages:
-        # (a chart's labels may share the footer's lines in pdftotext's layout)
-        m = re.search(r"\d{4}-\d\d-\d\d\s+(\S[^\n]*?)\s+Page \d+ of %d\s*$" % len(pages), p, re.M)
+    for p in words:
+        bottom = max((w[3] for w in p if w[4] == "Page"), default=0)
+        line = " ".join(w[4] for w in sorted(p, key=lambda w: w[0]) if abs(w[3] - bottom) < 2)
+        m = re.search(r"\d{4}-\d\d-\d\d\s+(\S.*?)\s+Page \d+ of %d$" % len(words), line)
         sheet_of.append(m.group(1).strip() if m else None)
     summary = sheet_of.count("Summary")
     check(all(sheet_of), "every page carries the footer (date, sheet, page N of M)",
           repr([i for i, s in enumerate(sheet_of) if not s][:5]))
     check(1 <= summary <= 10, "the Summary prints on %d pages (at most 10)" % summary)
-    check(len(pages) <= 400, "the whole workbook prints on %d pages" % len(pages))
+    # Legible at >= 7 pt, every sheet; the page count follows (it was 111
+    # pages at 1 to 4 pt): the model sheets' and the Plan's thousands of
+    # rows at 7.9 pt.
+    check(len(pages) <= 1000, "the whole workbook prints on %d pages (at most 1000)" % len(pages))
+    ratio = calibrate(work, prof)
+    if not check(ratio and len(words) == len(pages), "pdftotext -bbox reads the pages; a 10 pt Calibri "
+                 "cell's word box is %.2f pt tall" % (ratio * 10 if ratio else 0)):
+        return
+    small = {}
+    for sheet, ws in zip(sheet_of, words):
+        for w in ws:
+            pt = (w[3] - w[1]) / ratio
+            if pt < small.get(sheet, (99, ""))[0]:
+                small[sheet] = (pt, w[4])
+    low = {k: v for k, v in small.items() if v[0] < 7}
+    check(len(small) >= 6 and not low, "every sheet's text prints at 7 pt or more (the smallest: %s)"
+          % ", ".join("%s %.1f pt" % (k, v[0]) for k, v in sorted(small.items(), key=lambda kv: str(kv[0]))[:6]), repr(low))
+    # The printed Summary names each answer's configuration, in the answer's
+    # context column (its cell's lines: count x GPU, then the configuration).
+    answers = summary_answers(os.path.join(out, "gpusizer.xlsx"))
+    cols = {}  # context -> the Summary's text in that column, all pages
+    for sheet, ws in zip(sheet_of, words):
+        if sheet != "Summary":
+            continue
+        heads = sorted((w[0], int(w[4])) for w, nxt in zip(ws, ws[1:])
+                       if w[4].isdigit() and nxt[4] == "tokens" and abs(w[1] - nxt[1]) < 1)
+        for w in sorted(ws, key=lambda x: (x[1], x[0])):
+            at = [c for x, c in heads if w[0] >= x - 2]
+            if at and w[1] > min(h[1] for h in ws if h[4] == "tokens"):
+                cols[at[-1]] = cols.get(at[-1], "") + w[4]
+    missing = [(ctx, cfg) for ctx, cfg in answers if cfg.replace(" ", "") not in cols.get(ctx, "")]
+    check(len(answers) >= 100 and not missing, "the printed Summary names each answer's configuration "
+          "(%d answers, in their context's column)" % len(answers), repr(missing[:3]))
+
+
+FODS = """<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
+ xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
+ office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
+<office:font-face-decls><style:font-face style:name="Calibri" svg:font-family="Calibri"/></office:font-face-decls>
+<office:automatic-styles><style:style style:name="c10" style:family="table-cell">
+<style:text-properties style:font-name="Calibri" fo:font-size="10pt"/></style:style></office:automatic-styles>
+<office:body><office:spreadsheet><table:table table:name="calibration"><table:table-row>
+<table:table-cell table:style-name="c10" office:value-type="string"><text:p>Calibration</text:p></table:table-cell>
+</table:table-row></table:table></office:spreadsheet></office:body></office:document>
+"""
+
+
+def calibrate(work, prof):
+    """A word box's height a point of type, as LibreOffice prints the
+    workbook's font (Calibri, or what stands in for it here) and pdftotext
+    -bbox measures it (the font's ascent and descent): a 10 pt cell at 100%."""
+    src = os.path.join(work, "calibration.fods")
+    with open(src, "w") as f:
+        f.write(FODS)
+    subprocess.run(["soffice", "-env:UserInstallation=file://" + prof, "--headless", "--convert-to", "pdf",
+                    "--outdir", work, src], capture_output=True, text=True, timeout=600)
+    pages = bbox_words(os.path.join(work, "calibration.pdf"))
+    w = [x for p in pages for x in p if x[4] == "Calibration"]
+    return (w[0][3] - w[0][1]) / 10 if w else None
+
+
+def bbox_words(pdf):
+    """Each page's words: (xMin, yMin, xMax, yMax, text)."""
+    r = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True)
+    out = []
+    for body in re.findall(r"<page [^>]*>(.*?)</page>", r.stdout, re.S):
+        out.append([(float(a), float(b), float(c), float(d), html.unescape(t)) for a, b, c, d, t in re.findall(
+            r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', body)])
+    return out
+
+
+def summary_answers(path):
+    """[(context, configuration)] of the Summary's answers, from the cells
+    as written (an answer cell's second line is its configuration, whose
+    label names its context: "s4096")."""
+    xml = dict(sheets(path))["Summary"]
+    got = []
+    for body in re.findall(r'<c r="[A-Z]+\d+"[^>]*><f>[^<]*" x "&amp;[^<]*</f><v>([^<]*)</v>', xml):
+        lines = html.unescape(body).split("\n")
+        m = re.search(r"(?:^| )s(\d+)(?: |$)", lines[-1])
+        if len(lines) == 2 and m:
+            got.append((int(m.group(1)), lines[1]))
+    return got
 
 
 def main():

@@ -2021,6 +2021,19 @@ static double rot_multiplier(gs_optim o)
 	}
 }
 
+/* The two rules of seeds/003 size training that updates every parameter
+ * (weights, gradients and optimizer states for all of them): a full
+ * fine-tune. For an adapter method or inference they would count states
+ * that do not exist, so they do not apply. */
+static gs_err full_only(const gs_settings *s, gs_error *e)
+{
+	if (s->method == GS_FULL)
+		return GS_OK;
+	return gs_fail(e, GS_EUSAGE, "--formula %s sizes a full fine-tune (every parameter trained, with "
+	               "its optimizer states): it does not apply to --method %s",
+	               gs_formula_name(s->formula), gs_method_name(s->method));
+}
+
 static gs_err rule_of_thumb(const gs_arch *a, const gs_settings *s, gs_estimate *out)
 {
 	double n = (double)a->params_total, m = rot_multiplier(s->optimizer);
@@ -2096,8 +2109,16 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	out->peak_step = 1;
 	switch (s->formula) {
 	case GS_F_COOKBOOK: rc = cookbook(a, s, out, e); break;
-	case GS_F_RULE_OF_THUMB: rc = rule_of_thumb(a, s, out); break;
-	case GS_F_ZERO1_RULE: rc = zero1_rule(a, s, out); break;
+	case GS_F_RULE_OF_THUMB:
+		rc = full_only(s, e);
+		if (rc == GS_OK)
+			rc = rule_of_thumb(a, s, out);
+		break;
+	case GS_F_ZERO1_RULE:
+		rc = full_only(s, e);
+		if (rc == GS_OK)
+			rc = zero1_rule(a, s, out);
+		break;
 	default:
 		rc = detailed(a, s, out, e);
 	}

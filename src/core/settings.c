@@ -525,15 +525,15 @@ static const gs_setting table[] = {
 	  GS_M_TRAIN, GS_SF_NO_HARNESS, "Loss dtype", 8, " loss-%s", GS_LW_CHANGED, 22,
 	  F(loss_dtype), 0, NULL },
 	{ "gpus", GS_ST_INT, NULL, 1, MAX_GPUS, "1", "N", "how many GPUs: a count, never a GPU class",
-	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX, "GPUs", 6, " %sx",
+	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX | GS_SF_LAYOUT, "GPUs", 6, " %sx",
 	  GS_LW_MULTI, 13, F(gpus), 0, NULL,
 	  AXIS(11, "gpu_counts", "gpu-counts", "C[:S[:TP]],...",
 	       "GPU counts, each with a sharding and\ntensor-parallel degree: 1,2:zero3,8:fsdp", GS_AXF_COUNTS) },
 	{ "sharding", GS_ST_ENUM, shard_names, 0, 0, "ddp", "S", "how the GPUs share the model",
-	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS, "Sharding", 9, "%s", GS_LW_MULTI, 14,
+	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_LAYOUT, "Sharding", 9, "%s", GS_LW_MULTI, 14,
 	  F(sharding), 0, NULL },
 	{ "tp", GS_ST_INT, NULL, 1, 1024, "1", "N", "tensor-parallel degree", GS_M_ALL,
-	  GS_SF_SWEPT | GS_SF_NO_HARNESS, "Tensor parallel", 9, " tp%s", GS_LW_CHANGED, 15, F(tp), 0, NULL },
+	  GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_LAYOUT, "Tensor parallel", 9, " tp%s", GS_LW_CHANGED, 15, F(tp), 0, NULL },
 	{ "offload", GS_ST_ENUM, offload_names, 0, 0, "none", "O",
 	  "what moves to host memory (reported beside the GPU figure)", GS_M_ALL,
 	  GS_SF_NO_HARNESS, "Offload", 10, " offload-%s", GS_LW_CHANGED, 17, F(offload), 0, NULL },
@@ -547,12 +547,12 @@ static const gs_setting table[] = {
 	  "the contiguous gradient bucket, from the start); 0 is \"auto\", hidden_size^2, as the HF "
 	  "Trainer and Accelerate fill it (their, ms-swift's, LLaMA-Factory's and axolotl's ZeRO-3 "
 	  "templates say auto)",
-	  GS_M_TRAIN, GS_SF_NO_HARNESS, "ZeRO bucket (elements; 0 auto)", 12, " bucket-%s",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS | GS_SF_LAYOUT, "ZeRO bucket (elements; 0 auto)", 12, " bucket-%s",
 	  GS_LW_CHANGED, 23, F(zero_bucket), 0, NULL },
 	{ "overlap-comm", GS_ST_BOOL, NULL, 0, 0, "false", NULL,
 	  "DeepSpeed overlap_comm under zero2: a second ipg buffer of --zero-bucket elements "
 	  "(stage 1 turns it off; stage 3 keeps one bucket either way)",
-	  GS_M_TRAIN, GS_SF_NO_HARNESS, "Overlap comm (ZeRO-2)", 10, " overlap-comm", GS_LW_CHANGED, 24,
+	  GS_M_TRAIN, GS_SF_NO_HARNESS | GS_SF_LAYOUT, "Overlap comm (ZeRO-2)", 10, " overlap-comm", GS_LW_CHANGED, 24,
 	  F(overlap_comm), 0, NULL },
 	{ "kv-dtype", GS_ST_ENUM, dtype_names, 0, 0, NULL, "D",
 	  "inference KV cache: fp32 bf16 fp16 fp8 int8 (the compute dtype; int8: a 16-bit scale "
@@ -942,6 +942,11 @@ void gs_settings_label(const gs_settings *s, char *buf, size_t n)
 
 void gs_settings_label_without(const gs_settings *s, const char *name, char *buf, size_t n)
 {
+	gs_settings_label_of(s, name != NULL ? ~gs_setting_bit(name) : ~0ull, buf, n);
+}
+
+void gs_settings_label_of(const gs_settings *s, uint64_t show, char *buf, size_t n)
+{
 	size_t k = 0;
 	int at_max = 0;
 
@@ -955,12 +960,40 @@ void gs_settings_label_without(const gs_settings *s, const char *name, char *buf
 			const gs_setting *d = &table[i];
 			gs_setting_value v;
 
-			if (d->when == GS_LW_NEVER || d->label_at != at || !label_shows(d, s) ||
-			    (name != NULL && strcmp(d->name, name) == 0))
+			if (d->when == GS_LW_NEVER || d->label_at != at || !(show & (1ull << i)) ||
+			    !label_shows(d, s))
 				continue;
 			gs_setting_get(d, s, &v);
-			label_add(buf, n, &k, d->label, v.text);
+			label_add(buf, n, &k, k == 0 && d->label[0] == ' ' ? d->label + 1 : d->label, v.text);
 		}
+}
+
+uint64_t gs_settings_differ(const gs_settings *a, const gs_settings *b)
+{
+	uint64_t bits = 0;
+
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const gs_setting *d = &table[i];
+		gs_setting_value va, vb;
+
+		if (!gs_setting_applies(d, a) && !gs_setting_applies(d, b))
+			continue;
+		gs_setting_get(d, a, &va);
+		gs_setting_get(d, b, &vb);
+		if (strcmp(va.text, vb.text) != 0)
+			bits |= 1ull << i;
+	}
+	return bits;
+}
+
+uint64_t gs_settings_layout_bits(void)
+{
+	uint64_t bits = 0;
+
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (table[i].flags & GS_SF_LAYOUT)
+			bits |= 1ull << i;
+	return bits;
 }
 
 size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
@@ -987,19 +1020,7 @@ size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
 
 bool gs_settings_equal_except(const gs_settings *a, const gs_settings *b, const char *name)
 {
-	for (size_t i = 0; i < N_SETTINGS; i++) {
-		const gs_setting *d = &table[i];
-		gs_setting_value va, vb;
-
-		if ((!gs_setting_applies(d, a) && !gs_setting_applies(d, b)) ||
-		    (name != NULL && strcmp(d->name, name) == 0))
-			continue;
-		gs_setting_get(d, a, &va);
-		gs_setting_get(d, b, &vb);
-		if (strcmp(va.text, vb.text) != 0)
-			return false;
-	}
-	return true;
+	return (gs_settings_differ(a, b) & ~(name != NULL ? gs_setting_bit(name) : 0)) == 0;
 }
 
 static uint64_t fnv1a(uint64_t h, const char *s)
@@ -1014,6 +1035,22 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 uint64_t gs_key_hash(const char *model, const char *key)
 {
 	return fnv1a(fnv1a(fnv1a(1469598103934665603ULL, model), "\n"), key);
+}
+
+uint64_t gs_settings_hash_of(const gs_settings *s, uint64_t hide)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const gs_setting *d = &table[i];
+		gs_setting_value v;
+
+		if ((hide & (1ull << i)) || !gs_setting_applies(d, s))
+			continue;
+		gs_setting_get(d, s, &v);
+		h = fnv1a(fnv1a(fnv1a(fnv1a(h, d->name), "="), v.text), ";");
+	}
+	return h;
 }
 
 const char *gs_state_dict_load_name(const gs_settings *s) { return load_names[s->full_state_dict_load ? 1 : 0]; }

@@ -260,6 +260,8 @@ enum { /* gs_setting.flags */
 	GS_SF_NO_HARNESS = 1u << 3, /* the harness cannot build a changed value: verify refuses */
 	GS_SF_XLSX_MATRIX = 1u << 4, /* XLSX shows it beside the verdicts, not in the details   */
 	GS_SF_OWN_LIST = 1u << 5, /* the help text lists the values itself                    */
+	GS_SF_LAYOUT = 1u << 6,   /* the GPU layout: the count, sharding and tensor parallel, and
+	                             what a stack derives from them (ZeRO's buckets) */
 };
 
 /* A swept setting: an axis of the sweep spec (docs/spec.md). The table's
@@ -438,6 +440,14 @@ void gs_settings_label(const gs_settings *s, char *buf, size_t n);
 /* The same label without the fragment of the setting named (NULL: none),
  * e.g. "seq" for a label that stands for every context. */
 void gs_settings_label_without(const gs_settings *s, const char *name, char *buf, size_t n);
+/* The label of only the settings in show (gs_setting_bit's), e.g. "bf16 b1
+ * ckpt" for what varies among a method's rows; without a leading space. */
+void gs_settings_label_of(const gs_settings *s, uint64_t show, char *buf, size_t n);
+/* The settings whose values differ between a and b, of those that apply
+ * to either (gs_setting_bit's). */
+uint64_t gs_settings_differ(const gs_settings *a, const gs_settings *b);
+/* The settings of the GPU layout (GS_SF_LAYOUT), gs_setting_bit's. */
+uint64_t gs_settings_layout_bits(void);
 
 /* The canonical row key: "name=value" for every setting that applies to
  * the row's method (gs_setting_applies), in table order, joined by ';'.
@@ -454,5 +464,9 @@ bool gs_settings_equal_except(const gs_settings *a, const gs_settings *b, const 
 /* A 64-bit FNV-1a hash of a model id and a row key ("model\nkey"), for row
  * ids and file names. */
 uint64_t gs_key_hash(const char *model, const char *key);
+/* A 64-bit FNV-1a hash of the settings that apply to s's method but those
+ * in hide (gs_setting_bit's): equal for rows that differ only there (e.g.
+ * the context and the GPU layout: one configuration). */
+uint64_t gs_settings_hash_of(const gs_settings *s, uint64_t hide);
 
 #endif

@@ -35,6 +35,7 @@ typedef struct crow {
 	char *err_msg;          /* owned; NULL when err == GS_OK */
 	gs_estimate est;
 	uint64_t seed_dev[GS_F_MAX];
+	double seed_bpp[GS_F_MAX];  /* the rule's bytes a parameter (W + G + O) */
 	bool seed_ok[GS_F_MAX];
 	const char *seed_recipe[GS_F_MAX]; /* static strings of the engine */
 	unsigned char *verdict; /* owned; per GPU (meta order) */
@@ -77,7 +78,8 @@ typedef struct imodel {
 	bool method_present[GS_METHOD_MAX];
 	const gs_answer **best; /* [method][seq] = best[m * nseq + k]: the model's answer
 	                           (model->eval's), NULL where the sweep has no row */
-	const gs_plan_view *plan; /* the model's (model->eval's) */
+	const gs_model_eval *ev;  /* the model's evaluation (its plan view: until its page is
+	                             written) */
 } imodel;
 
 typedef struct mdw {
@@ -269,6 +271,7 @@ static long heavy_add(mdw *w, const gs_row *r)
 	for (int f = 1; f < GS_F_MAX; f++) {
 		c->seed_ok[f] = r->err == GS_OK && r->seeds[f].recipe != NULL;
 		c->seed_dev[f] = c->seed_ok[f] ? r->seeds[f].device : 0;
+		c->seed_bpp[f] = c->seed_ok[f] ? r->seeds[f].bpp_W + r->seeds[f].bpp_G + r->seeds[f].bpp_O : 0;
 		c->seed_recipe[f] = c->seed_ok[f] ? r->seeds[f].recipe : NULL;
 	}
 	c->verdict = gs_xcalloc(w->meta.n_gpus ? w->meta.n_gpus : 1, 1);
@@ -635,10 +638,10 @@ static void set_gib(gs_tval *x, const char *key, uint64_t bytes, bool ok)
 	gs_tv_set_str(x, key, ok ? b : "n/a");
 }
 
-static gs_tval *row_data(const mdw *w, const crow *c, const gs_plan_view *v)
+static gs_tval *row_data(const mdw *w, const crow *c, const gs_plan_view *v, unsigned rules_shown)
 {
 	bool ok = c->err == GS_OK;
-	gs_tval *x = gs_tv_map(), *cells;
+	gs_tval *x = gs_tv_map(), *cells, *rules;
 	char b[256], b2[64], b3[64];
 	size_t g;
 	int f;
@@ -671,16 +674,18 @@ static gs_tval *row_data(const mdw *w, const crow *c, const gs_plan_view *v)
 	         c->est.peak_step);
 	gs_tv_set_str(x, "peak", c->err == GS_OK ? b : "n/a");
 	gs_tv_set_str(x, "note", c->est.note);
+	rules = gs_tv_set(x, "rules", gs_tv_list());
 	for (f = 1; f < GS_F_MAX; f++) {
-		static const char *const key[GS_F_MAX] = { "", "cookbook", "rule_of_thumb", "zero1_rule" };
+		if (!(rules_shown & (1u << f)))
+			continue;
 		if (c->seed_ok[f])
 			gib(b, sizeof b, c->seed_dev[f]);
 		else
 			snprintf(b, sizeof b, "n/a");
-		gs_tv_set_str(x, key[f], b);
+		gs_tv_push(rules, gs_tv_str(b));
 	}
 	cells = gs_tv_set(x, "cells", gs_tv_list());
-	for (size_t k = 0; k < v->n_classes; k++) {
+	for (size_t k = 0; k < v->n_named; k++) {
 		g = v->classes[k];
 		gs_tv_push(cells, gs_tv_str(short_cell(b, sizeof b, (gs_verdict)c->verdict[g], c->headroom[g],
 		                                       c->est.device, w->meta.gpus[g].usable_bytes)));
@@ -742,6 +747,53 @@ static void answer_text(const mdw *w, const gs_answer *a, char *b, size_t n)
 
 	snprintf(b, n, "%lld x %s (%s)%s", (long long)a->count, g->klass, g->name,
 	         a->v == GS_TIGHT ? ", tight" : "");
+}
+
+/* ---------------------------------------------------- configurations */
+
+/* What a configuration's name leaves to the table around it: the context
+ * and the GPU layout (the answer or the cell names them) and the method
+ * (a column names it). */
+static uint64_t config_hide(void)
+{
+	return gs_setting_bit("seq") | gs_setting_bit("method") | gs_settings_layout_bits();
+}
+
+/* Configuration s as a table names it: the settings of show ("bf16 b1
+ * ckpt"; where none of them shows, all it has: the configuration is then
+ * the method's one), after its layout when it runs on several GPUs and
+ * layout is asked ("zero3 bf16 b1 ckpt"). */
+static void config_text(const gs_settings *s, uint64_t show, bool layout, char *buf, size_t n)
+{
+	char lay[48] = "", rest[200];
+	int64_t count = s->gpus > 0 ? s->gpus : 1;
+
+	if (layout && count > 1)
+		gs_layout_text(count, s->sharding, s->tp > 0 ? s->tp : 1, lay, sizeof lay);
+	gs_settings_label_of(s, show & ~config_hide(), rest, sizeof rest);
+	if (rest[0] == '\0')
+		gs_settings_label_of(s, ~config_hide(), rest, sizeof rest);
+	snprintf(buf, n, "%s%s%s", lay, lay[0] && rest[0] ? " " : "", rest);
+}
+
+/* What every configuration of a method shares, named once under a table:
+ * s's settings but those of show. */
+static void config_shared(const gs_settings *s, uint64_t show, char *buf, size_t n)
+{
+	gs_settings_label_of(s, ~show & ~config_hide(), buf, n);
+}
+
+/* An answer as the index's one table shows it, the GPU short and the
+ * configuration after it: "1 x H100 NVL · bf16 b1 ckpt", "2 x H200, tight
+ * · zero3 bf16 b1 ckpt". */
+static void answer_cell(const mdw *w, const gs_answer *a, uint64_t show, char *b, size_t n)
+{
+	char nm[96], cfg[240];
+
+	short_gpu_name(nm, sizeof nm, w->meta.gpus[a->gpu].name);
+	config_text(&a->s, show, true, cfg, sizeof cfg);
+	snprintf(b, n, "%lld x %s%s%s%s", (long long)a->count, nm, a->v == GS_TIGHT ? ", tight" : "",
+	         cfg[0] ? " \u00b7 " : "", cfg);
 }
 
 /* The page's answer first: per method and context, the smallest GPU class
@@ -846,8 +898,51 @@ static imodel *index_add(mdw *w, const gs_model *model, const char *slug)
 	im->param_source = gs_xstrdup(model->param_source ? model->param_source : "");
 	im->nrows = w->nrows;
 	index_entry(w, im, model->eval);
-	im->plan = model->eval->plan;
+	im->ev = model->eval;
 	return im;
+}
+
+/* Whether a page row of method m (one GPU, its smallest batch): t. */
+static bool page_row(const mdw *w, const trow *t, int m)
+{
+	return (int)t->method == m && t->gpus <= 1 && t->batch == w->minb[m] && t->heavy >= 0;
+}
+
+/* The published rules that size some of method m's page rows (the two
+ * byte-per-parameter rules size a full fine-tune only: the engine refuses
+ * them elsewhere), as bits 1 << gs_formula, and their columns' titles in
+ * titles: by what each computes, its bytes a parameter ("52 bytes/param
+ * rule": W + G + O of the rule's estimate) where the rows agree on it. */
+static unsigned page_rules(const mdw *w, int m, gs_tval *titles)
+{
+	unsigned shown = 0, mixed = 0;
+	double bpp[GS_F_MAX] = { 0 };
+
+	for (size_t i = 0; i < w->nrows; i++) {
+		const crow *c;
+		if (!page_row(w, &w->trows[i], m))
+			continue;
+		c = &w->heavy[w->trows[i].heavy];
+		for (int f = 1; f < GS_F_MAX; f++) {
+			if (!c->seed_ok[f])
+				continue;
+			if ((shown & (1u << f)) && c->seed_bpp[f] != bpp[f])
+				mixed |= 1u << f;
+			shown |= 1u << f;
+			bpp[f] = c->seed_bpp[f];
+		}
+	}
+	for (int f = 1; f < GS_F_MAX; f++) {
+		char t[96], num[32];
+		if (!(shown & (1u << f)))
+			continue;
+		if (f == GS_F_COOKBOOK || (mixed & (1u << f)))
+			snprintf(t, sizeof t, "%s rule", gs_formula_name((gs_formula)f));
+		else
+			snprintf(t, sizeof t, "%s bytes per param rule", gs_fmt_fixed(num, sizeof num, bpp[f], bpp[f] == (int64_t)bpp[f] ? 0 : 2));
+		gs_tv_push(titles, gs_tv_str(t));
+	}
+	return shown;
 }
 
 /* Method m's part of the page: its rows on one GPU at its smallest swept
@@ -858,6 +953,7 @@ static size_t page_method(const mdw *w, const imodel *im, int m, gs_tval *method
 	int64_t batch = w->minb[m];
 	gs_tval *me = gs_tv_push(methods, gs_tv_map()), *rows, *errs, *notes, *recipes, *meas;
 	size_t shown = 0;
+	unsigned rules;
 
 	gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
 	gs_tv_set_num(me, "batch", (double)batch);
@@ -866,13 +962,14 @@ static size_t page_method(const mdw *w, const imodel *im, int m, gs_tval *method
 	notes = gs_tv_set(me, "notes", gs_tv_list());
 	recipes = gs_tv_set(me, "recipes", gs_tv_list());
 	meas = gs_tv_set(me, "measured", gs_tv_list());
+	rules = page_rules(w, m, gs_tv_set(me, "rule_titles", gs_tv_list()));
 	for (size_t i = 0; i < w->nrows; i++) {
 		const trow *t = &w->trows[i];
-		if ((int)t->method != m || t->gpus > 1 || t->batch != batch || t->heavy < 0)
+		if (!page_row(w, t, m))
 			continue;
 		const crow *c = &w->heavy[t->heavy];
 		shown++;
-		gs_tv_push(rows, row_data(w, c, im->plan));
+		gs_tv_push(rows, row_data(w, c, im->ev->plan, rules));
 		if (c->measured != NULL) {
 			char txt[256];
 			gs_tval *x = gs_tv_push(meas, gs_tv_map());
@@ -900,8 +997,8 @@ static void page_classes_formulas(const mdw *w, const imodel *im, gs_tval *d)
 {
 	gs_tval *cl = gs_tv_set(d, "classes", gs_tv_list()), *formulas;
 
-	for (size_t k = 0; k < im->plan->n_classes; k++) {
-		const gs_gpu *g = &w->meta.gpus[im->plan->classes[k]];
+	for (size_t k = 0; k < im->ev->plan->n_named; k++) {
+		const gs_gpu *g = &w->meta.gpus[im->ev->plan->classes[k]];
 		gs_tval *x = gs_tv_push(cl, gs_tv_map());
 		char nm[96];
 		short_gpu_name(nm, sizeof nm, g->name);
@@ -915,6 +1012,102 @@ static void page_classes_formulas(const mdw *w, const imodel *im, gs_tval *d)
 			gs_tv_set_str(x, "name", gs_formula_name((gs_formula)k));
 			gs_tv_set_str(x, "text", w->formula_text[k]);
 		}
+	}
+}
+
+/* A plan view cell as the page shows it: bold for the answer's class, in
+ * italics where the search, not a swept layout, gives it. */
+static void plan_cell(const gs_plan_view *v, const gs_plan_method *pm, size_t c, size_t j, char *b,
+                      size_t n)
+{
+	const gs_plan_cell *x = &pm->cells[c * pm->nseq + j];
+	char t[160];
+	bool mark = x->searched && x->state == GS_PC_FOUND;
+
+	gs_plan_cell_text(v, x, t, sizeof t);
+	snprintf(b, n, "%s%s%s%s%s", pm->best[j] == c ? "**" : "", mark ? "*" : "", t, mark ? "*" : "",
+	         pm->best[j] == c ? "**" : "");
+}
+
+/* One class's row of method m's part of the plan view. */
+static void plan_class_row(const mdw *w, const imodel *im, const gs_plan_method *pm, size_t c,
+                           gs_tval *row)
+{
+	const gs_plan_view *v = im->ev->plan;
+	const gs_gpu *g = &w->meta.gpus[v->classes[c]];
+	gs_tval *cells;
+	char b[200], nm[96];
+
+	short_gpu_name(nm, sizeof nm, g->name);
+	snprintf(b, sizeof b, "%s %s", g->klass, nm);
+	gs_tv_set_str(row, "klass", b);
+	gs_tv_set_bool(row, "config", false);
+	cells = gs_tv_set(row, "cells", gs_tv_list());
+	for (size_t k = 0; k < im->nseq; k++) {
+		size_t j;
+		for (j = 0; j < pm->nseq && pm->seqs[j] != im->seqs[k]; j++)
+			;
+		if (j == pm->nseq) {
+			gs_tv_push(cells, gs_tv_str("\u2014"));
+			continue;
+		}
+		plan_cell(v, pm, c, j, b, sizeof b);
+		gs_tv_push(cells, gs_tv_str(b));
+	}
+	if (pm->nseq > 0 && pm->cells[c * pm->nseq].state != GS_PC_FOUND &&
+	    pm->cells[c * pm->nseq].state != GS_PC_NONE)
+		gs_plan_cell_text(v, &pm->cells[c * pm->nseq], b, sizeof b);
+	else if (pm->longest[c] == 0)
+		snprintf(b, sizeof b, "none");
+	else
+		snprintf(b, sizeof b, "%" PRId64 "%s", pm->longest[c], pm->bounded[c] ? " (the model's limit)" : "");
+	gs_tv_set_str(row, "longest", b);
+}
+
+/* The model's plan view (its evaluation's): per method a row naming the
+ * configuration sized at each context (what varies among the method's
+ * rows; what they share is listed under the table), then a row per class,
+ * a cell per context of the model. */
+static void page_plan(const mdw *w, const imodel *im, gs_tval *d)
+{
+	const gs_plan_view *v = im->ev->plan;
+	gs_tval *rows = gs_tv_set(d, "plan", gs_tv_list()), *shared = gs_tv_set(d, "plan_shared", gs_tv_list());
+	gs_tval *ctx;
+	char b[240];
+
+	gs_tv_set_num(d, "plan_max_gpus", (double)v->max_gpus);
+	ctx = gs_tv_set(d, "contexts", gs_tv_list());
+	for (size_t k = 0; k < im->nseq; k++)
+		gs_tv_push(ctx, gs_tv_num((double)im->seqs[k]));
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		const gs_plan_method *pm = &v->m[m];
+		uint64_t show = im->ev->varies[m];
+		gs_tval *row, *cells, *x;
+
+		if (!pm->present)
+			continue;
+		row = gs_tv_push(rows, gs_tv_map());
+		gs_tv_set_str(row, "method", gs_method_name((gs_method)m));
+		gs_tv_set_bool(row, "config", true);
+		cells = gs_tv_set(row, "cells", gs_tv_list());
+		for (size_t k = 0; k < im->nseq; k++) {
+			size_t j;
+			for (j = 0; j < pm->nseq && pm->seqs[j] != im->seqs[k]; j++)
+				;
+			if (j < pm->nseq)
+				config_text(&pm->at[j], show, false, b, sizeof b);
+			else
+				snprintf(b, sizeof b, "\u2014");
+			gs_tv_push(cells, gs_tv_str(b));
+		}
+		gs_tv_set_str(row, "longest", "(below)");
+		for (size_t c = 0; c < v->n_classes; c++)
+			plan_class_row(w, im, pm, c, gs_tv_push(rows, gs_tv_map()));
+		x = gs_tv_push(shared, gs_tv_map());
+		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
+		config_shared(&im->ev->first[m], show, b, sizeof b);
+		gs_tv_set_str(x, "label", b);
+		gs_tv_set_str(x, "first", pm->label);
 	}
 }
 
@@ -945,6 +1138,7 @@ static gs_tval *page_data(mdw *w, const gs_model *model, const imodel *im, const
 	gs_tv_set(d, "series", ch->series);
 
 	page_answers(w, im, d);
+	page_plan(w, im, d);
 	methods = gs_tv_set(d, "methods", gs_tv_list());
 	for (int m = 0; m < GS_METHOD_MAX; m++)
 		if (im->method_present[m])
@@ -995,57 +1189,94 @@ static gs_err w_model_end(gs_writer *wr, const gs_model *model, gs_error *e)
 
 /* --------------------------------------------------------------- index */
 
-/* The plan view of one model as the index shows it: one row per method and
- * eligible class, one cell per context of the model (the best class at a
- * context in bold), and the longest context on one GPU. */
-static void plan_data(const mdw *w, const imodel *im, gs_tval *rows, gs_tval *bases)
+/* What the index's cells name of each method's configurations: the
+ * settings that differ among its rows of any model (and between models);
+ * ref[m] a configuration of the method, for what they all share. */
+static void index_show(const mdw *w, uint64_t show[GS_METHOD_MAX], const gs_settings *ref[GS_METHOD_MAX])
 {
-	const gs_plan_view *v = im->plan;
-	char b[160];
-
 	for (int m = 0; m < GS_METHOD_MAX; m++) {
-		const gs_plan_method *pm = &v->m[m];
+		show[m] = 0;
+		ref[m] = NULL;
+	}
+	for (size_t i = 0; i < w->nmodels; i++) {
+		const gs_model_eval *ev = w->models[i].ev;
+		for (int m = 0; m < GS_METHOD_MAX; m++) {
+			if (!ev->present[m])
+				continue;
+			if (ref[m] == NULL)
+				ref[m] = &ev->first[m];
+			else
+				show[m] |= gs_settings_differ(ref[m], &ev->first[m]);
+			show[m] |= ev->varies[m];
+		}
+	}
+}
+
+/* The name after the owner of a two-part id ("Llama-3.1-8B" of
+ * "meta-llama/Llama-3.1-8B"), else the whole id. */
+static const char *id_name(const char *id)
+{
+	const char *slash = strchr(id, '/');
+
+	return slash && slash > id && slash[1] && strchr(slash + 1, '/') == NULL ? slash + 1 : id;
+}
+
+/* A model's name in the index's table: id_name, or the whole id when
+ * another model has that name. */
+static void index_name(const mdw *w, const imodel *im, char *buf, size_t n)
+{
+	const char *name = id_name(im->id);
+
+	for (size_t i = 0; i < w->nmodels; i++)
+		if (&w->models[i] != im && strcmp(id_name(w->models[i].id), name) == 0)
+			name = im->id;
+	snprintf(buf, n, "%s", name);
+}
+
+/* The index's one table: a row per model and context, a column per
+ * method, each cell the answer (the evaluation's) and its configuration;
+ * the methods' shared settings listed under it. */
+static void index_table(const mdw *w, gs_tval *d)
+{
+	uint64_t show[GS_METHOD_MAX];
+	const gs_settings *ref[GS_METHOD_MAX];
+	gs_tval *cols = gs_tv_set(d, "methods", gs_tv_list()), *rows = gs_tv_set(d, "rows", gs_tv_list());
+	gs_tval *shared = gs_tv_set(d, "shared", gs_tv_list());
+	char b[400];
+
+	index_show(w, show, ref);
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
 		gs_tval *x;
-
-		if (!pm->present)
+		if (ref[m] == NULL)
 			continue;
-		x = gs_tv_push(bases, gs_tv_map());
+		gs_tv_push(cols, gs_tv_str(gs_method_name((gs_method)m)));
+		x = gs_tv_push(shared, gs_tv_map());
 		gs_tv_set_str(x, "method", gs_method_name((gs_method)m));
-		gs_tv_set_str(x, "label", pm->label);
-		for (size_t c = 0; c < v->n_classes; c++) {
-			const gs_gpu *g = &w->meta.gpus[v->classes[c]];
+		config_shared(ref[m], show[m], b, sizeof b);
+		gs_tv_set_str(x, "label", b);
+	}
+	for (size_t i = 0; i < w->nmodels; i++) {
+		const imodel *im = &w->models[i];
+		for (size_t k = 0; k < im->nseq; k++) {
 			gs_tval *row = gs_tv_push(rows, gs_tv_map()), *cells;
-
-			gs_tv_set_str(row, "method", c == 0 ? gs_method_name((gs_method)m) : "");
-			snprintf(b, sizeof b, "%s (%s)", g->klass, g->name);
-			gs_tv_set_str(row, "klass", b);
+			index_name(w, im, b, sizeof b);
+			gs_tv_set_str(row, "model", k == 0 ? b : "");
+			gs_tv_set_str(row, "params", k == 0 ? im->params : "");
+			snprintf(b, sizeof b, "models/%s.%s", im->slug, w->sink->ext);
+			gs_tv_set_str(row, "page", b);
+			gs_tv_set_num(row, "context", (double)im->seqs[k]);
 			cells = gs_tv_set(row, "cells", gs_tv_list());
-			for (size_t k = 0; k < im->nseq; k++) {
-				size_t j;
-				for (j = 0; j < pm->nseq && pm->seqs[j] != im->seqs[k]; j++)
-					;
-				if (j == pm->nseq) {
-					gs_tv_push(cells, gs_tv_str("—"));
+			for (int m = 0; m < GS_METHOD_MAX; m++) {
+				const gs_answer *a = im->best[(size_t)m * im->nseq + k];
+				if (ref[m] == NULL)
+					continue;
+				if (a == NULL || !a->found) {
+					gs_tv_push(cells, gs_tv_str(a != NULL ? "none fits" : "\u2014"));
 					continue;
 				}
-				gs_plan_cell_text(v, &pm->cells[c * pm->nseq + j], b, sizeof b);
-				if (pm->best[j] == c) {
-					char t[180];
-					snprintf(t, sizeof t, "**%s**", b);
-					gs_tv_push(cells, gs_tv_str(t));
-				} else {
-					gs_tv_push(cells, gs_tv_str(b));
-				}
+				answer_cell(w, a, show[m], b, sizeof b);
+				gs_tv_push(cells, gs_tv_str(b));
 			}
-			if (pm->nseq > 0 && pm->cells[c * pm->nseq].state != GS_PC_FOUND &&
-			    pm->cells[c * pm->nseq].state != GS_PC_NONE)
-				gs_plan_cell_text(v, &pm->cells[c * pm->nseq], b, sizeof b);
-			else if (pm->longest[c] == 0)
-				snprintf(b, sizeof b, "none");
-			else
-				snprintf(b, sizeof b, "%" PRId64 "%s", pm->longest[c],
-				         pm->bounded[c] ? " (the model's limit)" : "");
-			gs_tv_set_str(row, "longest", b);
 		}
 	}
 }
@@ -1053,55 +1284,18 @@ static void plan_data(const mdw *w, const imodel *im, gs_tval *rows, gs_tval *ba
 static gs_err w_end(gs_writer *wr, gs_error *e)
 {
 	mdw *w = wr->state;
-	gs_tval *d = common_data(w, ""), *models;
+	gs_tval *d = common_data(w, "");
 	gs_tbuf md = { 0 };
 	char b[256];
-	size_t i, k;
 	gs_err err;
-	int m;
 
 	snprintf(b, sizeof b, "index.%s", w->sink->ext);
 	gs_tv_set_str(d, "index_page", b);
-	models = gs_tv_set(d, "models", gs_tv_list());
-	for (i = 0; i < w->nmodels; i++) {
-		const imodel *im = &w->models[i];
-		gs_tval *x = gs_tv_push(models, gs_tv_map()), *ctx, *methods;
-		snprintf(b, sizeof b, "models/%s.%s", im->slug, w->sink->ext);
-		gs_tv_set_str(x, "id", im->id);
-		gs_tv_set_str(x, "page", b);
-		gs_tv_set_str(x, "params", im->params);
-		gs_tv_set_str(x, "param_source", im->param_source);
-		gs_tv_set_num(x, "nrows", (double)im->nrows);
-		gs_tv_set_num(x, "nerr", (double)im->nerr);
-		ctx = gs_tv_set(x, "contexts", gs_tv_list());
-		for (k = 0; k < im->nseq; k++)
-			gs_tv_push(ctx, gs_tv_num((double)im->seqs[k]));
-		plan_data(w, im, gs_tv_set(x, "plan", gs_tv_list()), gs_tv_set(x, "plan_bases", gs_tv_list()));
-		methods = gs_tv_set(x, "methods", gs_tv_list());
-		for (m = 0; m < GS_METHOD_MAX; m++) {
-			gs_tval *me, *cells;
-			if (!im->method_present[m])
-				continue;
-			me = gs_tv_push(methods, gs_tv_map());
-			gs_tv_set_str(me, "name", gs_method_name((gs_method)m));
-			cells = gs_tv_set(me, "cells", gs_tv_list());
-			for (k = 0; k < im->nseq; k++) {
-				const gs_answer *a = im->best[(size_t)m * im->nseq + k];
-				if (a == NULL || !a->found) {
-					gs_tv_push(cells, gs_tv_str(a != NULL ? "none fits" : "—"));
-					continue;
-				}
-				answer_text(w, a, b, sizeof b);
-				gs_tv_push(cells, gs_tv_str(b));
-			}
-		}
-	}
+	index_table(w, d);
 	gs_tv_set_str(d, "plan_rank", gs_plan_rank_name(gs_plan_opts_rank(w->meta.plan)));
 	gs_tv_set_str(d, "plan_rank_text", gs_plan_rank_text(gs_plan_opts_rank(w->meta.plan)));
 	gs_plan_opts_eligible_text(w->meta.plan, b, sizeof b);
 	gs_tv_set_str(d, "eligible", b);
-	gs_tv_set_num(d, "plan_max_gpus", (double)(w->models ? w->models[0].plan->max_gpus
-	                                                      : GS_PLAN_VIEW_MAX_GPUS));
 	err = render(w, "index.md.tmpl", d, &md, e);
 	if (!err)
 		err = w->sink->page(w->sink, w->meta.out_dir, "index", "GPU sizing report", md.p, md.len,

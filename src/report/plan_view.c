@@ -57,6 +57,7 @@ void gs_plan_view_init(gs_plan_view *v, const gs_gpu *gpus, size_t n_gpus, const
 
 	memset(v, 0, sizeof *v);
 	v->gpus = gpus;
+	v->n_gpus = n_gpus;
 	v->rank = gs_plan_opts_rank(o);
 	v->max_gpus = gs_plan_opts_max_gpus(o);
 	v->classes = gs_xcalloc(n_gpus ? n_gpus : 1, sizeof *v->classes);
@@ -77,6 +78,7 @@ void gs_plan_view_init(gs_plan_view *v, const gs_gpu *gpus, size_t n_gpus, const
 			v->classes[v->n_classes++] =
 			        ok[(i * (n_ok - 1) + (GS_PLAN_VIEW_CLASSES - 1) / 2) / (GS_PLAN_VIEW_CLASSES - 1)];
 	}
+	v->n_named = v->n_classes;
 	free(ok);
 }
 
@@ -105,6 +107,22 @@ void gs_plan_view_row(gs_plan_view *v, const gs_row *r)
 	pm->nseq++;
 }
 
+void gs_plan_view_answers(gs_plan_view *v, const gs_answer *answers, size_t n)
+{
+	v->answers = answers;
+	v->n_answers = n;
+	/* the classes the answers name, after the spec's, in GPU order */
+	for (size_t g = 0; g < v->n_gpus; g++) {
+		bool named = false, shown = false;
+		for (size_t i = 0; i < n && !named; i++)
+			named = answers[i].found && answers[i].gpu == g;
+		for (size_t c = 0; c < v->n_classes && !shown; c++)
+			shown = v->classes[c] == g;
+		if (named && !shown && v->n_classes < v->n_gpus)
+			v->classes[v->n_classes++] = g;
+	}
+}
+
 /* Cell x of class c (the view's c-th) as an offer to the one rule. */
 static gs_offer cell_offer(const gs_plan_view *v, const gs_plan_cell *x, size_t c)
 {
@@ -113,80 +131,147 @@ static gs_offer cell_offer(const gs_plan_view *v, const gs_plan_cell *x, size_t 
 	return o;
 }
 
-void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a)
+/* Method m's answer at context seq, or NULL. */
+static const gs_answer *answer_of(const gs_plan_view *v, int m, int64_t seq)
 {
-	for (int m = 0; m < GS_METHOD_MAX; m++) {
-		gs_plan_method *pm = &v->m[m];
-		size_t nc = v->n_classes;
+	for (size_t i = 0; i < v->n_answers; i++)
+		if ((int)v->answers[i].method == m && v->answers[i].seq == seq)
+			return &v->answers[i];
+	return NULL;
+}
 
-		if (!pm->present)
-			continue;
-		gs_settings_label_without(&pm->base, "seq", pm->label, sizeof pm->label);
-		pm->cells = gs_xcalloc((nc ? nc : 1) * (pm->nseq ? pm->nseq : 1), sizeof *pm->cells);
-		pm->longest = gs_xcalloc(nc ? nc : 1, sizeof *pm->longest);
-		pm->bounded = gs_xcalloc(nc ? nc : 1, sizeof *pm->bounded);
-		pm->best = gs_xcalloc(pm->nseq ? pm->nseq : 1, sizeof *pm->best);
-		for (size_t c = 0; c < nc; c++) {
-			const gs_gpu *g = &v->gpus[v->classes[c]];
-			gs_needs need = gs_settings_needs(&pm->base);
-			gs_plan_fit f;
+/* The configuration sized at context k (pm->at[k]): the answer's, the
+ * least one's where nothing fits, else the starting point's. */
+static void context_settings(const gs_plan_view *v, gs_plan_method *pm, int m, size_t k)
+{
+	const gs_answer *a = answer_of(v, m, pm->seqs[k]);
 
-			gs_plan_state why = GS_PC_FOUND;
+	pm->answer[k] = a;
+	if (a != NULL && a->found)
+		pm->at[k] = a->s;
+	else if (a != NULL && a->n_configs > 0)
+		pm->at[k] = a->least;
+	else
+		pm->at[k] = pm->base;
+	pm->at[k].seq = pm->seqs[k];
+}
 
-			if (a == NULL)
-				why = GS_PC_NO_ESTIMATE; /* a model without a shape */
-			else if (need.bf16 && !g->bf16)
-				why = GS_PC_NEEDS_BF16;
-			else if (need.fp8 && !g->fp8)
-				why = GS_PC_NEEDS_FP8;
-			for (size_t k = 0; k < pm->nseq; k++) {
-				gs_settings s = pm->base;
-				gs_plan_cell *cell = &pm->cells[c * pm->nseq + k];
+/* Class g at context k, its cell: the answer's swept fit there, else the
+ * search for the configuration (why: not runnable, no shape). */
+static void cell_fill(const gs_plan_view *v, const gs_plan_method *pm, const gs_arch *a, size_t c,
+                      size_t k, gs_plan_state why, gs_plan_cell *cell)
+{
+	size_t g = v->classes[c];
+	const gs_answer *ans = pm->answer[k];
+	gs_plan_fit f;
 
-				s.seq = pm->seqs[k];
-				cell->state = why;
-				if (why != GS_PC_FOUND)
-					continue;
-				/* One GPU first: it tells an engine refusal from a no-fit. */
-				if (!gs_plan_try(a, &s, g, &f) && f.est.device == 0) {
-					cell->state = GS_PC_NO_ESTIMATE;
-					continue;
-				}
-				if (!f.found)
-					gs_plan_count(a, &s, g, v->max_gpus, &f);
-				if (!f.found) {
-					cell->state = GS_PC_NONE;
-					continue;
-				}
-				cell->count = f.s.gpus > 0 ? f.s.gpus : 1;
-				cell->sharding = f.s.sharding;
-				cell->tp = f.s.tp > 0 ? f.s.tp : 1;
-				cell->device = f.est.device;
-				cell->headroom = f.headroom;
-				cell->v = f.v;
-			}
-			if (why != GS_PC_FOUND)
-				continue;
-			pm->longest[c] = gs_plan_max(a, &pm->base, g, GS_PLAN_SEQ, &pm->bounded[c], &f);
-		}
-		for (size_t k = 0; k < pm->nseq; k++) {
-			gs_offer best = { 0 };
-			pm->best[k] = SIZE_MAX;
-			for (size_t c = 0; c < nc; c++) {
-				gs_offer o = cell_offer(v, &pm->cells[c * pm->nseq + k], c);
-				if (gs_best_offer(v->rank, &best, &o))
-					pm->best[k] = c;
-			}
+	memset(cell, 0, sizeof *cell);
+	cell->state = why;
+	if (why != GS_PC_FOUND)
+		return;
+	if (ans != NULL && ans->fit != NULL && ans->fit[g].found) {
+		const gs_class_fit *x = &ans->fit[g];
+		cell->count = x->count;
+		cell->sharding = x->sharding;
+		cell->tp = x->tp;
+		cell->device = x->device;
+		cell->headroom = x->headroom;
+		cell->v = x->v;
+		return;
+	}
+	cell->searched = true;
+	/* One GPU first: it tells an engine refusal from a no-fit. */
+	if (!gs_plan_try(a, &pm->at[k], &v->gpus[g], &f) && f.est.device == 0) {
+		cell->state = GS_PC_NO_ESTIMATE;
+		return;
+	}
+	if (!f.found)
+		gs_plan_count(a, &pm->at[k], &v->gpus[g], v->max_gpus, &f);
+	if (!f.found) {
+		cell->state = GS_PC_NONE;
+		return;
+	}
+	cell->count = f.s.gpus > 0 ? f.s.gpus : 1;
+	cell->sharding = f.s.sharding;
+	cell->tp = f.s.tp > 0 ? f.s.tp : 1;
+	cell->device = f.est.device;
+	cell->headroom = f.headroom;
+	cell->v = f.v;
+}
+
+/* Why class g cannot run settings s at all: a shape, bf16, fp8. */
+static gs_plan_state class_state(const gs_arch *a, const gs_settings *s, const gs_gpu *g)
+{
+	gs_needs need = gs_settings_needs(s);
+
+	if (a == NULL)
+		return GS_PC_NO_ESTIMATE; /* a model without a shape */
+	if (need.bf16 && !g->bf16)
+		return GS_PC_NEEDS_BF16;
+	if (need.fp8 && !g->fp8)
+		return GS_PC_NEEDS_FP8;
+	return GS_PC_FOUND;
+}
+
+/* The best class at each context: the answer's, else (no answers) the
+ * rule's over the cells. */
+static void method_best(const gs_plan_view *v, gs_plan_method *pm)
+{
+	for (size_t k = 0; k < pm->nseq; k++) {
+		gs_offer best = { 0 };
+		const gs_answer *a = pm->answer[k];
+
+		pm->best[k] = SIZE_MAX;
+		for (size_t c = 0; c < v->n_classes; c++) {
+			gs_offer o = cell_offer(v, &pm->cells[c * pm->nseq + k], c);
+			if (v->answers != NULL ? a != NULL && a->found && v->classes[c] == a->gpu
+			                       : gs_best_offer(v->rank, &best, &o))
+				pm->best[k] = c;
 		}
 	}
 }
 
+void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a)
+{
+	for (int m = 0; m < GS_METHOD_MAX; m++) {
+		gs_plan_method *pm = &v->m[m];
+		size_t nc = v->n_classes, ns = pm->nseq ? pm->nseq : 1;
+
+		if (!pm->present)
+			continue;
+		gs_settings_label_without(&pm->base, "seq", pm->label, sizeof pm->label);
+		pm->cells = gs_xcalloc((nc ? nc : 1) * ns, sizeof *pm->cells);
+		pm->longest = gs_xcalloc(nc ? nc : 1, sizeof *pm->longest);
+		pm->bounded = gs_xcalloc(nc ? nc : 1, sizeof *pm->bounded);
+		pm->best = gs_xcalloc(ns, sizeof *pm->best);
+		pm->answer = gs_xcalloc(ns, sizeof *pm->answer);
+		pm->at = gs_xcalloc(ns, sizeof *pm->at);
+		for (size_t k = 0; k < pm->nseq; k++)
+			context_settings(v, pm, m, k);
+		for (size_t c = 0; c < nc; c++) {
+			const gs_gpu *g = &v->gpus[v->classes[c]];
+			gs_plan_fit f;
+
+			for (size_t k = 0; k < pm->nseq; k++)
+				cell_fill(v, pm, a, c, k, class_state(a, &pm->at[k], g), &pm->cells[c * pm->nseq + k]);
+			if (class_state(a, &pm->base, g) == GS_PC_FOUND)
+				pm->longest[c] = gs_plan_max(a, &pm->base, g, GS_PLAN_SEQ, &pm->bounded[c], &f);
+		}
+		method_best(v, pm);
+	}
+}
+
+void gs_layout_text(int64_t count, gs_shard sharding, int64_t tp, char *buf, size_t n)
+{
+	if (count > 1 && tp > 1)
+		snprintf(buf, n, "tp %" PRId64, tp);
+	else
+		snprintf(buf, n, "%s", gs_shard_name(count > 1 ? sharding : GS_SH_DDP));
+}
+
 void gs_plan_cell_layout(const gs_plan_cell *c, char *buf, size_t n)
 {
-	if (c->count > 1 && c->tp > 1)
-		snprintf(buf, n, "tp %" PRId64, c->tp);
-	else
-		snprintf(buf, n, "%s", gs_shard_name(c->count > 1 ? c->sharding : GS_SH_DDP));
+	gs_layout_text(c->count, c->sharding, c->tp, buf, n);
 }
 
 void gs_plan_cell_text(const gs_plan_view *v, const gs_plan_cell *c, char *buf, size_t n)
@@ -227,6 +312,8 @@ void gs_plan_view_free(gs_plan_view *v)
 		free(v->m[m].longest);
 		free(v->m[m].bounded);
 		free(v->m[m].best);
+		free(v->m[m].answer);
+		free(v->m[m].at);
 	}
 	free(v->classes);
 	memset(v, 0, sizeof *v);

@@ -1,11 +1,20 @@
-/* gpusizer: the plan view of a report (`gpusizer report`: the index and the
- * workbook's Plan sheet). For each model and each method of the sweep, the
- * starting point is the sweep's first configuration of that method (the
- * first value of every axis); for each eligible GPU class the view gives
- * the fewest GPUs that run it at each swept context (gs_plan_count: the
- * layout that achieves it) and the longest context that runs on one GPU
- * (gs_plan_max). The best class at each context is chosen by the spec's
- * ranking rule. Pure: estimates only, no I/O. */
+/* gpusizer: the plan view of a report (`gpusizer report`: each model's page
+ * and the workbook's Plan sheet): for each model, method, eligible GPU
+ * class and swept context, the fewest GPUs of the class that run one
+ * configuration, and the longest context that runs on one GPU.
+ *
+ * With the model's answers (gs_plan_view_answers, what a report does), the
+ * configuration at each context is the answer's (its row's settings; where
+ * nothing fits, the row needing the least memory per GPU), and a class's
+ * count is that configuration's best swept layout there (gs_answer.fit,
+ * from the evaluated rows), so the answer's class holds the answer and no
+ * class ranks before it; where no swept layout of it fits the class, the
+ * planner's search (gs_plan_count: any count up to max_gpus, any layout)
+ * gives the count, marked searched. Without answers every cell is the
+ * search for the sweep's first configuration of the method, and the best
+ * class at a context is chosen by the spec's ranking rule. The longest
+ * context on one GPU (gs_plan_max) is for the sweep's first configuration
+ * of the method. Pure: estimates only, no I/O. */
 #ifndef GS_PLAN_VIEW_H
 #define GS_PLAN_VIEW_H
 
@@ -70,25 +79,34 @@ typedef struct gs_plan_cell {
 	uint64_t device;     /* per GPU at the answer */
 	double headroom;
 	gs_verdict v;        /* GS_FITS or GS_TIGHT */
+	bool searched;       /* the planner's search, not a swept layout */
 } gs_plan_cell;
 
 /* One method of one model. Arrays owned (gs_plan_view_free). */
 typedef struct gs_plan_method {
 	bool present;        /* the sweep has a row of this method with an estimate */
-	gs_settings base;    /* the starting point (its seq and GPU layout replaced) */
+	gs_settings base;    /* the sweep's first configuration (its seq and GPU layout replaced) */
 	char label[160];     /* gs_settings_label of base at one GPU, without the context */
 	int64_t *seqs;       /* the swept contexts, ascending, distinct */
 	size_t nseq;
+	const gs_answer **answer; /* [k]: the model's answer there, NULL: none (borrowed) */
+	gs_settings *at;     /* [k]: the configuration sized there (the answer's, the least
+	                        one's, else base at that context) */
 	gs_plan_cell *cells; /* [class * nseq + k] */
 	int64_t *longest;    /* [class]: longest context on one GPU, 0 when none */
 	bool *bounded;       /* [class]: the model's max_position_embeddings, not memory, stopped it */
-	size_t *best;        /* [k]: the best class (index into the view's classes), or SIZE_MAX */
+	size_t *best;        /* [k]: the best class (index into the view's classes): the
+	                        answer's; without answers the rule's; SIZE_MAX: none */
 } gs_plan_method;
 
 typedef struct gs_plan_view {
 	const gs_gpu *gpus;  /* borrowed: the report's classes */
-	size_t *classes;     /* owned: indexes into gpus, in the order shown */
-	size_t n_classes;
+	size_t n_gpus;
+	const gs_answer *answers; /* borrowed (gs_plan_view_answers), or NULL */
+	size_t n_answers;
+	size_t *classes;     /* owned: indexes into gpus, in the order shown: the spec's
+	                        (n_named of them), then those the answers name */
+	size_t n_classes, n_named;
 	gs_plan_rank rank;
 	int64_t max_gpus;
 	gs_plan_method m[GS_METHOD_MAX];
@@ -102,14 +120,22 @@ void gs_plan_view_init(gs_plan_view *v, const gs_gpu *gpus, size_t n_gpus, const
  * that has an estimate is its starting point; every row's context joins
  * the method's contexts. */
 void gs_plan_view_row(gs_plan_view *v, const gs_row *r);
-/* Run the searches for arch a (after the model's last row); a NULL a
- * (a model without a shape) gives GS_PC_NO_ESTIMATE cells. */
+/* The model's answers (its evaluation's, complete: after its last row),
+ * borrowed until gs_plan_view_free: the view sizes their configurations and
+ * adds the classes they name (eligible ones) after the spec's. */
+void gs_plan_view_answers(gs_plan_view *v, const gs_answer *answers, size_t n);
+/* Fill the view for arch a (after the model's last row): the cells from
+ * the answers' fit, else the searches; a NULL a (a model without a shape)
+ * gives GS_PC_NO_ESTIMATE cells. */
 void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a);
-/* The layout of a found cell: "tp N" (inference over N GPUs), else the
+/* The layout of count GPUs: "tp N" (inference over N GPUs), else the
  * sharding's name ("ddp" on one GPU). */
+void gs_layout_text(int64_t count, gs_shard sharding, int64_t tp, char *buf, size_t n);
+/* The layout of a found cell (gs_layout_text). */
 void gs_plan_cell_layout(const gs_plan_cell *c, char *buf, size_t n);
 /* Short text of a cell: "1", "4 (zero3)", "2 (tp 2)", "8 (fsdp2, tight)",
- * "none up to 64", "needs bf16", "needs fp8", "no estimate". */
+ * "none up to 64", "needs bf16", "needs fp8", "no estimate" (searched or
+ * not: the caller marks that). */
 void gs_plan_cell_text(const gs_plan_view *v, const gs_plan_cell *c, char *buf, size_t n);
 void gs_plan_view_free(gs_plan_view *v);
 

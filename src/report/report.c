@@ -9,12 +9,29 @@
 #include "plan_view.h"
 #include "util.h"
 
+/* One configuration of an answer's rows (its settings but the context and
+ * the GPU layout, hashed) and its best on each class alone. */
+typedef struct ev_config {
+	uint64_t hash;
+	gs_class_fit *fit;    /* [n_gpus] */
+} ev_config;
+
+/* What an answer's rows leave until the model's end: their configurations,
+ * which of them the answer and the least row are. */
+typedef struct ev_configs {
+	ev_config *c;
+	size_t n, cap;
+	uint64_t answer, least; /* hashes */
+} ev_configs;
+
 /* What the evaluation keeps of one model (address stable: writers hold
  * model->eval). */
 typedef struct ev_model {
 	gs_model_eval pub;
 	gs_model *md;         /* borrowed: the driver's (its eval cleared at gs_eval_free) */
 	gs_answer *answers;
+	ev_configs *configs;  /* [cap], beside answers; released at the model's end */
+	gs_class_fit *fits;   /* [n x n_gpus]: the answers' fit (until the next model) */
 	size_t n, cap;
 	size_t last;          /* the answer the previous row used */
 	gs_plan_view plan;
@@ -25,6 +42,7 @@ struct gs_eval {
 	gs_cell *cells;       /* the current row's, [m->n_gpus] */
 	ev_model **models;
 	size_t n_models, cap_models;
+	uint64_t config_hide; /* what a configuration is not: the context and the GPU layout */
 };
 
 gs_verdict gs_row_verdict(const gs_row *r, const gs_gpu *g, double *headroom)
@@ -43,13 +61,42 @@ gs_eval *gs_eval_new(const gs_report_meta *m)
 
 	ev->m = m;
 	ev->cells = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *ev->cells);
+	ev->config_hide = gs_settings_layout_bits() | gs_setting_bit("seq");
 	return ev;
+}
+
+/* The configurations of an answer's rows, given up. */
+static void configs_free(ev_configs *cf)
+{
+	for (size_t i = 0; i < cf->n; i++)
+		free(cf->c[i].fit);
+	free(cf->c);
+	memset(cf, 0, sizeof *cf);
+}
+
+/* What only the model's own writers read: its plan view and its answers'
+ * fit (a model's end to the next model's begin). */
+static void model_release(ev_model *em)
+{
+	for (size_t i = 0; i < em->n; i++) {
+		if (em->configs != NULL)
+			configs_free(&em->configs[i]);
+		em->answers[i].fit = NULL;
+	}
+	free(em->configs);
+	em->configs = NULL;
+	free(em->fits);
+	em->fits = NULL;
+	gs_plan_view_free(&em->plan);
+	em->pub.plan = NULL;
 }
 
 void gs_eval_model_begin(gs_eval *ev, gs_model *md)
 {
 	ev_model *em = gs_xcalloc(1, sizeof *em);
 
+	if (ev->n_models > 0)
+		model_release(ev->models[ev->n_models - 1]);
 	if (ev->n_models == ev->cap_models) {
 		ev->cap_models = ev->cap_models ? ev->cap_models * 2 : 8;
 		ev->models = gs_xrealloc(ev->models, ev->cap_models * sizeof *ev->models);
@@ -93,8 +140,11 @@ static size_t answer_at(ev_model *em, gs_method method, int64_t seq)
 		if (em->answers[i].method == method && em->answers[i].seq == seq)
 			return em->last = i;
 	if (em->n == em->cap) {
+		size_t old = em->cap;
 		em->cap = em->cap ? em->cap * 2 : 16;
 		em->answers = gs_xrealloc(em->answers, em->cap * sizeof *em->answers);
+		em->configs = gs_xrealloc(em->configs, em->cap * sizeof *em->configs);
+		memset(em->configs + old, 0, (em->cap - old) * sizeof *em->configs);
 		em->pub.answers = em->answers;
 	}
 	a = &em->answers[em->n];
@@ -120,8 +170,10 @@ static bool answer_offer(const gs_report_meta *m, gs_answer *a, const gs_row *r,
 	if (r->err != GS_OK)
 		return false;
 	a->n_configs++;
-	if (r->est.device < a->min_device)
+	if (r->est.device < a->min_device) {
 		a->min_device = r->est.device;
+		a->least = r->settings;
+	}
 	for (size_t g = 0; g < m->n_gpus; g++) {
 		const gs_cell *c = &cells[g];
 		gs_offer o = { c->v == GS_FITS || c->v == GS_TIGHT, g, m->gpus[g].usable_bytes, count,
@@ -138,10 +190,63 @@ static bool answer_offer(const gs_report_meta *m, gs_answer *a, const gs_row *r,
 	if (taken) {
 		a->row = r->index;
 		a->device = r->est.device;
+		a->s = r->settings;
 		snprintf(a->label, sizeof a->label, "%s", r->label);
 		snprintf(a->row_id, sizeof a->row_id, "%s", r->id);
 	}
 	return taken;
+}
+
+/* Row r (of configuration hash h) offered to that configuration's best on
+ * each class alone (the one rule, class by class). */
+static void config_offer(const gs_report_meta *m, ev_configs *cf, uint64_t h, const gs_row *r,
+                         const gs_cell *cells)
+{
+	gs_plan_rank rank = gs_plan_opts_rank(m->plan);
+	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
+	ev_config *c = NULL;
+
+	for (size_t i = cf->n; i-- > 0 && c == NULL;)
+		if (cf->c[i].hash == h)
+			c = &cf->c[i];
+	if (c == NULL) {
+		if (cf->n == cf->cap) {
+			cf->cap = cf->cap ? cf->cap * 2 : 4;
+			cf->c = gs_xrealloc(cf->c, cf->cap * sizeof *cf->c);
+		}
+		c = &cf->c[cf->n++];
+		c->hash = h;
+		c->fit = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *c->fit);
+	}
+	for (size_t g = 0; g < m->n_gpus; g++) {
+		gs_class_fit *f = &c->fit[g];
+		gs_offer best = { f->found, g, m->gpus[g].usable_bytes, f->count, f->v == GS_TIGHT, 0 };
+		gs_offer o = { cells[g].v == GS_FITS || cells[g].v == GS_TIGHT, g, m->gpus[g].usable_bytes,
+		               count, cells[g].v == GS_TIGHT, 0 };
+
+		if (!gs_best_offer(rank, &best, &o))
+			continue;
+		f->found = true;
+		f->count = count;
+		f->sharding = r->settings.sharding;
+		f->tp = r->settings.tp > 0 ? r->settings.tp : 1;
+		f->v = cells[g].v;
+		f->headroom = cells[g].headroom;
+		f->device = r->est.device;
+	}
+}
+
+/* Method m's first row and what differs among its rows. */
+static void method_note(gs_model_eval *pub, const gs_row *r)
+{
+	gs_method m = r->settings.method;
+
+	if (!pub->present[m]) {
+		pub->present[m] = true;
+		pub->first[m] = r->settings;
+	} else {
+		pub->varies[m] |= gs_settings_differ(&pub->first[m], &r->settings);
+	}
 }
 
 void gs_row_eval(gs_eval *ev, gs_row *r)
@@ -160,16 +265,54 @@ void gs_row_eval(gs_eval *ev, gs_row *r)
 	if (em == NULL || (unsigned)r->settings.method >= GS_METHOD_MAX)
 		return;
 	r->answer = answer_at(em, r->settings.method, r->settings.seq);
-	r->answer_taken = answer_offer(m, &em->answers[r->answer], r, ev->cells);
+	{
+		gs_answer *a = &em->answers[r->answer];
+		ev_configs *cf = &em->configs[r->answer];
+		uint64_t least = a->min_device;
+		uint64_t h = r->err == GS_OK ? gs_settings_hash_of(&r->settings, ev->config_hide) : 0;
+
+		r->answer_taken = answer_offer(m, a, r, ev->cells);
+		if (r->err == GS_OK) {
+			method_note(&em->pub, r);
+			config_offer(m, cf, h, r, ev->cells);
+			if (r->answer_taken)
+				cf->answer = h;
+			if (a->min_device < least)
+				cf->least = h;
+		}
+	}
 	gs_plan_view_row(&em->plan, r);
+}
+
+/* Each answer's fit: its configuration's (else the least one's) best on
+ * each class; the configurations given up. */
+static void answers_fit(const gs_report_meta *m, ev_model *em)
+{
+	size_t ng = m->n_gpus ? m->n_gpus : 1;
+
+	em->fits = gs_xcalloc(em->n ? em->n * ng : 1, sizeof *em->fits);
+	for (size_t i = 0; i < em->n; i++) {
+		gs_answer *a = &em->answers[i];
+		ev_configs *cf = &em->configs[i];
+		uint64_t want = a->found ? cf->answer : cf->least;
+
+		for (size_t k = 0; k < cf->n && a->n_configs > 0; k++)
+			if (cf->c[k].hash == want)
+				memcpy(&em->fits[i * ng], cf->c[k].fit, m->n_gpus * sizeof *em->fits);
+		a->fit = &em->fits[i * ng];
+		configs_free(cf);
+	}
 }
 
 void gs_eval_model_end(gs_eval *ev)
 {
 	ev_model *em = ev->n_models > 0 ? ev->models[ev->n_models - 1] : NULL;
 
-	if (em != NULL)
-		gs_plan_view_compute(&em->plan, em->md->arch);
+	if (em == NULL)
+		return;
+	answers_fit(ev->m, em);
+	gs_plan_view_answers(&em->plan, em->answers, em->n);
+	gs_plan_view_compute(&em->plan, em->md->arch);
 }
 
 void gs_eval_free(gs_eval *ev)
@@ -179,8 +322,8 @@ void gs_eval_free(gs_eval *ev)
 	for (size_t i = 0; i < ev->n_models; i++) {
 		if (ev->models[i]->md->eval == &ev->models[i]->pub)
 			ev->models[i]->md->eval = NULL;
+		model_release(ev->models[i]);
 		free(ev->models[i]->answers);
-		gs_plan_view_free(&ev->models[i]->plan);
 		free(ev->models[i]);
 	}
 	free(ev->models);

@@ -80,6 +80,19 @@ typedef struct gs_row {
 	bool answer_taken;     /* it became that answer's configuration (a later row may take it) */
 } gs_row;
 
+/* One configuration on one GPU class alone: its best swept GPU count and
+ * layout there by the spec's rule (comfortable before tight, then fewer
+ * GPUs), from the sweep's rows. */
+typedef struct gs_class_fit {
+	bool found;            /* the rest when found: */
+	int64_t count;
+	gs_shard sharding;
+	int64_t tp;
+	gs_verdict v;          /* GS_FITS or GS_TIGHT */
+	double headroom;
+	uint64_t device;       /* per GPU */
+} gs_class_fit;
+
 /* The smallest GPU class and count for one method and context of a model,
  * over every row there (gs_best_offer, the spec's rank, eligible classes
  * only), and what the rows there were. */
@@ -89,24 +102,37 @@ typedef struct gs_answer {
 	size_t n_rows;         /* rows at (method, seq), with an estimate or not */
 	size_t n_configs;      /* of them with an estimate */
 	uint64_t min_device;   /* their least device bytes per GPU (UINT64_MAX: none) */
+	gs_settings least;     /* the settings of that row (when n_configs > 0) */
 	bool found;            /* the rest when found: */
 	size_t gpu;            /* the class, an index into the meta's GPUs */
 	int64_t count;
 	gs_verdict v;          /* GS_FITS or GS_TIGHT */
 	size_t row;            /* the configuration: its row's index (gs_row.index) */
 	uint64_t device;       /* its device bytes per GPU */
+	gs_settings s;         /* its settings */
 	char label[160];
 	char row_id[64];
 	gs_cell cell;          /* it on that class (the time model's answer there) */
+	/* The answer's configuration (else, when none fits, the least one's) on
+	 * each class alone, [meta n_gpus], from the rows of that configuration
+	 * at this context (its GPU layouts): set at gs_eval_model_end, valid
+	 * until the next gs_eval_model_begin. By the one rule the answer's own
+	 * class holds the answer (count, layout) and no class ranks before it. */
+	const gs_class_fit *fit;
 } gs_answer;
 
 /* A model's evaluation (gs_eval_model_begin): its answers, in the order of
- * their first rows, and the plan view (searched at gs_eval_model_end).
- * Owned by the gs_eval. */
+ * their first rows, the plan view (searched at gs_eval_model_end), and per
+ * method the settings of its first row with an estimate and those that
+ * differ among its rows (gs_settings_differ: what a label needs to name a
+ * configuration among the method's). Owned by the gs_eval. */
 typedef struct gs_model_eval {
 	const gs_answer *answers;
 	size_t n_answers;
-	const struct gs_plan_view *plan;
+	const struct gs_plan_view *plan; /* valid until the next gs_eval_model_begin */
+	bool present[GS_METHOD_MAX];
+	gs_settings first[GS_METHOD_MAX];
+	uint64_t varies[GS_METHOD_MAX];
 } gs_model_eval;
 
 /* The verdict rule (gs_verdict_of) for a row: a row without an estimate
@@ -155,7 +181,8 @@ typedef struct gs_eval gs_eval;
  * borrowed for its life). The caller frees it with gs_eval_free, after
  * the writers' end. */
 gs_eval *gs_eval_new(const struct gs_report_meta *m);
-/* Start model md: md->eval is set (until gs_eval_free, which clears it). */
+/* Start model md: md->eval is set (until gs_eval_free, which clears it);
+ * the previous model's plan view and its answers' fit are released. */
 void gs_eval_model_begin(gs_eval *ev, gs_model *md);
 /* Evaluate r, a row of the model begun last: its cells (valid until the
  * next row), its verified run, its answer. */

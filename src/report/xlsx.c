@@ -39,6 +39,14 @@
 #define XL_CHART_ROWS_APART 24
 /* Charts sheet: the first column of each chart's table, right of the chart. */
 #define CH_T0 13
+/* A paragraph's column (the Assumptions), characters; a verdict column's:
+ * its longest value, "does not fit" or "not runnable", and a little. */
+#define XL_PARA_CHARS 110
+#define XL_VERDICT_CHARS 12.5
+/* The Summary's model and context columns: seven contexts print one page
+ * wide at XL_SCALE_MIN (a longer id or answer wraps). */
+#define XL_SUM_MODEL 24
+#define XL_SUM_CTX 16
 
 /* GPUs sheet layout (0-based rows; formulas use Excel's 1-based rows). */
 #define GPU_ROW_TIGHT 1 /* B2: the tight headroom */
@@ -84,8 +92,8 @@ static const struct {
 	[D_MEAS_GIB] = {"Measured GiB (gpusizer verify)", 10},
 	[D_MEAS_TEXT] = {"Measured on a real GPU", 40},
 	[D_COOKBOOK] = {"Cookbook rule GiB (one-GPU rows)", 10},
-	[D_THUMB] = {"4 bytes per param rule GiB (one-GPU rows)", 10},
-	[D_ZERO1] = {"18 bytes per param rule GiB (one-GPU rows)", 10},
+	[D_THUMB] = {"52 bytes per param rule GiB (4 + 4 x m with Adam's m 12; full fine-tune, one GPU)", 12},
+	[D_ZERO1] = {"36 bytes per param rule GiB (2 x 18; full fine-tune, one GPU)", 12},
 	[D_NEED_BF16] = {"Needs bf16", 7},
 	[D_NEED_FP8] = {"Needs fp8", 7},
 	[D_NOTE] = {"Note", 40},
@@ -328,6 +336,21 @@ static void put_lit(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, c
                     lxw_format *f)
 {
 	note_err(st, worksheet_write_string(ws, r, c, s, f));
+}
+
+/* A paragraph of our own text in row r, across columns 0..c1 (width
+ * chars in all), wrapped, the row as tall as its lines. */
+static void put_para(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c1, double width,
+                     const char *text)
+{
+	double lines = (double)strlen(text) / (width > 20 ? width * 1.1 : 20) + 1;
+
+	worksheet_set_row(ws, r, 15 * (double)(int)lines, NULL);
+	if (c1 == 0) {
+		put_str(st, ws, r, 0, text, st->f_wrap);
+		return;
+	}
+	note_err(st, worksheet_merge_range(ws, r, 0, r, c1, text, st->f_wrap));
 }
 
 static void put_num(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
@@ -724,11 +747,35 @@ static void colour_verdicts(xl_state *st, lxw_worksheet *ws, lxw_row_t r0, lxw_c
 	}
 }
 
-/* Print set-up of every sheet: A4 landscape, one page wide (as many tall
- * as it takes), header rows head0..head1 repeated on every page (none when
- * head1 < head0), the report's date and page numbers in the footer. */
-static void print_setup(xl_state *st, lxw_worksheet *ws, int head0, int head1)
+/* The printed page: A4 landscape less the side margins (0.4 in each),
+ * in points; the least scale a sheet prints at, so that its 11 pt text
+ * prints at 7.7 pt or more (every format of the workbook is 11 pt but
+ * the 14 pt titles). A4's width is the narrower one: Letter landscape
+ * (11 in) prints the same pages a little wider. */
+#define XL_PAGE_PT (72 * (11.69 - 0.8))
+#define XL_SCALE_MIN 0.72
+
+/* A column of w characters on paper at 100%, in points, as wide as the
+ * widest reader draws it: a width counts the default font's digits, and
+ * where Calibri is missing LibreOffice measures DejaVu Sans's (0.636 em
+ * at 11 pt: 7 pt, against Calibri's 5.25), plus the cell's padding. */
+static double col_pt(double w)
 {
+	return w * 7.35 + 4;
+}
+
+/* Print set-up of every sheet: A4 landscape; fit to one page wide (as
+ * many tall as it takes) when its printed columns (width_pt on paper at
+ * 100%, col_pt's) fit one at XL_SCALE_MIN, else printed at XL_SCALE_MIN
+ * over as many pages wide as they need (fit-to-width to more pages would
+ * round the scale up to 100%: more pages for no reader); header rows
+ * head0..head1 repeated on every page (none when head1 < head0), the
+ * report's date and page numbers in the footer. */
+static void print_setup(xl_state *st, lxw_worksheet *ws, int head0, int head1, double width_pt)
+{
+	/* the scale fit-to-width picks is at least pages x page / width:
+	 * a page's slack for the column that does not fit whole */
+
 	char footer[160], date[16] = "";
 	time_t t = (time_t)(st->m->epoch > 0 ? st->m->epoch : 0);
 	struct tm tm;
@@ -738,7 +785,10 @@ static void print_setup(xl_state *st, lxw_worksheet *ws, int head0, int head1)
 	worksheet_set_landscape(ws);
 	worksheet_set_paper(ws, 9); /* A4 */
 	worksheet_set_margins(ws, 0.4, 0.4, 0.5, 0.6);
-	worksheet_fit_to_pages(ws, 1, 0);
+	if (width_pt * XL_SCALE_MIN <= XL_PAGE_PT)
+		worksheet_fit_to_pages(ws, 1, 0); /* one page wide, at XL_SCALE_MIN or more */
+	else
+		worksheet_set_print_scale(ws, (uint16_t)(XL_SCALE_MIN * 100)); /* as many wide as it needs */
 	if (head1 >= head0 && head0 >= 0)
 		note_err(st, worksheet_repeat_rows(ws, (lxw_row_t)head0, (lxw_row_t)head1));
 	snprintf(footer, sizeof footer, "&Lgpusizer %s, %s&C&A&RPage &P of &N",
@@ -833,7 +883,12 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 		validate_cells(st, ws, GPU_ROW0, GC_PRICE, last, false, 0, GS_PRICE_MAX_USD_HOUR,
 		               "Price: USD for one GPU for an hour, a number (no unit), or blank for none.");
 	}
-	print_setup(st, ws, GPU_ROW_HEAD, GPU_ROW_HEAD);
+	{
+		double w = 0;
+		for (int c = 0; c < GC_MAX; c++)
+			w += col_pt(widths[c]);
+		print_setup(st, ws, GPU_ROW_HEAD, GPU_ROW_HEAD, w);
+	}
 	/* on paper the table (not the Summary's key row below it) */
 	note_err(st, worksheet_print_area(ws, 0, 0, m->n_gpus ? last : GPU_ROW_HEAD, GC_MAX - 1));
 	/* The Summary's key row, last (constant memory: the filter and the
@@ -886,7 +941,7 @@ static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
 	const char *text = st->m->assumptions;
 	lxw_row_t r = 2;
 
-	worksheet_set_column(ws, 0, 0, 120, NULL);
+	worksheet_set_column(ws, 0, 0, XL_PARA_CHARS, NULL);
 	put_lit(st, ws, 0, 0, "Assumptions", st->f_title);
 	while (text != NULL && *text != '\0') {
 		const char *nl = strchr(text, '\n');
@@ -905,14 +960,18 @@ static void write_assumptions_sheet(xl_state *st, lxw_worksheet *ws)
 		line[k] = '\0';
 		if (k > 0 && line[k - 1] == '\r')
 			line[k - 1] = '\0';
-		put_str(st, ws, r++, 0, line, NULL);
+		put_para(st, ws, r++, 0, XL_PARA_CHARS, line);
 		free(line);
 		text = nl ? nl + 1 : text + len;
 	}
 	r++;
-	for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
-		put_lit(st, ws, r++, 0, legend[i], i == 0 || i == 7 ? st->f_head : NULL);
-	print_setup(st, ws, 0, -1);
+	for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++) {
+		if (i == 0 || i == 7)
+			put_lit(st, ws, r++, 0, legend[i], st->f_head);
+		else
+			put_para(st, ws, r++, 0, XL_PARA_CHARS, legend[i]);
+	}
+	print_setup(st, ws, 0, -1, col_pt(XL_PARA_CHARS));
 }
 
 /* ---- the Plan sheet ---------------------------------------------------- */
@@ -944,27 +1003,35 @@ static void plan_header(xl_state *st)
 	gs_plan_rank rank = gs_plan_opts_rank(o);
 	int64_t max = gs_plan_opts_max_gpus(o);
 	char buf[640];
+	double wchars = 0;
 
 	for (int c = 0; c < PC_MAX; c++)
 		worksheet_set_column(ws, (lxw_col_t)c, (lxw_col_t)c, cols[c].width, NULL);
 	put_lit(st, ws, 0, 0, "Plan: the fewest GPUs of each class", st->f_title);
-	put_lit(st, ws, 1, 0, "For each model and method the starting point is the first configuration "
+	for (int c = 0; c < PC_MAX; c++)
+		wchars += cols[c].width;
+	put_para(st, ws, 1, PC_MAX - 1, wchars, "For each model and method the starting point is the first configuration "
 	        "the sweep has of that method; for each GPU class, the fewest GPUs that run it at each "
 	        "context, with the layout that achieves it (ddp, ZeRO or FSDP sharding; for inference "
-	        "tensor parallel or a layer split), and the longest context that runs on one GPU.", NULL);
+	        "tensor parallel or a layer split), and the longest context that runs on one GPU.");
 	snprintf(buf, sizeof buf, "Searched up to %" PRId64 " GPUs. Best class at a context, by the rule "
 	         "\"%s\": %s; a comfortable fit before a tight one.", max, gs_plan_rank_name(rank),
 	         gs_plan_rank_text(rank));
-	put_lit(st, ws, 2, 0, buf, NULL);
-	put_lit(st, ws, 3, 0, "The counts are the search's answers when the workbook was written. The "
+	put_para(st, ws, 2, PC_MAX - 1, wchars, buf);
+	put_para(st, ws, 3, PC_MAX - 1, wchars, "The counts are the search's answers when the workbook was written. The "
 	        "verdict column is live (it follows the GPUs sheet): after an edit there, a row that "
 	        "reads \"does not fit\" needs more GPUs; run gpusizer report (or gpusizer plan) again "
-	        "for the new count.", NULL);
+	        "for the new count.");
 	worksheet_set_row(ws, PLAN_ROW_HEAD, 45, NULL);
 	for (int c = 0; c < PC_MAX; c++)
 		put_lit(st, ws, PLAN_ROW_HEAD, (lxw_col_t)c, cols[c].head, st->f_head);
 	worksheet_freeze_panes(ws, PLAN_ROW_HEAD + 1, 2);
-	print_setup(st, ws, PLAN_ROW_HEAD, PLAN_ROW_HEAD);
+	{
+		double w = 0;
+		for (int c = 0; c < PC_MAX; c++)
+			w += col_pt(cols[c].width);
+		print_setup(st, ws, PLAN_ROW_HEAD, PLAN_ROW_HEAD, w);
+	}
 	st->plan_row = PLAN_ROW_HEAD + 1;
 }
 
@@ -1124,7 +1191,8 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	write_assumptions_sheet(st, assum);
 	plan_header(st);
 	worksheet_set_column(st->charts, 0, 0, 12, NULL);
-	print_setup(st, st->charts, 0, -1);
+	/* the charts (columns up to CH_T0, 1.6 x 480 px), then their data */
+	print_setup(st, st->charts, 0, -1, col_pt(12) + col_pt(8.43) * (CH_T0 - 1));
 	worksheet_set_column(st->charts, CH_T0, CH_T0, 9, NULL);
 	worksheet_set_column(st->charts, CH_T0 + 1, CH_T0 + 1, 44, NULL);
 	worksheet_set_column(st->charts, CH_T0 + 2, CH_T0 + 1 + GS_PALETTE_PARTS, 10, NULL);
@@ -1199,7 +1267,7 @@ static void sheet_header(xl_state *st, lxw_worksheet *ws)
 	worksheet_set_column(ws, MC_DEVICE, MC_DEVICE, 10, NULL);
 	worksheet_set_column(ws, MC_GPUS, MC_GPUS, 6, NULL);
 	if (m->n_gpus > 0)
-		worksheet_set_column(ws, MC_V0, (lxw_col_t)(MC_V0 + m->n_gpus - 1), 14, NULL);
+		worksheet_set_column(ws, MC_V0, (lxw_col_t)(MC_V0 + m->n_gpus - 1), XL_VERDICT_CHARS, NULL);
 	lxw_col_t t0 = (lxw_col_t)(d0 + xl_set_cols()); /* the estimate's columns */
 	lxw_col_t c = (lxw_col_t)(d0 + 1);
 
@@ -1273,7 +1341,8 @@ static void sheet_finish(xl_state *st, lxw_worksheet *ws, uint32_t rows)
 	/* On paper: the configuration, its memory and the verdicts (the
 	 * detail columns are for the screen: one page wide they would not
 	 * be legible). */
-	print_setup(st, ws, 0, 0);
+	print_setup(st, ws, 0, 0, col_pt(22) + col_pt(44) + col_pt(10) + col_pt(6) +
+	                              col_pt(XL_VERDICT_CHARS) * (double)st->m->n_gpus);
 	note_err(st, worksheet_print_area(ws, 0, 0, rows, (lxw_col_t)(MC_V0 + st->m->n_gpus - 1 +
 	                                                               (st->m->n_gpus == 0))));
 	if (rows > 0 && st->m->n_gpus > 0)
@@ -1390,7 +1459,7 @@ static void put_settings(xl_state *st, lxw_worksheet *ws, lxw_row_t row, lxw_col
 			if (v.type == GS_ST_TEXT)
 				put_str(st, ws, row, c, v.text, NULL);
 			else if (v.type == GS_ST_BOOL && !v.named)
-				put_lit(st, ws, row, c, v.b ? "on" : "off", NULL);
+				put_bool(st, ws, row, c, v.b); /* TRUE or FALSE: a filter and a formula read it */
 			else if (v.named)
 				put_lit(st, ws, row, c, v.text, NULL);
 			else
@@ -1718,20 +1787,6 @@ static void best_text(const xl_state *st, const xl_best *b, char *buf, size_t n)
 	         b->tight ? ", tight" : "");
 }
 
-/* A paragraph of our own text in row r, across columns 0..c1 (width
- * chars in all), wrapped, the row as tall as its lines. */
-static void put_para(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c1, double width,
-                     const char *text)
-{
-	double lines = (double)strlen(text) / (width > 20 ? width * 1.1 : 20) + 1;
-
-	worksheet_set_row(ws, r, 15 * (double)(int)lines, NULL);
-	if (c1 == 0) {
-		put_lit(st, ws, r, 0, text, st->f_wrap);
-		return;
-	}
-	note_err(st, worksheet_merge_range(ws, r, 0, r, c1, text, st->f_wrap));
-}
 
 /* The Summary's detail table columns. */
 enum { SD_MODEL, SD_METHOD, SD_CTX, SD_CLASS, SD_GPU, SD_COUNT, SD_DEVICE, SD_USABLE, SD_HEAD,
@@ -2046,14 +2101,14 @@ static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm)
 	const gs_report_meta *m = st->m;
 	lxw_worksheet *ws = st->summary;
 	lxw_col_t last = (lxw_col_t)(1 + sm->n_ctx);
-	double width = 36 + 9 + 22.0 * (double)sm->n_ctx;
+	double width = XL_SUM_MODEL + 9 + XL_SUM_CTX * (double)sm->n_ctx;
 	lxw_row_t r = 0;
 	char buf[768];
 
-	worksheet_set_column(ws, 0, 0, 36, NULL);
+	worksheet_set_column(ws, 0, 0, XL_SUM_MODEL, NULL);
 	worksheet_set_column(ws, 1, 1, 9, NULL);
 	if (sm->n_ctx > 0)
-		worksheet_set_column(ws, 2, last, 22, NULL);
+		worksheet_set_column(ws, 2, last, XL_SUM_CTX, NULL);
 	worksheet_set_column(ws, (lxw_col_t)(2 + sm->n_ctx), (lxw_col_t)(2 + sm->n_ctx), 60, NULL);
 	put_lit(st, ws, r++, 0, "gpusizer sizing workbook", st->f_title);
 	snprintf(buf, sizeof buf, "gpusizer %s, spec %s", m->tool_version ? m->tool_version : "",
@@ -2102,6 +2157,25 @@ static void cf_text(xl_state *st, lxw_worksheet *ws, lxw_row_t r0, lxw_col_t c0,
 	note_err(st, worksheet_conditional_format_range(ws, r0, c0, r1, c1, &cf));
 }
 
+/* The lines of text a pivot row (the entries from i of model mi and
+ * method meth) needs: its tallest cell's, the answer and the configuration
+ * each wrapped at XL_SUM_CTX characters (a word wraps whole: a tenth
+ * more), and the model's id wrapped at XL_SUM_MODEL. */
+static double pivot_lines(const xl_state *st, size_t i, size_t mi, gs_method meth)
+{
+	double most = 1 + (double)(int)((double)strlen(st->models[mi].id) * 1.1 / XL_SUM_MODEL);
+
+	for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
+		const xl_best *b = &st->best[i];
+		const char *gpu = b->found ? st->m->gpus[b->gpu].name : "none fits";
+		double n = 2 + (double)(int)((double)(strlen(gpu) + (b->tight ? 11 : 4)) * 1.1 / XL_SUM_CTX) +
+		           (double)(int)((double)strlen(b->found ? b->label : "") * 1.1 / XL_SUM_CTX);
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
 /* The pivot at sm->pivot_head: model x method rows, one column per
  * context, each cell the answer (live: a formula over its detail row);
  * returns the row after it. */
@@ -2124,7 +2198,8 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 		size_t mi = st->best[i].model_no;
 		gs_method meth = st->best[i].method;
 
-		worksheet_set_row(ws, r, 30, NULL); /* two lines: the answers wrap */
+		/* as tall as its longest answer and configuration, wrapped */
+		worksheet_set_row(ws, r, 15 * pivot_lines(st, i, mi, meth), NULL);
 		put_sheet_link(st, ws, r, 0, st->models[mi].id, st->models[mi].sheet);
 		put_lit(st, ws, r, 1, gs_method_name(meth), NULL);
 		for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
@@ -2135,12 +2210,18 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 			if (at == NULL)
 				continue;
 			c = (lxw_col_t)(2 + (at - sm->ctx));
-			best_text(st, b, buf, sizeof buf);
+			/* the answer (the count and the GPU), then (on paper too) the
+			 * configuration that gives it */
+			if (b->found)
+				snprintf(buf, sizeof buf, "%" PRId64 " x %s%s\n%s", b->count, st->m->gpus[b->gpu].name,
+				         b->tight ? ", tight" : "", b->label);
+			else
+				best_text(st, b, buf, sizeof buf);
 			if (st->live) {
 				char f[320];
 				unsigned d = (unsigned)(sm->detail0 + i) + 1;
-				snprintf(f, sizeof f, "=IF($O%u>=" KEY_NONE_F ",\"none fits\",$F%u&\" x \"&$D%u&\" (\"&"
-				         "$E%u&\")\"&IF($O%u>=" KEY_TIGHT_F ",\", tight\",\"\"))", d, d, d, d, d);
+				snprintf(f, sizeof f, "=IF($O%u>=" KEY_NONE_F ",\"none fits\",$F%u&\" x \"&$E%u&"
+				         "IF($O%u>=" KEY_TIGHT_F ",\", tight\",\"\")&CHAR(10)&$K%u)", d, d, d, d, d);
 				put_fstr(st, ws, r, c, f, buf, st->f_wrap);
 			} else {
 				put_str(st, ws, r, c, buf,
@@ -2167,7 +2248,8 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 	 * paper the Summary is the pivot (the detail rows below are for
 	 * filtering), its header repeated on every page. */
 	worksheet_freeze_panes(ws, sm->pivot_head + 1, 1);
-	print_setup(st, ws, (int)sm->pivot_head, (int)sm->pivot_head);
+	print_setup(st, ws, (int)sm->pivot_head, (int)sm->pivot_head,
+	            col_pt(XL_SUM_MODEL) + col_pt(9) + col_pt(XL_SUM_CTX) * (double)sm->n_ctx);
 	note_err(st, worksheet_print_area(ws, 0, 0, r > sm->pivot_head + 1 ? r - 1 : sm->pivot_head, last));
 	return r;
 }
@@ -2489,6 +2571,21 @@ static gs_err xl_end(gs_writer *w, gs_error *e)
 	if (st->plan_row > PLAN_ROW_HEAD + 1) {
 		colour_verdicts(st, st->plan, PLAN_ROW_HEAD + 1, PC_VERDICT, st->plan_row - 1, PC_VERDICT);
 		note_err(st, worksheet_autofilter(st->plan, PLAN_ROW_HEAD, 0, st->plan_row - 1, PC_MAX - 1));
+	}
+	/* on paper: the table's columns (not the prose's overflow) */
+	note_err(st, worksheet_print_area(st->plan, 0, 0, st->plan_row > PLAN_ROW_HEAD + 1 ? st->plan_row - 1
+	                                                                               : PLAN_ROW_HEAD, PC_MAX - 1));
+	/* on paper: the charts (their data is on the model sheets too), a page
+	 * each: a chart across a page break prints clipped over the margin */
+	if (st->n_charts > 0) {
+		lxw_row_t *breaks = gs_xcalloc(st->n_charts + 1, sizeof *breaks);
+		for (size_t k = 1; k < st->n_charts; k++)
+			breaks[k - 1] = (lxw_row_t)(2 + k * XL_CHART_ROWS_APART);
+		if (st->n_charts > 1)
+			note_err(st, worksheet_set_h_pagebreaks(st->charts, breaks));
+		free(breaks);
+		note_err(st, worksheet_print_area(st->charts, 0, 0, (lxw_row_t)(2 + st->n_charts * XL_CHART_ROWS_APART),
+		                                  CH_T0 - 1));
 	}
 	/* The rows already streamed to libxlsxwriter's temporary files: it does
 	 * not look at their write errors (a full disk), so look here. */

@@ -44,6 +44,18 @@ static void seeds(void)
 	x = run(&a, &s);
 	CHECK(near((double)x.G, 8.03e9 * 2, 1e-9), "seed cookbook: --trainable-fraction 1 trains everything");
 
+	/* The two byte-a-parameter rules size a full fine-tune only: on this
+	 * QLoRA row they are refused, naming the method. */
+	gs_settings_set(&s, "formula", "zero1-rule", &e);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "qlora") && strstr(e.msg, "full fine-tune"),
+	      "seed zero1-rule: refused for QLoRA, naming the method (%s)", e.msg);
+	gs_settings_set(&s, "method", "inference", &e);
+	gs_settings_set(&s, "formula", "rule-of-thumb", &e);
+	memset(&e, 0, sizeof e);
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "inference"),
+	      "seed rule-of-thumb: refused for inference (%s)", e.msg);
+	gs_settings_set(&s, "method", "full", &e);
 	gs_settings_set(&s, "formula", "zero1-rule", &e);
 	x = run(&a, &s);
 	double z = (8.03e9 * 2 / 1e9 * 18 + 4096.0 * 4096 * 32 * 2 * 4 / 1e9) * 1e9;

@@ -129,10 +129,13 @@ static void mkrow(gs_row *r, const gs_model *m, const char *method, const char *
 		snprintf(r->est.note, sizeof r->est.note, "long context: activations dominate");
 	for (f = 1; f < GS_F_MAX; f++) {
 		r->seeds[f].formula = (gs_formula)f;
-		if (f == GS_F_ZERO1_RULE && strcmp(method, "full") != 0)
-			continue; /* n/a */
+		if (f != GS_F_COOKBOOK && strcmp(method, "full") != 0)
+			continue; /* the byte-a-parameter rules: a full fine-tune only (the engine refuses) */
 		r->seeds[f].recipe = seed_text[f];
 		r->seeds[f].device = r->est.device + (uint64_t)f * GIB / 2;
+		/* what each rule counts a parameter: 4 + 4 x 12 (Adam), 2 x 18 */
+		r->seeds[f].bpp_W = f == GS_F_ZERO1_RULE ? 36 : f == GS_F_RULE_OF_THUMB ? 4 : 2;
+		r->seeds[f].bpp_O = f == GS_F_RULE_OF_THUMB ? 48 : 0;
 	}
 }
 
@@ -349,8 +352,8 @@ static void html_frame(void)
 		"| full | consumer (L4) | **1** | 4 (zero3, tight) | 131072 |\n"
 		"| lora | consumer (L4) | none up to 64 | needs bf16 | none |\n\n"
 		"| configuration | a | b | c | d | e |\n|---|---|---|---|---|---|\n"
-		"| z | \u2713 22% | \u2248 8% | \u2717 2.1 | \u2717 | \u2014 |\n\n"
-		"| method / context | 512 | 4096 |\n|---|---|---|\n| full | \u2014 | none fits |\n\n"
+		"| z | \u2713 22% | \u2248 8% | \u2717 2.1 | \u2717 | — |\n\n"
+		"| method / context | 512 | 4096 |\n|---|---|---|\n| full | — | none fits |\n\n"
 		"| method | context | GPUs | configuration |\n|---|---|---|---|\n"
 		"| lora | 512 | 1 x 24 GB (NVIDIA L4) | lora 1x |\n"
 		"| lora | 4096 | 2 x 24 GB (NVIDIA L4), tight | lora 2x |\n";
@@ -371,9 +374,9 @@ static void html_frame(void)
 	      "html: plan cells under a context column coloured; other columns not");
 	CHECK(has(h.p, "<td class=\"v-fits\">\u2713 22%</td>") && has(h.p, "<td class=\"v-tight\">\u2248 8%</td>") &&
 	          has(h.p, "<td class=\"v-nofit\">\u2717 2.1</td>") && has(h.p, "<td class=\"v-nofit\">\u2717</td>") &&
-	          has(h.p, "<td class=\"v-norun\">\u2014</td>") && has(h.p, "<td>\u2014</td>") &&
+	          has(h.p, "<td class=\"v-norun\">—</td>") && has(h.p, "<td>—</td>") &&
 	          has(h.p, "<td class=\"v-nofit\">none fits</td>"),
-	      "html: short verdict cells (symbols) coloured; a summary's \u2014 (nothing swept) not");
+	      "html: short verdict cells (symbols) coloured; a summary's — (nothing swept) not");
 	CHECK(has(h.p, "<td class=\"v-fits\">1 x 24 GB (NVIDIA L4)</td>") &&
 	          has(h.p, "<td class=\"v-tight\">2 x 24 GB (NVIDIA L4), tight</td>") &&
 	          has(h.p, "<td>512</td>") && has(h.p, "<td>lora 1x</td>"),
@@ -643,11 +646,19 @@ int main(void)
 	CHECK(has(page, "config tally \\| Hub safetensors"), "md: | in a cell escaped");
 	CHECK(has(page, "activations \\| overflow &lt;64 bits&gt;"), "md: error message escaped");
 	/* Content. */
-	CHECK(has(idx, "| full | 1 x 80 GB (NVIDIA A100 80GB) | 1 x 80 GB (NVIDIA A100 80GB) | 4 x 80 GB (NVIDIA A100 80GB) | — |"), "index: smallest fitting GPU per context (a comfortable fit before a smaller tight one; no row)");
-	CHECK(has(idx, "| lora | 1 x 24 GB (NVIDIA L4) | 1 x 24 GB (NVIDIA L4) | 1 x 80 GB (NVIDIA A100 80GB) | none fits |"), "index: lora row, none fits at 32768");
-	CHECK(has(idx, "| inference | 1 x 16 GB (Tesla T4) | 1 x 16 GB (Tesla T4) | 1 x 80 GB (NVIDIA A100 80GB), tight |"),
+	CHECK(has(idx, "| model | context | full | lora | inference |\n"),
+	      "index: one table, a row per model and context, a column per method");
+	CHECK(has(idx, "|  | 8192 | 4 x A100 80GB · zero3 b1 | 1 x A100 80GB · bf16 | — |"),
+	      "index: smallest fitting GPU per context (a comfortable fit before a smaller tight one; no row), "
+	      "each cell naming its configuration: its layout and what differs among the method's rows");
+	CHECK(has(idx, "|  | 32768 | — | none fits | — |"), "index: lora, none fits at 32768");
+	CHECK(has(idx, "|  | 8192 | — | — | 1 x A100 80GB, tight · bf16 b1 sdpa |"),
 	      "index: a tight fit is named, marked, when nothing fits comfortably (the default precision runs in "
 	      "fp16 on the T4, which has no bf16)");
+	CHECK(has(idx, "shares: full: amp-bf16 adamw sdpa; lora: adamw r16 qv b1 sdpa; inference: bf16 b1 sdpa."),
+	      "index: what every configuration of a method shares, listed once under the table");
+	CHECK(!has(idx, "GPU class |") && has(page, "## The fewest GPUs of each class"),
+	      "the plan view is on the model's page, not the index");
 	CHECK(has(idx, "- AdamW states in fp32.\n"), "index: assumptions (raw Markdown)");
 	CHECK(has(page, "| — |") && has(page, "| ✗ 2.1 |") && has(page, "| ✓ 25% |") && has(page, "| ≈ 8% |"),
 	      "model page: short verdict cells (not runnable, GiB over, headroom, tight)");
@@ -666,9 +677,11 @@ int main(void)
 	CHECK(has(page, "| full amp-bf16 adamw b1 s512 sdpa | 14.96 | 14.96 | 29.92 | 0.75 | 1.00 | 61.59 | 62.09 | 62.59 | 63.09 |"),
 	      "model page: weights, gradients, optimizer states, activations, other, device, the rules of thumb beside");
 	CHECK(has(page, "- amp-bf16: fp32 weights, bf16 autocast \\| test\n"), "model page: recipes listed");
-	CHECK(has(page, "## The published rules of thumb\n\n- cookbook (test): W=n\\*bpp\n- rule-of-thumb (test): GB = params\\*4/1e9\n- zero1-rule (test): 18 bytes/param\n"), "model page: the rules of thumb listed");
-	CHECK(has(page, "| cookbook rule | 4 bytes per param rule | 18 bytes per param rule |") && has(page, "| n/a |"),
-	      "model page: the rules of thumb beside the detailed estimate");
+	CHECK(has(page, "so they are shown for full\nfine-tunes only.\n\n- cookbook (test): W=n\\*bpp\n- rule-of-thumb (test): GB = params\\*4/1e9\n- zero1-rule (test): 18 bytes/param\n"), "model page: the rules of thumb listed");
+	CHECK(has(page, "| device | cookbook rule | 52 bytes per param rule | 36 bytes per param rule |\n") &&
+	          has(page, "| device | cookbook rule |\n") && !has(page, "| 4 bytes per param") && !has(page, "| 18 bytes per param"),
+	      "model page: the rules of thumb beside the detailed estimate, named by the bytes a parameter "
+	      "they count, the byte-a-parameter ones on full fine-tune rows only");
 	CHECK(has(page, "- full: full amp-bf16 adamw b1 s2048 sdpa (63.84 GiB device)\n"),
 	      "chart: the first row at the middle context that fits somewhere represents its method");
 	CHECK(has(page, "![Memory per GPU by component, one configuration per method](acme--Evil-Model-components.svg)"),
