@@ -170,12 +170,14 @@ def run(br, tmp):
         for a in (out,) for p in ("index.html", "models/%s.html" % SLUG))
     check(same, "two runs byte-identical")
 
-    # The longest table of verdicts on the model page (the last of equals)
+    # The longest matrix of verdicts on the model page (configurations by
+    # GPU class, the last of equals; not the plan view, a row per class)
     # and a row 3 from its end.
     counts = {}
     for n, seg in enumerate(phtml.split('<div class="tw')[1:], 1):
         seg = seg.split("</table>")[0]
-        if 'class="v-' in seg:
+        head = re.search(r"<th(?:\s[^>]*)?>(.*?)</th>", seg, re.S)
+        if 'class="v-' in seg and head and head.group(1).strip() == "configuration":
             counts[str(n)] = len(re.findall(r'<tr id="t%dr\d+"' % n, seg))
     if not check(counts and max(counts.values()) > 0, "rows of verdict tables have ids for fragment links",
                  "no table with <tr id=\"tNrM\"> and verdict cells"):

@@ -73,8 +73,10 @@ def sheets(path):
 def formulas(xml):
     """{(row0, col0): cached text} of every formula cell (array formulas too)."""
     out = {}
-    for ref, body in re.findall(r'<c r="([A-Z]+\d+)"[^>]*>(<f[ >].*?</c>)', xml):
-        v = re.search(r"<v>(.*?)</v>", body)
+    # re.S: a cached text may hold a newline (the Summary's answer, then its
+    # configuration on a second line).
+    for ref, body in re.findall(r'<c r="([A-Z]+\d+)"[^>]*>(<f[ >].*?</c>)', xml, re.S):
+        v = re.search(r"<v>(.*?)</v>", body, re.S)
         m = re.match(r"([A-Z]+)(\d+)$", ref)
         col = 0
         for ch in m.group(1):
