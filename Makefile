@@ -60,9 +60,12 @@ gpusizer: $(BUILD)/gpusizer
 $(BUILD)/gpusizer: $(OBJ)
 	$(Q)$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
+# src/core is compiled with its own -I alone, no pkg-config flags: the same
+# objects serve the program and check-core (the core built alone).
+layer_pkg = $(if $(filter core,$(call layer_of,$(1))),,$(PKG_CFLAGS))
 $(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(call layer_inc,$*) $(PKG_CFLAGS) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(call layer_inc,$*) $(call layer_pkg,$*) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # The test build, $(BUILD)/test/gpusizer: the modules that hold fault points
 # (gs_fault, src/base/fault.h) compiled again with -DGS_TESTING, linked with
@@ -75,7 +78,7 @@ TEST_EXE := $(BUILD)/test/gpusizer
 
 $(BUILD)/test/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) -DGS_TESTING $(call layer_inc,$*) $(PKG_CFLAGS) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) -DGS_TESTING $(call layer_inc,$*) $(call layer_pkg,$*) $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(TEST_EXE): $(filter-out $(FAULT_SRC:src/%.c=$(BUILD)/%.o),$(OBJ)) $(FAULT_OBJ)
 	$(Q)$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -188,14 +191,15 @@ unit-deps: $(LIBOBJ)
 	$(foreach t,$(UNIT_NAMES),need $(t) "$(sort $($(t)_OBJ))";)
 
 # The sizing core on its own: every src/core/*.c compiled with -Isrc/core
-# and nothing else (no pkg-config flags, no other folder), and linked with
+# and nothing else (no pkg-config flags, no other folder: the build's own
+# $(BUILD)/core objects, compiled so for everything), and linked with
 # nothing but -lm into the tests that need only the core (CORE_TESTS), which
-# then run. A core file that includes a header of another folder fails to
+# then run in $(CORE_DIR). A core file that includes a header of another folder fails to
 # compile. Fails too when a core file includes cJSON, curl, xlsxwriter,
 # cmark or zlib from the system, or uses FILE* or a stdio stream outside
 # comments (err.c is exempt: gs_report_error() prints to stderr). Prints the
-# FAIL lines and one summary line; GS_WRAP prefixes each run (as in
-# tests/run.sh).
+# FAIL and SKIP lines and the count (tests/run.sh -q --tier units); GS_WRAP
+# prefixes each run.
 CORE_TESTS := test_arch test_err test_engine_core test_redact test_numfmt test_timing \
   $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_settings*.c))
 CORE_DIR = $(BUILD)/core-alone
@@ -209,14 +213,10 @@ CORE_NOCOMMENTS = awk '{ l = $$0; o = ""; while (l != "") { \
   else { o = o l; l = "" } } print FNR ":" o }'
 CORE_STREAMS := \<FILE\>|\<(fopen|fdopen|freopen|fclose|fprintf|vfprintf|fputs|fputc|putc|puts|fwrite|fread|fgets|fflush|stdin|stdout|stderr)\>|(^|[^a-z_])printf *\(
 
-CORE_OBJ = $(CORE:%=$(CORE_DIR)/%.o)
-.SECONDARY: $(CORE_OBJ)
-
-$(CORE_DIR)/core/%.o: src/core/%.c
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) -Isrc/core $(GS_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+CORE_OBJ = $(CORE:%=$(BUILD)/%.o)
 
 $(CORE_DIR)/test_%: tests/unit/test_%.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
 	$(Q)$(CC) -Isrc/core $(GS_CFLAGS) $(CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< $(CORE_OBJ) -lm
 
 .PHONY: check-core
@@ -237,40 +237,86 @@ check-core:
 	  if $(CORE_NOCOMMENTS) $$f | grep -E '$(CORE_STREAMS)'; then \
 	    echo "check-core: $$f uses FILE* or a stdio stream"; st=1; fi; \
 	done; exit $$st
-	$(Q)$(MAKE) --no-print-directory $(CORE_TESTS:%=$(CORE_DIR)/%)
-	$(Q)p=0; f=0; for t in $(CORE_TESTS); do \
-	  $(GS_WRAP) $(CORE_DIR)/$$t >$(CORE_DIR)/$$t.log 2>&1; rc=$$?; \
-	  n=$$(grep -c '^FAIL ' $(CORE_DIR)/$$t.log); grep '^FAIL ' $(CORE_DIR)/$$t.log; \
-	  if [ $$rc -ne 0 ] && [ $$n -eq 0 ]; then echo "FAIL $$t: exited $$rc"; n=1; fi; \
-	  p=$$((p + $$(grep -c '^PASS ' $(CORE_DIR)/$$t.log))); f=$$((f + n)); \
-	done; \
-	echo "check-core: $(CORE_TESTS) on src/core alone ($(words $(CORE)) modules): $$p passed, $$f failed"; \
-	[ $$f -eq 0 ]
+	$(Q)$(MAKE) --no-print-directory $(BUILD_JOBS) $(CORE_TESTS:%=$(CORE_DIR)/%)
+	$(Q)echo "check-core: $(CORE_TESTS) on src/core alone ($(words $(CORE)) modules)"; \
+	GS_WRAP="$(GS_WRAP)" UNIT_DIR=$(CURDIR)/$(CORE_DIR) TESTS="$(CORE_TESTS)" sh tests/run.sh -q --tier units
 
-# The README's test command: installs what is missing, builds, runs every test.
+# The test tiers (docs/HACKING.md, "Test tiers"). tests/run.sh runs the test
+# files JOBS at once and prints "N passed, N failed, N skipped".
+TEST_ENV = GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer GPUSIZER_TESTING=$(CURDIR)/$(TEST_EXE) \
+  UNIT_DIR=$(CURDIR)/$(BUILD)/tests
+# What the test files run, built before they start (no test builds).
+TEST_BUILD = $(BUILD)/gpusizer $(TEST_EXE) units $(BUILD)/speed/driver
+# The test targets build with one job per CPU unless make was given -j.
+NPROC := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC))
+
+# The README's test command: installs what is missing, builds, runs every
+# test but the application tests (TESTS="word ..." runs the files whose
+# name holds a word).
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-core
-	$(Q)$(MAKE) --no-print-directory $(BUILD)/gpusizer $(TEST_EXE) units
-	$(Q)GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer GPUSIZER_TESTING=$(CURDIR)/$(TEST_EXE) \
-	  UNIT_DIR=$(CURDIR)/$(BUILD)/tests sh tests/run.sh
+	$(Q)$(MAKE) --no-print-directory $(BUILD_JOBS) $(TEST_BUILD)
+	$(Q)$(TEST_ENV) sh tests/run.sh
 test: check
+
+# The application tests (tests/run.sh --tier apps: the files marked
+# "gpusizer-tier: apps"): the workbook recalculated by Gnumeric and
+# LibreOffice, the HTML report in Chromium. Installs the applications
+# (tools/deps.sh apps); a missing one is a failure, not a skip.
+.PHONY: check-apps
+check-apps: deps
+	$(Q)sh tools/deps.sh apps
+	$(Q)$(MAKE) --no-print-directory $(BUILD_JOBS) $(BUILD)/gpusizer
+	$(Q)$(TEST_ENV) sh tests/run.sh --tier apps
 
 # The README's main job: the committed default spec into out/, no network.
 report: deps
 	$(Q)$(MAKE) --no-print-directory gpusizer
 	./gpusizer report --offline
 
+# The sanitizer configuration: clang, ASan+UBSan, -O1, in $(SAN_BUILD). Its
+# objects also carry libFuzzer's coverage instrumentation (fuzzer-no-link:
+# counters and comparison hooks, inert without libFuzzer) so that the fuzz
+# targets (mk/fuzz.mk) link these same objects: one clang build serves
+# make sanitize and make fuzz.
+SAN_BUILD := build/asan
+SAN_MAKE = BUILD=$(SAN_BUILD) CC=clang CFLAGS="-O1 -g" \
+  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -fsanitize=fuzzer-no-link"
 sanitize: deps
 	$(Q)sh tools/deps.sh clang fuzz
-	$(Q)$(MAKE) --no-print-directory check BUILD=build/asan CC=clang \
-	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" CFLAGS="-O1 -g"
+	$(Q)$(MAKE) --no-print-directory check $(SAN_MAKE)
 
+# Memcheck (uninitialised reads, invalid accesses, leaks) on the gcc build:
+# every unit binary, and every gpusizer run of the test files in
+# VALGRIND_TESTS. ASan+UBSan (make sanitize) runs every test file; this set
+# is chosen so that valgrind still reaches every command and every writer,
+# and the Hub client's failure paths, at a fraction of the whole suite's
+# cost under valgrind (each run costs about a second of start-up there, a
+# sweep 50 times its plain time): measured with gcov, it runs 98.2% of the
+# src/ lines that the whole suite runs through GS_WRAP. Left out: the
+# accuracy sweep (hundreds of estimate runs, the paths of t_estimate_time),
+# the malformed inputs (t_bad_inputs; the fuzz targets run the parsers
+# under ASan), the output directory's faults (t_faults_out: full reports on
+# a full tmpfs, 11 minutes under valgrind for 0.7% of the lines), the
+# store, limit and write-failure faults, and the files that add no line.
+# `make valgrind-coverage` prints what the set runs against what the whole
+# suite would, per folder and by function (tools/valgrind-coverage.py);
+# extend the set when it misses new code.
+VALGRIND_TESTS = t_cli.py t_cli_docs.py t_estimate_time.py t_plan.py t_report.py t_report_progress.py \
+  t_md_report.py t_xlsx.py t_settings_columns.py t_measured_report.py t_fetch.py t_fetch_token.py \
+  t_token_leak.py t_verify.py t_harness_run.py t_install.py t_speed_accuracy.py t_faults_hub.py
+VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
 valgrind: deps
 	$(Q)sh tools/deps.sh valgrind
-	$(Q)$(MAKE) --no-print-directory $(BUILD)/gpusizer $(TEST_EXE) units
-	$(Q)GPUSIZER=$(CURDIR)/$(BUILD)/gpusizer GPUSIZER_TESTING=$(CURDIR)/$(TEST_EXE) \
-	  UNIT_DIR=$(CURDIR)/$(BUILD)/tests GS_WRAP="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
-	  sh tests/run.sh
+	$(Q)$(MAKE) --no-print-directory $(BUILD_JOBS) $(TEST_BUILD)
+	$(Q)$(TEST_ENV) GS_WRAP="$(VALGRIND)" TESTS="test_ $(VALGRIND_TESTS)" sh tests/run.sh
+
+.PHONY: print-valgrind-tests valgrind-coverage
+print-valgrind-tests:
+	@echo test_ $(VALGRIND_TESTS)
+valgrind-coverage:
+	$(Q)python3 tools/valgrind-coverage.py
 
 accuracy: gpusizer
 	python3 tests/accuracy.py
@@ -342,4 +388,4 @@ uninstall:
 # Targets contributed per area (fuzz, bench, ...).
 -include $(wildcard mk/*.mk)
 $(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
--include $(wildcard $(BUILD)/tests/.deps/*.d $(CORE_DIR)/*.d $(CORE_DIR)/core/*.d)
+-include $(wildcard $(BUILD)/tests/.deps/*.d $(CORE_DIR)/*.d)

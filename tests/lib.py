@@ -1,6 +1,7 @@
 """Shared by the tests/t_*.py files: where things are, how to run gpusizer,
 and the line protocol tests/run.sh counts: "PASS name" or "FAIL name: why"
-per check, and a non-zero exit status when any check failed."""
+per check, "SKIP name: why" for a check that cannot run here (counted as a
+skip, never as a pass), and a non-zero exit status when any check failed."""
 import os
 
 TOP = os.environ.get("GS_TOP") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -10,6 +11,16 @@ GS = WRAP + [EXE]
 # The test build (make check builds it: build/test/gpusizer), the one with
 # fault points (src/base/fault.h, GPUSIZER_FAULT); the fault tests run it.
 FAULT_EXE = os.environ.get("GPUSIZER_TESTING", os.path.join(TOP, "build", "test", "gpusizer"))
+# The project's shared material beside the repository. Tests read their
+# fixtures from the repository (tests/fixtures/, tests/accuracy/, ...); only
+# Checks.shared_copy looks here, to catch a vendored copy drifting from its
+# source, and skips (counted) where there is no ../shared.
+SHARED = os.path.join(os.path.dirname(TOP), "shared")
+
+
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
 
 
 class Checks:
@@ -28,6 +39,30 @@ class Checks:
             self.failed += 1
             print("FAIL %s%s: %s" % (self.prefix, name, why if why != "" else "check failed"), flush=True)
         return bool(cond)
+
+    def skip(self, name, why):
+        """Prints the SKIP line for a check that cannot run here, with the
+        reason (tests/run.sh counts it as a skip; CI allows only the skips
+        listed in .ci/skips-*)."""
+        print("SKIP %s%s: %s" % (self.prefix, name, why), flush=True)
+
+    def shared_copy(self, name, src, copy, suffix=""):
+        """Checks that copy (a file or a directory of the repository) holds
+        byte copies of ../shared/src: the file itself, or every file of the
+        directory whose name ends in suffix. A counted SKIP where
+        ../shared/src is absent."""
+        path = os.path.join(SHARED, src)
+        if not os.path.exists(path):
+            self.skip(name, "no ../shared/%s to compare the copy with" % src)
+            return None
+        if os.path.isdir(path):
+            pairs = [(os.path.join(path, n), os.path.join(copy, n)) for n in sorted(os.listdir(path))
+                     if n.endswith(suffix) and os.path.isfile(os.path.join(path, n))]
+        else:
+            pairs = [(path, copy)]
+        bad = [os.path.relpath(b, TOP) for a, b in pairs if not os.path.isfile(b) or not same_bytes(a, b)]
+        return self(pairs and not bad, name, "missing or different from ../shared/%s: %s" % (
+            src, ", ".join(bad[:10]) if pairs else "nothing there to compare"))
 
     def status(self):
         """The exit status for the test file."""

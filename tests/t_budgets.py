@@ -342,7 +342,7 @@ def name_matches(head, name, gid):
 
 def main():
     if WRAP:
-        print("PASS budgets: skipped under %s (checked in the plain run)" % WRAP.split()[0])
+        print("SKIP budgets: the default report under %s (checked in the plain run)" % WRAP.split()[0])
         return 0
     tmp = tempfile.mkdtemp(prefix="gs-t-budgets-")
     try:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
+# gpusizer-tier: apps (make check-apps runs it; make check does not)
 """The HTML report in a real browser: headless Chromium (Debian's
-`chromium`, installed here when missing and this runs as root with apt;
-else the test prints SKIP and passes nothing). From a small sweep of the
+`chromium`: `make check-apps` installs it with tools/deps.sh apps; this
+test exists to run it, so without it the test fails). From a small sweep of the
 committed spec (one model, offline) it checks, from screenshots decoded
 with zlib and from what the page measures of itself:
 
@@ -38,21 +39,12 @@ EPOCH, DATE = "1700000000", "2023-11-14"
 
 
 def find_chromium():
-    """The chromium binary, installing Debian's package when missing (as
-    root, with apt-get); None when there is none."""
+    """The chromium binary; None when there is none."""
     for name in ("chromium", "chromium-browser"):
         p = shutil.which(name)
         if p:
             return p
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        return None
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    try:
-        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"],
-                       env=env, capture_output=True, timeout=900)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return shutil.which("chromium")
+    return None
 
 
 def png_pixels(path):
@@ -146,10 +138,9 @@ def report(out):
 
 def main():
     exe = find_chromium()
-    if exe is None:
-        print("SKIP t_html_browser: no chromium (as root with apt-get it is installed: "
-              "apt-get install -y --no-install-recommends chromium)")
-        return 0
+    if not check(exe is not None, "chromium is installed",
+                 "no chromium on PATH: `sh tools/deps.sh apps` installs it (make check-apps does)"):
+        return check.status()
     tmp = tempfile.mkdtemp(prefix="gs-html-browser-")
     try:
         return run(Browser(exe, tmp), tmp)

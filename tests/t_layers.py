@@ -4,7 +4,7 @@ layout"): each folder compiles seeing only itself and the folders below it.
 For every folder this compiles, with the folder's own flags as the Makefile
 gives them (`make layer-flags`), a probe that includes one header of each
 folder: a header of the folder itself or of a folder below it must compile,
-a header of a higher folder must fail with "No such file". It also checks
+a header of a higher folder must fail with "No such file" (gcc) or "file not found" (clang). It also checks
 that the flags are the table in HACKING.md (its "sees" column), that the
 table lists exactly `ls src`, and that no source file includes a header by a
 path (`"../report/report.h"`), which would step around the rule."""
@@ -93,7 +93,8 @@ def main():
                     check(ok, "%s may include %s/%s" % (d, other, h), err.strip()[-300:])
                 else:
                     tried += 1
-                    bad = not ok and "No such file" in err
+                    # gcc: "No such file or directory"; clang (make sanitize): "file not found"
+                    bad = not ok and ("No such file" in err or "file not found" in err)
                     refused += bad
                     check(bad, "%s including %s/%s does not compile" % (d, other, h),
                           "compiled" if ok else err.strip()[-300:])

@@ -8,7 +8,7 @@ import subprocess
 wrap = os.environ.get("GS_WRAP", "")
 gs = os.environ.get("GPUSIZER", "./gpusizer")
 if wrap:
-    print("PASS out/ current: skipped under %s (checked in the plain run)" % wrap.split()[0])
+    print("SKIP out/ current: the default sweep under %s (checked in the plain run)" % wrap.split()[0])
     raise SystemExit(0)
 env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "GPUSIZER_MEASUREMENTS")}
 r = subprocess.run([gs, "report", "--offline", "--check", "--quiet"], capture_output=True, text=True,

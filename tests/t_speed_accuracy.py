@@ -77,12 +77,8 @@ def main():
     ok(regressions(sa.summary(rows2, un2), base), "speed accuracy: a mis-calibrated model is caught")
     # The copies the cases read are the project's measured speeds, byte for byte.
     for name in ("speed.jsonl", "speed2.jsonl"):
-        shared = os.path.join(os.path.dirname(TOP), "shared", "measurements", name)
-        if os.path.isfile(shared):
-            with open(shared, "rb") as a, open(os.path.join(TOP, "tests", "speed", name), "rb") as b:
-                ok(a.read() == b.read(), "speed accuracy: tests/speed/%s is a copy of the shared measurements" % name)
-        else:
-            print("SKIP speed accuracy: no ../shared/measurements/%s to compare the copy with" % name)
+        ok.shared_copy("speed accuracy: tests/speed/%s is a copy of the shared measurements" % name,
+                       "measurements/" + name, os.path.join(TOP, "tests", "speed", name))
     return ok.status()
 
 

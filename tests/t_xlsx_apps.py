@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# gpusizer-tier: apps (make check-apps runs it; make check does not)
 """The workbook in the applications its readers open it with.
 
 Gnumeric (ssconvert --recalc) recalculates every formula of a report's
@@ -15,8 +16,8 @@ at most 10 pages, the whole workbook on a few hundred (it was 5,465 before
 print set-up).
 
 The applications are Debian packages (gnumeric, libreoffice-calc-nogui,
-poppler-utils); this test installs them when it runs as root with apt-get,
-and otherwise says SKIP and checks nothing.
+poppler-utils): `make check-apps` installs them (tools/deps.sh apps). This
+test exists to run them, so a missing one is a FAIL, not a skip.
 """
 import csv
 import glob
@@ -37,16 +38,9 @@ PACKAGES = {"ssconvert": "gnumeric", "soffice": "libreoffice-calc-nogui", "pdfto
 
 
 def have_apps():
-    missing = [p for t, p in PACKAGES.items() if shutil.which(t) is None]
-    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing,
-                       env=env, capture_output=True, timeout=1800)
-        missing = [p for t, p in PACKAGES.items() if shutil.which(t) is None]
-    if missing:
-        print("SKIP xlsx apps: %s not installed (needs root and apt-get to install)" % " ".join(missing))
-        return False
-    return True
+    missing = ["%s (%s)" % (t, p) for t, p in PACKAGES.items() if shutil.which(t) is None]
+    return check(not missing, "the applications are installed",
+                 "missing %s: `sh tools/deps.sh apps` installs them (make check-apps does)" % ", ".join(missing))
 
 
 def report(env, spec, out, gpus_dir):
@@ -428,7 +422,7 @@ def libreoffice(env, work):
 
 def main():
     if not have_apps():
-        return 0
+        return check.status()
     work = tempfile.mkdtemp(prefix="gs-t-xlsx-apps-")
     env = clean_env(work)
     try:

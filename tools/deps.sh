@@ -1,8 +1,9 @@
 #!/bin/sh
 # Install the Debian packages that gpusizer's build and tests need, when
 # missing. Used by `make deps` (and so by the README's two commands, `make
-# report` and `make check`); `tools/deps.sh valgrind clang fuzz` adds the
-# tools of `make valgrind`, `make sanitize` and `make fuzz`. Idempotent.
+# report` and `make check`); `tools/deps.sh valgrind clang fuzz apps` adds the
+# tools of `make valgrind`, `make sanitize`, `make fuzz` and `make
+# check-apps` (the applications its tests drive). Idempotent.
 #
 # Nothing missing: prints nothing, exits 0. Something missing: as root, runs
 # apt-get (one "installing" line on stderr, apt's output only on failure);
@@ -18,6 +19,9 @@
 #   tests: python3 (tests/*.py), cc (tests/t_verify.py builds a stand-in
 #     NVML), chattr (tests/t_write_failures.py, as root). Everything else the
 #     tests use is in the Python standard library or Essential packages.
+#   apps (make check-apps): ssconvert (gnumeric), soffice
+#     (libreoffice-calc-nogui) and pdftotext (poppler-utils) for
+#     tests/t_xlsx_apps.py; chromium for tests/t_html_browser.py.
 set -eu
 prog="gpusizer deps"
 need=""
@@ -60,7 +64,13 @@ check() {
 			[ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
 				add libclang-rt-dev
 			;;
-		*) echo "$prog: unknown extra '$t' (known: valgrind clang fuzz)" >&2; exit 2 ;;
+		apps)
+			tool ssconvert || add gnumeric
+			tool soffice || add libreoffice-calc-nogui
+			tool pdftotext || add poppler-utils
+			tool chromium || add chromium
+			;;
+		*) echo "$prog: unknown extra '$t' (known: valgrind clang fuzz apps)" >&2; exit 2 ;;
 		esac
 	done
 }

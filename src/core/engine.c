@@ -1290,77 +1290,84 @@ static double kv_bytes_at(const plan *P, double n, bool stat, double kvb)
 	return t;
 }
 
-/* Inference: the weights, then the prefill's widest layer over a full KV
- * cache, then its logits and last hidden states. */
-static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
+/* What the inference timeline's stages share. */
+typedef struct infer_tl {
+	tl t;
+	double kvb;          /* bytes a cached element (its scale included) */
+	bool int8kv, stat;   /* an int8 cache; a static cache (allocated at full length) */
+	double ctx_all, seqs; /* a sequence's tokens (prompt and new ones); sequences */
+	double kv_tok, win_tok, win_cap; /* cache a token of the layers that keep every
+	                      token and of those that keep a window; the window's */
+	double state;        /* the state layers' fixed state, all sequences */
+	double kv;           /* the cache when the prefill's last layer runs */
+	double ctx_attn;     /* tokens one attention layer reads at the last decode step */
+	double lbytes, logits; /* bytes a logit; the prefill's logits */
+	double layer_tmp, deq; /* the widest layer's transients; its dequantized weights */
+	double kv_at, seen;  /* the cache's bytes at the peak, and the peak they were taken at */
+} infer_tl;
+
+/* The cache: a token's bytes per kind of layer, the state layers' state,
+ * what the prefill leaves and what the last decode step reads. */
+static void infer_cache(const plan *P, infer_tl *x)
 {
 	const ctx *c = &P->c;
 	const gs_arch *a = c->a;
 	const gs_settings *s = c->s;
 	double tp = c->tp;
-	tl t;
 
-	memset(&t, 0, sizeof t);
-	double context = (double)s->cuda_context_mib * 1048576.0;
-	double kvb = s->kv_dtype_set ? gs_dtype_bytes(s->kv_dtype) : c->r.cb;
-	bool int8kv = s->kv_dtype_set && s->kv_dtype == GS_DT_INT8;
+	x->kvb = s->kv_dtype_set ? gs_dtype_bytes(s->kv_dtype) : c->r.cb;
+	x->int8kv = s->kv_dtype_set && s->kv_dtype == GS_DT_INT8;
 	/* torchao's AffineQuantizedKVCache: a scale in the compute dtype per
 	 * token and head beside the int8 values (_models/llama/model.py) */
-	if (int8kv)
-		kvb += c->r.cb / (double)a->head_dim;
+	if (x->int8kv)
+		x->kvb += c->r.cb / (double)a->head_dim;
 	/* a sequence's tokens: the prompt (--seq) and, generating, the new
 	 * tokens after it */
-	double ctx_all = (double)s->seq + (double)s->new_tokens, seqs = (double)s->batch;
+	x->ctx_all = (double)s->seq + (double)s->new_tokens;
+	x->seqs = (double)s->batch;
 	/* StaticCache is allocated at its maximum length before the prefill */
-	bool stat = s->kv_cache == GS_KVC_STATIC || s->kv_cache == GS_KVC_STATIC_MASK;
+	x->stat = s->kv_cache == GS_KVC_STATIC || s->kv_cache == GS_KVC_STATIC_MASK;
 	/* the cache per token of the layers that keep every token (full and
 	 * MLA: one layer's keys and values, this GPU's layers), of those that
 	 * keep a window, and the state layers' fixed state per sequence */
-	double kv_layer = 0, kv_tok = 0, win_tok = 0, win_cap = 0, state = 0;
 	for (int i = 0; i < a->n_kinds; i++) {
 		const gs_layer_kind *k = &a->kind[i];
-		double nl = layers_here(k, s), per = (double)k->kv_dim / tp * kvb;
+		double nl = layers_here(k, s), per = (double)k->kv_dim / tp * x->kvb;
 		if (!gs_kind_has_kv(k)) {
-			state += nl * gs_kind_state_bytes(k, c->r.cb) / tp;
+			x->state += nl * gs_kind_state_bytes(k, c->r.cb) / tp;
 			continue;
 		}
-		if (per > kv_layer)
-			kv_layer = per;
-		if (gs_kind_kv_tokens(k, 1e18, stat) < 1e18) {
-			win_tok += nl * per;
-			win_cap += nl * per * gs_kind_kv_tokens(k, 1e18, stat);
+		if (gs_kind_kv_tokens(k, 1e18, x->stat) < 1e18) {
+			x->win_tok += nl * per;
+			x->win_cap += nl * per * gs_kind_kv_tokens(k, 1e18, x->stat);
 		} else {
-			kv_tok += nl * per;
+			x->kv_tok += nl * per;
 		}
 	}
-	state *= seqs;
-	double kv = kv_bytes_at(P, stat ? ctx_all : (double)s->seq, stat, kvb) * seqs + state;
+	x->state *= x->seqs;
+	x->kv = kv_bytes_at(P, x->stat ? x->ctx_all : (double)s->seq, x->stat, x->kvb) * x->seqs + x->state;
 	/* the tokens one attention layer reads at the last decode step: the
 	 * whole context, or the window where every layer keeps one */
-	double ctx_attn = 0;
 	for (int i = 0; i < a->n_kinds; i++)
-		if (gs_kind_has_kv(&a->kind[i]) && gs_kind_kv_tokens(&a->kind[i], ctx_all, stat) > ctx_attn)
-			ctx_attn = gs_kind_kv_tokens(&a->kind[i], ctx_all, stat);
+		if (gs_kind_has_kv(&a->kind[i]) && gs_kind_kv_tokens(&a->kind[i], x->ctx_all, x->stat) > x->ctx_attn)
+			x->ctx_attn = gs_kind_kv_tokens(&a->kind[i], x->ctx_all, x->stat);
+}
+
+/* The load: the weights, AutoAWQ's fused copies, gpt-fast's mask, an
+ * autocast's cached 16-bit weights. */
+static void infer_load(const plan *P, infer_tl *x)
+{
+	const ctx *c = &P->c;
+	const gs_settings *s = c->s;
+	tl *t = &x->t;
+
 	/* gpt-fast's setup_caches keeps a [L, L] bool causal mask for the
 	 * cache's length, built as tril(ones(L, L)): two of them at once */
 	double seq_len = (double)s->seq + (double)s->new_tokens;
 	double mask = s->kv_cache == GS_KVC_STATIC_MASK ? seq_len * seq_len : 0;
-	/* prefill logits: every prompt position for a plain forward; the
-	 * last one per sequence for generate() (transformers >= 4.45
-	 * passes logits_to_keep=1; serving engines do the same); older
-	 * transformers' heads returned logits.float(): the 16-bit logits
-	 * and their fp32 copy both live at the cast */
-	double lbytes = c->r.cb + (s->logits == GS_LOGITS_ALL_FP32 ? 4 : 0);
-	double logits = (s->logits != GS_LOGITS_LAST ? c->T : (double)s->batch) * (double)a->vocab / tp * lbytes;
-	double layer_tmp = 0, deq = 0;
-	for (int i = 0; i < a->n_kinds; i++) {
-		if (P->lc[i].fwd_act > layer_tmp)
-			layer_tmp = P->lc[i].fwd_act;
-		if (P->lc[i].deq > deq)
-			deq = P->lc[i].deq;
-	}
-	t.live[C_W] = P->W_gpu + P->gather;
-	mark(&t, NULL, GS_PH_LOAD, 1);
+
+	t->live[C_W] = P->W_gpu + P->gather;
+	mark(t, NULL, GS_PH_LOAD, 1);
 	/* --awq-fuse: AutoAWQ's fuser (awq/models/llama.py and its kin)
 	 * builds each layer's qkv WQLinear by torch.cat of q, k and v's
 	 * qweight, qzeros and scales, while its module list (or the unfused
@@ -1370,100 +1377,149 @@ static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
 	if (P->qkv_dup > 0) {
 		double exf[C_N] = {0};
 		exf[C_B] = P->qkv_dup;
-		mark(&t, exf, GS_PH_LOAD, 1);
+		mark(t, exf, GS_PH_LOAD, 1);
 	}
 	if (mask > 0) {
 		double ex0[C_N] = {0};
 		ex0[C_B] = 2 * mask;
-		mark(&t, ex0, GS_PH_LOAD, 1);
-		t.live[C_B] = mask;
+		mark(t, ex0, GS_PH_LOAD, 1);
+		t->live[C_B] = mask;
 	}
 	if (c->r.amp) /* every linear (and the head) cast once, cached */
-		t.live[C_W] += 2 * (P->lin_total + (P->head > 0 ? P->head : P->emb) / tp);
-	double ex[C_N] = {0};
-	t.live[C_A] = kv; /* the cache is full by the last layer */
-	ex[C_A] = layer_tmp;
-	ex[C_B] = deq;
-	/* the cache's bytes at the peak: at each moment that raises it */
-	double kv_at = 0, seen = t.peak;
-	mark(&t, ex, GS_PH_PREFILL, 1);
-	double ex2[C_N] = {0};
-	ex2[C_A] = logits + c->r.rb * (double)a->hidden * c->T;
-	ex2[C_B] = P->head_deq;
-	if (t.peak != seen)
-		kv_at = kv, seen = t.peak;
-	mark(&t, ex2, GS_PH_PREFILL, 1);
-	if (t.peak != seen)
-		kv_at = kv, seen = t.peak;
-	if (s->new_tokens > 0) {
-		/* The last decode step, the cache at its longest (transformers'
-		 * cache_utils): DynamicCache.update replaces one layer's keys, then
-		 * its values, by torch.cat, so half a layer's cache of the new
-		 * length is the extra; a legacy tuple cache is rebuilt layer by
-		 * layer while the caller still holds the previous step's, so both
-		 * whole caches live as the forward returns; a static cache is
-		 * already full. Each step's logits are one position per sequence
-		 * (fp32-cast too, where the head upcasts). */
-		double ex3[C_N] = {0};
-		/* the largest layer's cache at the new length (a window caps it) */
-		double layer_max = 0;
-		for (int i = 0; i < a->n_kinds; i++) {
-			const gs_layer_kind *k = &a->kind[i];
-			double b = (double)k->kv_dim / tp * kvb * gs_kind_kv_tokens(k, ctx_all, stat);
-			if (b > layer_max)
-				layer_max = b;
-		}
-		switch (s->kv_cache) {
-		case GS_KVC_LEGACY:
-			t.live[C_A] = kv_bytes_at(P, ctx_all - 1, false, kvb) * seqs + state;
-			ex3[C_A] = kv_bytes_at(P, ctx_all, false, kvb) * seqs;
-			break;
-		case GS_KVC_STATIC:
-		case GS_KVC_STATIC_MASK:
-			t.live[C_A] = kv_bytes_at(P, ctx_all, true, kvb) * seqs + state;
-			break;
-		default:
-			t.live[C_A] = kv_bytes_at(P, ctx_all - 1, false, kvb) * seqs + state;
-			ex3[C_A] = 0.5 * layer_max * seqs;
-			break;
-		}
-		double kv_dec = t.live[C_A] + ex3[C_A];
-		/* sdpa and eager attention over grouped key/value heads expand
-		 * one layer's cached keys and values to every query head for
-		 * the step (transformers' repeat_kv, ChatGLM's expand +
-		 * contiguous, gpt-fast's repeat_interleave); flash-attn reads
-		 * the groups as they are. An int8 cache is read through a
-		 * 16-bit copy of the layer (torchao: k_cache * k_cache_scale),
-		 * freed once expanded: the keys' expansion, the values' copy and
-		 * theirs live together. SDPA's math backend adds fp32 copies of
-		 * the keys and values and a scaled fp32 key (attention.cpp) and
-		 * its fp32 scores and probabilities. */
-		double qkv = (double)a->heads * (double)a->head_dim / tp * seqs * ctx_attn; /* one layer's keys at query width */
-		double expand = 0, kv_deq = int8kv ? (double)a->kv_cache_dim / tp * seqs * ctx_attn * c->r.cb : 0;
-		if (s->attn != GS_ATTN_FLASH && a->kv_heads < a->heads &&
-		    a->kv_cache_dim == 2 * a->kv_heads * a->head_dim)
-			expand = 2.0 * qkv * c->r.cb;
-		double attn_in = expand > 0 ? expand : kv_deq;
-		if (s->attn == GS_ATTN_MATH)
-			attn_in += math_fp32_copies(c->r.cb, false) * 4 * qkv + 8 * (double)a->heads / tp * seqs * ctx_attn;
-		if (expand > 0 && expand + 0.5 * kv_deq > attn_in)
-			attn_in = expand + 0.5 * kv_deq;
-		ex3[C_A] += (double)s->batch * (double)a->vocab / tp * lbytes + attn_in +
-		            layer_tmp * (double)s->batch / (c->T > 0 ? c->T : 1);
-		ex3[C_B] = deq;
-		mark(&t, ex3, GS_PH_DECODE, 1);
-		if (t.peak != seen)
-			kv_at = kv_dec;
+		t->live[C_W] += 2 * (P->lin_total + (P->head > 0 ? P->head : P->emb) / c->tp);
+}
+
+/* The prefill: its widest layer over the full cache, then its logits and
+ * last hidden states. */
+static void infer_prefill(const plan *P, infer_tl *x)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	tl *t = &x->t;
+
+	/* prefill logits: every prompt position for a plain forward; the
+	 * last one per sequence for generate() (transformers >= 4.45
+	 * passes logits_to_keep=1; serving engines do the same); older
+	 * transformers' heads returned logits.float(): the 16-bit logits
+	 * and their fp32 copy both live at the cast */
+	x->lbytes = c->r.cb + (s->logits == GS_LOGITS_ALL_FP32 ? 4 : 0);
+	x->logits = (s->logits != GS_LOGITS_LAST ? c->T : (double)s->batch) * (double)a->vocab / c->tp * x->lbytes;
+	for (int i = 0; i < a->n_kinds; i++) {
+		if (P->lc[i].fwd_act > x->layer_tmp)
+			x->layer_tmp = P->lc[i].fwd_act;
+		if (P->lc[i].deq > x->deq)
+			x->deq = P->lc[i].deq;
 	}
-	finish(out, &t, context, P->host, (double)a->params_total, c->r.text);
-	out->kv_bytes_token = kv_tok;
-	out->kv_win_bytes_token = win_tok;
-	out->kv_win_bytes_seq = win_cap;
-	out->state_bytes_seq = state / seqs;
-	out->kv_at_peak = u64(kv_at);
+	double ex[C_N] = {0};
+	t->live[C_A] = x->kv; /* the cache is full by the last layer */
+	ex[C_A] = x->layer_tmp;
+	ex[C_B] = x->deq;
+	/* the cache's bytes at the peak: at each moment that raises it */
+	x->seen = t->peak;
+	mark(t, ex, GS_PH_PREFILL, 1);
+	double ex2[C_N] = {0};
+	ex2[C_A] = x->logits + c->r.rb * (double)a->hidden * c->T;
+	ex2[C_B] = P->head_deq;
+	if (t->peak != x->seen)
+		x->kv_at = x->kv, x->seen = t->peak;
+	mark(t, ex2, GS_PH_PREFILL, 1);
+	if (t->peak != x->seen)
+		x->kv_at = x->kv, x->seen = t->peak;
+}
+
+/* The last decode step, the cache at its longest (transformers'
+ * cache_utils): DynamicCache.update replaces one layer's keys, then its
+ * values, by torch.cat, so half a layer's cache of the new length is the
+ * extra; a legacy tuple cache is rebuilt layer by layer while the caller
+ * still holds the previous step's, so both whole caches live as the
+ * forward returns; a static cache is already full. Each step's logits
+ * are one position per sequence (fp32-cast too, where the head upcasts). */
+static void infer_decode(const plan *P, infer_tl *x)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double tp = c->tp, seqs = x->seqs;
+	tl *t = &x->t;
+	double ex3[C_N] = {0};
+
+	/* the largest layer's cache at the new length (a window caps it) */
+	double layer_max = 0;
+	for (int i = 0; i < a->n_kinds; i++) {
+		const gs_layer_kind *k = &a->kind[i];
+		double b = (double)k->kv_dim / tp * x->kvb * gs_kind_kv_tokens(k, x->ctx_all, x->stat);
+		if (b > layer_max)
+			layer_max = b;
+	}
+	switch (s->kv_cache) {
+	case GS_KVC_LEGACY:
+		t->live[C_A] = kv_bytes_at(P, x->ctx_all - 1, false, x->kvb) * seqs + x->state;
+		ex3[C_A] = kv_bytes_at(P, x->ctx_all, false, x->kvb) * seqs;
+		break;
+	case GS_KVC_STATIC:
+	case GS_KVC_STATIC_MASK:
+		t->live[C_A] = kv_bytes_at(P, x->ctx_all, true, x->kvb) * seqs + x->state;
+		break;
+	default:
+		t->live[C_A] = kv_bytes_at(P, x->ctx_all - 1, false, x->kvb) * seqs + x->state;
+		ex3[C_A] = 0.5 * layer_max * seqs;
+		break;
+	}
+	double kv_dec = t->live[C_A] + ex3[C_A];
+	/* sdpa and eager attention over grouped key/value heads expand
+	 * one layer's cached keys and values to every query head for
+	 * the step (transformers' repeat_kv, ChatGLM's expand +
+	 * contiguous, gpt-fast's repeat_interleave); flash-attn reads
+	 * the groups as they are. An int8 cache is read through a
+	 * 16-bit copy of the layer (torchao: k_cache * k_cache_scale),
+	 * freed once expanded: the keys' expansion, the values' copy and
+	 * theirs live together. SDPA's math backend adds fp32 copies of
+	 * the keys and values and a scaled fp32 key (attention.cpp) and
+	 * its fp32 scores and probabilities. */
+	double qkv = (double)a->heads * (double)a->head_dim / tp * seqs * x->ctx_attn; /* one layer's keys at query width */
+	double expand = 0, kv_deq = x->int8kv ? (double)a->kv_cache_dim / tp * seqs * x->ctx_attn * c->r.cb : 0;
+	if (s->attn != GS_ATTN_FLASH && a->kv_heads < a->heads &&
+	    a->kv_cache_dim == 2 * a->kv_heads * a->head_dim)
+		expand = 2.0 * qkv * c->r.cb;
+	double attn_in = expand > 0 ? expand : kv_deq;
+	if (s->attn == GS_ATTN_MATH)
+		attn_in += math_fp32_copies(c->r.cb, false) * 4 * qkv + 8 * (double)a->heads / tp * seqs * x->ctx_attn;
+	if (expand > 0 && expand + 0.5 * kv_deq > attn_in)
+		attn_in = expand + 0.5 * kv_deq;
+	ex3[C_A] += (double)s->batch * (double)a->vocab / tp * x->lbytes + attn_in +
+	            x->layer_tmp * (double)s->batch / (c->T > 0 ? c->T : 1);
+	ex3[C_B] = x->deq;
+	mark(t, ex3, GS_PH_DECODE, 1);
+	if (t->peak != x->seen)
+		x->kv_at = kv_dec;
+}
+
+/* Inference: the weights, then the prefill's widest layer over a full KV
+ * cache, then its logits and last hidden states, then the last decode
+ * step when it generates. */
+static gs_err infer_timeline(const plan *P, gs_estimate *out, gs_error *e)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	infer_tl x;
+
+	memset(&x, 0, sizeof x);
+	infer_cache(P, &x);
+	infer_load(P, &x);
+	infer_prefill(P, &x);
+	if (s->new_tokens > 0)
+		infer_decode(P, &x);
+	finish(out, &x.t, (double)s->cuda_context_mib * 1048576.0, P->host, (double)a->params_total, c->r.text);
+	out->kv_bytes_token = x.kv_tok;
+	out->kv_win_bytes_token = x.win_tok;
+	out->kv_win_bytes_seq = x.win_cap;
+	out->state_bytes_seq = x.state / x.seqs;
+	out->kv_at_peak = u64(x.kv_at);
 	out->params_trainable = 0;
 	out->bpp_G = out->bpp_O = 0;
-	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
+	return x.t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
 }
 
 /* One training step of the timeline, what its stages share. */

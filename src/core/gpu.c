@@ -8,7 +8,7 @@
  * values; a lookup of s returns n when it names none. */
 static const char *const segment_names[GS_SEG_MAX] = { "", "consumer", "workstation", "datacenter" };
 static const char *const uarch_names[GS_UARCH_MAX] = {
-	"", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3",
+	"", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4",
 };
 
 static int name_index(const char *const *names, int n, const char *s)

@@ -38,11 +38,12 @@ typedef enum gs_uarch {
 	GS_UARCH_HOPPER,
 	GS_UARCH_BLACKWELL,
 	GS_UARCH_CDNA3,
+	GS_UARCH_CDNA4,
 	GS_UARCH_MAX
 } gs_uarch;
 
-/* "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3" (""
- * for GS_UARCH_NONE). Static. */
+/* "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3",
+ * "cdna4" ("" for GS_UARCH_NONE). Static. */
 const char *gs_uarch_name(gs_uarch u);
 /* The architecture named s; GS_UARCH_MAX when s names none. */
 gs_uarch gs_uarch_parse(const char *s);
@@ -60,7 +61,11 @@ typedef struct gs_gpu {
 	double bf16_tflops;     /* dense bf16 (fp16 where no bf16) TFLOPS */
 	/* For the time model (src/timing.h); each optional in a file. */
 	double fp8_tflops;      /* dense fp8, FP32 accumulate, TFLOPS; 0: none */
-	double fp4_tflops;      /* dense fp4 (NVFP4/MXFP4) TFLOPS; 0: none (the time model falls back to fp8) */
+	bool fp4;               /* optional "fp4": FP4 tensor math (NVFP4/MXFP4) */
+	double fp4_tflops;      /* dense fp4 (NVFP4/MXFP4) tensor TFLOPS; 0: none (only with
+	                         * fp4; the time model falls back to fp8) */
+	bool unified_memory;    /* optional: memory shared with the CPU (GB10); usable
+	                         * leaves the OS its share, not the process's host use */
 	char interconnect[24];  /* GPU-to-GPU link: "nvlink4", "none", ...; "": not given */
 	double link_gbs;        /* that link's bandwidth per GPU, one direction, GB/s; 0: none */
 	int pcie_gen, pcie_lanes; /* host link; 0: not given */

@@ -277,57 +277,27 @@ double gs_time_eff(const gs_time_params *p, double x, double ridge, double h)
 }
 
 /* ---- Per-layer helpers ---------------------------------------------------
- * The only place the time model reads a decoder layer's attention shape.
- * Every layer of a gs_arch is alike today (its uniform fields; a sliding
- * window applies to all layers or none, config.c's sliding()); when the
- * arch gains per-layer structure (sliding-window, recurrent or
- * attention-free layers), these change and nothing else. */
+ * The time model reads a model's layers kind by kind (core/arch.h's
+ * per-kind accessors, the engine's too): what each layer's attention
+ * reads and its cache holds, a state layer's recurrent state, each
+ * mixer's FLOPs. A sliding or chunked layer reads its window, a Gated
+ * DeltaNet or Mamba-2 layer its state (constant in the context), an
+ * attention-free block nothing. */
 
-/* Bytes a token adds to layer i's cache, at elem bytes an element. */
-static double layer_kv_bytes_tok(const gs_arch *a, int64_t i, double elem)
+/* Tokens of one layer of kind k its attention reads at a context of ctx:
+ * every token, or the window of a sliding or chunked layer; none for the
+ * state kinds. */
+static double kind_kv_read(const gs_layer_kind *k, double ctx)
 {
-	(void)i;
-	return (double)a->kv_cache_dim * elem;
+	return gs_kind_kv_tokens(k, ctx, true); /* min(ctx, window): what a query attends */
 }
 
-/* Tokens of layer i's cache its attention reads at a context of ctx. */
-static double layer_kv_len(const gs_arch *a, int64_t i, double ctx)
+/* Mean keys a query of a p-token prompt attends in a layer of kind k:
+ * causal flash/sdpa kernels skip the masked half, eager computes it. */
+static double kind_prompt_keys(const gs_layer_kind *k, double p, bool causal)
 {
-	(void)i;
-	return a->sliding_window > 0 && ctx > (double)a->sliding_window ? (double)a->sliding_window : ctx;
-}
-
-/* Tokens of layer i's cache the cache holds at ctx (what a rebuild copies). */
-static double layer_kv_held(const gs_arch *a, int64_t i, double ctx)
-{
-	(void)a;
-	(void)i;
-	return ctx; /* DynamicCache keeps every token, windowed or not */
-}
-
-/* Bytes of recurrent state a sequence keeps in layer i (read and written
- * every step): none in an attention layer. */
-static double layer_state_bytes(const gs_arch *a, int64_t i)
-{
-	(void)a;
-	(void)i;
-	return 0;
-}
-
-/* Attention FLOPs of one query over `keys` keys in layer i: the score
- * (q.k) and value GEMMs, 2 FLOPs a multiply-add. */
-static double layer_attn_flops(const gs_arch *a, int64_t i, double keys)
-{
-	(void)i;
-	return 2 * (double)a->heads * (double)(a->head_dim + (a->v_head_dim > 0 ? a->v_head_dim : a->head_dim)) * keys;
-}
-
-/* Keys a query of a p-token prompt attends in layer i, on average: causal
- * flash/sdpa kernels skip the masked half, eager computes it. */
-static double layer_prompt_keys(const gs_arch *a, int64_t i, double p, bool causal)
-{
-	double w = layer_kv_len(a, i, p);
-	if (!causal)
+	double w = kind_kv_read(k, p);
+	if (!causal || w <= 0)
 		return w;
 	/* mean over positions 1..p of min(pos, w) */
 	return w >= p ? (p + 1) / 2 : w - w * (w - 1) / (2 * p);
@@ -336,30 +306,39 @@ static double layer_prompt_keys(const gs_arch *a, int64_t i, double p, bool caus
 /* The sums over layers the passes need. */
 typedef struct layer_sums {
 	double kv_read;   /* cache bytes the attention reads, a sequence */
-	double kv_held;   /* cache bytes held, a sequence */
-	double state;     /* recurrent state bytes, a sequence */
-	double attn_flops; /* attention FLOPs of one query token */
+	double kv_held;   /* cache bytes held, a sequence (what a rebuild copies: the
+	                     default cache keeps a sliding layer's window less one) */
+	double state;     /* recurrent and conv state bytes, a sequence (read and written
+	                     each step) */
+	double attn_flops; /* mixer FLOPs of one query token at the context */
 } layer_sums;
 
 static layer_sums layers_at(const gs_arch *a, double ctx, double elem)
 {
 	layer_sums r = { 0, 0, 0, 0 };
-	for (int64_t i = 0; i < a->layers; i++) {
-		double tok = layer_kv_bytes_tok(a, i, elem);
-		r.kv_read += tok * layer_kv_len(a, i, ctx);
-		r.kv_held += tok * layer_kv_held(a, i, ctx);
-		r.state += layer_state_bytes(a, i);
-		r.attn_flops += layer_attn_flops(a, i, layer_kv_len(a, i, ctx));
+
+	for (int i = 0; i < a->n_kinds; i++) {
+		const gs_layer_kind *k = &a->kind[i];
+		double n = (double)k->n_layers, tok = (double)k->kv_dim * elem;
+		r.kv_read += n * tok * kind_kv_read(k, ctx);
+		r.kv_held += n * tok * gs_kind_kv_tokens(k, ctx, false);
+		r.state += n * gs_kind_state_bytes(k, elem);
+		r.attn_flops += n * gs_kind_mixer_flops_token(a, k, ctx);
 	}
 	return r;
 }
 
-/* Attention FLOPs a prompt token of a p-token prompt costs, all layers. */
+/* Mixer FLOPs a prompt token of a p-token prompt costs, all layers (an
+ * attention kind at its mean keys; a state kind's FLOPs do not depend on
+ * the context). */
 static double prompt_attn_flops(const gs_arch *a, double p, bool causal)
 {
 	double f = 0;
-	for (int64_t i = 0; i < a->layers; i++)
-		f += layer_attn_flops(a, i, layer_prompt_keys(a, i, p, causal));
+
+	for (int i = 0; i < a->n_kinds; i++) {
+		const gs_layer_kind *k = &a->kind[i];
+		f += (double)k->n_layers * gs_kind_mixer_flops_token(a, k, kind_prompt_keys(k, p, causal));
+	}
 	return f;
 }
 
@@ -395,32 +374,29 @@ static mm_params matmul_params(const gs_arch *a, double batch)
 	return m;
 }
 
-/* Bytes per stored weight of an inference/adapter base. */
-static double weight_bytes_per_param(gs_prec p)
+/* Bytes a stored linear weight weighs, on average over the linears a
+ * step reaches (batch tokens through the routed experts): the precision
+ * table's layout, scales included (gs_prec_weight_bytes, as the engine
+ * sizes them), and the compute dtype's two bytes for what a format leaves
+ * unquantized (MXFP4 stores only the routed experts so). */
+static double linears_bpp(const gs_arch *a, gs_prec p, double batch)
 {
-	switch (p) {
-	case GS_P_FP32:
-	case GS_P_AMP_BF16:
-	case GS_P_AMP_FP16:
-		return 4;
-	case GS_P_FP8:
-	case GS_P_INT8:
-		return 1;
-	case GS_P_GPTQ_INT8:
-		return 1 + 4.0 / 128;    /* fp16 scale + zero per group of 128 */
-	case GS_P_GPTQ_INT4:
-	case GS_P_AWQ_INT4:
-		return 0.5 + 4.0 / 128;  /* 4 bits + fp16 scale and zero per group of 128 */
-	case GS_P_NF4:
-	case GS_P_NF4_LITGPT:
-		return GS_NF4_BYTES;
-	case GS_P_NF4_DQ:
-	case GS_P_NF4_TORCHAO:
-	case GS_P_NF4_DQ_LITGPT:
-		return GS_NF4_DQ_BYTES;
-	default:
-		return 2;
+	const gs_prec_info *r = gs_prec_info_of(p);
+	double bytes = 0, n = 0;
+
+	for (int k = 0; r != NULL && k < a->n_kinds; k++) {
+		const gs_layer_kind *lk = &a->kind[k];
+		for (int i = 0; i < lk->n_lin; i++) {
+			const gs_linear *l = &lk->lin[i];
+			double one = (double)l->in * (double)l->out;
+			double touched = (double)l->active * batch;
+			double reached = (touched < (double)l->count ? touched : (double)l->count) * (double)lk->n_layers;
+			double b = r->experts_only && !l->expert ? 2 * one : gs_prec_weight_bytes(p, l->in, l->out);
+			bytes += b * reached;
+			n += one * reached;
+		}
 	}
+	return n > 0 ? bytes / n : r != NULL ? r->value_bytes : 2;
 }
 
 /* The kernel a runtime runs for a precision when none is named: 16-bit
@@ -607,7 +583,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	accum = (double)(s->grad_accum > 0 ? s->grad_accum : 1);
 	trainable = o->params_trainable > 0 ? (double)o->params_trainable
 	            : adapter ? 0.005 * (double)a->params_total : (double)a->params_total;
-	wbytes = adapter ? weight_bytes_per_param(prec) : 2;
+	wbytes = adapter ? linears_bpp(a, prec, 1e18) : 2; /* a training step reads every weight */
 
 	t->flops_attn_tok = attn;
 	t->flops_fwd_tok = fwd;
@@ -826,8 +802,11 @@ static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	c.peak = kernel_peak(g, kernels[c.k].peak);
 	c.peak16 = g->bf16_tflops;
 	c.kvb = gs_dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
-	c.bpp = o->weight_bpp > 0 ? o->weight_bpp : kernels[c.k].bpp > 0 ? kernels[c.k].bpp
-	        : weight_bytes_per_param(prec);
+	/* a kernel that fixes its weights' bytes, unless the checkpoint is
+	 * already in an FP4 format (its own layout: the table's) */
+	c.bpp = o->weight_bpp > 0 ? o->weight_bpp
+	        : kernels[c.k].bpp > 0 && gs_prec_info_of(prec)->cls != GS_PC_FP4 ? kernels[c.k].bpp
+	        : linears_bpp(a, prec, b);
 	c.gguf = o->weight_bytes;
 	c.rt_eff = unit(P->dec_bw_eff[c.cls]);
 	c.per_node = (double)(o->gpus_per_node > 0 ? o->gpus_per_node : 8);

@@ -759,13 +759,11 @@ static int64_t gemma3_get(cfg *c, const char *key, int64_t def)
 	return get_int(c, key, 1, def, false);
 }
 
-static void fam_llama(cfg *c, llama_kind lk)
+/* A LLaMA-like config's dimensions (Gemma 3's defaults where absent,
+ * Qwen v1's kv_channels and half-width MLP halves). */
+static void llama_dims(cfg *c, llama_kind lk, dims *d)
 {
-	gs_arch *a = c->a;
-	gs_layer_kind *k = &a->kind[0];
-	dims d;
-	bool qkv_bias = false, o_bias = false, mlp_bias = false, tied;
-	int64_t norms = 2, hd_def = 0;
+	int64_t hd_def = 0;
 
 	if (lk == LK_QWEN3)
 		hd_def = 128; /* Qwen3Config default */
@@ -773,41 +771,47 @@ static void fam_llama(cfg *c, llama_kind lk)
 		hd_def = 256;
 	if (lk == LK_GEMMA3) {
 		gemma3_defaults(c);
-		d.H = get_int(c, "hidden_size", 1, 0, true);
-		d.L = get_int(c, "num_hidden_layers", 1, 0, true);
-		d.nh = gemma3_get(c, "num_attention_heads", 8);
-		d.nkv = gemma3_get(c, "num_key_value_heads", 4);
-		d.hd = gemma3_get(c, "head_dim", 256);
-		d.I = get_int(c, "intermediate_size", 1, 0, true);
-		d.V = gemma3_get(c, "vocab_size", 262208);
+		d->H = get_int(c, "hidden_size", 1, 0, true);
+		d->L = get_int(c, "num_hidden_layers", 1, 0, true);
+		d->nh = gemma3_get(c, "num_attention_heads", 8);
+		d->nkv = gemma3_get(c, "num_key_value_heads", 4);
+		d->hd = gemma3_get(c, "head_dim", 256);
+		d->I = get_int(c, "intermediate_size", 1, 0, true);
+		d->V = gemma3_get(c, "vocab_size", 262208);
 		if (c->rc == GS_OK)
-			kv_divides(c, &d, "num_key_value_heads");
+			kv_divides(c, d, "num_key_value_heads");
 	} else {
-		read_dims(c, &d, hd_def, true);
+		read_dims(c, d, hd_def, true);
 	}
 	if (lk == LK_QWEN1 && c->rc == GS_OK) {
 		/* Qwen v1's remote code (modeling_qwen.py, QWenAttention and
 		 * QWenMLP): heads of kv_channels, and w1 and w2 each
 		 * intermediate_size / 2 wide. */
-		d.hd = get_int(c, "kv_channels", 1, d.hd, false);
-		if (c->rc == GS_OK && d.I % 2 != 0)
+		d->hd = get_int(c, "kv_channels", 1, d->hd, false);
+		if (c->rc == GS_OK && d->I % 2 != 0)
 			field_fail(c, GS_ECONFIG, "intermediate_size",
-			           "must be even: Qwen v1's w1 and w2 are half of it each (got %" PRId64 ")", d.I);
-		d.I /= 2;
+			           "must be even: Qwen v1's w1 and w2 are half of it each (got %" PRId64 ")", d->I);
+		d->I /= 2;
 	}
+}
+
+/* Which of a LLaMA-like layer's linears carry a bias: q/k/v, o, the MLP. */
+static void llama_biases(cfg *c, llama_kind lk, bool *qkv_bias, bool *o_bias, bool *mlp_bias)
+{
+	*qkv_bias = *o_bias = *mlp_bias = false;
 	switch (lk) {
 	case LK_LLAMA:
 	case LK_GENERIC:
 	case LK_SMOLLM3: /* SmolLM3Config: attention_bias, mlp_bias (LlamaAttention, LlamaMLP) */
-		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
-		mlp_bias = get_bool(c, "mlp_bias", false);
+		*qkv_bias = *o_bias = get_bool(c, "attention_bias", false);
+		*mlp_bias = get_bool(c, "mlp_bias", false);
 		break;
 	case LK_QWEN2:
-		qkv_bias = true;
+		*qkv_bias = true;
 		break;
 	case LK_QWEN1: /* c_attn always has a bias; c_proj, w1, w2 and the MLP's c_proj not when no_bias */
-		qkv_bias = true;
-		o_bias = mlp_bias = !get_bool(c, "no_bias", true);
+		*qkv_bias = true;
+		*o_bias = *mlp_bias = !get_bool(c, "no_bias", true);
 		break;
 	case LK_QWEN3:
 	case LK_GEMMA:
@@ -815,11 +819,81 @@ static void fam_llama(cfg *c, llama_kind lk)
 	case LK_GEMMA3:
 	case LK_OLMO:  /* OlmoAttention = LlamaAttention: q/k/v/o bias */
 	case LK_OLMO2:
-		qkv_bias = o_bias = get_bool(c, "attention_bias", false);
+		*qkv_bias = *o_bias = get_bool(c, "attention_bias", false);
 		break;
 	default:
 		break;
 	}
+}
+
+/* A LLaMA-like layer's linears: Qwen v1's c_attn/w1/w2, Phi-3's fused
+ * qkv_proj and gate_up_proj, else q/k/v/o and gate/up/down. */
+static void llama_linears(cfg *c, gs_layer_kind *k, llama_kind lk, const dims *d, bool qkv_bias, bool o_bias,
+                          bool mlp_bias)
+{
+	gs_arch *a = c->a;
+
+	if (lk == LK_QWEN1) {
+		int64_t q = mul(c, d->nh, d->hd, "kv_channels");
+		lin(k, "c_attn", GS_ROLE_QKV, d->H, mul(c, 3, q, "kv_channels"), qkv_bias);
+		lin(k, "attn.c_proj", GS_ROLE_O, q, d->H, o_bias);
+		lin(k, "w2", GS_ROLE_GATE, d->H, d->I, mlp_bias);
+		lin(k, "w1", GS_ROLE_UP, d->H, d->I, mlp_bias);
+		lin(k, "mlp.c_proj", GS_ROLE_DOWN, d->I, d->H, mlp_bias);
+		if (a->max_pos == 0) /* older files give the context as seq_length only */
+			a->max_pos = get_int(c, "seq_length", 1, 0, false);
+	} else if (lk == LK_PHI3) {
+		int64_t q = mul(c, d->nh, d->hd, "head_dim");
+		int64_t qkv = add(c, q, mul(c, mul(c, 2, d->nkv, "num_key_value_heads"), d->hd, "head_dim"),
+		                  "head_dim");
+		lin(k, "qkv_proj", GS_ROLE_QKV, d->H, qkv, false);
+		lin(k, "o_proj", GS_ROLE_O, q, d->H, false);
+		lin(k, "gate_up_proj", GS_ROLE_GATE_UP, d->H, mul(c, 2, d->I, "intermediate_size"), false);
+		lin(k, "down_proj", GS_ROLE_DOWN, d->I, d->H, false);
+	} else {
+		add_attn(c, k, d, qkv_bias, o_bias);
+		add_gated(k, "", d->H, d->I, mlp_bias);
+	}
+}
+
+/* A LLaMA-like layer's norms (Gemma 2/3's four, OLMo's none) and query/key
+ * norms, the final norm, Gemma's soft-capping. */
+static void llama_norms(cfg *c, gs_layer_kind *k, llama_kind lk, const dims *d)
+{
+	gs_arch *a = c->a;
+	int64_t norms = 2;
+
+	if (lk == LK_GEMMA2 || lk == LK_GEMMA3) {
+		norms = 4; /* input, post_attention, pre_ and post_feedforward */
+		a->layer_norms = 4;
+		/* tanh soft-capping of scores and logits (Gemma 2; null in Gemma 3) */
+		a->attn_softcap = get_positive(c, "attn_logit_softcapping");
+		a->final_softcap = get_positive(c, "final_logit_softcapping");
+	}
+	if (lk == LK_OLMO)
+		norms = 0; /* OlmoLayerNorm: no weight, no bias */
+	k->other_params = mul(c, norms, d->H, "hidden_size");
+	a->qk_norm = lk == LK_QWEN3 || lk == LK_GEMMA3 || lk == LK_OLMO2;
+	if (lk == LK_QWEN3 || lk == LK_GEMMA3) /* q_norm, k_norm */
+		k->other_params = add(c, k->other_params, mul(c, 2, d->hd, "head_dim"), "head_dim");
+	if (lk == LK_OLMO2) /* q_norm over all query heads, k_norm over the kv heads */
+		k->other_params = add(c, k->other_params,
+		                      mul(c, add(c, d->nh, d->nkv, "num_key_value_heads"), d->hd, "head_dim"),
+		                      "head_dim");
+	a->p_final = lk == LK_OLMO ? 0 : d->H;
+	if (lk == LK_OLMO)
+		a->norm = GS_NORM_LAYER; /* non-parametric LayerNorm */
+}
+
+static void fam_llama(cfg *c, llama_kind lk)
+{
+	gs_arch *a = c->a;
+	gs_layer_kind *k = &a->kind[0];
+	dims d;
+	bool qkv_bias, o_bias, mlp_bias, tied;
+
+	llama_dims(c, lk, &d);
+	llama_biases(c, lk, &qkv_bias, &o_bias, &mlp_bias);
 	/* SmolLM3Config defaults tie_word_embeddings to true, as the Gemma
 	 * configs do; the key is often left out of the file */
 	tied = get_bool(c, "tie_word_embeddings",
@@ -833,48 +907,9 @@ static void fam_llama(cfg *c, llama_kind lk)
 	a->rotary = true;
 	a->n_kinds = 1;
 	k->n_layers = d.L;
-	if (lk == LK_QWEN1) {
-		int64_t q = mul(c, d.nh, d.hd, "kv_channels");
-		lin(k, "c_attn", GS_ROLE_QKV, d.H, mul(c, 3, q, "kv_channels"), qkv_bias);
-		lin(k, "attn.c_proj", GS_ROLE_O, q, d.H, o_bias);
-		lin(k, "w2", GS_ROLE_GATE, d.H, d.I, mlp_bias);
-		lin(k, "w1", GS_ROLE_UP, d.H, d.I, mlp_bias);
-		lin(k, "mlp.c_proj", GS_ROLE_DOWN, d.I, d.H, mlp_bias);
-		if (a->max_pos == 0) /* older files give the context as seq_length only */
-			a->max_pos = get_int(c, "seq_length", 1, 0, false);
-	} else if (lk == LK_PHI3) {
-		int64_t q = mul(c, d.nh, d.hd, "head_dim");
-		int64_t qkv = add(c, q, mul(c, mul(c, 2, d.nkv, "num_key_value_heads"), d.hd, "head_dim"),
-		                  "head_dim");
-		lin(k, "qkv_proj", GS_ROLE_QKV, d.H, qkv, false);
-		lin(k, "o_proj", GS_ROLE_O, q, d.H, false);
-		lin(k, "gate_up_proj", GS_ROLE_GATE_UP, d.H, mul(c, 2, d.I, "intermediate_size"), false);
-		lin(k, "down_proj", GS_ROLE_DOWN, d.I, d.H, false);
-	} else {
-		add_attn(c, k, &d, qkv_bias, o_bias);
-		add_gated(k, "", d.H, d.I, mlp_bias);
-	}
-	if (lk == LK_GEMMA2 || lk == LK_GEMMA3) {
-		norms = 4; /* input, post_attention, pre_ and post_feedforward */
-		a->layer_norms = 4;
-		/* tanh soft-capping of scores and logits (Gemma 2; null in Gemma 3) */
-		a->attn_softcap = get_positive(c, "attn_logit_softcapping");
-		a->final_softcap = get_positive(c, "final_logit_softcapping");
-	}
-	if (lk == LK_OLMO)
-		norms = 0; /* OlmoLayerNorm: no weight, no bias */
-	k->other_params = mul(c, norms, d.H, "hidden_size");
-	a->qk_norm = lk == LK_QWEN3 || lk == LK_GEMMA3 || lk == LK_OLMO2;
-	if (lk == LK_QWEN3 || lk == LK_GEMMA3) /* q_norm, k_norm */
-		k->other_params = add(c, k->other_params, mul(c, 2, d.hd, "head_dim"), "head_dim");
-	if (lk == LK_OLMO2) /* q_norm over all query heads, k_norm over the kv heads */
-		k->other_params = add(c, k->other_params,
-		                      mul(c, add(c, d.nh, d.nkv, "num_key_value_heads"), d.hd, "head_dim"),
-		                      "head_dim");
+	llama_linears(c, k, lk, &d, qkv_bias, o_bias, mlp_bias);
+	llama_norms(c, k, lk, &d);
 	k->mlp_inner = d.I;
-	a->p_final = lk == LK_OLMO ? 0 : d.H;
-	if (lk == LK_OLMO)
-		a->norm = GS_NORM_LAYER; /* non-parametric LayerNorm */
 	if (!layers_begin(c, d.L, d.H))
 		return;
 	attn_pattern(c, lk);
@@ -1970,6 +2005,35 @@ static void fam_granite_hybrid(cfg *c, int variant)
 	}
 }
 
+/* Nemotron-H's hybrid_override_pattern: one character a block, each of M
+ * (Mamba-2), * (attention), - (MLP) or E (MoE), as many as the layers;
+ * *n_e and *n_m count the E and - blocks. False (c failed naming the
+ * field) otherwise. */
+static bool nemotron_pattern(cfg *c, const char *pat, int64_t L, int *n_e, int *n_m)
+{
+	char idx[64];
+
+	if (pat == NULL) {
+		field_fail(c, GS_ECONFIG, "hybrid_override_pattern", "missing: nemotron_h gives each block's kind there");
+		return false;
+	}
+	if ((int64_t)strlen(pat) != L) {
+		field_fail(c, GS_ECONFIG, "hybrid_override_pattern", "has %zu blocks for num_hidden_layers %lld",
+		           strlen(pat), (long long)L);
+		return false;
+	}
+	for (int64_t i = 0; i < L; i++) {
+		if (!strchr("M*-E", pat[i]) || pat[i] == '\0') {
+			field_fail(c, GS_ECONFIG, indexed(idx, sizeof idx, "hybrid_override_pattern", i),
+			           "'%c' is not a block kind (M Mamba-2, * attention, - MLP, E MoE)", pat[i]);
+			return false;
+		}
+		*n_e += pat[i] == 'E';
+		*n_m += pat[i] == '-';
+	}
+	return true;
+}
+
 /* Nemotron-H (NemotronHForCausalLM, NVIDIA's remote code
  * modeling_nemotron_h.py named in auto_map): hybrid_override_pattern has
  * one block per character, each one RMSNorm and one mixer: M Mamba-2
@@ -1986,7 +2050,6 @@ static void fam_nemotron_h(cfg *c, int variant)
 	int64_t E = 0, top = 0, moeI = 0, shI = 0, nsh = 0, nh, p, g, N, K, chunk, hd;
 	bool ab, mb, tied, cb, ub;
 	const char *pat, *sdt;
-	char idx[64];
 	int n_e = 0, n_m = 0;
 
 	(void)variant;
@@ -2012,27 +2075,11 @@ static void fam_nemotron_h(cfg *c, int variant)
 	sdt = get_str(c, "mamba_ssm_cache_dtype");
 	if (c->rc != GS_OK)
 		return;
-	if (pat == NULL) {
-		field_fail(c, GS_ECONFIG, "hybrid_override_pattern", "missing: nemotron_h gives each block's kind there");
+	if (!nemotron_pattern(c, pat, d.L, &n_e, &n_m))
 		return;
-	}
-	if ((int64_t)strlen(pat) != d.L) {
-		field_fail(c, GS_ECONFIG, "hybrid_override_pattern", "has %zu blocks for num_hidden_layers %lld",
-		           strlen(pat), (long long)d.L);
-		return;
-	}
 	if (get_bool(c, "mamba_proj_bias", ub) != ub && c->rc == GS_OK) {
 		field_fail(c, GS_ECONFIG, "mamba_proj_bias", "disagrees with use_bias, which sizes in_proj and out_proj");
 		return;
-	}
-	for (int64_t i = 0; i < d.L; i++) {
-		if (!strchr("M*-E", pat[i]) || pat[i] == '\0') {
-			field_fail(c, GS_ECONFIG, indexed(idx, sizeof idx, "hybrid_override_pattern", i),
-			           "'%c' is not a block kind (M Mamba-2, * attention, - MLP, E MoE)", pat[i]);
-			return;
-		}
-		n_e += pat[i] == 'E';
-		n_m += pat[i] == '-';
 	}
 	if (n_e > 0) {
 		read_experts(c, "n_routed_experts", K_TOPK, &E, &top);
@@ -2638,6 +2685,167 @@ static const family *family_of(cfg *c, const char *mt, bool *by_class)
 
 /* ---- quantization_config ---- */
 
+/* GPTQ and AWQ (AutoGPTQ, AutoAWQ, transformers' configs): bits, group. */
+static void quant_gptq_awq(cfg *c, cfg *qc, const cJSON *q, const char *m)
+{
+	gs_arch *a = c->a;
+	char got[64];
+
+	static const char *const kb[] = { "bits", "w_bit", NULL };
+	int64_t bits = get_int_alias(qc, kb, 1, 4, m[0] == 'g');
+	const cJSON *gv = gs_jget_item(q, has(qc, "group_size") ? "group_size" : "q_group_size");
+
+	a->quant = m[0] == 'g' ? GS_QUANT_GPTQ : GS_QUANT_AWQ;
+	if (qc->rc == GS_OK && bits > 8)
+		field_fail(qc, GS_ECONFIG, has(qc, "bits") ? "bits" : "w_bit",
+		           "must be from 1 to 8 (got %" PRId64 ")", bits);
+	a->quant_bits = (int)bits;
+	a->quant_group = 128;
+	if (gv != NULL && qc->rc == GS_OK) {
+		double g = cJSON_IsNumber(gv) ? gv->valuedouble : 0;
+		if (g != -1 && (g < 1 || g != floor(g) || g > (double)CFG_INT_MAX)) {
+			gs_json_describe(gv, got, sizeof got);
+			field_fail(qc, GS_ECONFIG, has(qc, "group_size") ? "group_size" : "q_group_size",
+			           "must be a positive integer or -1 (got %s)", got);
+		} else {
+			a->quant_group = (int64_t)g;
+		}
+	}
+}
+
+/* bitsandbytes: 4 or 8 bits. */
+static void quant_bnb(cfg *c, cfg *qc, const cJSON *q, const char *m)
+{
+	gs_arch *a = c->a;
+
+	(void)m;
+	(void)q;
+	bool b4 = get_bool(qc, "load_in_4bit", false) || get_bool(qc, "_load_in_4bit", false);
+	bool b8 = get_bool(qc, "load_in_8bit", false) || get_bool(qc, "_load_in_8bit", false);
+
+	if (qc->rc == GS_OK && b4 == b8)
+		field_fail(qc, GS_ECONFIG, "load_in_4bit",
+		           "exactly one of load_in_4bit and load_in_8bit must be true");
+	a->quant = b4 ? GS_QUANT_BNB4 : GS_QUANT_BNB8;
+	a->quant_bits = b4 ? 4 : 8;
+}
+
+/* fp8 weights, with or without block scales. */
+static void quant_fp8(cfg *c, cfg *qc, const cJSON *q, const char *m)
+{
+	gs_arch *a = c->a;
+	char got[64];
+
+	(void)m;
+	/* transformers' FineGrainedFP8Config (DeepSeek-V3): weight_block_size
+	 * [rows, columns] gives an fp32 scale per block; without it, one
+	 * scale per row or tensor */
+	const cJSON *wb = gs_jget_item(q, "weight_block_size");
+	a->quant = GS_QUANT_FP8;
+	a->quant_bits = 8;
+	if (wb != NULL && qc->rc == GS_OK) {
+		const cJSON *r0 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 0) : NULL;
+		const cJSON *r1 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 1) : NULL;
+		bool ok = cJSON_GetArraySize(wb) == 2 && cJSON_IsNumber(r0) && cJSON_IsNumber(r1);
+		for (int i = 0; ok && i < 2; i++) {
+			double x = (i ? r1 : r0)->valuedouble;
+			ok = isfinite(x) && x == floor(x) && x >= 1 && x <= 65536;
+		}
+		if (!ok) {
+			gs_json_describe(wb, got, sizeof got);
+			field_fail(qc, GS_ECONFIG, "weight_block_size",
+			           "must be two block sizes [rows, columns] from 1 to 65536 (got %s)", got);
+		} else {
+			a->quant = GS_QUANT_FP8_BLOCK;
+			a->quant_group = (int64_t)r0->valuedouble;
+			a->quant_group_in = (int64_t)r1->valuedouble;
+		}
+	}
+}
+
+/* MXFP4. */
+static void quant_mxfp4(cfg *c, cfg *qc, const cJSON *q, const char *m)
+{
+	gs_arch *a = c->a;
+
+	(void)m;
+	(void)q;
+	(void)qc;
+	/* gpt-oss (transformers Mxfp4Config): experts in MXFP4, the
+	 * modules_to_not_convert (attention, router, embeddings, head) bf16 */
+	a->quant = GS_QUANT_MXFP4;
+	a->quant_bits = 4;
+}
+
+/* NVIDIA ModelOpt. */
+static void quant_modelopt(cfg *c, cfg *qc, const cJSON *q, const char *m)
+{
+	gs_arch *a = c->a;
+
+	(void)m;
+	(void)q;
+	/* NVIDIA ModelOpt checkpoints: quant_algo NVFP4 or FP8 */
+	const char *algo = get_str(qc, "quant_algo");
+	if (algo != NULL && strcmp(algo, "NVFP4") == 0) {
+		a->quant = GS_QUANT_NVFP4;
+		a->quant_bits = 4;
+	} else if (algo != NULL && strcmp(algo, "FP8") == 0) {
+		a->quant = GS_QUANT_FP8;
+		a->quant_bits = 8;
+	} else if (qc->rc == GS_OK) {
+		a->quant = GS_QUANT_OTHER;
+		note(c, "modelopt quant_algo \"%.32s\" not modelled", algo ? algo : "(none)");
+	}
+}
+
+/* compressed-tensors (llm-compressor). */
+static void quant_compressed(cfg *c, cfg *qc, const cJSON *q, const char *m)
+{
+	gs_arch *a = c->a;
+
+	(void)m;
+	(void)qc;
+	const cJSON *groups = gs_jget_item(q, "config_groups"), *w = NULL;
+	const cJSON *nb = NULL, *ty = NULL;
+
+	if (cJSON_IsObject(groups) && groups->child != NULL && cJSON_IsObject(groups->child))
+		w = gs_jget_item(groups->child, "weights");
+	if (cJSON_IsObject(w)) {
+		nb = gs_jget_item(w, "num_bits");
+		ty = gs_jget_item(w, "type");
+	}
+	if (cJSON_IsNumber(nb) && nb->valuedouble == 8 && cJSON_IsString(ty) &&
+	    strcmp(ty->valuestring, "float") == 0) {
+		a->quant = GS_QUANT_FP8;
+		a->quant_bits = 8;
+	} else if (cJSON_IsNumber(nb) && nb->valuedouble == 4 && cJSON_IsString(ty) &&
+	           strcmp(ty->valuestring, "float") == 0 && cJSON_IsNumber(gs_jget_item(w, "group_size")) &&
+	           gs_jget_item(w, "group_size")->valuedouble == 16) {
+		/* llm-compressor's nvfp4-pack-quantized: 4-bit floats in groups of 16 */
+		a->quant = GS_QUANT_NVFP4;
+		a->quant_bits = 4;
+	} else {
+		a->quant = GS_QUANT_OTHER;
+		if (cJSON_IsNumber(nb) && nb->valuedouble >= 1 && nb->valuedouble <= 16)
+			a->quant_bits = (int)nb->valuedouble;
+		note(c, "compressed-tensors quantization other than fp8 weights: not modelled");
+	}
+}
+
+/* The quant_methods gpusizer reads, one reader each. */
+static const struct {
+	const char *method;
+	void (*read)(cfg *c, cfg *qc, const cJSON *q, const char *m);
+} quant_methods[] = {
+	{ "gptq", quant_gptq_awq },
+	{ "awq", quant_gptq_awq },
+	{ "bitsandbytes", quant_bnb },
+	{ "fp8", quant_fp8 },
+	{ "mxfp4", quant_mxfp4 },
+	{ "modelopt", quant_modelopt },
+	{ "compressed-tensors", quant_compressed },
+};
+
 static void read_quant(cfg *c)
 {
 	const cJSON *q = gs_jget_item(c->root, "quantization_config");
@@ -2645,6 +2853,7 @@ static void read_quant(cfg *c)
 	cfg qc = *c;
 	const char *m;
 	char got[64];
+	size_t i;
 
 	if (q == NULL || c->rc != GS_OK)
 		return;
@@ -2665,105 +2874,13 @@ static void read_quant(cfg *c)
 	if (m == NULL) {
 		a->quant = GS_QUANT_OTHER;
 		note(c, "quantization_config without quant_method: quantization not modelled");
-	} else if (strcmp(m, "gptq") == 0 || strcmp(m, "awq") == 0) {
-		static const char *const kb[] = { "bits", "w_bit", NULL };
-		int64_t bits = get_int_alias(&qc, kb, 1, 4, m[0] == 'g');
-		const cJSON *gv = gs_jget_item(q, has(&qc, "group_size") ? "group_size" : "q_group_size");
-
-		a->quant = m[0] == 'g' ? GS_QUANT_GPTQ : GS_QUANT_AWQ;
-		if (qc.rc == GS_OK && bits > 8)
-			field_fail(&qc, GS_ECONFIG, has(&qc, "bits") ? "bits" : "w_bit",
-			           "must be from 1 to 8 (got %" PRId64 ")", bits);
-		a->quant_bits = (int)bits;
-		a->quant_group = 128;
-		if (gv != NULL && qc.rc == GS_OK) {
-			double g = cJSON_IsNumber(gv) ? gv->valuedouble : 0;
-			if (g != -1 && (g < 1 || g != floor(g) || g > (double)CFG_INT_MAX)) {
-				gs_json_describe(gv, got, sizeof got);
-				field_fail(&qc, GS_ECONFIG, has(&qc, "group_size") ? "group_size" : "q_group_size",
-				           "must be a positive integer or -1 (got %s)", got);
-			} else {
-				a->quant_group = (int64_t)g;
-			}
-		}
-	} else if (strcmp(m, "bitsandbytes") == 0) {
-		bool b4 = get_bool(&qc, "load_in_4bit", false) || get_bool(&qc, "_load_in_4bit", false);
-		bool b8 = get_bool(&qc, "load_in_8bit", false) || get_bool(&qc, "_load_in_8bit", false);
-
-		if (qc.rc == GS_OK && b4 == b8)
-			field_fail(&qc, GS_ECONFIG, "load_in_4bit",
-			           "exactly one of load_in_4bit and load_in_8bit must be true");
-		a->quant = b4 ? GS_QUANT_BNB4 : GS_QUANT_BNB8;
-		a->quant_bits = b4 ? 4 : 8;
-	} else if (strcmp(m, "fp8") == 0) {
-		/* transformers' FineGrainedFP8Config (DeepSeek-V3): weight_block_size
-		 * [rows, columns] gives an fp32 scale per block; without it, one
-		 * scale per row or tensor */
-		const cJSON *wb = gs_jget_item(q, "weight_block_size");
-		a->quant = GS_QUANT_FP8;
-		a->quant_bits = 8;
-		if (wb != NULL && qc.rc == GS_OK) {
-			const cJSON *r0 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 0) : NULL;
-			const cJSON *r1 = cJSON_IsArray(wb) ? cJSON_GetArrayItem(wb, 1) : NULL;
-			bool ok = cJSON_GetArraySize(wb) == 2 && cJSON_IsNumber(r0) && cJSON_IsNumber(r1);
-			for (int i = 0; ok && i < 2; i++) {
-				double x = (i ? r1 : r0)->valuedouble;
-				ok = isfinite(x) && x == floor(x) && x >= 1 && x <= 65536;
-			}
-			if (!ok) {
-				gs_json_describe(wb, got, sizeof got);
-				field_fail(&qc, GS_ECONFIG, "weight_block_size",
-				           "must be two block sizes [rows, columns] from 1 to 65536 (got %s)", got);
-			} else {
-				a->quant = GS_QUANT_FP8_BLOCK;
-				a->quant_group = (int64_t)r0->valuedouble;
-				a->quant_group_in = (int64_t)r1->valuedouble;
-			}
-		}
-	} else if (strcmp(m, "mxfp4") == 0) {
-		/* gpt-oss (transformers Mxfp4Config): experts in MXFP4, the
-		 * modules_to_not_convert (attention, router, embeddings, head) bf16 */
-		a->quant = GS_QUANT_MXFP4;
-		a->quant_bits = 4;
-	} else if (strcmp(m, "modelopt") == 0) {
-		/* NVIDIA ModelOpt checkpoints: quant_algo NVFP4 or FP8 */
-		const char *algo = get_str(&qc, "quant_algo");
-		if (algo != NULL && strcmp(algo, "NVFP4") == 0) {
-			a->quant = GS_QUANT_NVFP4;
-			a->quant_bits = 4;
-		} else if (algo != NULL && strcmp(algo, "FP8") == 0) {
-			a->quant = GS_QUANT_FP8;
-			a->quant_bits = 8;
-		} else if (qc.rc == GS_OK) {
-			a->quant = GS_QUANT_OTHER;
-			note(c, "modelopt quant_algo \"%.32s\" not modelled", algo ? algo : "(none)");
-		}
-	} else if (strcmp(m, "compressed-tensors") == 0) {
-		const cJSON *groups = gs_jget_item(q, "config_groups"), *w = NULL;
-		const cJSON *nb = NULL, *ty = NULL;
-
-		if (cJSON_IsObject(groups) && groups->child != NULL && cJSON_IsObject(groups->child))
-			w = gs_jget_item(groups->child, "weights");
-		if (cJSON_IsObject(w)) {
-			nb = gs_jget_item(w, "num_bits");
-			ty = gs_jget_item(w, "type");
-		}
-		if (cJSON_IsNumber(nb) && nb->valuedouble == 8 && cJSON_IsString(ty) &&
-		    strcmp(ty->valuestring, "float") == 0) {
-			a->quant = GS_QUANT_FP8;
-			a->quant_bits = 8;
-		} else if (cJSON_IsNumber(nb) && nb->valuedouble == 4 && cJSON_IsString(ty) &&
-		           strcmp(ty->valuestring, "float") == 0 && cJSON_IsNumber(gs_jget_item(w, "group_size")) &&
-		           gs_jget_item(w, "group_size")->valuedouble == 16) {
-			/* llm-compressor's nvfp4-pack-quantized: 4-bit floats in groups of 16 */
-			a->quant = GS_QUANT_NVFP4;
-			a->quant_bits = 4;
-		} else {
-			a->quant = GS_QUANT_OTHER;
-			if (cJSON_IsNumber(nb) && nb->valuedouble >= 1 && nb->valuedouble <= 16)
-				a->quant_bits = (int)nb->valuedouble;
-			note(c, "compressed-tensors quantization other than fp8 weights: not modelled");
-		}
+		return;
+	}
+	for (i = 0; i < sizeof quant_methods / sizeof quant_methods[0]; i++)
+		if (strcmp(m, quant_methods[i].method) == 0)
+			break;
+	if (i < sizeof quant_methods / sizeof quant_methods[0]) {
+		quant_methods[i].read(c, &qc, q, m);
 	} else {
 		int64_t bits = get_int(&qc, "bits", 1, 0, false);
 		a->quant = GS_QUANT_OTHER;

@@ -27,14 +27,15 @@ _Static_assert((long long)GS_GPU_TFLOPS_MAX == 1000000 && (long long)GS_GPU_GBS_
 static const char *const known_fields[] = {
 	"name", "class", "total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
 	"bandwidth_gbs", "bf16_tflops", "segment", "architecture", "fp8_tflops", "interconnect",
-	"link_gbs", "pcie_gen", "pcie_lanes", "price_usd_per_hour", "price_date", "sources", "notes", NULL,
+	"link_gbs", "pcie_gen", "pcie_lanes", "price_usd_per_hour", "price_date", "sources", "notes",
+	"fp4", "fp4_tflops", "unified_memory", NULL,
 };
 
 /* Figures that need an entry in "sources" when present. */
 static const char *const sourced_fields[] = {
 	"total_bytes", "total_mib", "usable_bytes", "usable_mib", "bf16", "fp8",
 	"bandwidth_gbs", "bf16_tflops", "architecture", "fp8_tflops", "interconnect", "link_gbs",
-	"pcie_gen", "pcie_lanes", "price_usd_per_hour", NULL,
+	"pcie_gen", "pcie_lanes", "price_usd_per_hour", "fp4", "fp4_tflops", "unified_memory", NULL,
 };
 
 /* The GPU-to-GPU links a file may name ("none": only the host link). */
@@ -133,12 +134,19 @@ static void read_figures(gs_jget *jg, const cJSON *root, gs_gpu *g)
 		const char *ua = gs_jget_str(jg, root, "architecture", false);
 		if (ua != NULL && (g->uarch = gs_uarch_parse(ua)) == GS_UARCH_MAX)
 			gs_jget_fail(jg, GS_EGPUFILE, "architecture", "expected \"volta\", \"turing\", \"ampere\", "
-			             "\"ada\", \"hopper\", \"blackwell\" or \"cdna3\"");
+			             "\"ada\", \"hopper\", \"blackwell\", \"cdna3\" or \"cdna4\"");
 	}
 	g->fp8_tflops = gs_jget_num(jg, root, "fp8_tflops", DBL_TRUE_MIN, GS_GPU_TFLOPS_MAX,
 	                            "a positive number of TFLOPS, at most " TFLOPS_MAX_TEXT " (or null)", 0, false);
 	if (jg->rc == GS_OK && g->fp8_tflops > 0 && !g->fp8)
 		gs_jget_fail(jg, GS_EGPUFILE, "fp8_tflops", "given but \"fp8\" is false");
+	g->fp4 = gs_jget_bool(jg, root, "fp4", false, false);
+	g->fp4_tflops = gs_jget_num(jg, root, "fp4_tflops", DBL_TRUE_MIN, GS_GPU_TFLOPS_MAX,
+	                            "a positive number of TFLOPS, at most " TFLOPS_MAX_TEXT " (or null)", 0, false);
+	if (jg->rc == GS_OK && g->fp4_tflops > 0 && !g->fp4)
+		gs_jget_fail(jg, GS_EGPUFILE, "fp4_tflops", "given but \"fp4\" is not true (a GPU without fp4 "
+		             "tensor math has no fp4 TFLOPS)");
+	g->unified_memory = gs_jget_bool(jg, root, "unified_memory", false, false);
 }
 
 /* The links: the GPU-to-GPU interconnect and its bandwidth, the PCIe host

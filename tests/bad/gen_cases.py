@@ -313,6 +313,32 @@ gp("architecture-unsourced", lambda d: d["sources"].pop("architecture"), 3, 'fie
 gp("nan", None, 3, "bad-gpu.json",
    raw=json.dumps(gpu, indent=2).replace('"bandwidth_gbs": 1008', '"bandwidth_gbs": NaN'))
 
+
+def fp4(tflops, flag=True, sourced=("fp4", "fp4_tflops")):
+    """The RTX 4090 file given an fp4 figure (made up: the tests own it); flag None leaves "fp4" out."""
+    def mod(d):
+        if flag is not None:
+            d["fp4"] = flag
+        d["fp4_tflops"] = tflops
+        for k in sourced:
+            d["sources"][k] = "test fixture"
+    return mod
+
+
+# fp4 (issue 30 item 5): dense FP4 TFLOPS, only with "fp4": true, at most GS_GPU_TFLOPS_MAX (1,000,000).
+gp("fp4-tflops-negative", fp4(-1), 3, '"fp4_tflops": must be a positive number')
+gp("fp4-tflops-zero", fp4(0), 3, '"fp4_tflops": must be a positive number')
+gp("fp4-tflops-string", fp4("fast"), 3, '"fp4_tflops": must be a positive number')
+gp("fp4-tflops-too-large", fp4(2500000), 3, '"fp4_tflops": must be a positive number of TFLOPS, at most 1,000,000')
+gp("fp4-tflops-without-fp4", fp4(1321.2, flag=None), 3, '"fp4_tflops": given but "fp4" is not true')
+gp("fp4-tflops-fp4-false", fp4(1321.2, flag=False), 3, '"fp4_tflops": given but "fp4" is not true')
+gp("fp4-wrong-type", fp4(1321.2, flag="yes"), 3, '"fp4": must be true or false')
+gp("fp4-unsourced", fp4(1321.2, sourced=("fp4_tflops",)), 3, 'field "sources.fp4": missing')
+gp("fp4-tflops-unsourced", fp4(1321.2, sourced=("fp4",)), 3, 'field "sources.fp4_tflops": missing')
+gp("unified-memory-wrong-type", put(unified_memory="yes"), 3, '"unified_memory": must be true or false')
+gp("unified-memory-unsourced", put(unified_memory=True), 3, 'field "sources.unified_memory": missing')
+gp("unknown-architecture-cdna5", put(architecture="cdna5"), 3, '"cdna3" or "cdna4"')
+
 with open(os.path.join(HERE, "cases.json"), "w") as f:
     json.dump({"cases": cases}, f, indent=1)
     f.write("\n")

@@ -4,7 +4,8 @@ Each supported record becomes one driver line (id, model, gpu, runtime,
 weight bytes, settings) and a way to read the measured value off the
 driver's output; every other record gets the reason it is unsupported.
 
-Models: a config.json from models/, ../shared/models-reference/ or the second
+Models: a config.json from models/, tests/fixtures/models-reference/ (copies
+of ../shared/models-reference/) or the second
 calibration set's tests/accuracy/models/set2/ where one
 is committed (`cfg:`), else a shape of our own from the record's `params`
 and the architecture's published layers/hidden/heads/kv-heads/vocab
@@ -25,7 +26,7 @@ SPEED = os.path.join(TOP, "tests", "speed", "speed.jsonl")
 # tests/accuracy/models/set2/index.json.
 SPEED2 = os.path.join(TOP, "tests", "speed", "speed2.jsonl")
 SETS = (("speed", SPEED), ("speed2", SPEED2))
-REF = os.path.join(TOP, "..", "shared", "models-reference")
+REF = os.path.join(TOP, "tests", "fixtures", "models-reference")
 SET2 = os.path.join(TOP, "tests", "accuracy", "models", "set2")
 
 # Configs committed in models/ (or the reference set), by a substring of the record's `config`.

@@ -1,4 +1,4 @@
-/* Unit tests for config.c: every model in ../shared/models-reference
+/* Unit tests for config.c: every model in tests/fixtures/models-reference
  * (exact totals, MoE active counts), fixture configs for the other
  * families (hand computations written out below), module names,
  * quantization_config, and the error paths. Run from the repository root
@@ -75,7 +75,7 @@ static void test_reference(void)
 	cJSON *idx, *models;
 	int n = 0;
 
-	path_of(p, sizeof p, "../shared/models-reference/index.json");
+	path_of(p, sizeof p, "tests/fixtures/models-reference/index.json");
 	if (gs_read_file(p, 1 << 20, &buf, &len, &e) != GS_OK) {
 		CHECK(0, "reference: read %s (%s)", p, e.msg);
 		return;
@@ -94,7 +94,7 @@ static void test_reference(void)
 		if (!cJSON_IsString(file) || !cJSON_IsNumber(tot))
 			continue;
 		n++;
-		snprintf(rel, sizeof rel, "../shared/models-reference/%s", file->valuestring);
+		snprintf(rel, sizeof rel, "tests/fixtures/models-reference/%s", file->valuestring);
 		if (!load(rel, &a)) {
 			CHECK(0, "reference %s: parses", file->valuestring);
 			continue;
@@ -119,7 +119,7 @@ static void test_reference_shapes(void)
 {
 	gs_arch a;
 
-	if (load("../shared/models-reference/meta-llama--Llama-3.1-8B.config.json", &a)) {
+	if (load("tests/fixtures/models-reference/meta-llama--Llama-3.1-8B.config.json", &a)) {
 		CHECK(mod_is(&a, 0, "q_proj", GS_ROLE_Q, 4096, 4096) &&
 		              mod_is(&a, 0, "k_proj", GS_ROLE_K, 4096, 1024) &&
 		              mod_is(&a, 0, "v_proj", GS_ROLE_V, 4096, 1024) &&
@@ -135,22 +135,22 @@ static void test_reference_shapes(void)
 		CHECK_EQ_U64(a.params_linear, 32ull * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3ull * 4096 * 14336),
 		             "llama 3.1 8b: params_linear = layers x linear weights");
 	}
-	if (load("../shared/models-reference/meta-llama--Llama-3.2-1B.config.json", &a))
+	if (load("tests/fixtures/models-reference/meta-llama--Llama-3.2-1B.config.json", &a))
 		CHECK(a.tied && a.p_head == 0 && a.head_dim == 64, "llama 3.2 1b: tied, head_dim 64");
-	if (load("../shared/models-reference/Qwen--Qwen2.5-7B.config.json", &a)) {
+	if (load("tests/fixtures/models-reference/Qwen--Qwen2.5-7B.config.json", &a)) {
 		const gs_linear *q = find_mod(&a, 0, "q_proj"), *o = find_mod(&a, 0, "o_proj");
 		CHECK(q && q->bias && o && !o->bias && a.sliding_window == 0,
 		      "qwen2: q/k/v bias, o without, sliding window off (use_sliding_window false)");
 	}
-	if (load("../shared/models-reference/mistralai--Mistral-7B-v0.1.config.json", &a))
+	if (load("tests/fixtures/models-reference/mistralai--Mistral-7B-v0.1.config.json", &a))
 		CHECK(a.sliding_window == 4096, "mistral: sliding_window 4096");
-	if (load("../shared/models-reference/microsoft--Phi-3-mini-4k-instruct.config.json", &a))
+	if (load("tests/fixtures/models-reference/microsoft--Phi-3-mini-4k-instruct.config.json", &a))
 		CHECK(mod_is(&a, 0, "qkv_proj", GS_ROLE_QKV, 3072, 9216) &&
 		              mod_is(&a, 0, "o_proj", GS_ROLE_O, 3072, 3072) &&
 		              mod_is(&a, 0, "gate_up_proj", GS_ROLE_GATE_UP, 3072, 16384) &&
 		              mod_is(&a, 0, "down_proj", GS_ROLE_DOWN, 8192, 3072) && a.kind[0].n_lin == 4,
 		      "phi3 modules: %s", names(&a, 0));
-	if (load("../shared/models-reference/openai-community--gpt2.config.json", &a)) {
+	if (load("tests/fixtures/models-reference/openai-community--gpt2.config.json", &a)) {
 		CHECK(mod_is(&a, 0, "c_attn", GS_ROLE_QKV, 768, 2304) &&
 		              mod_is(&a, 0, "attn.c_proj", GS_ROLE_O, 768, 768) &&
 		              mod_is(&a, 0, "c_fc", GS_ROLE_UP, 768, 3072) &&
@@ -160,7 +160,7 @@ static void test_reference_shapes(void)
 		              a.dropout == 0.1 && a.max_pos == 1024 && a.p_embed_other == 1024 * 768,
 		      "gpt2 scalars: tied, GELU, LayerNorm, dropout 0.1, wpe");
 	}
-	if (load("../shared/models-reference/google-bert--bert-base-uncased.config.json", &a)) {
+	if (load("tests/fixtures/models-reference/google-bert--bert-base-uncased.config.json", &a)) {
 		CHECK(mod_is(&a, 0, "query", GS_ROLE_Q, 768, 768) && mod_is(&a, 0, "key", GS_ROLE_K, 768, 768) &&
 		              mod_is(&a, 0, "value", GS_ROLE_V, 768, 768) &&
 		              mod_is(&a, 0, "attention.output.dense", GS_ROLE_O, 768, 768) &&
@@ -169,7 +169,7 @@ static void test_reference_shapes(void)
 		      "bert modules: %s", names(&a, 0));
 		CHECK(a.encoder && a.p_head == 0 && a.dropout == 0.1, "bert: encoder, no head, dropout 0.1");
 	}
-	if (load("../shared/models-reference/mistralai--Mixtral-8x7B-v0.1.config.json", &a)) {
+	if (load("tests/fixtures/models-reference/mistralai--Mixtral-8x7B-v0.1.config.json", &a)) {
 		const gs_linear *w1 = find_mod(&a, 0, "w1"), *g = find_mod(&a, 0, "gate");
 		CHECK(mod_is(&a, 0, "gate", GS_ROLE_ROUTER, 4096, 8) && mod_is(&a, 0, "w1", GS_ROLE_GATE, 4096, 14336) &&
 		              mod_is(&a, 0, "w3", GS_ROLE_UP, 4096, 14336) &&
@@ -180,12 +180,12 @@ static void test_reference_shapes(void)
 		              a.kind[0].mlp_inner == 2 * 14336,
 		      "mixtral: experts 8, top-2, mlp_inner 2 x 14336");
 	}
-	if (load("../shared/models-reference/Qwen--Qwen3-30B-A3B.config.json", &a))
+	if (load("tests/fixtures/models-reference/Qwen--Qwen3-30B-A3B.config.json", &a))
 		CHECK(a.n_kinds == 1 && a.kind[0].n_layers == 48 && mod_is(&a, 0, "gate", GS_ROLE_ROUTER, 2048, 128) &&
 		              find_mod(&a, 0, "gate_proj") && find_mod(&a, 0, "gate_proj")->expert &&
 		              a.head_dim == 128 && a.kind[0].other_params == 2 * 2048 + 2 * 128,
 		      "qwen3_moe: 48 MoE layers, router, experts, q/k norms: %s", names(&a, 0));
-	if (load("../shared/models-reference/google--gemma-2-9b.config.json", &a))
+	if (load("tests/fixtures/models-reference/google--gemma-2-9b.config.json", &a))
 		CHECK(a.tied && a.head_dim == 256 && a.kind[0].other_params == 4 * 3584 && a.sliding_window == 0,
 		      "gemma2: tied, head_dim 256, four norms per layer, hybrid window not applied to all");
 }

@@ -12,7 +12,7 @@
 #include "engine.h"
 #include "engine_run.h"
 
-#define REF "../shared/models-reference/"
+#define REF "tests/fixtures/models-reference/"
 
 /* A config by its path from the repository root. */
 static gs_arch gs_arch_from(const char *path)
@@ -26,7 +26,8 @@ static gs_arch gs_arch_from(const char *path)
 	return a;
 }
 
-/* A reference config (shared/models-reference) by its file name. */
+/* A reference config (tests/fixtures/models-reference, copies of
+ * ../shared/models-reference) by its file name. */
 static gs_arch load(const char *file)
 {
 	char path[512];

@@ -399,9 +399,16 @@ static void test_inference_and_errors(void)
 	s.precision = GS_P_AWQ_INT4;
 	s.precision_set = true;
 	gs_time_estimate(&a, &s, &g, NULL, &t, &e);
-	CHECK(close_to(t.weight_bytes, 81920 * (0.5 + 4.0 / 128) + 6400 * 2.0) && t.kernel == GS_K_AWQ_GEMM,
-	      "int4: 4 bits and a group's scale and zero a linear weight, the head at 16 bits, AWQ's GEMM under "
-	      "hf (%g)", t.weight_bytes);
+	/* the precision table's AWQ layout, as the engine sizes it: per linear
+	 * 0.5 bytes a weight, 2.5 bytes (fp16 scale, 4-bit zero) a group of
+	 * 128 and 4 bytes (g_idx) an input feature. q, k, v, o (64 x 64):
+	 * 2048 + 80 + 256 = 2384 each; gate, up (64 in, 128 out): 4096 + 160
+	 * + 256 = 4512 each; down (128 in): 4096 + 160 + 512 = 4768; 23,328 a
+	 * layer, 46,656 both; the head at 16 bits, 12,800 */
+	CHECK(close_to(t.weight_bytes, 2 * (4 * 2384.0 + 2 * 4512.0 + 4768.0) + 6400 * 2.0) &&
+	              t.kernel == GS_K_AWQ_GEMM,
+	      "int4: 4 bits, a group's scale and zero and the g_idx a linear weight, the head at 16 bits, "
+	      "AWQ's GEMM under hf (%g)", t.weight_bytes);
 	rt = gs_runtime_parse("vLLM");
 	CHECK(rt == GS_RT_VLLM && gs_runtime_class(GS_RT_VLLM) == GS_RTC_SERVING && gs_runtime_parse("nope") == -1 &&
 	      gs_runtime_parse("AutoAWQ") == GS_RT_AUTOAWQ && gs_runtime_parse("trt-llm") == GS_RT_TRTLLM,
