@@ -286,8 +286,10 @@ static void print_answer(FILE *fp, const char *id, const gs_settings *s, const c
 	gs_time_ctx tx = time_ctx(c, s, to);
 
 	layout_text(&x->fit.s, lay, sizeof lay);
+	/* the headroom rounded down to 0.1%: never overstated, so a tight fit
+	 * (under 10%) never reads "+10.0%" */
 	fprintf(fp, "  %-18s %3" PRId64 " x %-18s %7.2f GiB  headroom %+6.1f%%%s", id, x->fit.s.gpus, lay,
-	        gib(x->fit.est.device), x->fit.headroom * 100, x->fit.v == GS_TIGHT ? " tight" : "");
+	        gib(x->fit.est.device), floor(x->fit.headroom * 1000) / 10, x->fit.v == GS_TIGHT ? " tight" : "");
 	if (x->fit.s.gpus > x->fewest)
 		fprintf(fp, "  (%" PRId64 " servers of %" PRId64 "; %" PRId64 " would run it)",
 		        x->fit.s.gpus / x->node, x->node, x->fewest);
