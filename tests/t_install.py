@@ -240,6 +240,13 @@ def body(tmp):
             gpus, verdicts = None, str(e)
         check(r.returncode == 0 and gpus == GPU_IDS, "DESTDIR: the staged binary finds its data beside it",
               "rc %d %s" % (r.returncode, r.stderr[-300:]))
+        sout = os.path.join(tmp, "staged-out")
+        r = run(sexe, ["report", "--offline", "--quiet", "--format", "md,json", "--out", sout], tmp,
+                GPUSIZER_HOME=os.path.join(tmp, "staged-cache"))
+        check(r.returncode == 0 and os.path.isfile(os.path.join(sout, "index.md")) and
+              os.path.isfile(os.path.join(sout, "sizing.json")),
+              "DESTDIR: the staged report with no --spec from / writes a report from its default spec",
+              "rc %d %s" % (r.returncode, r.stderr[-300:]))
         p = make(tmp, "uninstall", "DESTDIR=" + stage, "PREFIX=" + sprefix)
         check(p.returncode == 0 and files_under(stage) == [], "DESTDIR: make uninstall removes every file",
               "rc %d %s %s" % (p.returncode, p.stderr[-300:], files_under(stage)[:5]))
