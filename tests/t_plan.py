@@ -302,6 +302,12 @@ def main():
     r = run(["plan", "Qwen/Qwen2.5-7B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu", "h100"], env)
     ok(r.returncode == 2 and "did you mean h100-sxm, h100-nvl" in r.stderr.replace("h100-nvl, h100-sxm", "h100-sxm, h100-nvl"),
        "--gpu h100: the nearest names suggested", r.stderr)
+    for arg, want in [(["--gpu", "rtx4090"], "did you mean rtx-4090?"), (["--gpu", "zzz"], None),
+                      (["--price", "h100=2.5"], "did you mean h100-sxm, h100-nvl")]:
+        r = run(["plan", "Qwen/Qwen2.5-7B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS] + arg, env)
+        said = r.stderr.replace("h100-nvl, h100-sxm", "h100-sxm, h100-nvl")
+        ok(r.returncode == 2 and ((want in said) if want else "did you mean" not in said),
+           "%s: %s" % (" ".join(arg), want or "nothing near, nothing suggested"), r.stderr)
     r = run(["plan", "Qwen/Qwen2.5-7B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu", "t4"], env)
     ok(r.returncode == 0 and "answers per class" in r.stdout and "GiB" in r.stdout, "text output", r.stderr)
     r = run(["plan", "Qwen/Qwen2.5-7B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu", "l4",

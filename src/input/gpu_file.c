@@ -351,12 +351,13 @@ char *gs_gpus_suggest(const gs_gpu *g, size_t ng, const char *id, size_t len, ch
 	if (n == 0)
 		return buf;
 	buf[0] = '\0';
-	/* the first rule that names any: a prefix, a part, a near miss */
-	for (int rule = 0; rule < 3 && k == 0 && len > 0; rule++)
+	/* the first rule that names any: a prefix, a part, a near miss (the
+	 * nearest first: rules 2 to 4 are 0, 1 and 2 edits) */
+	for (int rule = 0; rule < 5 && k == 0 && len > 0; rule++)
 		for (size_t i = 0; i < ng && k < GS_GPU_SUGGEST_MAX; i++)
 			if (rule == 0 ? holds_at(g[i].id, id, len, true)
 			    : rule == 1 ? len >= 3 && holds_at(g[i].id, id, len, false)
-			                : gs_edit_distance(id, len, g[i].id, true) <= 2)
+			                : gs_edit_distance(id, len, g[i].id, true) <= (size_t)(rule - 2))
 				hit[k++] = i;
 	if (k == 0)
 		return buf;
