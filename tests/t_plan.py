@@ -135,6 +135,12 @@ def full_32b(env):
               % (a["gpus"], a["sharding"], a["fewest_gpus"], " ".join(flags(a))))
     for alt in c["alternatives"]:
         check_answer(env, m, "h100-sxm", base, alt, "32B alternative %d x %s" % (alt["gpus"], alt["sharding"]))
+    offl = [(x["gpus"], x["time"] is None, x["untimed"]) for x in answers(c)
+            if any(t["setting"] in ("offload", "ckpt-offload") for t in x["turns_on"] + x["by_stack"])]
+    timed = [x["time"] is not None for x in answers(c) if x["untimed"] is None]
+    ok(offl and all(t and u for _, t, u in offl) and timed and all(timed),
+       "an answer with CPU offload is not timed (the time model has no PCIe traffic), the others are",
+       str(offl))
     full = [x["method_change"] for x in answers(c)]
     ok(full and full == sorted(full), "a method change comes only after every full fine-tune answer", str(full))
     text = text_plan(env, m, "--gpu", "h100-sxm", *base)
@@ -331,6 +337,12 @@ def timed_only_fits(env):
     """Issue 33 item 4: estimate prints a time only for the classes where the
     row fits (fits or tight); the others say why not, with no number."""
     gpus = "h100-sxm,rtx-4090,t4"
+    base = ["estimate", "Qwen/Qwen2.5-0.5B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu",
+            "h100-sxm", "--gpus", "2", "--sharding", "zero3", "--offload", "optimizer"]
+    t, j = run(base, env), run(base + ["--json"], env)
+    tg = json.loads(j.stdout)["time"]["gpus"][0] if j.returncode == 0 else {}
+    ok(t.returncode == 0 and "not timed: CPU offload" in t.stdout and "step_s" not in tg and "offload" in tg.get("error", ""),
+       "estimate --offload optimizer: not timed (text and JSON), the time model has no offload", t.stdout[-400:])
     for m, args in [("Qwen/Qwen2.5-32B", ["--precision", "bf16"]), ("Qwen/Qwen2.5-0.5B", []),
                     ("Qwen/Qwen2.5-7B", ["--method", "inference", "--seq", "8192"])]:
         base = ["estimate", m, "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--gpu", gpus] + args

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "search.h"
 #include "constants.h"
 #include "cmd.h"
 #include "engine.h"
@@ -168,7 +169,7 @@ static bool serve_at(const est *s, size_t i, int64_t n, gs_time *t)
 	gs_time_opts o = s->ct.to;
 	gs_error sub = { 0 };
 
-	if (n < 1 || !s->row.cell[i].timed)
+	if (n < 1 || !s->row.cell[i].timed || gs_plan_untimed(&s->r.s) != NULL)
 		return false;
 	o.concurrency = n;
 	return gs_time_row(&s->a, &s->r.s, &s->x, &s->g[i], &o, t, &sub) == GS_OK;
@@ -233,6 +234,8 @@ static void print_time_text(FILE *fp, const est *s)
 		/* a time only where the row runs: a step that cannot happen is no answer */
 		if (v != GS_FITS && v != GS_TIGHT)
 			fprintf(fp, "not timed: %s", gs_verdict_name(v));
+		else if (gs_plan_untimed(st) != NULL)
+			fprintf(fp, "not timed: %s", gs_plan_untimed(st));
 		else if (!s->row.cell[i].timed)
 			fputs("no estimate (the GPU file lacks a figure)", fp);
 		else
@@ -322,6 +325,10 @@ static void print_time_json(FILE *fp, const est *s)
 			print_num_or_null(fp, "serving_ttft_s", served ? t.ttft_s : 0, served);
 			print_num_or_null(fp, "serving_tpot_s", served ? t.tpot_s : 0, served);
 			print_num_or_null(fp, "serving_tokens_per_s", served ? t.serve_tok_s : 0, served);
+		}
+		if (gs_plan_untimed(st) != NULL) {
+			fprintf(fp, ", \"error\": \"%s\"}", gs_plan_untimed(st));
+			continue;
 		}
 		if (!s->row.cell[i].timed) {
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);

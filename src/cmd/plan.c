@@ -169,7 +169,7 @@ static void plan_serving(const gs_arch *a, const gs_gpu *g, const gs_time_opts *
 		c->serve_reps = all / k;
 		c->serve_gpus = all;
 		o.concurrency = (users + c->serve_reps - 1) / c->serve_reps;
-		c->served = gs_time_row(a, &s, &est, g, &o, &c->serve_t, &sub) == GS_OK;
+		c->served = gs_plan_untimed(&s) == NULL && gs_time_row(a, &s, &est, g, &o, &c->serve_t, &sub) == GS_OK;
 	}
 }
 
@@ -300,6 +300,8 @@ static void print_answer(FILE *fp, const char *id, const gs_settings *s, const c
 		if (isfinite(x->vs_question) && x->turned_on != 0)
 			fprintf(fp, "; %.2fx the question's %s there", x->vs_question,
 			        s->method == GS_INFER ? "decode step" : "step");
+	} else if (gs_plan_untimed(&x->fit.s) != NULL) {
+		fprintf(fp, "; not timed: %s", gs_plan_untimed(&x->fit.s));
 	}
 	fputc('\n', fp);
 }
@@ -514,7 +516,7 @@ static void jkey_num(FILE *fp, const char *key, double v, int digits)
 static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const gs_plan_answer *x,
                       const gs_time_opts *to)
 {
-	gs_cell cell = time_cell(x);
+	gs_cell cell;
 	gs_time_ctx tx = time_ctx(c, s, to);
 
 	fputs(",\"time\":", fp);
@@ -522,6 +524,7 @@ static void json_time(FILE *fp, const gs_settings *s, const cls_plan *c, const g
 		fputs("null", fp);
 		return;
 	}
+	cell = time_cell(x);
 	fputs("{\"price_usd_per_hour\":", fp);
 	gs_json_num(fp, c->g->price_usd_hour > 0 ? c->g->price_usd_hour : NAN, 6);
 	gs_time_fields_json(fp, GS_TF_PLAN, x->fit.s.method, &cell, &tx, ",", ":");
@@ -580,6 +583,11 @@ static void json_answer(FILE *fp, const gs_settings *s, const cls_plan *c, const
 	json_settings(fp, "by_layout", x->by_layout, &x->fit.s);
 	fprintf(fp, ",\"kbit_prep_by_layout\":%s", x->kbit_by_layout ? "true" : "false");
 	json_time(fp, s, c, x, to);
+	fputs(",\"untimed\":", fp);
+	if (gs_plan_untimed(&x->fit.s) != NULL)
+		gs_json_str(fp, gs_plan_untimed(&x->fit.s));
+	else
+		fputs("null", fp);
 	jkey_num(fp, "step_vs_question", x->vs_question, 6);
 	fputc('}', fp);
 }

@@ -386,6 +386,13 @@ static bool rung(const gs_arch *a, gs_plan_rung r, const gs_settings *s, const g
 	return true;
 }
 
+const char *gs_plan_untimed(const gs_settings *s)
+{
+	if (s->offload != GS_OFF_NONE || s->ckpt_offload)
+		return "CPU offload (its PCIe traffic, a host-side optimizer step) is left out of the time model";
+	return NULL;
+}
+
 /* The fit of s at exactly n GPUs in the layout there that ranks first by
  * the one rule (gs_offers_rank: comfortable before tight; with to, then
  * the time model's step; then the layouts' order of preference). None
@@ -414,7 +421,7 @@ static void best_at(const gs_arch *a, const gs_settings *s, const gs_gpu *g, int
 			least = i;
 		if (!f[i].found)
 			continue;
-		if (to != NULL)
+		if (to != NULL && gs_plan_untimed(&f[i].s) == NULL)
 			ok_t[i] = gs_time_row(a, &f[i].s, &f[i].est, g, to, &tt[i], &e) == GS_OK;
 		o[nf++] = (gs_offer){ true, i, g->usable_bytes, n, f[i].v == GS_TIGHT,
 		                      ok_t[i] ? gs_rank_key(GS_RANK_TIME, &tt[i], s->method == GS_INFER, n,

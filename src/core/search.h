@@ -136,6 +136,13 @@ typedef struct gs_plan_answer {
 
 #define GS_PLAN_ANSWERS_MAX GS_RUNG_MAX
 
+/* Why the time model cannot time settings s (static text), or NULL when
+ * it can: CPU offload of any kind (--offload, --ckpt-offload) moves bytes
+ * over PCIe each step that the time model leaves out (docs/time.md, "Not
+ * modelled"), so a time there would be a guess. plan's answers and
+ * estimate's time block say this instead of a number. */
+const char *gs_plan_untimed(const gs_settings *s);
+
 /* The answers to question q on class g, from its ladder (steps, n_steps:
  * gs_plan_ladder's): out[0] the first step that runs, the answer; then,
  * further down the ladder, each step that needs fewer GPUs than the
