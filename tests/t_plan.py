@@ -327,6 +327,12 @@ def main():
         r = run(est + extra, env)
         ok(r.returncode == 0 and ("is DDP: 2 full replicas" in r.stderr) == want,
            "estimate %s: %s" % (" ".join(extra), "the DDP note" if want else "no DDP note"), r.stderr[-300:])
+    # a class with no answer: JSON says so (null answer and time), text says none
+    doc = plan(env, "meta-llama/Llama-3.1-70B", "--gpu", "rtx-4070,t4", "--max-gpus", "1")
+    ok(doc and all(c["answer"] is None and c["time"] is None and c["alternatives"] == [] for c in doc["classes"]),
+       "70B on one 12 or 16 GB GPU: no answer, null in JSON", str(doc and doc["classes"][0]["answer"]))
+    t = text_plan(env, "meta-llama/Llama-3.1-70B", "--gpu", "rtx-4070", "--max-gpus", "1")
+    ok("none up to 1, whatever the rungs" in t, "text: none up to 1, whatever the rungs", t[:500])
     timed_only_fits(env)
     ranked(env)
     report_view(env, tmp)
