@@ -73,7 +73,8 @@ const gs_opt_cmd gs_cmd_plan = {
 	"FSDP; inference: tensor parallel, pipeline); past one server the count rounds up to\n"
 	"whole servers (--node-gpus). Each answer names the flags it adds to the question,\n"
 	"its layout, GiB (2^30 bytes) per GPU and headroom (\"tight\" under 10%), and the\n"
-	"time model's step there against the question's; then the alternatives further down\n"
+	"time model's step there against the question's (not with CPU offload, which the\n"
+	"time model leaves out); then the alternatives further down\n"
 	"the ladder that need fewer GPUs. Then the largest micro-batch and longest context\n"
 	"that fit, and, for classes named with --gpu, the ladder itself. Fits means the\n"
 	"verdict fits or tight. --rank orders the classes by their answers.",
