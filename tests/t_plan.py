@@ -334,9 +334,26 @@ def main():
     t = text_plan(env, "meta-llama/Llama-3.1-70B", "--gpu", "rtx-4070", "--max-gpus", "1")
     ok("none up to 1, whatever the rungs" in t, "text: none up to 1, whatever the rungs", t[:500])
     timed_only_fits(env)
+    exit_16(env)
     ranked(env)
     report_view(env, tmp)
     return ok.status()
+
+
+def exit_16(env):
+    """Issue 33 item 4: a local file or directory missing is exit 16, naming
+    it; a model that is not cached offline stays exit 10 (a fetch's)."""
+    for args, name in [(["list", "gpus", "--gpus-dir", "/nonexistent/g"], "/nonexistent/g"),
+                       (["list", "models", "--models-dir", "/nonexistent/m"], "/nonexistent/m"),
+                       (["estimate", "--config", "/nonexistent/c/config.json"], "/nonexistent/c/config.json"),
+                       (["plan", "Qwen/Qwen2.5-7B", "--offline", "--models-dir", MODELS, "--gpus-dir",
+                         "/nonexistent/g"], "/nonexistent/g"),
+                       (["report", "--spec", "/nonexistent/s.json", "--offline"], "/nonexistent/s.json")]:
+        r = run(args, env)
+        ok(r.returncode == 16 and name in r.stderr, "%s: exit 16 naming %s" % (" ".join(args[:2]), name),
+           "rc %d %s" % (r.returncode, r.stderr[-200:]))
+    r = run(["estimate", "nobody/nothing", "--offline", "--models-dir", MODELS], env)
+    ok(r.returncode == 10, "a model not cached, offline: exit 10, not 16", "rc %d" % r.returncode)
 
 
 def timed_only_fits(env):
