@@ -3,7 +3,8 @@
  * fuzzed models and rows: names, labels, recipes and error texts, every
  * byte figure (0 to UINT64_MAX), verdict-changing sizes, row counts from 0
  * (an empty report) to 15. The writers are driven as `report` drives them:
- * begin, model_begin, rows, model_end, end, free, into a private temporary
+ * begin, model_begin, rows (each evaluated first, gs_row_eval), model_end,
+ * end, free, into a private temporary
  * directory emptied after each input (made once, removed at exit).
  *
  * Input: byte 0 selects the extra writers (bit 0 md, 1 html, 2 xlsx) and
@@ -282,16 +283,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w[nw++] = gs_writer_json();
 	w[nw++] = gs_writer_csv();
 
+	/* As the report driver does (report.h): every row evaluated before a
+	 * writer sees it, the model's evaluation complete at model_end. */
+	gs_eval *ev = gs_eval_new(&meta);
 	memset(&e, 0, sizeof e);
 	for (int i = 0; i < nw && rc == GS_OK; i++)
 		rc = w[i]->begin(w[i], &meta, &e);
+	gs_eval_model_begin(ev, &model);
 	for (int i = 0; i < nw && rc == GS_OK; i++)
 		rc = w[i]->model_begin(w[i], &model, &e);
 	for (size_t k = 0; k < (flags >> 4) && rc == GS_OK; k++) {
 		fill_row(&row, &model, &r, k, label, recipe, err, rid, note, (flags & 8) && (k & 1));
+		gs_row_eval(ev, &row);
 		for (int i = 0; i < nw && rc == GS_OK; i++)
 			rc = w[i]->row(w[i], &row, &e);
 	}
+	gs_eval_model_end(ev);
 	for (int i = 0; i < nw && rc == GS_OK; i++)
 		rc = w[i]->model_end(w[i], &model, &e);
 	for (int i = 0; i < nw && rc == GS_OK; i++)
@@ -300,6 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_report: %s\n", e.msg); /* e.g. to see that the templates were found */
 	for (int i = 0; i < nw; i++)
 		w[i]->free(w[i]);
+	gs_eval_free(ev);
 	empty_out();
 	return 0;
 }
