@@ -328,7 +328,9 @@ clean:
 	rm -rf build gpusizer
 
 # Install: the binary, the man page, and under share/gpusizer the GPU
-# classes, the templates, the verify harness and the reference model configs.
+# classes, the templates, the verify harness, the reference model configs
+# and the default spec (the committed sizing.json: `report` without --spec
+# and without a ./sizing.json reads it, its reports going to ./out).
 # The installed binary finds share/gpusizer from its own location
 # (BINDIR/../share/gpusizer; elsewhere set GPUSIZER_DATA). DESTDIR stages.
 #   make install PREFIX=$HOME/.local      make uninstall PREFIX=$HOME/.local
@@ -342,7 +344,7 @@ MANDIR ?= $(DATAROOTDIR)/man
 GS_DATADIR ?= $(DATAROOTDIR)/gpusizer
 GPUSIZER_BIN ?= $(BUILD)/gpusizer
 INSTALL ?= install
-INSTALL_DATA_FILES = $(sort $(wildcard gpus/*.json) \
+INSTALL_DATA_FILES = $(sort sizing.json $(wildcard gpus/*.json) \
   $(shell find templates -type f ! -name '.*' 2>/dev/null) \
   $(wildcard models/*/config.json models/*/meta.json))
 
@@ -354,7 +356,7 @@ install: $(GPUSIZER_BIN)
 	$(INSTALL) -m 644 gpusizer.1 "$$d$(MANDIR)/man1/gpusizer.1"; echo "$(MANDIR)/man1/gpusizer.1" >>"$$m.new"; \
 	$(INSTALL) -m 755 tools/harness.py "$$d$$s/harness.py"; echo "$$s/harness.py" >>"$$m.new"; \
 	for f in $(INSTALL_DATA_FILES); do \
-	  $(INSTALL) -d "$$d$$s/$${f%/*}"; $(INSTALL) -m 644 "$$f" "$$d$$s/$$f"; echo "$$s/$$f" >>"$$m.new"; \
+	  $(INSTALL) -d "$$d$$s/$$(dirname "$$f")"; $(INSTALL) -m 644 "$$f" "$$d$$s/$$f"; echo "$$s/$$f" >>"$$m.new"; \
 	done; \
 	echo "$$s/install-manifest" >>"$$m.new"; mv -f "$$m.new" "$$m"; \
 	echo "installed gpusizer in $$d$(PREFIX) ($$(wc -l <"$$m") files, listed in $$m)"

@@ -50,7 +50,7 @@ def installed(tmp, prefix, label, stage=""):
     share = os.path.join(root, "share", "gpusizer")
     exe = os.path.join(root, "bin", "gpusizer")
     want = ["bin/gpusizer", "share/man/man1/gpusizer.1", "share/gpusizer/harness.py",
-            "share/gpusizer/install-manifest"]
+            "share/gpusizer/install-manifest", "share/gpusizer/sizing.json"]
     want += ["share/gpusizer/gpus/%s.json" % g for g in GPU_IDS]
     want += ["share/gpusizer/" + os.path.relpath(p, TOP) for p in glob.glob(os.path.join(TOP, "templates", "**", "*"),
                                                                               recursive=True)
@@ -60,9 +60,11 @@ def installed(tmp, prefix, label, stage=""):
                  if os.path.isfile(os.path.join(TOP, "models", m, f))]
     have = files_under(root)
     check(sorted(want) == have, label + "the binary, the man page, gpus/, templates/, the harness, "
-          "the reference models and the manifest",
+          "the reference models, the default spec and the manifest",
           "missing %s, extra %s" % (sorted(set(want) - set(have))[:5], sorted(set(have) - set(want))[:5]))
     check(os.access(exe, os.X_OK), label + "the binary is executable")
+    check(open(os.path.join(share, "sizing.json"), "rb").read() == open(os.path.join(TOP, "sizing.json"), "rb").read(),
+          label + "the default spec is the committed sizing.json")
     manifest = open(os.path.join(share, "install-manifest")).read().split("\n")
     check(sorted(x for x in manifest if x) == sorted(os.path.join(prefix, w) for w in want),
           label + "install-manifest lists every installed file by its final path (without DESTDIR)",
@@ -201,9 +203,12 @@ def body(tmp):
     bad = os.path.join(tmp, "no-such-data")
     r = run(exe, ["report", "--spec", spath, "--out", os.path.join(tmp, "never"), "--offline", "--quiet"], tmp,
             GPUSIZER_DATA=bad)
-    check(r.returncode == 3 and os.path.join(bad, "gpus") in r.stderr and not os.path.exists(os.path.join(tmp, "never")),
-          "GPUSIZER_DATA without gpus/: exit 3 naming the directory, nothing written",
+    check(r.returncode == 16 and os.path.join(bad, "gpus") in r.stderr and
+          not os.path.exists(os.path.join(tmp, "never")),
+          "GPUSIZER_DATA without gpus/: exit 16 (a local directory missing) naming it, nothing written",
           "rc %d %s" % (r.returncode, r.stderr[-300:]))
+
+    default_spec(exe, tmp, data)
 
     # uninstall: every installed file goes, a file of the user's stays.
     own = os.path.join(share, "gpus", "my-gpu.json")
@@ -235,9 +240,77 @@ def body(tmp):
             gpus, verdicts = None, str(e)
         check(r.returncode == 0 and gpus == GPU_IDS, "DESTDIR: the staged binary finds its data beside it",
               "rc %d %s" % (r.returncode, r.stderr[-300:]))
+        sout = os.path.join(tmp, "staged-out")
+        r = run(sexe, ["report", "--offline", "--quiet", "--format", "md,json", "--models", "Qwen/Qwen2.5-0.5B",
+                       "--gpu", "t4", "--out", sout], tmp, GPUSIZER_HOME=os.path.join(tmp, "staged-cache"))
+        check(r.returncode == 0 and os.path.isfile(os.path.join(sout, "index.md")) and
+              os.path.isfile(os.path.join(sout, "sizing.json")),
+              "DESTDIR: the staged report with no --spec from / writes a report from its default spec",
+              "rc %d %s" % (r.returncode, r.stderr[-300:]))
         p = make(tmp, "uninstall", "DESTDIR=" + stage, "PREFIX=" + sprefix)
         check(p.returncode == 0 and files_under(stage) == [], "DESTDIR: make uninstall removes every file",
               "rc %d %s %s" % (p.returncode, p.stderr[-300:], files_under(stage)[:5]))
+
+
+def default_spec(exe, tmp, data):
+    """Issue 33 item 4: the installed report with no --spec reads the
+    installed default spec (the committed sizing.json) from any directory,
+    offline, its models from the installed reference configs (an empty
+    cache); its pages are the same bytes as the checkout's own spec gives."""
+    gh = os.path.join(tmp, "empty-cache")
+    out = os.path.join(tmp, "default-out")
+    r = run(exe, ["report", "--offline", "--quiet", "--out", out], tmp, GPUSIZER_HOME=gh)
+    check(r.returncode == 0 and os.path.isfile(os.path.join(out, "index.md")) and
+          os.path.isfile(os.path.join(out, "sizing.json.gz")),
+          "report with no --spec from /: the installed default spec writes a report",
+          "rc %d %s %s" % (r.returncode, r.stderr[-300:], files_under(out)[:6] if os.path.isdir(out) else None))
+    if r.returncode != 0:
+        return
+    ref = os.path.join(tmp, "checkout-out")
+    # the reference run is not what is under test: without $GS_WRAP (valgrind)
+    c = subprocess.run([os.path.abspath(EXE), "report", "--spec", "sizing.json", "--offline", "--quiet",
+                        "--out", ref], cwd=TOP, env=clean_env(tmp),
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    differ = [f for f in files_under(ref) if f.endswith(".md") and
+              open(os.path.join(ref, f), "rb").read() != open(os.path.join(out, f), "rb").read()]
+    check(c.returncode == 0 and files_under(ref) == files_under(out) and not differ,
+          "the default spec's pages from / are the bytes the checkout's sizing.json gives",
+          "rc %d %s differ %s" % (c.returncode, c.stderr[-200:], differ[:4]))
+    # no --out: out/ and publish/ in the current directory, not beside the
+    # installed spec (one model and class of it: the paths are what is checked)
+    cwd = os.path.join(tmp, "work")
+    os.makedirs(cwd)
+    r = run(exe, ["report", "--offline", "--quiet", "--format", "md,json.gz", "--models", "Qwen/Qwen2.5-0.5B",
+                  "--gpu", "t4"], tmp, cwd=cwd, GPUSIZER_HOME=gh)
+    share = os.path.dirname(os.path.dirname(exe)) + "/share/gpusizer"
+    check(r.returncode == 0 and os.path.isfile(os.path.join(cwd, "out", "index.md")) and
+          os.path.isfile(os.path.join(cwd, "publish", "sizing.json.gz")) and
+          not os.path.exists(os.path.join(share, "out")),
+          "report with no --spec, no --out: out/ and publish/ in the current directory",
+          "rc %d %s %s" % (r.returncode, r.stderr[-300:], files_under(cwd)[:4]))
+    # a ./sizing.json in the current directory comes first
+    own = os.path.join(tmp, "own")
+    os.makedirs(own)
+    json.dump({"version": 1, "date": "2026-01-01", "models": ["Qwen/Qwen2.5-0.5B"], "gpus": ["t4"],
+               "axes": {"method": ["lora"], "precision": {"lora": ["bf16"]}, "batch": [1], "seq": [512]},
+               "formats": ["json"]}, open(os.path.join(own, "sizing.json"), "w"))
+    r = run(exe, ["report", "--offline", "--quiet", "--out", os.path.join(own, "o")], tmp, cwd=own, GPUSIZER_HOME=gh)
+    try:
+        doc = json.load(open(os.path.join(own, "o", "sizing.json")))
+    except (OSError, ValueError):
+        doc = {}
+    check(r.returncode == 0 and [g["id"] for g in doc.get("gpus", [])] == ["t4"],
+          "report with no --spec: ./sizing.json before the installed default", r.stderr[-300:])
+    # no default spec installed (a data directory without one): exit 16 naming both places
+    os.unlink(os.path.join(data, "sizing.json"))
+    r = run(exe, ["report", "--offline", "--quiet", "--out", os.path.join(tmp, "never2")], tmp, GPUSIZER_DATA=data)
+    check(r.returncode == 16 and "./sizing.json" in r.stderr and os.path.join(data, "sizing.json") in r.stderr and
+          not os.path.exists(os.path.join(tmp, "never2")),
+          "no --spec, no ./sizing.json, no default spec: exit 16 naming where it looked, nothing written",
+          "rc %d %s" % (r.returncode, r.stderr[-300:]))
+    r = run(exe, ["report", "--spec", os.path.join(tmp, "nope.json"), "--offline"], tmp)
+    check(r.returncode == 16 and "nope.json" in r.stderr, "--spec a missing file: exit 16 naming it",
+          "rc %d %s" % (r.returncode, r.stderr[-300:]))
 
 
 if __name__ == "__main__":

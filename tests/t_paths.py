@@ -106,9 +106,9 @@ def spec_relative(tmp):
     p3 = os.path.join(sdir, "missing.json")
     json.dump(spec3, open(p3, "w"), indent=1)
     r = run(["report", "--spec", p3, "--offline", "--quiet"], tmp, cwd=cwd)
-    check(r.returncode == 3 and p3 in r.stderr and "models[0]" in r.stderr and
+    check(r.returncode == 16 and p3 in r.stderr and "models[0]" in r.stderr and
           os.path.join(sdir, "cfg", "missing.json") in r.stderr,
-          "a missing spec-relative config: exit 3 naming the spec, models[0] and the path", r.stderr[-300:])
+          "a missing spec-relative config: exit 16 (a local file missing) naming the spec, models[0] and the path", r.stderr[-300:])
     spec4 = dict(spec, out=5)
     p4 = os.path.join(sdir, "badout.json")
     json.dump(spec4, open(p4, "w"), indent=1)

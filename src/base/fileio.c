@@ -34,7 +34,8 @@ gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_er
 	 * file ignores the flag, and anything else is refused below. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return gs_fail(e, errno == ENOENT ? GS_ENOTFOUND : GS_EIO, "%s: %s", path, strerror(errno));
+		return gs_fail(e, errno == ENOENT || errno == ENOTDIR ? GS_ENOFILE : GS_EIO, "%s: %s", path,
+		               strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		int isdir = S_ISDIR(st.st_mode);
 		close(fd);

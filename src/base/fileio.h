@@ -15,7 +15,7 @@
  * buffer the caller frees (*out; *len its length when len is non-NULL).
  * Regular files only (after following links): a FIFO, device or directory
  * is GS_EINPUT "not a regular file" and is never opened for a blocking
- * read. Errors name the path: GS_ENOTFOUND when it does not exist,
+ * read. Errors name the path: GS_ENOFILE when it does not exist,
  * GS_EINPUT when it is larger than max or not a regular file, GS_EIO
  * otherwise. */
 gs_err gs_read_file(const char *path, size_t max, char **out, size_t *len, gs_error *e);

@@ -21,11 +21,13 @@ static const char *const installed_rel[GS_DATA_MAX] = {
 	[GS_DATA_GPUS] = "gpus",
 	[GS_DATA_TEMPLATES] = "templates",
 	[GS_DATA_HARNESS] = "harness.py",
+	[GS_DATA_SPEC] = GS_DEFAULT_SPEC,
 };
 static const char *const checkout_rel[GS_DATA_MAX] = {
 	[GS_DATA_GPUS] = "gpus",
 	[GS_DATA_TEMPLATES] = "templates",
 	[GS_DATA_HARNESS] = "tools/harness.py",
+	[GS_DATA_SPEC] = GS_DEFAULT_SPEC,
 };
 
 /* buf = a/b ("/b" when a is "/"); false when it does not fit. */

@@ -30,8 +30,12 @@ typedef enum gs_data {
 	GS_DATA_GPUS,      /* the GPU class directory (gpus/) */
 	GS_DATA_TEMPLATES, /* the report templates directory (templates/) */
 	GS_DATA_HARNESS,   /* the verify harness script (harness.py) */
+	GS_DATA_SPEC,      /* the default report spec (the committed sizing.json) */
 	GS_DATA_MAX
 } gs_data;
+
+/* The default spec's file name: ./sizing.json, else the data root's. */
+#define GS_DEFAULT_SPEC "sizing.json"
 
 /* How the data root was found. */
 typedef enum gs_root_kind {

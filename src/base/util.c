@@ -54,3 +54,33 @@ double gs_mono_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+static char fold_c(char c, bool fold)
+{
+	return fold && c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+size_t gs_edit_distance(const char *a, size_t na, const char *b, bool fold)
+{
+	size_t nb = strlen(b), row[65], prev;
+
+	if (na > 64 || nb > 64)
+		return 99;
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t cur = row[j];
+			size_t best = prev + (fold_c(a[i - 1], fold) != fold_c(b[j - 1], fold));
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[nb];
+}

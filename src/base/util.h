@@ -36,4 +36,9 @@ char *gs_xstrdup(const char *s);
 /* Seconds on CLOCK_MONOTONIC (for deadlines and waits; never printed). */
 double gs_mono_s(void);
 
+/* Edit distance (Levenshtein) of a's first na bytes and the string b,
+ * ASCII case folded when fold; 99 when either is over 64 bytes (it ranks
+ * near misses of short names: options, GPU ids). */
+size_t gs_edit_distance(const char *a, size_t na, const char *b, bool fold);
+
 #endif

@@ -289,6 +289,41 @@ gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool
 	return rc;
 }
 
+char *gs_cli_row_ddp_note(const gs_cli_row *r, char *buf, size_t n)
+{
+	gs_settings t = r->s, *s = &t;
+	gs_error sub = { 0 };
+	size_t used;
+
+	if (n == 0)
+		return buf;
+	buf[0] = '\0';
+	/* the layout its stack chooses (accelerate-fsdp2 shards a multi-GPU
+	 * row): the stack over a copy, as gs_cli_row_check reads it */
+	if (gs_stack_apply(&t, NULL, &sub) != GS_OK)
+		t = r->s;
+	if (s->method == GS_INFER || s->gpus <= 1 || s->sharding != GS_SH_DDP ||
+	    (s->given & gs_setting_bit("sharding")))
+		return buf;
+	used = (size_t)snprintf(buf, n, "--gpus %lld without --sharding is DDP: %lld full replicas, each GPU "
+	                        "holding a full copy of the model and of its trainable parameters' gradients and "
+	                        "optimizer states; to shard them, "
+	                        "--sharding", (long long)s->gpus, (long long)s->gpus);
+	/* the layouts that split them, from the enum's names */
+	for (int k = GS_SH_DDP + 1; k < GS_SH_MAX && used < n; k++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", k == GS_SH_DDP + 1 ? " " : k + 1 == GS_SH_MAX ? " or " : ", ",
+		                         gs_shard_name((gs_shard)k));
+	return buf;
+}
+
+void gs_cli_row_ddp_print(const gs_cli_row *r, bool quiet)
+{
+	char note[400];
+
+	if (!quiet && gs_cli_row_ddp_note(r, note, sizeof note)[0])
+		fprintf(stderr, "gpusizer: note: %s\n", note);
+}
+
 const gs_opt gs_cli_time_opts[] = {
 	{ "runtime", 0, "NAME", 0, GS_CLI_RUNTIME, "inference runtime of the time model: hf\n"
 	  "(transformers generate, host-bound at small\n"

@@ -80,6 +80,16 @@ gs_err gs_cli_row_arch(gs_cli_row *r, gs_arch *a, gs_error *e);
  * them. Any warning goes to stderr unless quiet. */
 gs_err gs_cli_row_context(gs_cli_row *r, const gs_arch *a, bool allow_long, bool quiet, gs_error *e);
 
+/* What a training row of --gpus N (N > 1) means when --sharding is not
+ * given and its stack chose no sharded layout: DDP, N full replicas, with
+ * the sharded layouts named; into buf (n bytes), "" when that is not the
+ * case. estimate and plan print it on stderr (not with --quiet); verify,
+ * which measures one GPU, adds it to its refusal. Returns buf. */
+char *gs_cli_row_ddp_note(const gs_cli_row *r, char *buf, size_t n);
+/* gs_cli_row_ddp_note on stderr as "gpusizer: note: ...", unless quiet or
+ * there is none. */
+void gs_cli_row_ddp_print(const gs_cli_row *r, bool quiet);
+
 /* The time and cost flags, shared by estimate and plan: --runtime NAME,
  * --tokens N (a training token budget), --price ID=USD,... (borrowed from
  * argv until gs_cli_time_price). */

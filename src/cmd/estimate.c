@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "search.h"
 #include "constants.h"
 #include "cmd.h"
 #include "engine.h"
@@ -57,7 +58,9 @@ const gs_opt_cmd gs_cmd_estimate = {
 	"A activations, B everything else (temporaries, allocator cache, CUDA context),\n"
 	"and the verdict on every GPU class.",
 	estimate_groups,
-	NULL,
+	"Exit status: 0 ok (also when nothing fits: the verdicts say so), 2 usage, 3 a bad\n"
+	"config.json or GPU file (named), 6-9 model fetch, 10 offline and the model not\n"
+	"cached, 16 a local file or directory missing (--config, --gpus-dir).\n",
 };
 
 static double gib(uint64_t b)
@@ -166,7 +169,7 @@ static bool serve_at(const est *s, size_t i, int64_t n, gs_time *t)
 	gs_time_opts o = s->ct.to;
 	gs_error sub = { 0 };
 
-	if (n < 1 || !s->row.cell[i].timed)
+	if (n < 1 || !s->row.cell[i].timed || gs_plan_untimed(&s->r.s) != NULL)
 		return false;
 	o.concurrency = n;
 	return gs_time_row(&s->a, &s->r.s, &s->x, &s->g[i], &o, t, &sub) == GS_OK;
@@ -226,8 +229,14 @@ static void print_time_text(FILE *fp, const est *s)
 		        gs_train_runtime_name(to->train_runtime), st->gpus, st->gpus > 1 ? "s" : "");
 	for (size_t i = 0; i < s->ng; i++) {
 		gs_time_ctx x = time_ctx(s, i);
+		gs_verdict v = s->row.cell[i].v;
 		fprintf(fp, "  %-*s  ", w, s->g[i].name);
-		if (!s->row.cell[i].timed)
+		/* a time only where the row runs: a step that cannot happen is no answer */
+		if (v != GS_FITS && v != GS_TIGHT)
+			fprintf(fp, "not timed: %s", gs_verdict_name(v));
+		else if (gs_plan_untimed(st) != NULL)
+			fprintf(fp, "not timed: %s", gs_plan_untimed(st));
+		else if (!s->row.cell[i].timed)
 			fputs("no estimate (the GPU file lacks a figure)", fp);
 		else
 			gs_time_texts(fp, GS_TT_ESTIMATE, st->method, &s->row.cell[i], &x);
@@ -316,6 +325,10 @@ static void print_time_json(FILE *fp, const est *s)
 			print_num_or_null(fp, "serving_ttft_s", served ? t.ttft_s : 0, served);
 			print_num_or_null(fp, "serving_tpot_s", served ? t.tpot_s : 0, served);
 			print_num_or_null(fp, "serving_tokens_per_s", served ? t.serve_tok_s : 0, served);
+		}
+		if (gs_plan_untimed(st) != NULL) {
+			fprintf(fp, ", \"error\": \"%s\"}", gs_plan_untimed(st));
+			continue;
 		}
 		if (!s->row.cell[i].timed) {
 			fputs(", \"error\": \"the GPU file lacks a figure\"}", fp);
@@ -452,12 +465,13 @@ static gs_err prepare(est *s, gs_error *e)
 		               "with --method inference");
 	if ((rc = gs_cli_row_arch(&s->r, &s->a, e)) != GS_OK)
 		return rc;
+	gs_cli_row_ddp_print(&s->r, s->quiet);
 	gs_time_opts_stack(&s->ct.to, s->r.s.stack);
 	if ((rc = gs_cli_row_context(&s->r, &s->a, s->long_ctx, s->quiet, e)) != GS_OK ||
 	    (rc = gs_estimate_run(&s->a, &s->r.s, &s->x, e)) != GS_OK)
 		return rc;
 	if (gs_gpus_load(s->gpus_dir, &s->g, &s->ng, e) != GS_OK) {
-		if (s->gpus_dir_given || s->only != NULL || e->code != GS_ENOTFOUND)
+		if (s->gpus_dir_given || s->only != NULL || e->code != GS_ENOFILE)
 			return e->code;
 		memset(e, 0, sizeof *e); /* no GPU directory: no fits list */
 		s->g = NULL;

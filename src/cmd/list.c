@@ -2,6 +2,7 @@
  * GPU directory, as text or JSON. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ const gs_opt_cmd gs_cmd_list = {
 	"setting it sets (with the versions and rows where it holds) and the code it follows.",
 	list_groups,
 	"Exit status: 0 ok, 2 usage, 3 a bad config.json or GPU file (named), 4 unreadable\n"
-	"directory.\n",
+	"directory, 16 a directory named missing (--models-dir, --gpus-dir).\n",
 };
 
 typedef struct entry {
@@ -74,7 +75,8 @@ static gs_err load_models(const char *dir, const char *source, entry **out, size
 	gs_err rc = GS_OK;
 
 	if (d == NULL)
-		return gs_fail(e, GS_ENOTFOUND, "list: %s: cannot read the model cache", dir);
+		return gs_fail(e, errno == ENOENT || errno == ENOTDIR ? GS_ENOFILE : GS_EIO,
+		               "list: %s: cannot read the model cache (%s)", dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		char cfg[4200];
 		if (de->d_name[0] == '.')
@@ -397,7 +399,7 @@ int cmd_list(int argc, char **argv)
 		/* The cache (a missing one is empty), then, unless --models-dir
 		 * named one, the reference configs that come with gpusizer. */
 		rc = load_models(models_dir, "cache", &v, &n, &e);
-		if (rc == GS_ENOTFOUND && !models_dir_given) {
+		if (rc == GS_ENOFILE && !models_dir_given) {
 			memset(&e, 0, sizeof e);
 			rc = GS_OK;
 		}
@@ -407,7 +409,7 @@ int cmd_list(int argc, char **argv)
 		if (rc != GS_OK) {
 			free(v);
 			gs_report_error(&e);
-			return gs_exit_code(rc == GS_ENOTFOUND ? GS_EIO : rc);
+			return gs_exit_code(rc);
 		}
 		if (verbose)
 			fprintf(stderr, "gpusizer: list: model cache %s\n", models_dir);
@@ -418,7 +420,7 @@ int cmd_list(int argc, char **argv)
 		size_t n;
 		if ((rc = gs_gpus_load(gpus_dir, &g, &n, &e)) != GS_OK) {
 			gs_report_error(&e);
-			return gs_exit_code(rc == GS_ENOTFOUND ? GS_EIO : rc);
+			return gs_exit_code(rc);
 		}
 		if (verbose)
 			fprintf(stderr, "gpusizer: list: GPU classes %s\n", gpus_dir);

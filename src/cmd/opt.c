@@ -40,32 +40,6 @@ static const gs_opt *find_short(const gs_opt_cmd *c, char ch)
 	return NULL;
 }
 
-/* Edit distance of two short names, capped (enough to rank near misses). */
-static size_t distance(const char *a, size_t na, const char *b)
-{
-	size_t nb = strlen(b), row[65], prev;
-
-	if (na > 64 || nb > 64)
-		return 99;
-	for (size_t j = 0; j <= nb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= na; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= nb; j++) {
-			size_t cur = row[j];
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[nb];
-}
-
 /* The known option nearest to name (at most 2 edits, or name a prefix of
  * exactly one option), or NULL. */
 static const gs_opt *nearest(const gs_opt_cmd *c, const char *name, size_t n)
@@ -76,7 +50,7 @@ static const gs_opt *nearest(const gs_opt_cmd *c, const char *name, size_t n)
 
 	for (const gs_opt_group *g = c->groups; g->title != NULL; g++)
 		for (const gs_opt *o = gs_opt_group_opts(g); o->name != NULL; o++) {
-			size_t d = distance(name, n, o->name);
+			size_t d = gs_edit_distance(name, n, o->name, false);
 			if (d < best_d) {
 				best_d = d;
 				best = o;

@@ -36,8 +36,11 @@ enum {
 };
 
 static const gs_opt report_opts[] = {
-	{ "spec", 0, "FILE", 0, OPT_SPEC, "the sweep spec (default sizing.json; docs/spec.md);\n"
-	  "paths inside it are relative to its directory" },
+	{ "spec", 0, "FILE", 0, OPT_SPEC, "the sweep spec (docs/spec.md); paths inside it are\n"
+	  "relative to its directory. Default: ./sizing.json, else\n"
+	  "the default spec installed with gpusizer (the committed\n"
+	  "sizing.json), its out/ and publish/ in the current\n"
+	  "directory and its models in the model cache" },
 	{ "out", 0, "DIR", 0, OPT_OUT, "output directory for every format (default: the\n"
 	  "spec's \"out\" for the formats of its \"commit\", its\n"
 	  "\"publish_dir\" for the others)" },
@@ -133,7 +136,8 @@ const gs_opt_cmd gs_cmd_report = {
 	"(previous reports kept), a file in the way (not written by gpusizer; --force)\n"
 	"or stdout failed, 5 stale (--check), 6-9 model fetch,\n"
 	"10 offline and a model not cached, 15 another run held DIR past\n"
-	"GPUSIZER_LOCK_WAIT seconds.\n",
+	"GPUSIZER_LOCK_WAIT seconds, 16 a local file or directory missing (the spec,\n"
+	"a config path, the GPU directory).\n",
 };
 
 /* ---- the run ---- */
@@ -316,12 +320,14 @@ static gs_err load_gpus(run *R, gs_error *e)
 		const gs_gpu *g = gs_gpu_find(R->all_gpus, R->n_all_gpus, R->sp.gpus.v[i]);
 		int line = R->sp.gpus.line ? gs_spec_line(R->sp.text, "gpus", (int)i) : 0;
 		if (g == NULL) {
+			const char *id = R->sp.gpus.v[i];
+			char near[256];
+			gs_gpus_suggest(R->all_gpus, R->n_all_gpus, id, strlen(id), near, sizeof near);
 			if (line > 0)
-				return gs_fail(e, GS_ESPEC, "%s:%d: gpus[%zu]: unknown GPU \"%s\" (no %s/%s.json)",
-				               R->sp.path, line, i, R->sp.gpus.v[i], R->sp.gpus_dir,
-				               R->sp.gpus.v[i]);
-			return gs_fail(e, GS_EUSAGE, "--gpus: unknown GPU \"%s\" (no %s/%s.json)",
-			               R->sp.gpus.v[i], R->sp.gpus_dir, R->sp.gpus.v[i]);
+				return gs_fail(e, GS_ESPEC, "%s:%d: gpus[%zu]: unknown GPU \"%s\"%s (no %s/%s.json)",
+				               R->sp.path, line, i, id, near, R->sp.gpus_dir, id);
+			return gs_fail(e, GS_EUSAGE, "--gpu: unknown GPU \"%s\"%s (no %s/%s.json)", id, near,
+			               R->sp.gpus_dir, id);
 		}
 		for (size_t k = 0; k < R->n_gpus; k++) {
 			if (strcmp(R->gpus[k].id, g->id) != 0)
@@ -329,7 +335,7 @@ static gs_err load_gpus(run *R, gs_error *e)
 			if (line > 0)
 				return gs_fail(e, GS_ESPEC, "%s:%d: gpus[%zu]: \"%s\" listed twice", R->sp.path,
 				               line, i, R->sp.gpus.v[i]);
-			return gs_fail(e, GS_EUSAGE, "--gpus: \"%s\" listed twice", R->sp.gpus.v[i]);
+			return gs_fail(e, GS_EUSAGE, "--gpu: \"%s\" listed twice", R->sp.gpus.v[i]);
 		}
 		R->gpus[R->n_gpus++] = *g;
 	}
@@ -358,10 +364,13 @@ static gs_err plan_classes(run *R, gs_error *e)
 		const gs_gpu *g = gs_gpu_find(R->all_gpus, R->n_all_gpus, id);
 		size_t k;
 
-		if (g == NULL)
-			return gs_fail(e, GS_ESPEC, "%s:%d: plan.gpus[%zu]: unknown GPU \"%s\" (no %s/%s.json)",
+		if (g == NULL) {
+			char near[256];
+			return gs_fail(e, GS_ESPEC, "%s:%d: plan.gpus[%zu]: unknown GPU \"%s\"%s (no %s/%s.json)",
 			               R->sp.path, gs_spec_line(R->sp.text, "plan.gpus", (int)i), i, id,
+			               gs_gpus_suggest(R->all_gpus, R->n_all_gpus, id, strlen(id), near, sizeof near),
 			               R->sp.gpus_dir, id);
+		}
 		for (k = 0; k < R->n_gpus && strcmp(R->gpus[k].id, g->id) != 0; k++)
 			;
 		if (k == R->n_gpus)
@@ -423,7 +432,9 @@ static gs_err generate(run *R, gs_error *e)
 	if ((rc = gs_sweep_base(&R->sp, &base, e)) != GS_OK)
 		return rc;
 	memset(&meta, 0, sizeof meta);
-	meta.spec_path = R->sp.path;
+	/* the default spec is the committed sizing.json wherever it lies: its
+	 * reports say so, the same bytes from any directory */
+	meta.spec_path = R->sp.tool_default ? GS_DEFAULT_SPEC : R->sp.path;
 	meta.out_dir = R->od.tmp;
 	meta.gpus = R->gpus;
 	meta.n_gpus = R->n_gpus;
@@ -640,7 +651,6 @@ static int parse_args(run *R, args *a, int argc, char **argv, gs_error *e)
 	int k;
 
 	memset(a, 0, sizeof *a);
-	a->spec_path = "sizing.json";
 	a->measurements = getenv("GPUSIZER_MEASUREMENTS");
 	R->offline = gs_offline(false);
 	R->max_rows = GS_SWEEP_MAX_ROWS_DEFAULT;
@@ -815,6 +825,28 @@ static bool same_dir(const char *a, const char *b)
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* The spec: --spec FILE; else ./sizing.json; else the default spec, the
+ * committed sizing.json installed in the data directory, read with its
+ * outputs in the current directory (gs_spec_load_default). Nothing
+ * there: GS_ENOFILE naming both places. */
+static gs_err open_spec(run *R, const char *path, gs_error *e)
+{
+	char dflt[4096];
+
+	struct stat st;
+
+	if (path != NULL || lstat(GS_DEFAULT_SPEC, &st) == 0)
+		return gs_spec_load(path != NULL ? path : GS_DEFAULT_SPEC, &R->sp, e);
+	gs_data_path(GS_DATA_SPEC, dflt, sizeof dflt);
+	if (strcmp(dflt, GS_DEFAULT_SPEC) == 0 || !gs_is_file(dflt))
+		return gs_fail(e, GS_ENOFILE, "report: no spec: no --spec FILE, no ./%s here, and no default spec "
+		               "installed (%s)", GS_DEFAULT_SPEC, dflt);
+	if (!R->quiet)
+		fprintf(stderr, "gpusizer: report: spec: the default, %s (no --spec, no ./%s)\n", dflt,
+		        GS_DEFAULT_SPEC);
+	return gs_spec_load_default(dflt, &R->sp, e);
+}
+
 /* The spec with the command line's changes, and the output directories:
  * --out names one for every format (unless --publish-dir names another for
  * the formats the spec does not commit); else the spec's out and
@@ -824,7 +856,7 @@ static gs_err load_spec(run *R, const args *a, gs_error *e)
 	static char out_buf[4096], pub_buf[4096];
 	gs_err rc;
 
-	if ((rc = gs_spec_load(a->spec_path, &R->sp, e)) != GS_OK)
+	if ((rc = open_spec(R, a->spec_path, e)) != GS_OK)
 		return rc;
 	for (int i = 0; i < a->n_ov; i++)
 		if ((rc = gs_spec_override(&R->sp, a->ov_name[i], a->ov_val[i], e)) != GS_OK)

@@ -112,7 +112,8 @@ const gs_opt_cmd gs_cmd_verify = {
 	"Exit status: 0 within the tolerance (or an out-of-memory the prediction agrees\n"
 	"with), 11 no NVIDIA driver or GPU, 12 outside the tolerance, 13 the harness failed\n"
 	"or skipped the row (reason printed), 2 usage, 3 bad input, 4 I/O, 15 the store\n"
-	"stayed locked past GPUSIZER_LOCK_WAIT. The store is checked before the run; if\n"
+	"stayed locked past GPUSIZER_LOCK_WAIT, 16 a local file missing (--config, the GPU\n"
+	"directory). The store is checked before the run; if\n"
 	"the append still fails, the record is printed on stderr. SIGINT, SIGTERM or SIGHUP\n"
 	"stops the harness's whole process group (SIGKILL 5 s later) and then verify.\n"
 	"\n"
@@ -196,19 +197,19 @@ static gs_err apply_row(vopts *o, gs_error *e)
 		gs_error first = { 0 }, second = { 0 }, *pe = &first;
 		rc = gs_read_file_gz(path, 256u << 20, &buf, NULL, pe);
 		/* A report may hold the document gzip-compressed only (json.gz). */
-		if (rc == GS_ENOTFOUND && !o->sizing && strlen(path) + 3 < sizeof path) {
+		if (rc == GS_ENOFILE && !o->sizing && strlen(path) + 3 < sizeof path) {
 			strcat(path, ".gz");
 			rc = gs_read_file_gz(path, 256u << 20, &buf, NULL, &second);
-			if (rc == GS_ENOTFOUND)
+			if (rc == GS_ENOFILE)
 				path[strlen(path) - 3] = '\0';
 			else
 				pe = &second;
 		}
-		if (rc != GS_OK && rc != GS_ENOTFOUND)
+		if (rc != GS_OK && rc != GS_ENOFILE)
 			return gs_fail(e, rc, "%s", pe->msg);
 	}
 	if (rc != GS_OK)
-		return rc == GS_ENOTFOUND
+		return rc == GS_ENOFILE
 		               ? gs_fail(e, GS_EINPUT, "--row %s: %s not found (run gpusizer report first, "
 		                         "or give --sizing FILE)", o->row_id, path)
 		               : rc;
@@ -423,9 +424,12 @@ static gs_err check_row(vopts *o, gs_error *e)
 		return rc;
 	if ((rc = gs_cli_row_check(&o->row, e)) != GS_OK)
 		return rc;
-	if (s->gpus != 1 || s->tp != 1 || s->sharding != GS_SH_DDP || s->offload != GS_OFF_NONE)
+	if (s->gpus != 1 || s->tp != 1 || s->sharding != GS_SH_DDP || s->offload != GS_OFF_NONE) {
+		char note[400];
+		gs_cli_row_ddp_note(&o->row, note, sizeof note);
 		return gs_fail(e, GS_EUSAGE, "verify measures one GPU without sharding or offload "
-		               "(drop --gpus/--tp/--sharding/--offload)");
+		               "(drop --gpus/--tp/--sharding/--offload)%s%s", note[0] ? "; " : "", note);
+	}
 	/* Refuse rather than compare a prediction with a run made another way. */
 	what = gs_harness_refusal(s);
 	if (what != NULL)

@@ -30,6 +30,7 @@ static const char *const messages[GS_ERR_MAX + 1] = {
 	[GS_ENOMEM] = "host memory exhausted (this machine's RAM, not the GPU's)",
 	[GS_EINTERNAL] = "internal error",
 	[GS_EBUSY] = "another gpusizer run holds the lock",
+	[GS_ENOFILE] = "no such local file or directory",
 	[GS_ERR_MAX] = "unknown error",
 };
 
@@ -41,6 +42,7 @@ static const int exit_codes[GS_ERR_MAX + 1] = {
 	[GS_EAUTH] = 8,      [GS_ENOTFOUND] = 9,  [GS_EOFFLINE] = 10,
 	[GS_ENOGPU] = 11,    [GS_ETOLERANCE] = 12, [GS_EHARNESS] = 13,
 	[GS_ENOMEM] = 14,    [GS_EINTERNAL] = 70, [GS_EBUSY] = 15,
+	[GS_ENOFILE] = 16,
 	[GS_ERR_MAX] = 70,
 };
 

@@ -26,7 +26,7 @@ typedef enum gs_err {
 	GS_ENET,       /* network failure after retries                -> 6  */
 	GS_EGATED,     /* gated repo: request access, set a token      -> 7  */
 	GS_EAUTH,      /* private repo or token refused                -> 8  */
-	GS_ENOTFOUND,  /* model or file does not exist                 -> 9  */
+	GS_ENOTFOUND,  /* model, revision or file not found on the Hub -> 9  */
 	GS_EOFFLINE,   /* offline and not cached                       -> 10 */
 	GS_ENOGPU,     /* no NVIDIA driver or GPU                      -> 11 */
 	GS_ETOLERANCE, /* verify: measured outside the tolerance       -> 12 */
@@ -34,6 +34,8 @@ typedef enum gs_err {
 	GS_ENOMEM,     /* host memory exhausted (not a GPU verdict)    -> 14 */
 	GS_EINTERNAL,  /* a bug: please report                         -> 70 */
 	GS_EBUSY,      /* another gpusizer run held a lock too long    -> 15 */
+	GS_ENOFILE,    /* a local file or directory named or defaulted
+	                  does not exist (spec, --config, GPU dir)     -> 16 */
 	GS_ERR_MAX
 } gs_err;
 

@@ -49,3 +49,17 @@ const gs_gpu *gs_gpu_find(const gs_gpu *g, size_t n, const char *id_or_name)
 			return &g[i];
 	return NULL;
 }
+
+int64_t gs_gpu_node_gpus(const gs_gpu *g)
+{
+	return g->segment == GS_SEG_DATACENTER ? GS_NODE_GPUS_DATACENTER : 1;
+}
+
+int64_t gs_node_round(int64_t n, int64_t node)
+{
+	if (node <= 1 || n <= node)
+		return n;
+	if (n > INT64_MAX - node)
+		return n;
+	return (n + node - 1) / node * node;
+}

@@ -77,6 +77,19 @@ typedef struct gs_gpu {
 	char source[512];       /* where the figures come from */
 } gs_gpu;
 
+/* GPUs one server of class g holds, for `plan`'s counts: 8 for the
+ * data-centre segment (HGX, DGX and OAM boards carry 8 GPUs; so do the
+ * PCIe servers of the cloud offers that rent 8), 1 for every other
+ * segment and for a file that names none (a desktop or workstation holds
+ * what it holds: its counts are not rounded). Read from the file's
+ * "segment", never from a list of ids. */
+#define GS_NODE_GPUS_DATACENTER 8
+int64_t gs_gpu_node_gpus(const gs_gpu *g);
+/* A count of n GPUs bought in servers of node GPUs: past one server, whole
+ * servers (9 of 8: 16); within one, n itself (one, two or four GPUs of a
+ * server are rented as such). node <= 1: n. */
+int64_t gs_node_round(int64_t n, int64_t node);
+
 /* Find by id or by name (case-insensitive); NULL if none. */
 const gs_gpu *gs_gpu_find(const gs_gpu *g, size_t n, const char *id_or_name);
 

@@ -1,6 +1,7 @@
 /* gpusizer: planning searches over the engine (see search.h). */
 #include "search.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "stacks.h"
@@ -205,8 +206,16 @@ int64_t gs_plan_max(const gs_arch *a, const gs_settings *s, const gs_gpu *g, gs_
 const char *gs_plan_rung_name(gs_plan_rung r)
 {
 	static const char *const names[GS_RUNG_MAX] = {
-		"start", "batch-1", "fp16-compute", "16-bit", "grad-ckpt", "fused-loss", "8-bit-optimizer", "qlora",
-		"sharding", "ckpt-offload", "offload",
+		[GS_RUNG_START] = "start",
+		[GS_RUNG_FP16] = "fp16-compute",
+		[GS_RUNG_CKPT] = "grad-ckpt",
+		[GS_RUNG_BATCH1] = "batch-1",
+		[GS_RUNG_OPT8] = "8-bit-optimizer",
+		[GS_RUNG_FUSED_LOSS] = "fused-loss",
+		[GS_RUNG_HALF] = "16-bit",
+		[GS_RUNG_CKPT_OFFLOAD] = "ckpt-offload",
+		[GS_RUNG_OFFLOAD] = "offload",
+		[GS_RUNG_QLORA] = "qlora",
 	};
 	return (unsigned)r < GS_RUNG_MAX ? names[r] : "?";
 }
@@ -225,6 +234,39 @@ static gs_prec fp16_twin(gs_prec p)
 	case GS_P_BF16: return GS_P_FP16;
 	default: return p;
 	}
+}
+
+/* The 16-bit rung over s: 16-bit weights (bf16, else fp16); over a
+ * quantized base whose k-bit preparation runs, that preparation's fp32
+ * cast left out. False when neither applies. */
+static bool rung_half(const gs_settings *s, const gs_gpu *g, gs_settings *t, const char **what,
+                      const char **cost, uint64_t *bits)
+{
+	gs_prec p = gs_settings_precision(s);
+
+	if (gs_settings_kbit_prep(s)) {
+		/* over a quantized base the 16-bit step is the k-bit
+		 * preparation's fp32 cast left out (peft utils/other.py,
+		 * v0.20: prepare_model_for_kbit_training casts every
+		 * fp16/bf16 parameter to fp32; TRL 0.26 on no longer calls it) */
+		t->kbit_prep = GS_KP_OFF;
+		*bits = gs_setting_bit("kbit-prep");
+		*what = "no fp32 cast of the unquantized weights (prepare_model_for_kbit_training not "
+		        "called, as TRL 0.26 on does)";
+		*cost = "numerical: norms, embeddings and head stay 16-bit";
+		return true;
+	}
+	if (s->method == GS_QLORA || gs_prec_quantized(p) || p == GS_P_BF16 || p == GS_P_FP16 ||
+	    p == GS_P_FP8 || p == GS_P_FP8_MIXED)
+		return false;
+	t->precision = g->bf16 ? GS_P_BF16 : GS_P_FP16;
+	t->precision_set = true;
+	*bits = gs_setting_bit("precision");
+	*what = s->method == GS_FULL ? "pure 16-bit weights, gradients and optimizer states"
+	                             : "16-bit base weights";
+	*cost = s->method == GS_FULL ? "numerical: no fp32 master weights (updates may round away)"
+	                             : "numerical: the base in 16 bits";
+	return true;
 }
 
 /* The settings of rung r over s, with what it does and costs, and the bits
@@ -281,17 +323,7 @@ static bool rung_settings(gs_plan_rung r, const gs_settings *s, const gs_gpu *g,
 		}
 		return true;
 	case GS_RUNG_HALF:
-		if (s->method == GS_QLORA || gs_prec_quantized(p) || p == GS_P_BF16 || p == GS_P_FP16 ||
-		    p == GS_P_FP8 || p == GS_P_FP8_MIXED)
-			return false;
-		t->precision = g->bf16 ? GS_P_BF16 : GS_P_FP16;
-		t->precision_set = true;
-		*bits = gs_setting_bit("precision");
-		*what = s->method == GS_FULL ? "pure 16-bit weights, gradients and optimizer states"
-		                             : "16-bit base weights";
-		*cost = s->method == GS_FULL ? "numerical: no fp32 master weights (updates may round away)"
-		                             : "numerical: the base in 16 bits";
-		return true;
+		return rung_half(s, g, t, what, cost, bits);
 	case GS_RUNG_CKPT:
 		if (!training(s) || s->grad_ckpt)
 			return false;
@@ -354,57 +386,280 @@ static bool rung(const gs_arch *a, gs_plan_rung r, const gs_settings *s, const g
 	return true;
 }
 
+const char *gs_plan_untimed(const gs_settings *s)
+{
+	if (s->offload != GS_OFF_NONE || s->ckpt_offload)
+		return "CPU offload (its PCIe traffic, a host-side optimizer step) is left out of the time model";
+	return NULL;
+}
+
+/* The fit of s at exactly n GPUs in the layout there that ranks first by
+ * the one rule (gs_offers_rank: comfortable before tight; with to, then
+ * the time model's step; then the layouts' order of preference). None
+ * fits: found false, with the estimate of the layout of least memory a GPU
+ * (est.device 0: the engine sized none). *t and *timed (may be NULL): the
+ * time model at the fit, with to. */
+static void best_at(const gs_arch *a, const gs_settings *s, const gs_gpu *g, int64_t n, const gs_time_opts *to,
+                    gs_plan_fit *out, gs_time *t, bool *timed)
+{
+	gs_settings cand[8];
+	gs_plan_fit f[8];
+	gs_time tt[8];
+	bool ok_t[8];
+	gs_offer o[8];
+	size_t k = layouts(a, s, n, cand), nf = 0, least = SIZE_MAX;
+
+	memset(out, 0, sizeof *out);
+	out->s = *s;
+	if (timed != NULL)
+		*timed = false;
+	for (size_t i = 0; i < k; i++) {
+		gs_error e = { 0 };
+		gs_plan_try(a, &cand[i], g, &f[i]);
+		ok_t[i] = false;
+		if (f[i].est.device > 0 && (least == SIZE_MAX || f[i].est.device < f[least].est.device))
+			least = i;
+		if (!f[i].found)
+			continue;
+		if (to != NULL && gs_plan_untimed(&f[i].s) == NULL)
+			ok_t[i] = gs_time_row(a, &f[i].s, &f[i].est, g, to, &tt[i], &e) == GS_OK;
+		o[nf++] = (gs_offer){ true, i, g->usable_bytes, n, f[i].v == GS_TIGHT,
+		                      ok_t[i] ? gs_rank_key(GS_RANK_TIME, &tt[i], s->method == GS_INFER, n,
+		                                            g->price_usd_hour)
+		                              : HUGE_VAL };
+	}
+	if (nf == 0) {
+		if (least != SIZE_MAX)
+			*out = f[least];
+		return;
+	}
+	gs_offers_rank(GS_RANK_DEFAULT, o, nf);
+	*out = f[o[0].order];
+	if (t != NULL && ok_t[o[0].order])
+		*t = tt[o[0].order];
+	if (timed != NULL)
+		*timed = ok_t[o[0].order];
+}
+
+/* Whether a step's fit f improves on cur: fewer GPUs, a comfortable fit
+ * where cur was tight at the same count, or it runs where nothing ran;
+ * while nothing runs, less memory a GPU at max_gpus or a row made
+ * runnable. */
+static bool better(const gs_plan_fit *f, const gs_plan_fit *cur)
+{
+	if (f->found != cur->found)
+		return f->found;
+	if (f->found)
+		return f->s.gpus < cur->s.gpus ||
+		       (f->s.gpus == cur->s.gpus && cur->v == GS_TIGHT && f->v == GS_FITS);
+	if (f->est.device == 0)
+		return false;
+	if (cur->v == GS_NOT_RUNNABLE && f->v != GS_NOT_RUNNABLE)
+		return true;
+	return cur->est.device == 0 || f->est.device < cur->est.device;
+}
+
+/* s at its fewest count up to max_gpus; none: at max_gpus, least memory. */
+static void at_count(const gs_arch *a, const gs_settings *s, const gs_gpu *g, int64_t max_gpus, gs_plan_fit *out)
+{
+	gs_plan_count(a, s, g, max_gpus, out);
+	if (!out->found)
+		best_at(a, s, g, max_gpus, NULL, out, NULL, NULL);
+}
+
 size_t gs_plan_ladder(const gs_arch *a, const gs_settings *base, const gs_gpu *g, int64_t max_gpus,
-                      bool all, gs_plan_step *steps)
+                      gs_plan_step *steps)
 {
 	size_t n = 0;
 	gs_plan_fit cur;
+	gs_settings kept = *base; /* the rungs kept, at the question's layout */
 
 	memset(steps, 0, GS_RUNG_MAX * sizeof *steps);
-	gs_plan_try(a, base, g, &cur);
+	at_count(a, base, g, max_gpus, &cur);
 	steps[n].rung = GS_RUNG_START;
 	steps[n].what = "as given";
 	steps[n].cost = "";
 	steps[n].applied = true;
 	steps[n++].fit = cur;
-	if (cur.found && !all)
-		return n;
-	for (int r = GS_RUNG_BATCH1; r < GS_RUNG_MAX; r++) {
+	for (int r = GS_RUNG_START + 1; r < GS_RUNG_MAX && !(cur.found && cur.s.gpus <= 1 && cur.v == GS_FITS);
+	     r++) {
 		gs_plan_step *st = &steps[n];
 		gs_settings t;
 		const char *what = "", *cost = "";
 		gs_plan_fit f;
 
-		if (r == GS_RUNG_SHARD) {
-			if (cur.s.gpus > 1)
-				continue;
-			gs_plan_count(a, &cur.s, g, max_gpus, &f);
-			what = "sharding over more GPUs";
-			cost = "more GPUs, and the traffic between them every step";
-			if (!f.found)
-				f.s = cur.s;
-		} else {
-			if (!rung(a, (gs_plan_rung)r, &cur.s, g, &t, &what, &cost))
-				continue;
-			gs_plan_try(a, &t, g, &f);
-		}
+		if (!rung(a, (gs_plan_rung)r, &kept, g, &t, &what, &cost))
+			continue;
+		at_count(a, &t, g, max_gpus, &f);
 		st->rung = (gs_plan_rung)r;
 		st->what = what;
 		st->cost = cost;
-		/* Kept only when the engine ran it and the peak per GPU fell, or
-		 * a row that could not run on the class can (for sharding: when a
-		 * count fits at all). */
-		bool runs_now = cur.v == GS_NOT_RUNNABLE && f.v != GS_NOT_RUNNABLE;
-		st->applied = f.est.device > 0 &&
-		              (cur.est.device == 0 || f.est.device < cur.est.device || (runs_now && f.est.device <= cur.est.device)) &&
-		              (r != GS_RUNG_SHARD || f.found);
+		st->applied = better(&f, &cur);
 		st->skipped = !st->applied;
 		st->fit = st->applied ? f : cur;
-		if (st->applied)
+		if (st->applied) {
 			cur = f;
+			kept = t;
+		}
 		n++;
-		if (cur.found && !all)
-			break;
 	}
 	return n;
+}
+
+/* ---- answers ---- */
+
+/* The question with the rungs of set applied in the ladder's order (those
+ * that do not apply left out), at the question's layout; *bits (may be
+ * NULL) the settings they set. */
+static gs_settings build(const gs_arch *a, const gs_settings *q, const gs_gpu *g, unsigned set, uint64_t *bits)
+{
+	gs_settings cur = *q;
+
+	if (bits != NULL)
+		*bits = 0;
+	for (int r = GS_RUNG_START + 1; r < GS_RUNG_MAX; r++) {
+		gs_settings t;
+		const char *what, *cost;
+		uint64_t b = 0;
+		if (!(set & (1u << r)) || !rung_settings((gs_plan_rung)r, &cur, g, &t, &what, &cost, &b))
+			continue;
+		given(a, &t, b);
+		cur = t;
+		if (bits != NULL)
+			*bits |= b;
+	}
+	return cur;
+}
+
+/* The settings (gs_setting_bit) whose values differ between x and y, the
+ * layout's own (gpus, sharding, tp) aside. */
+static uint64_t differ(const gs_settings *x, const gs_settings *y)
+{
+	const gs_setting *d = gs_settings_table();
+	uint64_t bits = 0;
+
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		gs_setting_value vx, vy;
+		uint64_t bit = gs_setting_bit(d[i].name);
+		if (bit & layout_bits())
+			continue;
+		gs_setting_get(&d[i], x, &vx);
+		gs_setting_get(&d[i], y, &vy);
+		if (strcmp(vx.text, vy.text) != 0)
+			bits |= bit;
+	}
+	return bits;
+}
+
+gs_settings gs_plan_settings(const gs_arch *a, const gs_settings *q, const gs_gpu *g, unsigned set)
+{
+	return build(a, q, g, set, NULL);
+}
+
+/* q at the layout of s (its count, sharding and tp), its stack's choices
+ * for that layout redone. */
+static gs_settings at_layout(const gs_arch *a, const gs_settings *q, const gs_settings *s)
+{
+	gs_settings t = *q;
+
+	t.gpus = s->gpus;
+	t.sharding = s->sharding;
+	t.tp = s->tp;
+	given(a, &t, layout_bits());
+	return t;
+}
+
+/* What answer x turns on against q (its rungs set the settings rung_bits),
+ * and its price in time: q's step at x's layout. */
+static void describe(const gs_arch *a, const gs_settings *q, const gs_gpu *g, const gs_time_opts *to,
+                     uint64_t rung_bits, gs_plan_answer *x)
+{
+	gs_settings ql = at_layout(a, q, &x->fit.s);
+	uint64_t changed = differ(&ql, &x->fit.s);
+	gs_estimate est;
+	gs_time tq;
+	gs_error e = { 0 };
+
+	x->method_change = x->fit.s.method != q->method;
+	x->turned_on = changed & rung_bits;
+	x->by_stack = changed & ~rung_bits;
+	x->by_layout = differ(q, &ql);
+	x->kbit_by_layout = gs_settings_kbit_prep(q) && !gs_settings_kbit_prep(&ql);
+	x->vs_question = NAN;
+	if (!x->timed || gs_estimate_run(a, &ql, &est, &e) != GS_OK ||
+	    gs_time_row(a, &ql, &est, g, to, &tq, &e) != GS_OK)
+		return;
+	if (q->method == GS_INFER) {
+		if (tq.decode_step_s > 0)
+			x->vs_question = x->t.decode_step_s / tq.decode_step_s;
+	} else if (tq.step_s > 0) {
+		x->vs_question = x->t.step_s / tq.step_s;
+	}
+}
+
+/* The answer of the rungs set, fewest count fewest: at its count rounded
+ * to nodes, the rungs not needed there dropped (the later first). False
+ * when it does not run (it always does at fewest, the ladder's count). */
+static bool answer(const gs_arch *a, const gs_settings *q, const gs_gpu *g, int64_t max_gpus, int64_t node,
+                   const gs_time_opts *to, unsigned set, int64_t fewest, gs_plan_answer *x)
+{
+	int64_t n = gs_node_round(fewest, node);
+	uint64_t bits = 0;
+	gs_settings s;
+	gs_plan_fit f;
+
+	bool tight;
+
+	memset(x, 0, sizeof *x);
+	s = build(a, q, g, set, NULL);
+	best_at(a, &s, g, n, NULL, &f, NULL, NULL);
+	if (!f.found) {
+		n = fewest; /* no layout of the rounded count runs it */
+		best_at(a, &s, g, n, NULL, &f, NULL, NULL);
+	}
+	tight = f.v == GS_TIGHT;
+	/* a rung goes when what is left still runs there, as comfortably */
+	for (int r = GS_RUNG_MAX - 1; r > GS_RUNG_START; r--) {
+		unsigned less = set & ~(1u << r);
+		if (!(set & (1u << r)))
+			continue;
+		s = build(a, q, g, less, NULL);
+		best_at(a, &s, g, n, NULL, &f, NULL, NULL);
+		if (f.found && (tight || f.v == GS_FITS))
+			set = less;
+	}
+	s = build(a, q, g, set, &bits);
+	best_at(a, &s, g, n, to, &x->fit, &x->t, &x->timed);
+	if (!x->fit.found)
+		return false;
+	gs_plan_count(a, &s, g, n < max_gpus ? n : max_gpus, &f);
+	x->fewest = f.found ? f.s.gpus : n;
+	x->node = node > 1 ? node : 1;
+	x->rungs = set;
+	describe(a, q, g, to, bits, x);
+	return true;
+}
+
+size_t gs_plan_answers(const gs_arch *a, const gs_settings *q, const gs_gpu *g, int64_t max_gpus, int64_t node,
+                       const gs_time_opts *to, const gs_plan_step *steps, size_t n_steps, gs_plan_answer *out)
+{
+	size_t k = 0;
+	unsigned set = 0;
+
+	for (size_t i = 0; i < n_steps && k < GS_PLAN_ANSWERS_MAX; i++) {
+		const gs_plan_step *st = &steps[i];
+		int64_t n = st->fit.found ? gs_node_round(st->fit.s.gpus, node) : 0;
+		if (!st->applied)
+			continue;
+		if (st->rung != GS_RUNG_START)
+			set |= 1u << st->rung;
+		/* the first that runs; then fewer GPUs, or as many comfortably
+		 * where the one before was tight */
+		if (!st->fit.found ||
+		    (k > 0 && !(n < out[k - 1].fit.s.gpus ||
+		                (n == out[k - 1].fit.s.gpus && out[k - 1].fit.v == GS_TIGHT && st->fit.v == GS_FITS))))
+			continue;
+		k += answer(a, q, g, max_gpus, node, to, set, st->fit.s.gpus, &out[k]);
+	}
+	return k;
 }

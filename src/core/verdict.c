@@ -239,6 +239,8 @@ bool gs_offer_before(gs_plan_rank r, const gs_offer *a, const gs_offer *b)
 				return true;
 			if (gs_rank_before(r, b->tight, b->count, b->usable, a->tight, a->count, a->usable))
 				return false;
+			if (a->key != b->key)
+				return a->key < b->key;
 		}
 	}
 	return a->order < b->order;

@@ -90,9 +90,11 @@ const char *gs_plan_rank_text(gs_plan_rank r);
 
 /* One candidate answer to "which GPU class, how many": a class (its place
  * among the classes, the last tie-break, and its usable bytes per GPU), a
- * count, whether it is tight, and for GS_RANK_TIME and GS_RANK_COST its key
- * (lower first; HUGE_VAL: none). found false: nothing fits (it ranks after
- * every fit). */
+ * count, whether it is tight, and its key (lower first; HUGE_VAL: none):
+ * for GS_RANK_TIME and GS_RANK_COST what ranks it, under the memory rules
+ * the tie-break before the order (0 for every offer: none; plan's answers
+ * at one count give their time there). found false: nothing fits (it
+ * ranks after every fit). */
 typedef struct gs_offer {
 	bool found;
 	size_t order;
@@ -103,8 +105,8 @@ typedef struct gs_offer {
 } gs_offer;
 
 /* Whether a ranks strictly before b under r: a fit before none; then the
- * memory rule (gs_rank_before) or the key; then the lower order. Neither
- * when they agree on all of these. */
+ * memory rule (gs_rank_before) and the key, or the key alone; then the
+ * lower order. Neither when they agree on all of these. */
 bool gs_offer_before(gs_plan_rank r, const gs_offer *a, const gs_offer *b);
 
 /* The one "smallest GPU that fits" rule, for every place that names one

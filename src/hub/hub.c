@@ -112,7 +112,7 @@ static void load_token(char *tok, size_t n)
 		 * fetch forever; gs_read_file refuses it without reading */
 		rc = gs_read_file(path, sizeof buf - 1, &text, &len, &re);
 		if (rc != GS_OK) {
-			if (rc != GS_ENOTFOUND)
+			if (rc != GS_ENOFILE)
 				fprintf(stderr, "gpusizer: warning: the token file %s; sending no token\n", re.msg);
 			return;
 		}

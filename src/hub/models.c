@@ -270,7 +270,7 @@ gs_err gs_model_resolve(const char *models_dir, const char *id, char *config_pat
 	/* A path: ends in .json, or an existing file, or a directory with config.json. */
 	if ((il > 5 && strcmp(id + il - 5, ".json") == 0) || gs_is_file(id)) {
 		if (!gs_is_file(id))
-			return gs_fail(e, GS_ENOTFOUND, "%s: no such config file", id);
+			return gs_fail(e, GS_ENOFILE, "%s: no such config file", id);
 		return put_path(config_path, n, id, e);
 	}
 	if (gs_is_dir(id) && snprintf(path, sizeof path, "%s/config.json", id) < (int)sizeof path &&

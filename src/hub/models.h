@@ -48,9 +48,9 @@ typedef struct gs_model_meta {
 /* Read the meta.json beside the config.json gs_model_resolve picks among
  * models_dir (NULL = the default) and the reference configs:
  * models_dir/<slug>/meta.json unless only the reference configs hold the
- * model. No meta.json, or one that does not belong with its config.json
- * (an update killed half-way): GS_ENOTFOUND (m zeroed); bad JSON:
- * GS_EINPUT naming the file. */
+ * model. No meta.json: GS_ENOFILE; one that does not belong with its
+ * config.json (an update killed half-way): GS_ENOTFOUND (m zeroed either
+ * way); bad JSON: GS_EINPUT naming the file. */
 gs_err gs_model_meta_load(const char *models_dir, const char *id, gs_model_meta *m, gs_error *e);
 
 #endif

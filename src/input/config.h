@@ -98,7 +98,7 @@
 gs_err gs_config_parse(const char *json, size_t len, const char *path, gs_arch *out, gs_error *e);
 
 /* Read the file at path (more than GS_CONFIG_MAX_BYTES: GS_ECONFIG "file
- * too large"; missing: GS_ENOTFOUND; unreadable: GS_EIO), then as
+ * too large"; missing: GS_ENOFILE; unreadable: GS_EIO), then as
  * gs_config_parse. */
 gs_err gs_config_load(const char *path, gs_arch *out, gs_error *e);
 

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <errno.h>
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,7 +286,8 @@ gs_err gs_gpus_load(const char *dir, gs_gpu **out, size_t *n, gs_error *e)
 	*n = 0;
 	d = opendir(dir);
 	if (d == NULL)
-		return gs_fail(e, GS_EGPUFILE, "%s: cannot read the GPU directory", dir);
+		return gs_fail(e, errno == ENOENT || errno == ENOTDIR ? GS_ENOFILE : GS_EGPUFILE,
+		               "%s: cannot read the GPU directory (%s)", dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name);
 		if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0)
@@ -328,6 +330,45 @@ out:
 	return rc;
 }
 
+/* Whether id holds s (its first len bytes) from byte at, ASCII case folded. */
+static bool holds_at(const char *id, const char *s, size_t len, bool prefix)
+{
+	size_t il = strlen(id);
+
+	for (size_t at = 0; at + len <= il; at++) {
+		if (strncasecmp(id + at, s, len) == 0)
+			return true;
+		if (prefix)
+			break;
+	}
+	return false;
+}
+
+char *gs_gpus_suggest(const gs_gpu *g, size_t ng, const char *id, size_t len, char *buf, size_t n)
+{
+	size_t hit[GS_GPU_SUGGEST_MAX], k = 0, used;
+
+	if (n == 0)
+		return buf;
+	buf[0] = '\0';
+	/* the first rule that names any: a prefix, a part, a near miss (the
+	 * nearest first: rules 2 to 4 are 0, 1 and 2 edits) */
+	for (int rule = 0; rule < 5 && k == 0 && len > 0; rule++)
+		for (size_t i = 0; i < ng && k < GS_GPU_SUGGEST_MAX; i++)
+			if (rule == 0 ? holds_at(g[i].id, id, len, true)
+			    : rule == 1 ? len >= 3 && holds_at(g[i].id, id, len, false)
+			                : gs_edit_distance(id, len, g[i].id, true) <= (size_t)(rule - 2))
+				hit[k++] = i;
+	if (k == 0)
+		return buf;
+	used = (size_t)snprintf(buf, n, ": did you mean ");
+	for (size_t j = 0; j < k && used < n; j++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", j ? ", " : "", g[hit[j]].id);
+	if (used < n)
+		snprintf(buf + used, n - used, "?");
+	return buf;
+}
+
 gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, const char *cmd,
                       gs_error *e)
 {
@@ -344,9 +385,11 @@ gs_err gs_gpus_select(gs_gpu *g, size_t *ng, const char *csv, const char *dir, c
 			if (strlen(all[i].id) == len && strncmp(all[i].id, p, len) == 0)
 				hit = &all[i];
 		if (hit == NULL) {
+			char near[256];
+			gs_gpus_suggest(all, nall, p, len, near, sizeof near);
 			free(all);
-			return gs_fail(e, GS_EUSAGE, "%s: --gpu: unknown GPU class \"%.*s\" (no %s/%.*s.json; "
-			               "see gpusizer list gpus)", cmd, (int)len, p, dir, (int)len, p);
+			return gs_fail(e, GS_EUSAGE, "%s: --gpu: unknown GPU class \"%.*s\"%s (no %s/%.*s.json; "
+			               "see gpusizer list gpus)", cmd, (int)len, p, near, dir, (int)len, p);
 		}
 		g[n++] = *hit;
 		p += len + (end != NULL);
@@ -375,9 +418,11 @@ gs_err gs_gpus_price(gs_gpu *g, size_t ng, const char *spec, const char *cmd, gs
 		if (eq == NULL || idlen == 0)
 			return gs_fail(e, GS_EUSAGE, "%s: --price: \"%.*s\": expected ID=USD (a GPU id, '=', dollars "
 			               "an hour)", cmd, (int)len, p);
-		if (hit == NULL)
-			return gs_fail(e, GS_EUSAGE, "%s: --price: unknown GPU class \"%.*s\" (see gpusizer list gpus)",
-			               cmd, (int)idlen, p);
+		if (hit == NULL) {
+			char near[256];
+			return gs_fail(e, GS_EUSAGE, "%s: --price: unknown GPU class \"%.*s\"%s (see gpusizer list "
+			               "gpus)", cmd, (int)idlen, p, gs_gpus_suggest(g, ng, p, idlen, near, sizeof near));
+		}
 		double v = -1;
 		if (nlen > 0 && nlen < sizeof num) {
 			char *stop = NULL;

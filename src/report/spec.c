@@ -1021,17 +1021,25 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 	{
 		/* Paths in the spec are relative to its directory; absent
 		 * directories are the tool's defaults (paths.h). */
-		char dir[4096], models_dflt[4096], gpus_dflt[4096];
+		char dir[4096], here[4096], models_dflt[4096], gpus_dflt[4096];
 		spec_dir(sp->path, dir, sizeof dir);
+		/* the tool's own spec: its outputs and configs are the current
+		 * directory's (gs_spec_load_default) */
+		snprintf(here, sizeof here, "%s", sp->tool_default ? "" : dir);
 		gs_models_dir_default(models_dflt, sizeof models_dflt);
 		gs_data_path(GS_DATA_GPUS, gpus_dflt, sizeof gpus_dflt);
-		if ((rc = read_path(sp, root, "out", dir, &sp->out, NULL, "out", e)) != GS_OK ||
-		    (rc = read_path(sp, root, "publish_dir", dir, &sp->publish_dir, NULL, "publish", e)) !=
+		if ((rc = read_path(sp, root, "out", here, &sp->out, NULL, "out", e)) != GS_OK ||
+		    (rc = read_path(sp, root, "publish_dir", here, &sp->publish_dir, NULL, "publish", e)) !=
 		            GS_OK ||
 		    (rc = read_path(sp, root, "models_dir", dir, &sp->models_dir, models_dflt, NULL, e)) !=
 		            GS_OK ||
 		    (rc = read_path(sp, root, "gpus_dir", dir, &sp->gpus_dir, gpus_dflt, NULL, e)) != GS_OK)
 			return rc;
+		if (sp->tool_default) {
+			free(sp->models_dir);
+			sp->models_dir = gs_xstrdup(models_dflt);
+		}
+		snprintf(dir, sizeof dir, "%s", here);
 		for (size_t i = 0; dir[0] != '\0' && i < sp->models.n; i++) {
 			if (sp->models.v[i][0] == '/' || !model_entry_is_path(dir, sp->models.v[i]))
 				continue;
@@ -1043,13 +1051,14 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 	return GS_OK;
 }
 
-gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *e)
+static gs_err spec_parse(const char *text, const char *path, bool tool, gs_spec *sp, gs_error *e)
 {
 	cJSON *root;
 	const char *end = NULL;
 	gs_err rc;
 
 	memset(sp, 0, sizeof *sp);
+	sp->tool_default = tool;
 	sp->path = gs_xstrdup(path);
 	sp->text = gs_xstrdup(text);
 	rc = gs_utf8_check(sp->text, strlen(sp->text), path, GS_ESPEC, e);
@@ -1094,7 +1103,7 @@ gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *
 	return rc;
 }
 
-gs_err gs_spec_load(const char *path, gs_spec *sp, gs_error *e)
+static gs_err spec_load(const char *path, bool tool, gs_spec *sp, gs_error *e)
 {
 	char *text = NULL;
 	gs_err rc;
@@ -1110,9 +1119,24 @@ gs_err gs_spec_load(const char *path, gs_spec *sp, gs_error *e)
 		free(text);
 		return gs_fail(e, GS_ESPEC, "%s:1: empty file", path);
 	}
-	rc = gs_spec_parse(text, path, sp, e);
+	rc = spec_parse(text, path, tool, sp, e);
 	free(text);
 	return rc;
+}
+
+gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *e)
+{
+	return spec_parse(text, path, false, sp, e);
+}
+
+gs_err gs_spec_load(const char *path, gs_spec *sp, gs_error *e)
+{
+	return spec_load(path, false, sp, e);
+}
+
+gs_err gs_spec_load_default(const char *path, gs_spec *sp, gs_error *e)
+{
+	return spec_load(path, true, sp, e);
 }
 
 /* ---- overrides from flags ---- */

@@ -30,6 +30,7 @@ typedef struct gs_spec_count {
 
 typedef struct gs_spec {
 	char *path;              /* for messages */
+	bool tool_default;       /* read by gs_spec_load_default (paths below) */
 	char *text;              /* the spec's text, for line numbers */
 	int version;
 	int64_t epoch;           /* "date" at 00:00 UTC, seconds */
@@ -107,6 +108,15 @@ bool gs_spec_committed(const gs_spec *sp, const char *format);
  * --models-dir, --gpus-dir) are not: they are the caller's, relative to
  * the current directory. The caller frees a loaded spec with gs_spec_free. */
 gs_err gs_spec_load(const char *path, gs_spec *sp, gs_error *e);
+/* The tool's own spec, the committed sizing.json installed in the data
+ * directory (GS_DATA_SPEC, paths.h), as `report` reads it without --spec
+ * and without a ./sizing.json: as gs_spec_load, but its "out" and
+ * "publish_dir" (and config paths in "models") are relative to the current
+ * directory, where the report goes, and its "models_dir" is the model
+ * cache (gs_models_dir_default; the data directory may not be writable,
+ * and its reference configs are read after the cache); "gpus_dir" stays
+ * the data directory's. */
+gs_err gs_spec_load_default(const char *path, gs_spec *sp, gs_error *e);
 /* Same from text (path names it in messages, and its directory is what
  * relative paths in the spec are resolved against). */
 gs_err gs_spec_parse(const char *text, const char *path, gs_spec *sp, gs_error *e);

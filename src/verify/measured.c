@@ -547,7 +547,7 @@ gs_err gs_measured_load(const char *path, gs_measured_store *st, gs_error *e)
 	if (path == NULL)
 		path = GS_MEASURED_STORE_DEFAULT;
 	rc = gs_read_file(path, GS_MEASURED_MAX_BYTES, &buf, &len, &rerr);
-	if (rc == GS_ENOTFOUND)
+	if (rc == GS_ENOFILE)
 		return GS_OK; /* no store yet: nothing verified */
 	if (rc != GS_OK)
 		return gs_fail(e, rc, "%s", rerr.msg);
@@ -725,7 +725,7 @@ static gs_err store_read(const char *path, const char *target, size_t room, char
 	*old = NULL;
 	*old_len = 0;
 	rc = gs_read_file(target, GS_MEASURED_MAX_BYTES, old, old_len, &rerr);
-	if (rc == GS_ENOTFOUND) {
+	if (rc == GS_ENOFILE) {
 		*old = NULL;
 		*old_len = 0;
 		return GS_OK;

@@ -162,7 +162,7 @@ cases.append(dict(name="config.100MB", file=None, generate="big",
                   max_seconds=2, why="GS_CONFIG_MAX_BYTES: rejected from its size, not read"))
 cases.append(dict(name="config.missing-file", file=None,
                   args=["estimate", "--config", "{tmp}/none.json", "--gpus-dir", "{top}/gpus"],
-                  exit=9, message="none.json"))
+                  exit=16, message="none.json"))
 
 # ---- config.json: the 2025-26 families' fields (issue 30) -----------------------
 def raw_cfg(d):

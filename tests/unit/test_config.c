@@ -942,9 +942,9 @@ static void test_generic_and_files(void)
 	      "model_type matched case-insensitively: \"LLaMA\" is llama, not generic (%s)", e.msg);
 
 	memset(&e, 0, sizeof e);
-	CHECK(gs_config_load("/nonexistent/gpusizer/config.json", &a, &e) == GS_ENOTFOUND &&
+	CHECK(gs_config_load("/nonexistent/gpusizer/config.json", &a, &e) == GS_ENOFILE &&
 	              strstr(e.msg, "/nonexistent/gpusizer/config.json"),
-	      "load: missing file -> GS_ENOTFOUND naming it (%s)", e.msg);
+	      "load: missing file -> GS_ENOFILE (exit 16) naming it (%s)", e.msg);
 
 	/* A config over the 16 MiB limit: GS_ECONFIG "file too large". */
 	fd = mkstemp(tmp);

@@ -91,7 +91,7 @@ int main(void)
 	CHECK(gs_model_meta_load("models", "openai-community/gpt2", &m, &e) == GS_OK &&
 	      m.hub_safetensors_total == 137022720 && m.param_source[0], "models: meta.json read (%s)", e.msg);
 	e = (gs_error){0};
-	CHECK(gs_model_meta_load("models", "nobody/nothing", &m, &e) == GS_ENOTFOUND, "models: no meta.json");
+	CHECK(gs_model_meta_load("models", "nobody/nothing", &m, &e) == GS_ENOFILE, "models: no meta.json: GS_ENOFILE (a local file)");
 	{
 		char cmd[200];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

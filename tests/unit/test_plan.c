@@ -233,55 +233,172 @@ static void test_max(void)
 	CHECK(mono == 0 && pairs > 500, "memory does not fall as batch or context grows (%zu sampled pairs)", pairs);
 }
 
+/* The ladder, judged at the count: along the kept steps the fewest count
+ * never rises (before anything fits, the memory a GPU at the most GPUs
+ * never rises); once a step fits, every later kept step fits; nothing
+ * follows a step that fits one GPU comfortably. */
 static void test_ladder(void)
 {
-	size_t ladders = 0, rises = 0, fixed = 0;
+	size_t ladders = 0, wrong = 0, fixed = 0;
 
 	for (int it = 0; it < 300; it++) {
 		gs_arch a;
 		gs_settings s;
 		gs_plan_step st[GS_RUNG_MAX];
 		gs_gpu g = gpu_of(12 + draw(40), true);
-		uint64_t last = 0;
+		const gs_plan_fit *cur = NULL;
 		size_t n;
 
 		if (!draw_arch(&a))
 			continue;
 		draw_settings(&s);
-		n = gs_plan_ladder(&a, &s, &g, 8, draw(2), st);
+		n = gs_plan_ladder(&a, &s, &g, 8, st);
 		ladders++;
 		for (size_t k = 0; k < n; k++) {
-			if (st[k].applied && st[k].fit.est.device > 0) {
-				rises += last && st[k].fit.est.device > last;
-				last = st[k].fit.est.device;
-			}
+			const gs_plan_fit *f = &st[k].fit;
+			if (k + 1 < n && f->found && f->s.gpus == 1 && f->v == GS_FITS)
+				wrong++; /* the ladder goes on past one comfortable GPU */
+			if (!st[k].applied)
+				continue;
+			if (cur != NULL && cur->found && (!f->found || f->s.gpus > cur->s.gpus))
+				wrong++;
+			if (cur != NULL && !cur->found && !f->found && cur->est.device > 0 &&
+			    cur->v != GS_NOT_RUNNABLE && f->est.device > cur->est.device)
+				wrong++;
+			cur = f;
 		}
-		fixed += st[n - 1].fit.found && !st[0].fit.found;
+		fixed += cur != NULL && cur->found && !st[0].fit.found;
 	}
-	CHECK(rises == 0 && ladders > 100,
-	      "the ladder's memory never rises (%zu ladders, %zu fixed by it)", ladders, fixed);
+	CHECK(wrong == 0 && ladders > 100 && fixed > 10,
+	      "the ladder at the count: the fewest count never rises along it, nor the memory while "
+	      "nothing fits (%zu ladders, %zu made to fit)", ladders, fixed);
 }
 
-static void test_ladder_stops(void)
+/* Whether s runs on class g at exactly n GPUs in some layout (every
+ * setting given: no stack choice moves), and comfortably in one. */
+static void runs_at(const gs_arch *a, const gs_settings *s, const gs_gpu *g, int64_t n, bool *runs, bool *comfy)
 {
-	size_t wrong = 0, n_ok = 0;
+	static const gs_shard train[] = { GS_SH_DDP, GS_SH_ZERO1, GS_SH_ZERO2, GS_SH_FSDP2, GS_SH_ZERO3,
+	                                  GS_SH_FSDP };
+	gs_settings t = *s;
+	gs_plan_fit f;
 
+	*runs = *comfy = false;
+	t.gpus = n;
+	for (int i = 0; i < (s->method == GS_INFER ? 2 : 6); i++) {
+		if (n == 1 && i > 0)
+			break;
+		t.tp = s->method == GS_INFER && i == 0 ? n : 1;
+		t.sharding = s->method == GS_INFER ? (i == 0 ? GS_SH_DDP : GS_SH_PIPELINE) : train[i];
+		if (n == 1) {
+			t.tp = 1;
+			t.sharding = GS_SH_DDP;
+		}
+		if (gs_plan_try(a, &t, g, &f)) {
+			*runs = true;
+			*comfy = *comfy || f.v == GS_FITS;
+		}
+	}
+}
+
+/* Whether the settings of bits hold the same values in x and y. */
+static bool same_values(const gs_settings *x, const gs_settings *y, uint64_t bits)
+{
+	const gs_setting *d = gs_settings_table();
+
+	for (size_t i = 0; i < gs_settings_count(); i++) {
+		gs_setting_value vx, vy;
+		if (!(bits & gs_setting_bit(d[i].name)))
+			continue;
+		gs_setting_get(&d[i], x, &vx);
+		gs_setting_get(&d[i], y, &vy);
+		if (strcmp(vx.text, vy.text) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Answer x to q on g holds: it fits where it says, as it says; its count
+ * is its settings' fewest, rounded to whole nodes past one; its settings
+ * are the question with its rungs, and the settings it names are exactly
+ * those that differ (the layout's aside); a method change comes only
+ * through the last rung. */
+static bool answer_holds(const gs_arch *a, const gs_settings *q, const gs_gpu *g, const gs_plan_answer *x)
+{
+	uint64_t layout = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp");
+	gs_settings s = gs_plan_settings(a, q, g, x->rungs);
+	gs_plan_fit f;
+
+	if (!gs_plan_try(a, &x->fit.s, g, &f) || f.est.device != x->fit.est.device || f.v != x->fit.v)
+		return false;
+	if (x->fit.s.gpus != gs_node_round(x->fewest, x->node))
+		return false;
+	gs_plan_count(a, &x->fit.s, g, x->fewest, &f);
+	if (!f.found || f.s.gpus != x->fewest)
+		return false;
+	if (!same_values(&s, &x->fit.s, ~layout))
+		return false;
+	if (!same_values(q, &x->fit.s, ~(layout | x->turned_on | x->by_stack | x->by_layout)) ||
+	    (x->turned_on && same_values(q, &x->fit.s, x->turned_on)))
+		return false;
+	return x->method_change == (x->fit.s.method != q->method) &&
+	       (!x->method_change || (x->rungs & (1u << GS_RUNG_QLORA)));
+}
+
+/* The answers over random models and classes: each holds (answer_holds);
+ * the alternatives need fewer GPUs than the one before (or as many
+ * comfortably after a tight one); and every rung an answer names is
+ * needed there: without it the rest does not run at that count as
+ * comfortably. */
+static void test_answers(void)
+{
+	size_t answers = 0, wrong = 0, order_wrong = 0, unneeded = 0, rounded = 0, rungs = 0;
+	gs_time_opts to;
+
+	gs_time_opts_default(&to);
 	for (int it = 0; it < 200; it++) {
 		gs_arch a;
-		gs_settings s;
+		gs_settings q;
 		gs_plan_step st[GS_RUNG_MAX];
-		gs_gpu g = gpu_of(12 + draw(40), true);
-		size_t n;
+		gs_plan_answer x[GS_PLAN_ANSWERS_MAX];
+		gs_gpu g = gpu_of(12 + draw(60), draw(5) != 0);
+		int64_t node = draw(2) ? 8 : 1 + draw(6);
+		size_t n, k;
 
 		if (!draw_arch(&a))
 			continue;
-		draw_settings(&s);
-		n = gs_plan_ladder(&a, &s, &g, 8, false, st);
-		for (size_t k = 0; k + 1 < n; k++)
-			wrong += st[k].fit.found; /* only the last step may fit */
-		n_ok++;
+		draw_settings(&q);
+		if (gs_settings_check(&q, &(gs_error){ 0 }) != GS_OK)
+			continue;
+		n = gs_plan_ladder(&a, &q, &g, 32, st);
+		k = gs_plan_answers(&a, &q, &g, 32, node, &to, st, n, x);
+		for (size_t i = 0; i < k; i++) {
+			answers++;
+			wrong += !answer_holds(&a, &q, &g, &x[i]);
+			rounded += x[i].fit.s.gpus > x[i].fewest;
+			if (i > 0 && !(x[i].fit.s.gpus < x[i - 1].fit.s.gpus ||
+			               (x[i].fit.s.gpus == x[i - 1].fit.s.gpus && x[i - 1].fit.v == GS_TIGHT &&
+			                x[i].fit.v == GS_FITS)))
+				order_wrong++;
+			for (int r = GS_RUNG_START + 1; r < GS_RUNG_MAX; r++) {
+				gs_settings s;
+				bool runs, comfy;
+				if (!(x[i].rungs & (1u << r)))
+					continue;
+				rungs++;
+				s = gs_plan_settings(&a, &q, &g, x[i].rungs & ~(1u << r));
+				runs_at(&a, &s, &g, x[i].fit.s.gpus, &runs, &comfy);
+				unneeded += runs && (comfy || x[i].fit.v == GS_TIGHT);
+			}
+		}
 	}
-	CHECK(wrong == 0 && n_ok > 100, "without --all the ladder stops at the first step that fits");
+	CHECK(wrong == 0 && answers > 100 && rounded > 5,
+	      "answers: %zu fit at their count, need no fewer GPUs, are whole nodes past one (%zu rounded "
+	      "up) and name exactly what they turn on", answers, rounded);
+	CHECK(order_wrong == 0, "answers: each alternative needs fewer GPUs than the one before, or as many "
+	      "comfortably after a tight one");
+	CHECK(unneeded == 0 && rungs > 50, "answers: each of the %zu rungs they name is needed at their count "
+	      "(%zu not)", rungs, unneeded);
 }
 
 /* The rule's key of a cell on class g: (tight, first key, second key). */
@@ -416,11 +533,11 @@ static void test_view_classes(void)
 
 /* The reference of the one "smallest GPU" rule, written out on its own: a
  * tuple per offer, compared field by field, (fits, then for the memory
- * ranks tight, then the rule's first and second key; for time and cost the
- * key; then the class order). */
+ * ranks tight, then the rule's first and second key, then the key; for
+ * time and cost the key; then the class order). */
 static int ref_cmp(gs_plan_rank r, const gs_offer *a, const gs_offer *b)
 {
-	double ka[4], kb[4];
+	double ka[6], kb[6];
 	int n = 0;
 
 	ka[n] = !a->found;
@@ -436,6 +553,8 @@ static int ref_cmp(gs_plan_rank r, const gs_offer *a, const gs_offer *b)
 		kb[n++] = r == GS_RANK_FEWEST_GPUS ? (double)b->count : tb;
 		ka[n] = r == GS_RANK_FEWEST_GPUS ? ta : (double)a->count;
 		kb[n++] = r == GS_RANK_FEWEST_GPUS ? tb : (double)b->count;
+		ka[n] = a->key;
+		kb[n++] = b->key;
 	}
 	for (int i = 0; i < n; i++)
 		if (ka[i] != kb[i])
@@ -511,7 +630,7 @@ int main(void)
 	test_count_scan();
 	test_max();
 	test_ladder();
-	test_ladder_stops();
+	test_answers();
 	test_view();
 	test_view_classes();
 	CHECK_DONE();
