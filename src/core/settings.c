@@ -889,6 +889,8 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	if (s->optimizer_in_bwd && s->grad_accum > 1)
 		return gs_fail(e, GS_EUSAGE, "--optimizer-in-bwd frees each gradient at once: it cannot accumulate (--grad-accum %lld)",
 		               (long long)s->grad_accum);
+	if (s->tp < 1)
+		return gs_fail(e, GS_EUSAGE, "--tp %lld must be at least 1", (long long)s->tp);
 	if (s->tp > s->gpus || s->gpus % s->tp != 0)
 		return gs_fail(e, GS_EUSAGE, "--tp %lld must divide --gpus %lld", (long long)s->tp, (long long)s->gpus);
 	if (s->sharding == GS_SH_PIPELINE && s->tp > 1)

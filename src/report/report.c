@@ -169,8 +169,8 @@ static bool answer_offer(const gs_report_meta *m, gs_answer *a, const gs_row *r,
 	a->n_rows++;
 	if (r->err != GS_OK)
 		return false;
-	a->n_configs++;
-	if (r->est.device < a->min_device) {
+	/* the first configuration is the least so far, whatever its bytes */
+	if (++a->n_configs == 1 || r->est.device < a->min_device) {
 		a->min_device = r->est.device;
 		a->least = r->settings;
 	}
