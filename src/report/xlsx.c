@@ -2255,13 +2255,35 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 	return r;
 }
 
-/* The Answers sheet's columns: heading (below) and width, characters. */
-static const double answer_widths[SD_MAX] = {
-	[SD_MODEL] = XL_SUM_MODEL, [SD_METHOD] = 9, [SD_CTX] = 9, [SD_CLASS] = 12, [SD_GPU] = 24,
-	[SD_COUNT] = 6, [SD_DEVICE] = 9, [SD_USABLE] = 9, [SD_HEAD] = 9, [SD_VERDICT] = XL_VERDICT_CHARS,
-	[SD_CONFIG] = 40, [SD_ROWID] = 24, [SD_NCONF] = 12, [SD_MINDEV] = 10, [SD_KEY] = 18,
-	[SD_GPUNO] = 10, [SD_ROW] = 10, [SD_STEP] = 10, [SD_HOURS] = 11, [SD_COST] = 11,
+/* The Answers sheet's column widths, characters: the numbers' fixed; the
+ * text columns' (below 0: from -min to max) as wide as their longest
+ * value, capped. */
+static const double answer_widths[SD_MAX][2] = {
+	[SD_MODEL] = {12, 34}, [SD_METHOD] = {9, 0}, [SD_CTX] = {9, 0}, [SD_CLASS] = {12, 0},
+	[SD_GPU] = {12, 30}, [SD_COUNT] = {6, 0}, [SD_DEVICE] = {9, 0}, [SD_USABLE] = {9, 0},
+	[SD_HEAD] = {9, 0}, [SD_VERDICT] = {XL_VERDICT_CHARS, 0}, [SD_CONFIG] = {14, 48},
+	[SD_ROWID] = {10, 34}, [SD_NCONF] = {12, 0}, [SD_MINDEV] = {10, 0}, [SD_KEY] = {18, 0},
+	[SD_GPUNO] = {12, 0}, [SD_ROW] = {12, 0}, [SD_STEP] = {10, 0}, [SD_HOURS] = {11, 0},
+	[SD_COST] = {11, 0},
 };
+
+/* Column c's width on the Answers sheet (answer_widths). */
+static double answer_width(const xl_state *st, size_t c)
+{
+	double w = answer_widths[c][0];
+
+	for (size_t i = 0; answer_widths[c][1] > 0 && i < st->n_best; i++) {
+		const xl_best *b = &st->best[i];
+		const char *t = c == SD_MODEL ? st->models[b->model_no].id :
+		                c == SD_GPU ? (b->found ? st->m->gpus[b->gpu].name : "") :
+		                c == SD_CONFIG ? (b->found ? b->label : "") : (b->found ? b->row_id : "");
+		double n = (double)strlen(t) + 1;
+
+		if (n > w)
+			w = n;
+	}
+	return answer_widths[c][1] > 0 && w > answer_widths[c][1] ? answer_widths[c][1] : w;
+}
 
 /* The Answers sheet's header at row head, its column widths, frozen
  * header and first columns (Model, Method) and print set-up; the live
@@ -2278,13 +2300,24 @@ static void summary_detail_head(xl_state *st, lxw_row_t head)
 	double budget = st->m->time ? st->m->time->tokens_budget : 0;
 	char hours_head[96], cnt[32];
 
-	double width_pt = 0;
+	double width_pt = 0, w[SD_MAX], lines = 1;
 
 	snprintf(hours_head, sizeof hours_head, "Hours for %s tokens (training)",
 	         budget > 0 ? gs_time_fmt_count(cnt, sizeof cnt, budget) : "a budget of");
+	/* the header row as tall as its longest heading, wrapped (a word
+	 * wraps whole: a tenth more) */
 	for (size_t c = 0; c < SD_MAX; c++) {
-		worksheet_set_column(st->answers, (lxw_col_t)c, (lxw_col_t)c, answer_widths[c], NULL);
-		width_pt += col_pt(answer_widths[c]);
+		double n;
+
+		w[c] = answer_width(st, c);
+		width_pt += col_pt(w[c]);
+		worksheet_set_column(st->answers, (lxw_col_t)c, (lxw_col_t)c, w[c], NULL);
+		n = 1 + (double)(int)((double)strlen(c == SD_HOURS ? hours_head : detail_heads[c]) * 1.1 / w[c]);
+		if (n > lines)
+			lines = n;
+	}
+	worksheet_set_row(st->answers, head, 15 * lines, NULL);
+	for (size_t c = 0; c < SD_MAX; c++) {
 		if (!st->live && c >= SD_KEY && c <= SD_ROW)
 			continue; /* the live formulas' helpers */
 		put_lit(st, st->answers, head, (lxw_col_t)c, c == SD_HOURS ? hours_head : detail_heads[c], st->f_head);
