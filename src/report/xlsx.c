@@ -838,8 +838,8 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 	for (int c = 0; c < GC_MAX; c++)
 		worksheet_set_column(ws, (lxw_col_t)c, (lxw_col_t)c, widths[c], NULL);
 	put_lit(st, ws, 0, 0, st->keyed ? "GPU classes: edit a usable memory, bf16, fp8 or the tight "
-	        "headroom below and every verdict on the model sheets, and the Summary, recalculates; "
-	        "a price, and the Summary's costs do." :
+	        "headroom below and every verdict on the model sheets, and the Summary and Answers, "
+	        "recalculate; a price, and the Answers sheet's costs do." :
 	        "GPU classes: edit a usable memory, bf16, fp8 or the tight headroom below and "
 	        "every verdict on the model sheets recalculates.", st->f_title);
 	put_lit(st, ws, GPU_ROW_TIGHT, 0, "Tight below headroom", NULL);
@@ -1186,8 +1186,8 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 	gpus = workbook_add_worksheet(st->wb, "GPUs");
 	assum = workbook_add_worksheet(st->wb, "Assumptions");
 	st->charts = workbook_add_worksheet(st->wb, "Charts");
-	if (st->summary == NULL || st->answers == NULL || st->plan == NULL || gpus == NULL || assum == NULL ||
-	    st->charts == NULL)
+	if (st->summary == NULL || st->answers == NULL || st->plan == NULL || gpus == NULL ||
+	    assum == NULL || st->charts == NULL)
 		return gs_fail(e, GS_EIO, "%s: cannot add the worksheets (temporary files in %s?)",
 		               st->path, m->out_dir);
 	write_gpus_sheet(st, gpus);
@@ -1791,7 +1791,7 @@ static void best_text(const xl_state *st, const xl_best *b, char *buf, size_t n)
 }
 
 
-/* The Summary's detail table columns. */
+/* The Answers sheet's columns (the Summary's answers as a table). */
 enum { SD_MODEL, SD_METHOD, SD_CTX, SD_CLASS, SD_GPU, SD_COUNT, SD_DEVICE, SD_USABLE, SD_HEAD,
        SD_VERDICT, SD_CONFIG, SD_ROWID, SD_NCONF, SD_MINDEV, SD_KEY, SD_GPUNO, SD_ROW, SD_STEP,
        SD_HOURS, SD_COST, SD_MAX };
@@ -1886,7 +1886,7 @@ static void put_fstr(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, 
 }
 
 /*
- * One detail row of the Summary, live: the key (O), the GPU's row on the
+ * One row of the Answers sheet, live: the key (O), the GPU's row on the
  * GPUs sheet (P), the chosen row's position on the model sheet (Q, an
  * array formula: the first row of that method and context whose key is
  * the least), and from them the class, GPU, count, usable GiB, headroom,
@@ -1973,7 +1973,7 @@ static void summary_detail_live(xl_state *st, lxw_worksheet *ws, lxw_row_t r, co
 }
 
 /*
- * The time and cost of a Summary detail row: the chosen row's step on its
+ * The time and cost of an Answers row: the chosen row's step on its
  * class (the model sheet's step column of the class at $P, on the row at
  * $Q), the hours of the spec's token budget (training), and their cost,
  * hours x GPUs x the class's price on the GPUs sheet; blank where there
@@ -2035,7 +2035,7 @@ static void summary_time(xl_state *st, lxw_worksheet *ws, lxw_row_t r, const xl_
 
 /* What the Summary's stages share: the contexts (its pivot's columns), how
  * many model and method groups (its pivot's rows), whether a model is on
- * several sheets, and where the pivot and the detail rows start. */
+ * several sheets, and where the pivot (Summary) and the Answers rows start. */
 typedef struct xl_summary {
 	int64_t *ctx;
 	size_t n_ctx, n_groups;
