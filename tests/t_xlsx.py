@@ -573,7 +573,7 @@ def check_live_summary(book, srows, pivot_head, pivot_end, split=False):
         verdict = arows[r].get(9)
         if (tier == "none fits") != (klass == "none fits") or (tier != "none fits" and verdict != tier):
             bad.append((r, "tier", x.value, klass, verdict))
-    check(n >= 8 and not bad, "every detail row's key (MINIFS) is cached as the least of its rows' "
+    check(n >= 8 and not bad, "every Answers row's key (MINIFS) is cached as the least of its rows' "
           "cached keys, the class and verdict as its tier says (%d)" % n, repr(bad[:3]))
     rows = [(sh, k, y) for sh in model_sheets(book) for k, y in book.cells(sh).items()
             if y.formula and "MINIFS(GPU_KEY," in y.formula]
