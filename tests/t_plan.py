@@ -576,8 +576,9 @@ def report_view(env, tmp):
                    str(cand))
     z = zipfile.ZipFile(os.path.join(out, "gpusizer.xlsx"))
     names = re.findall(r'<sheet name="([^"]+)"', z.read("xl/workbook.xml").decode())
-    ok(names[:2] == ["Summary", "Plan"], "the workbook's second sheet is Plan", str(names[:3]))
-    x = z.read("xl/worksheets/sheet2.xml").decode()
+    ok(names[:3] == ["Summary", "Answers", "Plan"], "the workbook's third sheet is Plan (after the "
+       "Summary and its Answers)", str(names[:4]))
+    x = z.read("xl/worksheets/sheet3.xml").decode()
     nrows = len(re.findall(r"<row r=", x))
     ok(nrows == 5 + 2 * 3 * 2, "Plan sheet: a row per method, class and context (%d rows)" % nrows)
     ok(x.count("<f>") == sum(1 for v in cells.values() for t in v if cell_count(t) is not None),

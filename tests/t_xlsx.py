@@ -258,9 +258,52 @@ def model_sheet_layout(book, sheet):
     return head, gpu_cols, named
 
 
+def model_sheets(book):
+    """The model sheets: every sheet after Charts."""
+    return book.order[book.order.index("Charts") + 1:]
+
+
+def sheet_rows(book, sheet):
+    """{row0: {col0: value}} of a sheet."""
+    rows = {}
+    for (r, c), x in book.cells(sheet).items():
+        rows.setdefault(r, {})[c] = x.value
+    return rows
+
+
+def pivot_bounds(srows):
+    """The Summary pivot's header row, and the row after its last (the
+    pivot's rows name their method in column B; the prose below does not)."""
+    head = next(r for r, v in sorted(srows.items()) if v.get(0) == "Model" and v.get(1) == "Method")
+    end = head + 1
+    while srows.get(end, {}).get(1) is not None:
+        end += 1
+    return head, end
+
+
+def check_panes(book, pivot_head):
+    """Each sheet's frozen pane is its own table's header: the Summary's
+    the pivot's header row (and the title above it, no prose) and the model
+    column; the Answers sheet's its header row and Model and Method."""
+    got = {}
+    for name in ("Summary", "Answers"):
+        pane = book.root(name).find(".//%spane" % NS)
+        got[name] = None if pane is None else (pane.get("state"), pane.get("ySplit"), pane.get("xSplit"))
+    check(pivot_head <= 1 and got["Summary"] == ("frozen", str(pivot_head + 1), "1"),
+          "Summary: the frozen rows end at the pivot's header (row %d, at most a title above it), "
+          "column A frozen" % (pivot_head + 1), repr(got["Summary"]))
+    check(got["Answers"] == ("frozen", "1", "2"),
+          "Answers: its header row and the Model and Method columns frozen", repr(got["Answers"]))
+    ahead = book.header("Answers")
+    check(ahead.get(0) == "Model" and ahead.get(1) == "Method" and ahead.get(14, "").startswith("Summary key"),
+          "Answers: its header is row 1 (Model, Method, ..., the Summary key in O)", repr(ahead))
+
+
 def check_fixture(book, path):
     sheets = book.order
-    for want in ("Summary", "GPUs", "Assumptions", "Charts", "Llama-3.1-8B", "Llama-3.1-8B (2)",
+    check(sheets[:3] == ["Summary", "Answers", "Plan"], "the Answers sheet comes right after the Summary",
+          repr(sheets[:4]))
+    for want in ("Summary", "Answers", "GPUs", "Assumptions", "Charts", "Llama-3.1-8B", "Llama-3.1-8B (2)",
                  "C calc__A0", "Llama-3.1-8B-Instruct-with-a-ve"):
         check(want in sheets, "sheet %r present" % want, "sheets: %r" % sheets)
     bad = [s for s in sheets if len(s) > 31 or re.search(r"[^A-Za-z0-9 ._()+\-\u0080-\U0010ffff]", s)]
@@ -366,7 +409,7 @@ def check_fixture(book, path):
     wfmt = fmt_ids.get(xfs[int(wcell.style)].get("numFmtId")) if wcell is not None and wcell.style else None
     check(wfmt == "0.00" and abs(wcell.value - 30.0) < 1e-9,
           "W GiB cell holds GiB (30.00) with the number format 0.00", "%r %r" % (wcell, wfmt))
-    for other in ("GPUs", "Summary"):
+    for other in ("GPUs", "Answers"):
         check(book.root(other).find(NS + "autoFilter") is not None, "%s sheet has an autofilter" % other)
     check(book.root("GPUs").find(".//%spane" % NS) is not None, "GPUs sheet header frozen")
 
@@ -388,8 +431,8 @@ def check_fixture(book, path):
     titles = re.findall(r'<definedName name="_xlnm.Print_Titles" localSheetId="(\d+)">([^<]*)<', wbx)
     areas = re.findall(r'<definedName name="_xlnm.Print_Area" localSheetId="(\d+)">([^<]*)<', wbx)
     titled = {book.order[int(i)] for i, _ in titles}
-    check({"Summary", "Plan", "GPUs", "Llama-3.1-8B"} <= titled,
-          "Summary, Plan, GPUs and the model sheets repeat their header row on every page", repr(titles))
+    check({"Summary", "Answers", "Plan", "GPUs", "Llama-3.1-8B"} <= titled,
+          "Summary, Answers, Plan, GPUs and the model sheets repeat their header row on every page", repr(titles))
     area = {book.order[int(i)]: a for i, a in areas}
     check("Summary" in area and "Llama-3.1-8B" in area and area["Llama-3.1-8B"].endswith("$A$1:$H$9"),
           "print areas: the Summary's answers; a model sheet's configuration, memory and verdicts",
@@ -448,13 +491,11 @@ def check_fixture(book, path):
           repr(sorted(summary_ids)))
 
     # Summary: the smallest class and count per model, method, context.
-    srows = {}
-    for (r, c), x in book.cells("Summary").items():
-        srows.setdefault(r, {})[c] = x.value
-    pivot_head = next(r for r, v in srows.items() if v.get(0) == "Model" and v.get(1) == "Method")
+    srows = sheet_rows(book, "Summary")
+    pivot_head, pivot_end = pivot_bounds(srows)
+    check_panes(book, pivot_head)
     ctx = {v: c for c, v in srows[pivot_head].items() if isinstance(v, str) and v.endswith("tokens")}
-    detail_head = next(r for r, v in srows.items() if r > pivot_head and v.get(0) == "Model")
-    llama = {v[1]: v for r, v in srows.items() if pivot_head < r < detail_head
+    llama = {v[1]: v for r, v in srows.items() if pivot_head < r < pivot_end
              and v.get(0) == "meta-llama/Llama-3.1-8B"}
     full = llama.get("full", {})
     check(full.get(ctx.get("512 tokens")) == "1 x NVIDIA A100-SXM4-80GB\nfull amp-bf16 adamw b1 s512 sdpa"
@@ -465,12 +506,12 @@ def check_fixture(book, path):
     check(llama.get("inference", {}).get(ctx.get("512 tokens")) == "1 x NVIDIA T4\ninference fp16 b1 s512 sdpa",
           "Summary: fp16 inference fits the smallest class (T4)", repr(llama.get("inference")))
 
-    check_live_summary(book, srows, pivot_head, detail_head)
+    check_live_summary(book, srows, pivot_head, pivot_end)
 
     links = book.root("Summary").findall(".//%shyperlink" % NS)
     targets = [re.match(r"'((?:[^']|'')*)'!A1$", h.get("location") or "") for h in links]
     names = [t.group(1).replace("''", "'") if t else None for t in targets]
-    check(len(links) >= 9 and all(n in book.order[4:] for n in names),
+    check(len(links) >= 9 and all(n in model_sheets(book) for n in names),
           "Summary model names link to their sheets", repr(names))
 
     # Assumptions, units and legend.
@@ -483,34 +524,37 @@ def check_fixture(book, path):
           "creation date is the given epoch, not the clock", core[-300:])
 
 
-def check_live_summary(book, srows, pivot_head, detail_head, split=False):
+def check_live_summary(book, srows, pivot_head, pivot_end, split=False):
     """The Summary's answers are formulas (docs/xlsx.md, "The live
-    Summary"): each pivot cell decodes its detail row, whose key is the
-    least of the model sheet rows' keys; here every cached key is checked
-    against the rows' cached keys, and the answers against the keys."""
+    Summary"): each pivot cell decodes its row on the Answers sheet, whose
+    key is the least of the model sheet rows' keys; here every cached key
+    is checked against the rows' cached keys, and the answers against the
+    keys."""
     summ = book.cells("Summary")
-    text = " ".join(str(v.get(0, "")) for r, v in srows.items() if r < pivot_head)
+    ans = book.cells("Answers")
+    arows = sheet_rows(book, "Answers")
+    text = " ".join(str(v.get(0, "")) for r, v in srows.items() if r < pivot_head or r >= pivot_end)
     check("Live: formulas over the model sheets' Summary key column" in text
           and "does not recalculate" not in text, "the Summary's text says it is live", text[-300:])
     wbx = book.zip.read("xl/workbook.xml").decode("utf-8")
     check(re.search(r'<definedName name="GPU_KEY">GPUs!\$B\$\d+:\$[A-Z]+\$\d+</definedName>', wbx),
           "the GPUs sheet's key row is the workbook name GPU_KEY")
-    pivot = [(k, x) for k, x in summ.items() if pivot_head < k[0] < detail_head and k[1] >= 2
+    pivot = [(k, x) for k, x in summ.items() if pivot_head < k[0] < pivot_end and k[1] >= 2
              and x.formula and " x " in x.formula]
-    check(len(pivot) >= 8 and all(x.kind == "str" and re.match(r'IF\(\$O(\d+)>=9E\+15,"none fits",\$F\1&',
-                                                              x.formula) for k, x in pivot),
-          "every pivot answer is a formula over its detail row, its text cached (%d)" % len(pivot),
-          repr(pivot[:2]))
+    check(len(pivot) >= 8 and all(x.kind == "str" and re.match(
+        r"IF\('Answers'!\$O(\d+)>=9E\+15,\"none fits\",'Answers'!\$F\1&", x.formula) for k, x in pivot),
+          "every pivot answer is a formula over its row on the Answers sheet, its text cached (%d)"
+          % len(pivot), repr(pivot[:2]))
     keyed = {}  # (sheet) -> {(method, ctx): [keys]}
     bad, n = [], 0
-    for (r, c), x in summ.items():
-        if r <= detail_head or c != 14:
+    for (r, c), x in ans.items():
+        if r < 1 or c != 14:
             continue
         n += 1
         if not (x.formula and "_xlfn.MINIFS(" in x.formula and x.kind == "n"):
             bad.append((r, x))
             continue
-        method, ctx = srows[r].get(1), srows[r].get(2)
+        method, ctx = arows[r].get(1), arows[r].get(2)
         sheets_of = sorted(set(re.findall(r"'((?:[^']|'')*)'!", x.formula)))
         keys = []
         for sh in sheets_of:
@@ -524,24 +568,24 @@ def check_live_summary(book, srows, pivot_head, detail_head, split=False):
                     keys.append(y.value)
         if not keys or min(keys) != x.value:
             bad.append((r, method, ctx, x.value, keys[:4]))
-        ans = srows[r].get(3)
+        klass = arows[r].get(3)
         tier = "none fits" if x.value >= 9e15 else "tight" if x.value >= 3e15 else "fits"
-        verdict = srows[r].get(9)
-        if (tier == "none fits") != (ans == "none fits") or (tier != "none fits" and verdict != tier):
-            bad.append((r, "tier", x.value, ans, verdict))
-    check(n >= 8 and not bad, "every detail row's key (MINIFS) is cached as the least of its rows' "
+        verdict = arows[r].get(9)
+        if (tier == "none fits") != (klass == "none fits") or (tier != "none fits" and verdict != tier):
+            bad.append((r, "tier", x.value, klass, verdict))
+    check(n >= 8 and not bad, "every Answers row's key (MINIFS) is cached as the least of its rows' "
           "cached keys, the class and verdict as its tier says (%d)" % n, repr(bad[:3]))
-    rows = [(sh, k, y) for sh in book.order[5:] for k, y in book.cells(sh).items()
+    rows = [(sh, k, y) for sh in model_sheets(book) for k, y in book.cells(sh).items()
             if y.formula and "MINIFS(GPU_KEY," in y.formula]
     check(rows and all(y.kind == "n" and y.formula.startswith("MIN(IF(COUNTIF(E%d:" % (k[0] + 1))
                        and "_xlfn.MINIFS(GPU_KEY,E%d:" % (k[0] + 1) in y.formula for sh, k, y in rows),
           "model sheet rows carry the Summary key, a formula over GPU_KEY with _xlfn.MINIFS (%d)"
           % len(rows), repr(rows[:1]))
     if split:
-        multi = [(r, x.formula) for (r, c), x in summ.items() if c == 14 and r > detail_head and x.formula
+        multi = [(r, x.formula) for (r, c), x in ans.items() if c == 14 and r >= 1 and x.formula
                  and len(set(re.findall(r"'((?:[^']|'')*)'!", x.formula))) > 1]
         check(multi and all(f.startswith("MIN(IF(COUNTIFS(") for r, f in multi)
-              and all(summ.get((r, 16)) is None and (summ.get((r, 10)) is None or summ[(r, 10)].formula is None)
+              and all(ans.get((r, 16)) is None and (ans.get((r, 10)) is None or ans[(r, 10)].formula is None)
                       for r, f in multi) and "as written" in text,
               "a model on several sheets: the key is the least over the sheets holding its rows; "
               "its row's label, id and device GiB are as written, and the text says so (%d)" % len(multi),
@@ -683,11 +727,8 @@ def check_answers_agree(book, index_md):
     answer of the workbook's Summary is the index page's for the same
     model, method and context: the count, the GPU, tight or not, and its
     configuration (the index names what differs of the Summary's label)."""
-    srows = {}
-    for (r, c), x in book.cells("Summary").items():
-        srows.setdefault(r, {})[c] = x.value
-    ph = next(r for r, v in srows.items() if v.get(0) == "Model" and v.get(1) == "Method")
-    dh = next(r for r, v in srows.items() if r > ph and v.get(0) == "Model")
+    srows = sheet_rows(book, "Summary")
+    ph, dh = pivot_bounds(srows)
     ctx = {c: v[:-len(" tokens")] for c, v in srows[ph].items() if isinstance(v, str) and v.endswith(" tokens")}
     idx = index_answers(index_md)
     pairs, bad = 0, []
@@ -734,7 +775,7 @@ def check_report(work):
     check(gpu_ids == [g["id"] for g in rep["gpus"]], "GPUs sheet lists the report's GPU classes",
           "%r vs %r" % (gpu_ids, [g["id"] for g in rep["gpus"]]))
     where = {}
-    for sheet in book.order[4:]:
+    for sheet in model_sheets(book):
         for (r0, c0), c in book.cells(sheet).items():
             if c0 == 0 and r0 > 0:
                 where[c.value] = (sheet, r0)
@@ -807,12 +848,9 @@ def main():
               "the split is reported on stderr", r.stderr)
         check(all(book.header(n).get(1) == "Configuration" for n in parts),
               "each continuation sheet repeats the header row")
-        srows = {}
-        for (r0, c0), x in book.cells("Summary").items():
-            srows.setdefault(r0, {})[c0] = x.value
-        ph = next(r0 for r0, v in srows.items() if v.get(0) == "Model" and v.get(1) == "Method")
-        dh = next(r0 for r0, v in srows.items() if r0 > ph and v.get(0) == "Model")
-        check_live_summary(book, srows, ph, dh, split=True)
+        srows = sheet_rows(book, "Summary")
+        ph, pe = pivot_bounds(srows)
+        check_live_summary(book, srows, ph, pe, split=True)
         check_killed(work)
         check_size_limit(work)
         check_report(work)

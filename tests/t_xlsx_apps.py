@@ -5,18 +5,20 @@
 Gnumeric (ssconvert --recalc) recalculates every formula of a report's
 workbook to the value gpusizer cached; after a GPU's usable memory is
 edited on the GPUs sheet, the recalculated verdicts of every model sheet
-equal those of a fresh run on the edited GPU file, and so does the Summary
-(its answers are formulas over the model sheets' key column and the GPUs
-sheet). LibreOffice, set to recalculate on load, agrees: every formula of
-the workbook to its cached value, and the edited workbook's Summary to the
-fresh run's. With a token budget and priced classes, the Summary's cost is
-hours x GPUs x the GPUs sheet's price, and both applications follow an
-edit of that price. LibreOffice prints the default spec's workbook: every
-page carries its footer; every sheet's text at 7 pt or more (each word's box
-height from pdftotext -bbox, over that of a 10 pt cell of the workbook's font
-printed at 100%); the Summary on at most 10 pages, each answer's
-configuration printed in its context's column; the whole workbook on at most
-1,000 pages (it was 5,465 before print set-up, 111 at 1 to 4 pt).
+equal those of a fresh run on the edited GPU file, and so do the Summary
+and the Answers sheet (the Summary's answers are formulas over the Answers
+rows, theirs over the model sheets' key column and the GPUs sheet).
+LibreOffice, set to recalculate on load, agrees: every formula of the
+workbook to its cached value, and the edited workbook's Summary and Answers
+to the fresh run's. With a token budget and priced classes, each Answers
+row's cost is hours x GPUs x the GPUs sheet's price, and both applications
+follow an edit of that price. LibreOffice prints the default spec's
+workbook: every page carries its footer; every sheet's text at 7 pt or more
+(each word's box height from pdftotext -bbox, over that of a 10 pt cell of
+the workbook's font printed at 100%); the Summary on at most 10 pages, each
+answer's configuration printed in its context's column; every Answers page
+headed by its header row; the whole workbook on at most 1,050 pages (it was
+5,465 before print set-up, 111 at 1 to 4 pt).
 
 The applications are Debian packages (gnumeric, libreoffice-calc-nogui,
 poppler-utils): `make check-apps` installs them (tools/deps.sh apps). This
@@ -152,18 +154,19 @@ def same(got, want):
     return abs(x - y) <= 1e-9 * max(1.0, abs(y))
 
 
-# The Summary's detail columns that follow the GPU order of the GPUs sheet
+# The Answers sheet's columns that follow the GPU order of the GPUs sheet
 # (the key and the GPU's row there): a fresh run sorts the edited GPU anew.
 SUMMARY_KEY_COLS = (14, 15)
 
 
-def summary_cells(xml):
-    """{(row0, col0): cached text} of the Summary's formula cells whose value
-    does not depend on the GPUs' order; and the pivot's cells among them."""
+def summary_cells(xml, key_cols=()):
+    """{(row0, col0): cached text} of a sheet's formula cells whose value
+    does not depend on the GPUs' order (the Answers sheet: all but
+    key_cols); and the Summary pivot's answers among them."""
     f = formulas(xml)
     answers = set(re.findall(r'<c r="([A-Z]+\d+)"[^>]*><f>[^<]*" x "&amp;', xml))
     pivot = {k: v for k, v in f.items() if "%s%d" % (col_name(k[1]), k[0] + 1) in answers}
-    return {k: v for k, v in f.items() if k[1] not in SUMMARY_KEY_COLS or k in pivot}, pivot
+    return {k: v for k, v in f.items() if k[1] not in key_cols or k in pivot}, pivot
 
 
 def col_name(i):
@@ -247,7 +250,7 @@ def gnumeric(env, work, variant=None):
     fresh_calc = recalc(c, work, "c")  # for its header row (the columns follow usable memory)
     compared = differ = flipped = 0
     for i, (name, xml) in enumerate(book):
-        if name in ("Summary", "Plan", "GPUs", "Assumptions", "Charts"):
+        if name in ("Summary", "Answers", "Plan", "GPUs", "Assumptions", "Charts"):
             continue
         fcol = {h: k for k, h in enumerate(fresh_calc[i][0])}
         want = formulas(fresh[i][1])
@@ -255,7 +258,7 @@ def gnumeric(env, work, variant=None):
         for (r0, c0) in before:
             head = edited[i][0][c0]
             if head.startswith("Summary key"):
-                continue  # the Summary's (below): it names GPUs by their order
+                continue  # the Answers' (below): it names GPUs by their order
             v = want.get((r0, fcol.get(head, -1)))
             compared += 1
             if cell(edited[i], r0, c0) != v:
@@ -270,8 +273,9 @@ def gnumeric(env, work, variant=None):
     check(plan_now and any(v == "does not fit" for v in plan_now),
           "the Plan sheet's live verdicts on the RTX 4090 follow the edit", repr(plan_now[:6]))
 
-    # The Summary: unedited, every cell recalculates to its cached value (in
-    # the loop above too); edited, every cell equals the fresh run's.
+    # The Summary and its Answers sheet: unedited, every cell recalculates
+    # to its cached value (in the loop above too); edited, every cell equals
+    # the fresh run's.
     si = names.index("Summary")
     cached, pivot = summary_cells(book[si][1])
     fresh_sum, fresh_pivot = summary_cells(fresh[si][1])
@@ -284,6 +288,17 @@ def gnumeric(env, work, variant=None):
           "Gnumeric: after the edit every Summary cell equals a fresh run's on the edited GPU file "
           "(%d cells, %d of the %d answers moved by the edit)" % (len(fresh_sum), moved, len(pivot)),
           "%d differ: %r" % (len(off), off[:3]))
+    ai = names.index("Answers")
+    acached, _ = summary_cells(book[ai][1], SUMMARY_KEY_COLS)
+    fresh_ans, _ = summary_cells(fresh[ai][1], SUMMARY_KEY_COLS)
+    check(len(acached) >= 8 * 10 and all(same(cell(calc[ai], r0, c0), v) for (r0, c0), v in acached.items()),
+          "Gnumeric: every Answers formula recalculates to its cached value (%d)" % len(acached))
+    amoved = sum(acached[k] != fresh_ans.get(k) for k in acached)
+    aoff = [(k, cell(edited[ai], *k), v) for k, v in fresh_ans.items() if not same(cell(edited[ai], *k), v)]
+    check(set(fresh_ans) == set(acached) and amoved > 0 and not aoff,
+          "Gnumeric: after the edit every Answers cell equals a fresh run's on the edited GPU file "
+          "(%d cells, %d moved by the edit)" % (len(fresh_ans), amoved),
+          "%d differ: %r" % (len(aoff), aoff[:3]))
     gone = [k for k, v in pivot.items() if "RTX 4090" in v and "RTX 4090" not in (cell(edited[si], *k) or "")]
     check(gone, "Gnumeric: answers on the shrunk RTX 4090 move to another class (%d)" % len(gone))
 
@@ -310,11 +325,18 @@ def gnumeric(env, work, variant=None):
           "LibreOffice: after the edit every Summary cell equals a fresh run's on the edited GPU "
           "file (%d cells, %d answers moved)" % (len(fresh_sum), changed),
           "%d differ: %r" % (len(off), off[:3]))
+    aoff = [(k, cell(lo_b["Answers"], *k), v) for k, v in fresh_ans.items()
+            if not same(cell(lo_b["Answers"], *k), v)]
+    achanged = sum(cell(lo_b["Answers"], *k) != v for k, v in acached.items())
+    check(achanged > 0 and not aoff,
+          "LibreOffice: after the edit every Answers cell equals a fresh run's on the edited GPU "
+          "file (%d cells, %d moved)" % (len(fresh_ans), achanged),
+          "%d differ: %r" % (len(aoff), aoff[:3]))
 
 
 def prices(env, work):
-    """Time and cost on the Summary: with a token budget in the spec and a
-    priced class, each detail row's cost is its hours x GPUs x the GPUs
+    """Time and cost on the Answers sheet: with a token budget in the spec
+    and a priced class, each Answers row's cost is its hours x GPUs x the GPUs
     sheet's price; editing that price, Gnumeric and LibreOffice follow."""
     os.makedirs(work)
     gpus = os.path.join(work, "gpus")
@@ -341,16 +363,17 @@ def prices(env, work):
         return
     book = sheets(a)
     names = [n for n, _ in book]
-    si, gi = names.index("Summary"), names.index("GPUs")
+    si, gi = names.index("Answers"), names.index("GPUs")
     calc = recalc(a, work, "pa")
     if not check(calc is not None, "prices: Gnumeric recalculates it"):
         return
     fs = formulas(book[si][1])
     bad = [(k, cell(calc[si], *k), v) for k, v in fs.items() if not same(cell(calc[si], *k), v)]
-    check(len(fs) > 20 and not bad, "prices: Gnumeric: every Summary formula (hours and cost among them) "
+    check(len(fs) > 20 and not bad, "prices: Gnumeric: every Answers formula (hours and cost among them) "
           "recalculates to its cached value (%d)" % len(fs), repr(bad[:3]))
     rows = calc[si]
     head = next(i for i, row in enumerate(rows) if "Cost USD (hours x GPUs x price)" in row)
+    check(head == 0, "prices: the Answers sheet's header is its first row", "row %d" % (head + 1))
     col = {h: k for k, h in enumerate(rows[head])}
     det = [row for row in rows[head + 1:] if len(row) > col["Cost USD (hours x GPUs x price)"] and row[0]]
     hc, cc, gc, sc = (col["Hours for 100 M tokens (training)"], col["Cost USD (hours x GPUs x price)"],
@@ -387,7 +410,7 @@ def prices(env, work):
     for app, got in (("Gnumeric", recalc(b, work, "pb")), ("LibreOffice", lo_recalc(b, work, "lo_pb"))):
         if not check(got is not None, "prices: %s recalculates the edited workbook" % app):
             continue
-        rows2 = got[si] if app == "Gnumeric" else got["Summary"]
+        rows2 = got[si] if app == "Gnumeric" else got["Answers"]
         det2 = [row for row in rows2[head + 1:] if len(row) > cc and row[0]]
         n2, good2 = costs_ok(det2, price2)
         h100 = sum(1 for row in det2 if row[gc] == "NVIDIA H100 80GB HBM3 (SXM)" and row[cc])
@@ -425,10 +448,21 @@ def libreoffice(env, work):
     check(all(sheet_of), "every page carries the footer (date, sheet, page N of M)",
           repr([i for i, s in enumerate(sheet_of) if not s][:5]))
     check(1 <= summary <= 10, "the Summary prints on %d pages (at most 10)" % summary)
+    # The Answers sheet repeats its header row on every page: each of its
+    # pages' top-most word is a word of the header (a data row would start
+    # with a model id or a number).
+    head_words = {w for h in ANSWERS_HEAD for w in h.split()}
+    tops = [min(ws, key=lambda w: (w[1], w[0]))[4] for sheet, ws in zip(sheet_of, words)
+            if sheet == "Answers" and ws]
+    check(len(tops) >= 2 and all(t in head_words for t in tops),
+          "every printed Answers page starts with its header row (%d pages)" % len(tops),
+          repr([t for t in tops if t not in head_words][:5]))
     # Legible at >= 7 pt, every sheet; the page count follows (it was 111
     # pages at 1 to 4 pt): the model sheets' and the Plan's thousands of
     # rows at 7.9 pt.
-    check(len(pages) <= 1000, "the whole workbook prints on %d pages (at most 1000)" % len(pages))
+    # (1,000 until the Answers sheet printed: its 30 pages, three wide at
+    # 72%, took the default workbook from 987 to 1,017.)
+    check(len(pages) <= 1050, "the whole workbook prints on %d pages (at most 1050)" % len(pages))
     ratio = calibrate(work, prof)
     if not check(ratio and len(words) == len(pages), "pdftotext -bbox reads the pages; a 10 pt Calibri "
                  "cell's word box is %.2f pt tall" % (ratio * 10 if ratio else 0)):
@@ -499,6 +533,14 @@ def bbox_words(pdf):
         out.append([(float(a), float(b), float(c), float(d), html.unescape(t)) for a, b, c, d, t in re.findall(
             r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', body)])
     return out
+
+
+# The Answers sheet's column headings (src/report/xlsx.c, summary_detail_head).
+ANSWERS_HEAD = ("Model", "Method", "Context (tokens)", "GPU class", "GPU", "GPUs", "Device GiB per GPU",
+                "Usable GiB per GPU", "Headroom", "Verdict", "Configuration", "Row id", "Configurations sized",
+                "Smallest device GiB per GPU", "Summary key (least of the rows')",
+                "GPU (row on the GPUs sheet, from 1)", "Row (data row on the model sheet)",
+                "Step s (time model)", "Hours for 100 M tokens (training)", "Cost USD (hours x GPUs x price)")
 
 
 def summary_answers(path):

@@ -1,6 +1,8 @@
 /* gpusizer: XLSX writer for the sizing matrix (libxlsxwriter, constant-
- * memory mode). Sheets: Summary, GPUs, Assumptions, Charts, then one sheet
- * per model whose verdict cells are live formulas over the GPUs sheet.
+ * memory mode). Sheets: Summary (the answers' pivot), Answers (its rows:
+ * one per model, method and context), Plan, GPUs, Assumptions, Charts, then
+ * one sheet per model whose verdict cells are live formulas over the GPUs
+ * sheet.
  *
  * Streaming: rows are written as they arrive (constant-memory mode keeps
  * one row of each sheet in memory); what the Summary needs is kept small
@@ -181,7 +183,7 @@ typedef struct xl_state {
 	gs_atomic out;
 	bool out_open;
 	lxw_workbook *wb;
-	lxw_worksheet *summary, *charts, *plan;
+	lxw_worksheet *summary, *answers, *charts, *plan;
 	lxw_row_t plan_row;   /* next row of the Plan sheet */
 	char **vf_text;       /* [class x 4 + needs]: verdict_formula's texts, owned */
 	size_t n_vf_text;
@@ -575,7 +577,7 @@ static void sheet_ref(char *buf, size_t n, const char *name)
 
 static bool name_taken(const xl_state *st, const char *name)
 {
-	static const char *const reserved[] = {"Summary", "Plan", "GPUs", "Assumptions", "Charts", "History"};
+	static const char *const reserved[] = {"Summary", "Answers", "Plan", "GPUs", "Assumptions", "Charts", "History"};
 
 	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
 		if (strcasecmp(reserved[i], name) == 0)
@@ -836,8 +838,8 @@ static void write_gpus_sheet(xl_state *st, lxw_worksheet *ws)
 	for (int c = 0; c < GC_MAX; c++)
 		worksheet_set_column(ws, (lxw_col_t)c, (lxw_col_t)c, widths[c], NULL);
 	put_lit(st, ws, 0, 0, st->keyed ? "GPU classes: edit a usable memory, bf16, fp8 or the tight "
-	        "headroom below and every verdict on the model sheets, and the Summary, recalculates; "
-	        "a price, and the Summary's costs do." :
+	        "headroom below and every verdict on the model sheets, and the Summary and Answers, "
+	        "recalculate; a price, and the Answers sheet's costs do." :
 	        "GPU classes: edit a usable memory, bf16, fp8 or the tight headroom below and "
 	        "every verdict on the model sheets recalculates.", st->f_title);
 	put_lit(st, ws, GPU_ROW_TIGHT, 0, "Tight below headroom", NULL);
@@ -1176,15 +1178,16 @@ static gs_err xl_begin(gs_writer *w, const gs_report_meta *m, gs_error *e)
 		st->live = false;
 	st->keyed = st->live;
 
-	/* Sheet order: Summary (filled at the end), GPUs, Assumptions, Charts,
-	 * then the models. */
+	/* Sheet order: Summary and Answers (filled at the end), Plan, GPUs,
+	 * Assumptions, Charts, then the models. */
 	st->summary = workbook_add_worksheet(st->wb, "Summary");
+	st->answers = workbook_add_worksheet(st->wb, "Answers");
 	st->plan = workbook_add_worksheet(st->wb, "Plan");
 	gpus = workbook_add_worksheet(st->wb, "GPUs");
 	assum = workbook_add_worksheet(st->wb, "Assumptions");
 	st->charts = workbook_add_worksheet(st->wb, "Charts");
-	if (st->summary == NULL || st->plan == NULL || gpus == NULL || assum == NULL ||
-	    st->charts == NULL)
+	if (st->summary == NULL || st->answers == NULL || st->plan == NULL || gpus == NULL ||
+	    assum == NULL || st->charts == NULL)
 		return gs_fail(e, GS_EIO, "%s: cannot add the worksheets (temporary files in %s?)",
 		               st->path, m->out_dir);
 	write_gpus_sheet(st, gpus);
@@ -1788,7 +1791,7 @@ static void best_text(const xl_state *st, const xl_best *b, char *buf, size_t n)
 }
 
 
-/* The Summary's detail table columns. */
+/* The Answers sheet's columns (the Summary's answers as a table). */
 enum { SD_MODEL, SD_METHOD, SD_CTX, SD_CLASS, SD_GPU, SD_COUNT, SD_DEVICE, SD_USABLE, SD_HEAD,
        SD_VERDICT, SD_CONFIG, SD_ROWID, SD_NCONF, SD_MINDEV, SD_KEY, SD_GPUNO, SD_ROW, SD_STEP,
        SD_HOURS, SD_COST, SD_MAX };
@@ -1883,7 +1886,7 @@ static void put_fstr(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, 
 }
 
 /*
- * One detail row of the Summary, live: the key (O), the GPU's row on the
+ * One row of the Answers sheet, live: the key (O), the GPU's row on the
  * GPUs sheet (P), the chosen row's position on the model sheet (Q, an
  * array formula: the first row of that method and context whose key is
  * the least), and from them the class, GPU, count, usable GiB, headroom,
@@ -1970,7 +1973,7 @@ static void summary_detail_live(xl_state *st, lxw_worksheet *ws, lxw_row_t r, co
 }
 
 /*
- * The time and cost of a Summary detail row: the chosen row's step on its
+ * The time and cost of an Answers row: the chosen row's step on its
  * class (the model sheet's step column of the class at $P, on the row at
  * $Q), the hours of the spec's token budget (training), and their cost,
  * hours x GPUs x the class's price on the GPUs sheet; blank where there
@@ -2032,7 +2035,7 @@ static void summary_time(xl_state *st, lxw_worksheet *ws, lxw_row_t r, const xl_
 
 /* What the Summary's stages share: the contexts (its pivot's columns), how
  * many model and method groups (its pivot's rows), whether a model is on
- * several sheets, and where the pivot and the detail rows start. */
+ * several sheets, and where the pivot (Summary) and the Answers rows start. */
 typedef struct xl_summary {
 	int64_t *ctx;
 	size_t n_ctx, n_groups;
@@ -2076,9 +2079,10 @@ static void summary_collect(xl_state *st, xl_summary *sm)
 	free(scratch);
 }
 
-/* The Summary's title and how to read the workbook, from row 0; returns
+/* How to read the workbook, on the Summary from row r (below the pivot:
+ * the frozen pane holds the title and the pivot's header only); returns
  * the next row. */
-static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm)
+static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm, lxw_row_t r)
 {
 	static const char *const how[] = {
 		"How to read this workbook",
@@ -2089,7 +2093,11 @@ static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm)
 		"Model sheets: one row per configuration with every setting and the estimate. The verdict "
 		"columns (one per GPU class) are live formulas over the GPUs sheet: edit a GPU's usable "
 		"memory, bf16/fp8 support or the tight headroom there and every verdict updates.",
-		"Time and cost (the detail rows' last columns): the time model's step on the answer's class "
+		"Answers: the Summary's answers as a table to filter and sort, one row per model, method and "
+		"context: the GPU class, GPU and count, device and usable GiB per GPU, headroom, verdict, the "
+		"configuration and its row id on the model sheet, how many configurations were sized, then "
+		"time and cost. Its header row and the Model and Method columns stay in view.",
+		"Time and cost (the Answers sheet's last columns): the time model's step on the answer's class "
 		"(a training optimizer step, or a decode step), the hours of the spec's token budget, and "
 		"their cost at the GPUs sheet's price (blank there: none; edit it and the cost follows). "
 		"Model sheets: a step column per class after the Summary key.",
@@ -2102,15 +2110,8 @@ static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm)
 	lxw_worksheet *ws = st->summary;
 	lxw_col_t last = (lxw_col_t)(1 + sm->n_ctx);
 	double width = XL_SUM_MODEL + 9 + XL_SUM_CTX * (double)sm->n_ctx;
-	lxw_row_t r = 0;
 	char buf[768];
 
-	worksheet_set_column(ws, 0, 0, XL_SUM_MODEL, NULL);
-	worksheet_set_column(ws, 1, 1, 9, NULL);
-	if (sm->n_ctx > 0)
-		worksheet_set_column(ws, 2, last, XL_SUM_CTX, NULL);
-	worksheet_set_column(ws, (lxw_col_t)(2 + sm->n_ctx), (lxw_col_t)(2 + sm->n_ctx), 60, NULL);
-	put_lit(st, ws, r++, 0, "gpusizer sizing workbook", st->f_title);
 	snprintf(buf, sizeof buf, "gpusizer %s, spec %s", m->tool_version ? m->tool_version : "",
 	         m->spec_path ? m->spec_path : "(none)");
 	put_str(st, ws, r++, 0, buf, NULL);
@@ -2122,23 +2123,23 @@ static lxw_row_t summary_prose(xl_state *st, const xl_summary *sm)
 				put_para(st, ws, r++, last, width, how[i]);
 			continue;
 		}
-		snprintf(buf, sizeof buf, "Summary (this sheet): for each model and method, the smallest GPU "
+		snprintf(buf, sizeof buf, "Summary (this sheet, above): for each model and method, the smallest GPU "
 		         "class and count on which some swept configuration of that method fits, at each "
-		         "context length. Smallest, by the spec's rule \"%s\": %s; a class where it only "
+		         "context length, and that configuration. Smallest, by the spec's rule \"%s\": %s; a class where it only "
 		         "fits tight (under the tight headroom) is named, marked \"tight\", when nothing fits "
 		         "comfortably. %s",
 		         gs_plan_rank_name(gs_plan_opts_rank(st->m->plan)), gs_plan_rank_text(gs_plan_opts_rank(st->m->plan)),
 		         !st->live ? "Computed from the GPUs sheet as written: it does not recalculate." :
 		         sm->split ? "Live: formulas over the model sheets' Summary key column and the GPUs "
-		         "sheet, so an edit there updates it (usable memory compared in whole MiB). For a "
-		         "model on several sheets, the detail rows' device GiB, configuration and row id "
-		         "are as written." :
+		         "sheet, so an edit there updates it and the Answers sheet (usable memory compared in "
+		         "whole MiB). For a model on several sheets, the Answers rows' device GiB, "
+		         "configuration and row id are as written." :
 		         "Live: formulas over the model sheets' Summary key column and the GPUs sheet, so "
-		         "an edit there updates it and the detail rows below (usable memory compared in "
+		         "an edit there updates it and the Answers sheet (usable memory compared in "
 		         "whole MiB).");
 		put_para(st, ws, r++, last, width, buf);
 	}
-	return r + 1;
+	return r;
 }
 
 /* A conditional format of cells r0..r1 x c0..c1: the first rule of type
@@ -2177,15 +2178,21 @@ static double pivot_lines(const xl_state *st, size_t i, size_t mi, gs_method met
 }
 
 /* The pivot at sm->pivot_head: model x method rows, one column per
- * context, each cell the answer (live: a formula over its detail row);
- * returns the row after it. */
+ * context, each cell the answer (live: a formula over its row on the
+ * Answers sheet); returns the row after it. */
 static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 {
 	lxw_worksheet *ws = st->summary;
 	lxw_row_t r = sm->pivot_head;
 	lxw_col_t last = (lxw_col_t)(1 + sm->n_ctx);
-	char buf[768];
+	char buf[768], ans[16];
 
+	sheet_ref(ans, sizeof ans, "Answers");
+	worksheet_set_column(ws, 0, 0, XL_SUM_MODEL, NULL);
+	worksheet_set_column(ws, 1, 1, 9, NULL);
+	if (sm->n_ctx > 0)
+		worksheet_set_column(ws, 2, last, XL_SUM_CTX, NULL);
+	worksheet_set_column(ws, (lxw_col_t)(2 + sm->n_ctx), (lxw_col_t)(2 + sm->n_ctx), 60, NULL);
 	put_lit(st, ws, r, 0, "Model", st->f_head);
 	put_lit(st, ws, r, 1, "Method", st->f_head);
 	for (size_t c = 0; c < sm->n_ctx; c++) {
@@ -2218,10 +2225,11 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 			else
 				best_text(st, b, buf, sizeof buf);
 			if (st->live) {
-				char f[320];
+				char f[512];
 				unsigned d = (unsigned)(sm->detail0 + i) + 1;
-				snprintf(f, sizeof f, "=IF($O%u>=" KEY_NONE_F ",\"none fits\",$F%u&\" x \"&$E%u&"
-				         "IF($O%u>=" KEY_TIGHT_F ",\", tight\",\"\")&CHAR(10)&$K%u)", d, d, d, d, d);
+				snprintf(f, sizeof f, "=IF(%s!$O%u>=" KEY_NONE_F ",\"none fits\",%s!$F%u&\" x \"&"
+				         "%s!$E%u&IF(%s!$O%u>=" KEY_TIGHT_F ",\", tight\",\"\")&CHAR(10)&%s!$K%u)",
+				         ans, d, ans, d, ans, d, ans, d, ans, d);
 				put_fstr(st, ws, r, c, f, buf, st->f_wrap);
 			} else {
 				put_str(st, ws, r, c, buf,
@@ -2244,18 +2252,42 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 		cf_text(st, ws, r0, 2, r - 1, last, LXW_CONDITIONAL_TYPE_TEXT,
 		        LXW_CONDITIONAL_CRITERIA_TEXT_CONTAINING, any_text, st->f_verdict[GS_FITS], false);
 	}
-	/* On screen the pivot's header and the model column stay in view; on
-	 * paper the Summary is the pivot (the detail rows below are for
-	 * filtering), its header repeated on every page. */
-	worksheet_freeze_panes(ws, sm->pivot_head + 1, 1);
-	print_setup(st, ws, (int)sm->pivot_head, (int)sm->pivot_head,
-	            col_pt(XL_SUM_MODEL) + col_pt(9) + col_pt(XL_SUM_CTX) * (double)sm->n_ctx);
-	note_err(st, worksheet_print_area(ws, 0, 0, r > sm->pivot_head + 1 ? r - 1 : sm->pivot_head, last));
 	return r;
 }
 
-/* The detail rows' header at row head; the live formulas' helper columns
- * only when live. */
+/* The Answers sheet's column widths, characters: the numbers' fixed; the
+ * text columns' (below 0: from -min to max) as wide as their longest
+ * value, capped. */
+static const double answer_widths[SD_MAX][2] = {
+	[SD_MODEL] = {12, 34}, [SD_METHOD] = {9, 0}, [SD_CTX] = {9, 0}, [SD_CLASS] = {12, 0},
+	[SD_GPU] = {12, 30}, [SD_COUNT] = {6, 0}, [SD_DEVICE] = {9, 0}, [SD_USABLE] = {9, 0},
+	[SD_HEAD] = {9, 0}, [SD_VERDICT] = {XL_VERDICT_CHARS, 0}, [SD_CONFIG] = {14, 48},
+	[SD_ROWID] = {10, 34}, [SD_NCONF] = {12, 0}, [SD_MINDEV] = {10, 0}, [SD_KEY] = {18, 0},
+	[SD_GPUNO] = {12, 0}, [SD_ROW] = {12, 0}, [SD_STEP] = {10, 0}, [SD_HOURS] = {11, 0},
+	[SD_COST] = {11, 0},
+};
+
+/* Column c's width on the Answers sheet (answer_widths). */
+static double answer_width(const xl_state *st, size_t c)
+{
+	double w = answer_widths[c][0];
+
+	for (size_t i = 0; answer_widths[c][1] > 0 && i < st->n_best; i++) {
+		const xl_best *b = &st->best[i];
+		const char *t = c == SD_MODEL ? st->models[b->model_no].id :
+		                c == SD_GPU ? (b->found ? st->m->gpus[b->gpu].name : "") :
+		                c == SD_CONFIG ? (b->found ? b->label : "") : (b->found ? b->row_id : "");
+		double n = (double)strlen(t) + 1;
+
+		if (n > w)
+			w = n;
+	}
+	return answer_widths[c][1] > 0 && w > answer_widths[c][1] ? answer_widths[c][1] : w;
+}
+
+/* The Answers sheet's header at row head, its column widths, frozen
+ * header and first columns (Model, Method) and print set-up; the live
+ * formulas' helper columns only when live. */
 static void summary_detail_head(xl_state *st, lxw_row_t head)
 {
 	static const char *const detail_heads[SD_MAX] = {
@@ -2268,21 +2300,40 @@ static void summary_detail_head(xl_state *st, lxw_row_t head)
 	double budget = st->m->time ? st->m->time->tokens_budget : 0;
 	char hours_head[96], cnt[32];
 
+	double width_pt = 0, w[SD_MAX], lines = 1;
+
 	snprintf(hours_head, sizeof hours_head, "Hours for %s tokens (training)",
 	         budget > 0 ? gs_time_fmt_count(cnt, sizeof cnt, budget) : "a budget of");
+	/* the header row as tall as its longest heading, wrapped (a word
+	 * wraps whole: a tenth more) */
+	for (size_t c = 0; c < SD_MAX; c++) {
+		double n;
+
+		w[c] = answer_width(st, c);
+		width_pt += col_pt(w[c]);
+		worksheet_set_column(st->answers, (lxw_col_t)c, (lxw_col_t)c, w[c], NULL);
+		n = 1 + (double)(int)((double)strlen(c == SD_HOURS ? hours_head : detail_heads[c]) * 1.1 / w[c]);
+		if (n > lines)
+			lines = n;
+	}
+	worksheet_set_row(st->answers, head, 15 * lines, NULL);
 	for (size_t c = 0; c < SD_MAX; c++) {
 		if (!st->live && c >= SD_KEY && c <= SD_ROW)
 			continue; /* the live formulas' helpers */
-		put_lit(st, st->summary, head, (lxw_col_t)c, c == SD_HOURS ? hours_head : detail_heads[c], st->f_head);
+		put_lit(st, st->answers, head, (lxw_col_t)c, c == SD_HOURS ? hours_head : detail_heads[c], st->f_head);
 	}
+	/* its own table's header and the model and method stay in view; on
+	 * paper, the header on every page */
+	worksheet_freeze_panes(st->answers, head + 1, SD_CTX);
+	print_setup(st, st->answers, (int)head, (int)head, width_pt);
 }
 
-/* Detail: one row per model, method and context, from sm->detail0 (its
- * header on the row above). */
+/* The Answers sheet: one row per model, method and context, from
+ * sm->detail0 (its header on the row above). */
 static void summary_details(xl_state *st, const xl_summary *sm)
 {
 	const gs_report_meta *m = st->m;
-	lxw_worksheet *ws = st->summary;
+	lxw_worksheet *ws = st->answers;
 	lxw_row_t head = sm->detail0 - 1, r = sm->detail0;
 
 	summary_detail_head(st, head);
@@ -2321,26 +2372,37 @@ static void summary_details(xl_state *st, const xl_summary *sm)
 		colour_verdicts(st, ws, head + 1, SD_VERDICT, r - 1, SD_VERDICT);
 		cf_text(st, ws, head + 1, SD_CLASS, r - 1, SD_CLASS, LXW_CONDITIONAL_TYPE_CELL,
 		        LXW_CONDITIONAL_CRITERIA_EQUAL_TO, none_text, st->f_verdict[GS_NO_FIT], false);
-		if (SD_KEY > 2 + sm->n_ctx) /* else a context's column: kept as wide */
-			worksheet_set_column(ws, SD_KEY, SD_KEY, 18, NULL);
 	}
 	note_err(st, worksheet_autofilter(ws, head, 0, r > head + 1 ? r - 1 : head, (lxw_col_t)(SD_MAX - 1)));
 }
 
-/* The Summary, in stages: what it shows, its prose, the pivot of the
- * answers, the detail rows (each entry's, below the pivot and a blank
- * row). */
+/* The Summary and the Answers sheets, in stages: what they show; the
+ * Summary's title (row 0), the pivot of the answers (its header on row 1)
+ * and below it how to read the workbook; the Answers rows (each entry's,
+ * its header on row 0). Each sheet freezes its own table's header: the
+ * Summary its title and the pivot's header and the model column (not the
+ * prose), the Answers its header and the model and method columns. */
 static void write_summary(xl_state *st)
 {
+	lxw_worksheet *ws = st->summary;
 	xl_summary sm;
+	lxw_row_t r;
 
 	memset(&sm, 0, sizeof sm);
 	summary_collect(st, &sm);
-	sm.pivot_head = summary_prose(st, &sm);
-	sm.detail0 = sm.pivot_head + (lxw_row_t)sm.n_groups + 3;
-	summary_pivot(st, &sm);
+	put_lit(st, ws, 0, 0, "gpusizer sizing workbook: the smallest GPU setup for each model, method and "
+	        "context (how to read the workbook: below the table)", st->f_title);
+	sm.pivot_head = 1;
+	sm.detail0 = 1;
+	r = summary_pivot(st, &sm);
+	r = summary_prose(st, &sm, r + 1);
+	worksheet_freeze_panes(ws, sm.pivot_head + 1, 1);
+	/* on paper the pivot (its header on every page), then the prose */
+	print_setup(st, ws, (int)sm.pivot_head, (int)sm.pivot_head,
+	            col_pt(XL_SUM_MODEL) + col_pt(9) + col_pt(XL_SUM_CTX) * (double)sm.n_ctx);
+	note_err(st, worksheet_print_area(ws, 0, 0, r - 1, (lxw_col_t)(1 + sm.n_ctx)));
 	summary_details(st, &sm);
-	worksheet_activate(st->summary);
+	worksheet_activate(ws);
 	free(sm.ctx);
 }
 
