@@ -188,7 +188,7 @@ typedef struct xl_state {
 	char **vf_text;       /* [class x 4 + needs]: verdict_formula's texts, owned */
 	size_t n_vf_text;
 	lxw_error lerr; /* first libxlsxwriter failure */
-	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_usd, *f_pct, *f_wrap, *f_key,
+	lxw_format *f_title, *f_head, *f_gib, *f_int, *f_dec, *f_usd, *f_pct, *f_wrap, *f_top, *f_link_top, *f_key,
 		*f_verdict[GS_VERDICT_MAX];
 
 	char **names; /* sheet names in use */
@@ -318,7 +318,7 @@ static void put_str(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, c
 
 /* Outside text as a link to cell A1 of one of our sheets. */
 static void put_sheet_link(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
-                           const char *text, const char *sheet)
+                           const char *text, const char *sheet, lxw_format *f)
 {
 	char url[256], shown[2048];
 	size_t k = (size_t)snprintf(url, sizeof url, "internal:'");
@@ -330,7 +330,7 @@ static void put_sheet_link(xl_state *st, lxw_worksheet *ws, lxw_row_t r, lxw_col
 	}
 	snprintf(url + k, sizeof url - k, "'!A1");
 	xl_clean(text, shown, sizeof shown, XL_CELL_CHARS, true);
-	note_err(st, worksheet_write_url_opt(ws, r, c, url, NULL, shown, NULL));
+	note_err(st, worksheet_write_url_opt(ws, r, c, url, f, shown, NULL));
 }
 
 /* A string we made (names, headings): known clean, no copy. */
@@ -725,6 +725,13 @@ static void make_formats(xl_state *st)
 	st->f_wrap = workbook_add_format(wb);
 	format_set_text_wrap(st->f_wrap);
 	format_set_align(st->f_wrap, LXW_ALIGN_VERTICAL_TOP);
+	st->f_top = workbook_add_format(wb);
+	format_set_align(st->f_top, LXW_ALIGN_VERTICAL_TOP);
+	/* the hyperlink look libxlsxwriter gives a link (0x0563C1, underlined), top-aligned */
+	st->f_link_top = workbook_add_format(wb);
+	format_set_font_color(st->f_link_top, 0x0563C1);
+	format_set_underline(st->f_link_top, LXW_UNDERLINE_SINGLE);
+	format_set_align(st->f_link_top, LXW_ALIGN_VERTICAL_TOP);
 	st->f_verdict[GS_FITS] = verdict_format(wb, 0xC6EFCE, 0x006100);
 	st->f_verdict[GS_TIGHT] = verdict_format(wb, 0xFFEB9C, 0x9C5700);
 	st->f_verdict[GS_NO_FIT] = verdict_format(wb, 0xFFC7CE, 0x9C0006);
@@ -2207,8 +2214,10 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 
 		/* as tall as its longest answer and configuration, wrapped */
 		worksheet_set_row(ws, r, 15 * pivot_lines(st, i, mi, meth), NULL);
-		put_sheet_link(st, ws, r, 0, st->models[mi].id, st->models[mi].sheet);
-		put_lit(st, ws, r, 1, gs_method_name(meth), NULL);
+		/* the labels at the top of the row, beside the first line of the
+		 * answers (bottom-aligned they sat beside the next row's) */
+		put_sheet_link(st, ws, r, 0, st->models[mi].id, st->models[mi].sheet, st->f_link_top);
+		put_lit(st, ws, r, 1, gs_method_name(meth), st->f_top);
 		for (; i < st->n_best && st->best[i].model_no == mi && st->best[i].method == meth; i++) {
 			const xl_best *b = &st->best[i];
 			const int64_t *at = bsearch(&b->seq, sm->ctx, sm->n_ctx, sizeof *sm->ctx, cmp_i64);
@@ -2236,7 +2245,7 @@ static lxw_row_t summary_pivot(xl_state *st, const xl_summary *sm)
 				        st->f_verdict[!b->found ? GS_NO_FIT : b->tight ? GS_TIGHT : GS_FITS]);
 			}
 		}
-		put_str(st, ws, r, (lxw_col_t)(2 + sm->n_ctx), st->models[mi].source, NULL);
+		put_str(st, ws, r, (lxw_col_t)(2 + sm->n_ctx), st->models[mi].source, st->f_top);
 		r++;
 	}
 	/* Live answers are coloured by their text: "none fits" red, ", tight"
@@ -2390,8 +2399,8 @@ static void write_summary(xl_state *st)
 
 	memset(&sm, 0, sizeof sm);
 	summary_collect(st, &sm);
-	put_lit(st, ws, 0, 0, "gpusizer sizing workbook: the smallest GPU setup for each model, method and "
-	        "context (how to read the workbook: below the table)", st->f_title);
+	/* short enough for the narrowest pivot's printed width (two contexts) */
+	put_lit(st, ws, 0, 0, "Smallest GPU setup per model, method and context", st->f_title);
 	sm.pivot_head = 1;
 	sm.detail0 = 1;
 	r = summary_pivot(st, &sm);
