@@ -832,7 +832,6 @@ static bool same_dir(const char *a, const char *b)
 static gs_err open_spec(run *R, const char *path, gs_error *e)
 {
 	char dflt[4096];
-
 	struct stat st;
 
 	if (path != NULL || lstat(GS_DEFAULT_SPEC, &st) == 0)

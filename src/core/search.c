@@ -531,24 +531,12 @@ static gs_settings build(const gs_arch *a, const gs_settings *q, const gs_gpu *g
 	return cur;
 }
 
-/* The settings (gs_setting_bit) whose values differ between x and y, the
- * layout's own (gpus, sharding, tp) aside. */
+/* The settings (gs_setting_bit) whose values differ between x and y, of
+ * those that apply to either (gs_settings_differ), the layout's own (gpus,
+ * sharding, tp) aside. */
 static uint64_t differ(const gs_settings *x, const gs_settings *y)
 {
-	const gs_setting *d = gs_settings_table();
-	uint64_t bits = 0;
-
-	for (size_t i = 0; i < gs_settings_count(); i++) {
-		gs_setting_value vx, vy;
-		uint64_t bit = gs_setting_bit(d[i].name);
-		if (bit & layout_bits())
-			continue;
-		gs_setting_get(&d[i], x, &vx);
-		gs_setting_get(&d[i], y, &vy);
-		if (strcmp(vx.text, vy.text) != 0)
-			bits |= bit;
-	}
-	return bits;
+	return gs_settings_differ(x, y) & ~layout_bits();
 }
 
 gs_settings gs_plan_settings(const gs_arch *a, const gs_settings *q, const gs_gpu *g, unsigned set)
@@ -607,7 +595,6 @@ static bool answer(const gs_arch *a, const gs_settings *q, const gs_gpu *g, int6
 	uint64_t bits = 0;
 	gs_settings s;
 	gs_plan_fit f;
-
 	bool tight;
 
 	memset(x, 0, sizeof *x);
