@@ -277,7 +277,8 @@ void gs_row_eval(gs_eval *ev, gs_row *r)
 			config_offer(m, cf, h, r, ev->cells);
 			if (r->answer_taken)
 				cf->answer = h;
-			if (a->min_device < least)
+			/* the hash of a->least: answer_offer's rule (the first, else less) */
+			if (a->n_configs == 1 || a->min_device < least)
 				cf->least = h;
 		}
 	}
