@@ -3,6 +3,7 @@ and the line protocol tests/run.sh counts: "PASS name" or "FAIL name: why"
 per check, "SKIP name: why" for a check that cannot run here (counted as a
 skip, never as a pass), and a non-zero exit status when any check failed."""
 import os
+import re
 
 TOP = os.environ.get("GS_TOP") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WRAP = os.environ.get("GS_WRAP", "").split()  # e.g. valgrind: prefixes every gpusizer run
@@ -67,6 +68,21 @@ class Checks:
     def status(self):
         """The exit status for the test file."""
         return 1 if self.failed else 0
+
+
+def md_tables(text):
+    """Each Markdown table of text: its rows (header first, the delimiter
+    row left out) as lists of cell texts."""
+    out, cur = [], []
+    for ln in text.split("\n") + [""]:
+        if ln.startswith("|"):
+            cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
+                cur.append(cells)
+        elif cur:
+            out.append(cur)
+            cur = []
+    return out
 
 
 def clean_env(tmp, **extra):

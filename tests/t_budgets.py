@@ -38,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 
+from lib import md_tables as tables
+
 TOP = os.environ.get("GS_TOP", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GS = os.environ.get("GPUSIZER", os.path.join(TOP, "gpusizer"))
 WRAP = os.environ.get("GS_WRAP", "")
@@ -110,20 +112,6 @@ def table_width(rows):
             longest = max((word_px(w, bold) for w in plain.split()), default=0)
             cols[i] = max(cols.get(i, 0), longest)
     return int(sum(w + CELL_PAD_PX for w in cols.values()) + 0.5)
-
-
-def tables(text):
-    """Each table of a Markdown page: its rows as lists of cell texts."""
-    out, cur = [], []
-    for ln in text.split("\n") + [""]:
-        if ln.startswith("|"):
-            cells = [c.strip() for c in ln.strip().strip("|").split("|")]
-            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
-                cur.append(cells)
-        elif cur:
-            out.append(cur)
-            cur = []
-    return out
 
 
 def sizes(d):

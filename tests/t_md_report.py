@@ -13,7 +13,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-from lib import GS, TOP, Checks
+from lib import GS, TOP, Checks, md_tables as tables
 
 check = Checks()
 
@@ -25,20 +25,6 @@ def gs(args, env=None):
     if env:
         e.update(env)
     return subprocess.run(cmd, cwd=TOP, env=e, capture_output=True, text=True, timeout=300)
-
-
-def tables(text):
-    """Each Markdown table of text: its rows (header first) as cell texts."""
-    out, cur = [], []
-    for ln in text.split("\n") + [""]:
-        if ln.startswith("|"):
-            cells = [c.strip() for c in ln.strip().strip("|").split("|")]
-            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
-                cur.append(cells)
-        elif cur:
-            out.append(cur)
-            cur = []
-    return out
 
 
 def files(d):
