@@ -9,20 +9,24 @@
 #include "plan_view.h"
 #include "util.h"
 
-/* One configuration of an answer's rows (its settings but the context and
- * the GPU layout, hashed) and its best on each class alone. */
-typedef struct ev_config {
-	uint64_t hash;
-	gs_class_fit *fit;    /* [n_gpus] */
-} ev_config;
-
-/* What an answer's rows leave until the model's end: their configurations,
- * which of them the answer and the least row are. */
+/* What an answer's rows leave until the model's end. A configuration is
+ * a row's settings but the context and the GPU layout, and an answer is
+ * one method and context; the layouts are the sweep's innermost axis
+ * (gs_settings_axis, test_settings checks), so an answer's rows of one
+ * configuration arrive in one run, never again once the next one's
+ * begin. The best on each class alone is kept for the current run only,
+ * and copied when a run ends that holds the answer's (or the least row's)
+ * configuration: three runs' worth per answer, whatever the number of
+ * rows. (A run that does come back, a spec list naming a value twice,
+ * brings the same rows and so the same fits.) */
 typedef struct ev_configs {
-	ev_config *c;
-	size_t n, cap;
+	uint64_t cur;          /* the current run's configuration (hash) */
+	bool open;             /* a run is open */
 	uint64_t answer, least; /* hashes */
+	gs_class_fit *fit;     /* [3 x n_gpus]: the current run's, the answer's, the least's */
 } ev_configs;
+
+enum { FIT_RUN, FIT_ANSWER, FIT_LEAST };
 
 /* What the evaluation keeps of one model (address stable: writers hold
  * model->eval). */
@@ -65,12 +69,10 @@ gs_eval *gs_eval_new(const gs_report_meta *m)
 	return ev;
 }
 
-/* The configurations of an answer's rows, given up. */
+/* The runs of an answer's rows, given up. */
 static void configs_free(ev_configs *cf)
 {
-	for (size_t i = 0; i < cf->n; i++)
-		free(cf->c[i].fit);
-	free(cf->c);
+	free(cf->fit);
 	memset(cf, 0, sizeof *cf);
 }
 
@@ -197,6 +199,21 @@ static bool answer_offer(const gs_report_meta *m, gs_answer *a, const gs_row *r,
 	return taken;
 }
 
+/* The current run of cf ends: its fits are kept where it is the
+ * configuration of the answer or of the least row. */
+static void run_close(const gs_report_meta *m, ev_configs *cf)
+{
+	size_t ng = m->n_gpus;
+
+	if (!cf->open)
+		return;
+	if (cf->cur == cf->answer)
+		memcpy(&cf->fit[FIT_ANSWER * ng], &cf->fit[FIT_RUN * ng], ng * sizeof *cf->fit);
+	if (cf->cur == cf->least)
+		memcpy(&cf->fit[FIT_LEAST * ng], &cf->fit[FIT_RUN * ng], ng * sizeof *cf->fit);
+	cf->open = false;
+}
+
 /* Row r (of configuration hash h) offered to that configuration's best on
  * each class alone (the one rule, class by class). */
 static void config_offer(const gs_report_meta *m, ev_configs *cf, uint64_t h, const gs_row *r,
@@ -204,22 +221,19 @@ static void config_offer(const gs_report_meta *m, ev_configs *cf, uint64_t h, co
 {
 	gs_plan_rank rank = gs_plan_opts_rank(m->plan);
 	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
-	ev_config *c = NULL;
+	gs_class_fit *fit;
 
-	for (size_t i = cf->n; i-- > 0 && c == NULL;)
-		if (cf->c[i].hash == h)
-			c = &cf->c[i];
-	if (c == NULL) {
-		if (cf->n == cf->cap) {
-			cf->cap = cf->cap ? cf->cap * 2 : 4;
-			cf->c = gs_xrealloc(cf->c, cf->cap * sizeof *cf->c);
-		}
-		c = &cf->c[cf->n++];
-		c->hash = h;
-		c->fit = gs_xcalloc(m->n_gpus ? m->n_gpus : 1, sizeof *c->fit);
+	if (cf->fit == NULL)
+		cf->fit = gs_xcalloc(3 * (m->n_gpus ? m->n_gpus : 1), sizeof *cf->fit);
+	if (!cf->open || cf->cur != h) {
+		run_close(m, cf);
+		memset(cf->fit, 0, m->n_gpus * sizeof *cf->fit);
+		cf->cur = h;
+		cf->open = true;
 	}
+	fit = &cf->fit[FIT_RUN * m->n_gpus];
 	for (size_t g = 0; g < m->n_gpus; g++) {
-		gs_class_fit *f = &c->fit[g];
+		gs_class_fit *f = &fit[g];
 		gs_offer best = { f->found, g, m->gpus[g].usable_bytes, f->count, f->v == GS_TIGHT, 0 };
 		gs_offer o = { cells[g].v == GS_FITS || cells[g].v == GS_TIGHT, g, m->gpus[g].usable_bytes,
 		               count, cells[g].v == GS_TIGHT, 0 };
@@ -286,7 +300,7 @@ void gs_row_eval(gs_eval *ev, gs_row *r)
 }
 
 /* Each answer's fit: its configuration's (else the least one's) best on
- * each class; the configurations given up. */
+ * each class; the runs given up. */
 static void answers_fit(const gs_report_meta *m, ev_model *em)
 {
 	size_t ng = m->n_gpus ? m->n_gpus : 1;
@@ -295,11 +309,11 @@ static void answers_fit(const gs_report_meta *m, ev_model *em)
 	for (size_t i = 0; i < em->n; i++) {
 		gs_answer *a = &em->answers[i];
 		ev_configs *cf = &em->configs[i];
-		uint64_t want = a->found ? cf->answer : cf->least;
 
-		for (size_t k = 0; k < cf->n && a->n_configs > 0; k++)
-			if (cf->c[k].hash == want)
-				memcpy(&em->fits[i * ng], cf->c[k].fit, m->n_gpus * sizeof *em->fits);
+		run_close(m, cf);
+		if (a->n_configs > 0 && cf->fit != NULL)
+			memcpy(&em->fits[i * ng], &cf->fit[(a->found ? FIT_ANSWER : FIT_LEAST) * m->n_gpus],
+			       m->n_gpus * sizeof *em->fits);
 		a->fit = &em->fits[i * ng];
 		configs_free(cf);
 	}

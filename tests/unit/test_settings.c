@@ -307,7 +307,9 @@ static void test_equal_except(void)
 /* The axes: the table's swept rows, whose order is the sweep's nesting
  * (1 .. n, each once, the method outermost as the sweep's counting
  * assumes), each with its spec key and report option (distinct), the
- * per-method list on precision alone and the GPU layouts on gpus; every
+ * per-method list on precision alone and the GPU layouts on gpus, the
+ * innermost (an answer's rows of one configuration arrive together, what
+ * src/report/report.c keeps one run of at a time); every
  * axis is a setting the spec may not fix under "settings" (GS_SF_SWEPT). */
 static void test_axes(void)
 {
