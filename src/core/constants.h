@@ -201,16 +201,19 @@
  * never passes the peak: timing.c clamps at 1): SERVING on the 10
  * time-to-first-token records (TensorRT-LLM performance.md 4, LMDeploy 6);
  * LLAMACPP on the 12 llama-bench pp512 records; EXLLAMA on the 7 ExLlama v1
- * prompt records, at its bound (ExLlama's fp16-accumulate GEMMs run at twice
- * the fp32-accumulate peak a GeForce GPU file carries). HF, COMPILED,
+ * prompt records. Both runtimes' GEMMs accumulate in FP16, at a GeForce
+ * card's FP16-accumulate rate, twice the figure its GPU file carries
+ * (gs_gpu_fp16_acc16_tflops; timing.c rtc_acc16): without it EXLLAMA sat
+ * at its bound (1.75, the peak) and LLAMACPP's GeForce prompts ran up to
+ * 56% faster than the model allowed. HF, COMPILED,
  * FUSED and CUSTOM: no 16-bit prefill records; not calibrated (1: the
  * PyTorch GEMM efficiency EFF_MAX). */
 #define GS_TIME_PREFILL_EFF_HF 1.0
 #define GS_TIME_PREFILL_EFF_COMPILED 1.0
-#define GS_TIME_PREFILL_EFF_LLAMACPP 0.846
+#define GS_TIME_PREFILL_EFF_LLAMACPP 0.809
 #define GS_TIME_PREFILL_EFF_SERVING 1.53
 #define GS_TIME_PREFILL_EFF_FUSED 1.0
-#define GS_TIME_PREFILL_EFF_EXLLAMA 1.75
+#define GS_TIME_PREFILL_EFF_EXLLAMA 1.077
 #define GS_TIME_PREFILL_EFF_CUSTOM 1.0
 /* Kernels (gs_kernel): a kernel's share of its runtime's memory-bound rate
  * (at one token and above where they differ; 1 where the dense GEMM's),

@@ -55,6 +55,14 @@ int64_t gs_gpu_node_gpus(const gs_gpu *g)
 	return g->segment == GS_SEG_DATACENTER ? GS_NODE_GPUS_DATACENTER : 1;
 }
 
+double gs_gpu_fp16_acc16_tflops(const gs_gpu *g)
+{
+	bool half_rate = g->segment == GS_SEG_CONSUMER &&
+	                 (g->uarch == GS_UARCH_AMPERE || g->uarch == GS_UARCH_ADA || g->uarch == GS_UARCH_BLACKWELL);
+
+	return half_rate ? 2 * g->bf16_tflops : g->bf16_tflops;
+}
+
 int64_t gs_node_round(int64_t n, int64_t node)
 {
 	if (node <= 1 || n <= node)

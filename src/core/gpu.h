@@ -90,6 +90,15 @@ int64_t gs_gpu_node_gpus(const gs_gpu *g);
  * server are rented as such). node <= 1: n. */
 int64_t gs_node_round(int64_t n, int64_t node);
 
+/* Dense FP16 tensor TFLOPS with FP16 accumulate (cuBLAS
+ * CUBLAS_COMPUTE_16F, cublasHgemm): twice bf16_tflops on a consumer
+ * (GeForce) Ampere, Ada or Blackwell card, which runs FP32 accumulate at
+ * half the FP16-accumulate rate (Ada whitepaper, RTX 4090: 330.3 against
+ * 165.2; GA102 whitepaper, RTX 3090: 142 against 71); bf16_tflops on every
+ * other part, which runs both at one rate. From the file's "segment" and
+ * "architecture", never from a list of ids. */
+double gs_gpu_fp16_acc16_tflops(const gs_gpu *g);
+
 /* Find by id or by name (case-insensitive); NULL if none. */
 const gs_gpu *gs_gpu_find(const gs_gpu *g, size_t n, const char *id_or_name);
 

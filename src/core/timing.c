@@ -50,6 +50,13 @@ static const char *const rtc_names[GS_RTC_MAX] = { "hf", "compiled", "llama.cpp"
  * GPU runs the previous ones: a pass takes the larger of the two times. The
  * others' per-layer time (launches and small kernels) adds to the GPU's. */
 static const bool rtc_overlaps[GS_RTC_MAX] = { [GS_RTC_HF] = true, [GS_RTC_CUSTOM] = true };
+/* Classes whose 16-bit GEMMs accumulate in FP16, at a GeForce card's
+ * FP16-accumulate rate (gs_gpu_fp16_acc16_tflops): llama.cpp's cuBLAS path
+ * for F16 weights and for quantized ones dequantized to F16
+ * (ggml-cuda.cu, batched_mul_mat_traits<GGML_TYPE_F16>: CUBLAS_COMPUTE_16F;
+ * its BF16 path computes in FP32), and ExLlama's prompt GEMMs (weights
+ * reconstructed to fp16, then cublasHgemm). */
+static const bool rtc_acc16[GS_RTC_MAX] = { [GS_RTC_LLAMACPP] = true, [GS_RTC_EXLLAMA] = true };
 
 /* ---- Kernels -------------------------------------------------------------- */
 
@@ -800,6 +807,8 @@ static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	c.h = (double)a->hidden;
 	c.bw = stream_bw(P, g);
 	c.peak = kernel_peak(g, kernels[c.k].peak);
+	if (rtc_acc16[c.cls] && kernels[c.k].peak == PEAK_16 && prec != GS_P_BF16)
+		c.peak = gs_gpu_fp16_acc16_tflops(g);
 	c.peak16 = g->bf16_tflops;
 	c.kvb = gs_dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
 	/* a kernel that fixes its weights' bytes, unless the checkpoint is

@@ -5,6 +5,8 @@ grade A/B records of speed.jsonl and speed2.jsonl, through the driver
 
   python3 tests/speed/fit.py [--driver build/speed/driver] [--only NAME,...] [--rounds N]
 
+--only fits the constants it names, every other at its constants.h value.
+
 Objective: the mean over sources (source_key) of each source's mean
 |log(predicted / measured)|, so that no source and no single record decides a
 constant (README-speed.md and README-speed2.md: "weight by source_key").
@@ -205,7 +207,8 @@ for _k in ("bnb-int8-decomp", "bnb-int8-col32", "bnb-int8-col32-decomp"):
 def env_of(p):
     full = dict(p)
     for k, src in TIED.items():
-        full[k] = full[src]
+        if src in full:
+            full[k] = full[src]
     return ",".join("%s=%.6g" % kv for kv in full.items())
 
 
@@ -285,9 +288,9 @@ def main():
     only = set(argv[argv.index("--only") + 1].split(",")) if "--only" in argv else None
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 2
     ev = Evaluator(driver)
-    p = dict(START)
-    if "--from-defaults" not in argv:
-        pass
+    # --only fits the named constants against the model's current figures
+    # for every other (the driver's defaults, constants.h), not START's
+    p = dict(START) if only is None else {k: START[k] for k in only if k in START}
     for rd in range(rounds):
         for names, flt, *held in GROUPS:
             if only and not (set(names) & only):
@@ -311,7 +314,8 @@ def main():
                 rd, ",".join(names), v, n, "; ".join("%s %d" % kv for kv in sorted(by.items()))),
                 file=sys.stderr, flush=True)
     for k, v in p.items():
-        print("%s=%.4g" % (k, v))
+        if only is None or k in only:
+            print("%s=%.4g" % (k, v))
     return 0
 
 

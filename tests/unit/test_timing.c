@@ -771,8 +771,61 @@ static void test_serving(void)
 	CHECK(gs_serving_seqs(&x, need, &g, 0.9, 2560, 16, NULL) == -1, "no cache figure (training): -1");
 }
 
+/* The accumulate mode: a GeForce Ampere/Ada/Blackwell card runs FP16
+ * accumulate at twice its file's (FP32-accumulate) figure, a professional
+ * or data-centre part at the same; llama.cpp's and ExLlama's 16-bit GEMMs
+ * run at that rate, every other runtime's (and llama.cpp's BF16 path) at
+ * the file's; a prompt never beats its GEMM FLOPs over the rate it runs at. */
+static void test_acc16(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = a100_like(), pro;
+	gs_time t;
+	gs_error e = { 0 };
+	static const struct { gs_runtime rt; gs_prec p; double want; } cases[] = {
+		{ GS_RT_LLAMACPP, GS_P_FP16, 330.4 }, { GS_RT_EXLLAMA, GS_P_GPTQ_INT4, 330.4 },
+		{ GS_RT_LLAMACPP, GS_P_BF16, 165.2 }, { GS_RT_HF, GS_P_FP16, 165.2 }, { GS_RT_VLLM, GS_P_FP16, 165.2 },
+	};
+	int ok = 1;
+
+	g.bf16_tflops = 165.2; /* RTX 4090 */
+	g.bandwidth_gbs = 1008;
+	g.segment = GS_SEG_CONSUMER;
+	g.uarch = GS_UARCH_ADA;
+	pro = g;
+	pro.segment = GS_SEG_WORKSTATION;
+	CHECK(gs_gpu_fp16_acc16_tflops(&g) == 2 * 165.2 && gs_gpu_fp16_acc16_tflops(&pro) == 165.2,
+	      "FP16 accumulate: a GeForce Ada card 2 x its file's 165.2 (330.4), a workstation one the same");
+	g.uarch = GS_UARCH_TURING;
+	CHECK(gs_gpu_fp16_acc16_tflops(&g) == 165.2, "FP16 accumulate: a consumer Turing card at its file's rate");
+	g.uarch = GS_UARCH_ADA;
+	seven_b(&a);
+	gs_settings_default(&s);
+	s.method = GS_INFER;
+	s.batch = 1;
+	s.seq = 512;
+	s.new_tokens = 1;
+	s.precision_set = true;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gs_time_opts o;
+		gs_time_opts_default(&o);
+		o.runtime = cases[i].rt;
+		s.precision = cases[i].p;
+		if (gs_time_estimate(&a, &s, &g, &o, &t, &e) != GS_OK || fabs(t.peak_tflops - cases[i].want) > 1e-9 ||
+		    t.prefill_s < 2 * (t.n_mm - 32000.0 * 4096) * 512 / (t.peak_tflops * 1e12)) {
+			printf("  %s %s: peak %g, want %g\n", gs_runtime_name(cases[i].rt), gs_prec_name(cases[i].p),
+			       t.peak_tflops, cases[i].want);
+			ok = 0;
+		}
+	}
+	CHECK(ok, "GeForce Ada: llama.cpp F16 and ExLlama GEMMs at 330.4 TFLOPS, llama.cpp BF16, transformers "
+	      "and vLLM at 165.2; no prompt under its FLOPs over that peak");
+}
+
 int main(void)
 {
+	test_acc16();
 	test_serving();
 	test_dense_flops();
 	test_ckpt_and_lora();
