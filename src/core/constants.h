@@ -235,8 +235,10 @@
  *   low: it takes in TGI's tensor-parallel overheads on A10Gs too);
  * - AWQ_GEMM at one token and above: 30 (AutoAWQ README 12, AutoAWQ PR #320
  *   8, vLLM PR #2566 10), both at ~1; AWQ_GEMM_PREFILL, its GEMM rate at
- *   prompt sizes: 22 of them (vLLM #2566's AWQ-GEMM prefills run 2-3x its
- *   dequantize + fp16 path);
+ *   more than one token below its dequantize threshold (timing.c path_of;
+ *   at and above it the DEQUANT path runs): 21 (vLLM #2566 10, AutoAWQ
+ *   README 9, AutoAWQ PR #320 2; the README's RTX 4090 rows want it 2-4x
+ *   higher, docs/time.md);
  * - AWQ_GEMV: its 5 decode records are host-bound (AutoAWQ README 4,
  *   LMDeploy TinyChat 1): not identifiable, at 1; AWQ_GEMV_PREFILL: 4
  *   AutoAWQ README prompt rows (a GEMV kernel runs prompts row by row);
@@ -245,7 +247,9 @@
  * - DEQUANT (dequantize to 16 bits, then a dense GEMM: bitsandbytes 4-bit
  *   above one token, vLLM's pre-Marlin RTN kernels, DeepSpeed-Inference
  *   int8): 56 (bitsandbytes README 36, BLOOM-176B DeepSpeed int8 12, vLLM
- *   PR #23197 8), at its bound 1;
+ *   PR #23197 8), at its bound 1; DEQUANT_PREFILL, that path's GEMM rate at
+ *   prompt sizes: 17 (vLLM #23197 8, the AWQ GEMM at and above its
+ *   threshold: vLLM #2566 5, AutoAWQ PR #320 3, AutoAWQ README 1);
  * - BNB_INT8 (LLM.int8's int8 GEMM) with the host time a call of each
  *   variant (threshold 0 or 6; bitsandbytes >= 0.45, or <= 0.44's col32
  *   layout transforms): 17 + 17 + 8 + 15 (bitsandbytes README v0.45 and
@@ -261,12 +265,13 @@
 #define GS_TIME_K_GPTQ_TRITON 0.296
 #define GS_TIME_K_AWQ_GEMM_B1 1.0
 #define GS_TIME_K_AWQ_GEMM_BN 1.0
-#define GS_TIME_K_AWQ_GEMM_PREFILL 0.463
+#define GS_TIME_K_AWQ_GEMM_PREFILL 0.219
 #define GS_TIME_K_AWQ_GEMV 1.0
 #define GS_TIME_K_AWQ_GEMV_PREFILL 0.144
 #define GS_TIME_K_BNB_NF4_B1 0.548
 #define GS_TIME_K_BNB_INT8 0.652
 #define GS_TIME_K_DEQUANT 1.0
+#define GS_TIME_K_DEQUANT_PREFILL 0.524
 #define GS_TIME_K_HOST_S_EXLLAMA 1.04e-05
 #define GS_TIME_K_HOST_S_EXLLAMAV2 0.0
 #define GS_TIME_K_HOST_S_BNB_NF4 1.28e-04

@@ -22,6 +22,7 @@ typedef struct rt_info {
 	const char *name;
 	gs_rt_class cls;
 	rt_cache cache;
+	int64_t awq_dequant_at; /* gs_time_opts.dequant_at's default (0: never) */
 } rt_info;
 
 /* The runtime table (timing.h, gs_runtime). Caches: transformers
@@ -29,14 +30,18 @@ typedef struct rt_info {
  * StaticCache: index_copy_); gpt-fast and torchao a static KVCache
  * (index_put); llama.cpp its ring of cells; vLLM, SGLang, TensorRT-LLM,
  * TurboMind and TGI paged blocks; AutoAWQ, ExLlama and DeepSpeed-Inference
- * preallocated caches written at the position. */
+ * preallocated caches written at the position. The AWQ GEMM kernel's
+ * dequantize threshold: AutoAWQ's WQLinear_GEMM (gemm.py since 0.2.0,
+ * AutoAWQ #316: batch x tokens >= 1024), which transformers' AWQ
+ * integration runs, and vLLM's awq.py (since 0.3.0, vLLM #2566: tokens >=
+ * 256); the others run their own int4 kernels. */
 static const rt_info runtimes[GS_RT_MAX] = {
-	[GS_RT_HF] = { "hf", GS_RTC_HF, CACHE_SETTING },
+	[GS_RT_HF] = { "hf", GS_RTC_HF, CACHE_SETTING, 1024 },
 	[GS_RT_COMPILED] = { "compiled", GS_RTC_COMPILED, CACHE_INPLACE },
 	[GS_RT_LLAMACPP] = { "llama.cpp", GS_RTC_LLAMACPP, CACHE_INPLACE },
 	[GS_RT_SERVING] = { "serving", GS_RTC_SERVING, CACHE_INPLACE },
-	[GS_RT_AUTOAWQ] = { "autoawq", GS_RTC_FUSED, CACHE_INPLACE },
-	[GS_RT_VLLM] = { "vllm", GS_RTC_SERVING, CACHE_INPLACE },
+	[GS_RT_AUTOAWQ] = { "autoawq", GS_RTC_FUSED, CACHE_INPLACE, 1024 },
+	[GS_RT_VLLM] = { "vllm", GS_RTC_SERVING, CACHE_INPLACE, 256 },
 	[GS_RT_SGLANG] = { "sglang", GS_RTC_SERVING, CACHE_INPLACE },
 	[GS_RT_TRTLLM] = { "tensorrt-llm", GS_RTC_SERVING, CACHE_INPLACE },
 	[GS_RT_LMDEPLOY] = { "lmdeploy", GS_RTC_SERVING, CACHE_INPLACE },
@@ -166,7 +171,7 @@ void gs_time_params_default(gs_time_params *p)
 		            [GS_K_AWQ_GEMM] = GS_TIME_K_AWQ_GEMM_PREFILL, [GS_K_AWQ_GEMV] = GS_TIME_K_AWQ_GEMV_PREFILL,
 		            [GS_K_BNB_NF4] = 1, [GS_K_BNB_INT8] = 1, [GS_K_BNB_INT8_DECOMP] = 1,
 		            [GS_K_BNB_INT8_COL32] = 1, [GS_K_BNB_INT8_COL32_DECOMP] = 1, [GS_K_DS_INT8] = 1,
-		            [GS_K_DEQUANT] = 1 },
+		            [GS_K_DEQUANT] = GS_TIME_K_DEQUANT_PREFILL },
 	};
 	*p = def;
 	/* above one token a kernel keeps its rate, but AWQ's GEMM has its own
@@ -685,7 +690,16 @@ typedef struct inf {
 	gs_kernel k;
 	bool overlap, copies, causal;
 	double tp, L, h, bw, peak, peak16, kvb, bpp, gguf, rt_eff, per_node, host_f;
+	double dq_at;     /* tokens a call from which the kernel dequantizes (0: never) */
 } inf;
+
+/* The kernel a call of `tokens` tokens runs: the AWQ GEMM kernel's
+ * dequantize path (weights to fp16, then a dense GEMM: GS_K_DEQUANT's
+ * figures) at and above its threshold, else the kernel itself. */
+static gs_kernel path_of(const inf *c, double tokens)
+{
+	return c->dq_at > 0 && tokens >= c->dq_at ? GS_K_DEQUANT : c->k;
+}
 
 /* Bytes of a decode step's weights: the decoder linears the batch reaches
  * at the kernel's bytes, the head at 16 bits (transformers, AutoGPTQ,
@@ -712,10 +726,11 @@ static double decode_step(const inf *c, double b, double ctx, gs_time *t)
 	layer_sums ls = layers_at(c->a, ctx, c->kvb);
 	double lin_b, head_b, keff, deq = 0, kv, copy, flops_lin, flops_attn, ceff, mem_s, cmp_s, ar_s = 0;
 	double host, gpu;
-	k_mode mode = kernels[c->k].mode;
+	gs_kernel k = path_of(c, b);
+	k_mode mode = kernels[k].mode;
 
 	step_weights(c, &m, &lin_b, &head_b);
-	keff = b <= 1 ? P->k_eff1[c->k] : P->k_effn[c->k];
+	keff = b <= 1 ? P->k_eff1[k] : P->k_effn[k];
 	if (mode == K_DEQUANT || (mode == K_DEQUANT_ABOVE1 && b > 1))
 		deq = m.lin_read * 4 / c->tp; /* a 16-bit copy written and read back */
 	kv = b * (ls.kv_read + 2 * ls.state) / c->tp;
@@ -726,7 +741,7 @@ static double decode_step(const inf *c, double b, double ctx, gs_time *t)
 	ceff = P->eff_max * P->prefill_eff[c->cls];
 	flops_lin = 2 * b * (m.lin_act + m.head) / c->tp;
 	flops_attn = b * ls.attn_flops / c->tp;
-	cmp_s = flops_lin / (c->peak * 1e12 * unit(ceff * P->k_gemm[c->k])) +
+	cmp_s = flops_lin / (c->peak * 1e12 * unit(ceff * P->k_gemm[k])) +
 	        flops_attn / (c->peak16 * 1e12 * unit(ceff * P->attn_eff));
 	if (c->tp > 1)
 		ar_s = 2 * c->L * gs_time_allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * c->h * 2);
@@ -737,7 +752,7 @@ static double decode_step(const inf *c, double b, double ctx, gs_time *t)
 		ar_s += (double)(c->s->gpus - 1) * (coll_latency_s(P, kind, 1) + b * c->h * 2 / (gbs * 1e9));
 	}
 	gpu = mem_s + cmp_s + ar_s;
-	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + m.lin_calls * P->k_host_s[c->k]);
+	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + m.lin_calls * P->k_host_s[k]);
 	if (t != NULL) {
 		t->weight_bytes = lin_b + head_b;
 		t->kv_read_bytes = kv;
@@ -757,10 +772,11 @@ static double prefill(const inf *c, double b, double p, double *eff)
 	const gs_time_params *P = c->P;
 	const gs_settings *s = c->s;
 	mm_params m = matmul_params(c->a, b * p);
+	gs_kernel k = path_of(c, b * p);
 	double ridge, e, heads, gemm, attn, extra = 0, gpu, host, ar_s = 0;
 
 	ridge = c->peak * 1e12 / (c->g->bandwidth_gbs * 1e9) * (c->bpp < 2 ? c->bpp : 2) / 2;
-	e = gs_time_eff(P, b * p, ridge, c->h) * P->prefill_eff[c->cls] * P->k_gemm[c->k];
+	e = gs_time_eff(P, b * p, ridge, c->h) * P->prefill_eff[c->cls] * P->k_gemm[k];
 	/* the head: every prompt position's logits, or the last only
 	 * (generate() since transformers 4.45: logits_to_keep) */
 	heads = s->logits == GS_LOGITS_LAST ? b : b * p;
@@ -768,12 +784,12 @@ static double prefill(const inf *c, double b, double p, double *eff)
 	attn = prompt_attn_flops(c->a, p, c->causal) * b * p;
 	if (gs_attn_eager(s->attn))
 		extra += eager_attn_bytes(P, c->a, p) * c->L * b;
-	if (kernels[c->k].mode == K_DEQUANT || kernels[c->k].mode == K_DEQUANT_ABOVE1)
+	if (kernels[k].mode == K_DEQUANT || kernels[k].mode == K_DEQUANT_ABOVE1)
 		extra += m.lin_read * (c->bpp + 4); /* one 16-bit copy of each weight */
 	gpu = pass_s(P, c->g, c->tp, c->peak, e, gemm, attn, b * p * c->L * c->h, extra);
 	if (c->tp > 1)
 		ar_s = 2 * c->L * gs_time_allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * p * c->h * 2);
-	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + matmul_params(c->a, 1).lin_calls * P->k_host_s[c->k]);
+	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + matmul_params(c->a, 1).lin_calls * P->k_host_s[k]);
 	if (eff != NULL)
 		*eff = e;
 	return with_host(gpu + ar_s, host, c->overlap);
@@ -819,6 +835,9 @@ static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	c.gguf = o->weight_bytes;
 	c.rt_eff = unit(P->dec_bw_eff[c.cls]);
 	c.per_node = (double)(o->gpus_per_node > 0 ? o->gpus_per_node : 8);
+	if (c.k == GS_K_AWQ_GEMM)
+		c.dq_at = o->dequant_at < 0 ? 0
+		          : (double)(o->dequant_at > 0 ? o->dequant_at : runtimes[o->runtime].awq_dequant_at);
 	/* data-parallel replicas (--gpus beyond the tensor-parallel group) each
 	 * run their own batch */
 	reps = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / c.tp;

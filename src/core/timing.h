@@ -211,6 +211,10 @@ typedef struct gs_time_opts {
 	int64_t pp;                 /* training: 1F1B pipeline stages among the GPUs (0, 1: none) */
 	int64_t vpp;                /* virtual stages a GPU (interleaved schedule; 0, 1: none) */
 	int64_t concurrency;        /* serving: sequences in flight (0: the batch) */
+	int64_t dequant_at;         /* the AWQ GEMM kernel: tokens a call at and above which the
+	                               weights are dequantized to fp16 for a dense GEMM (0: the
+	                               runtime's: AutoAWQ >= 0.2 and transformers 1024, vLLM >= 0.3
+	                               256; < 0: never, as AutoAWQ <= 0.1.8 and vLLM <= 0.2.7) */
 } gs_time_opts;
 
 void gs_time_opts_default(gs_time_opts *o);

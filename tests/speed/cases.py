@@ -276,6 +276,23 @@ def kv_dtype(r):
     return []
 
 
+def awq_dequant_at(r):
+    """The AWQ GEMM kernel's dequantize threshold a record ran with
+    (gs_time_opts.dequant_at): the one its kernel text states; never for
+    vLLM before PR #2566 ("for all token counts") and AutoAWQ 0.1.x releases
+    (the threshold came with AutoAWQ #316, 2024-01-24, in 0.2.0); else the
+    runtime's (AutoAWQ's main branch after #316: 1024)."""
+    import re
+    k = r.get("kernel") or ""
+    fw = r.get("framework") or ""
+    m = re.search(r"at/above (\d+) tokens", k)
+    if m:
+        return ["dequant-at=" + m.group(1)]
+    if "for all token counts" in k or re.search(r"AutoAWQ 0\.1\.\d", fw):
+        return ["dequant-at=-1"]
+    return []
+
+
 def speed1_kernel(r):
     """The matmul kernel a speed.jsonl inference record names in its weight
     format (timing.h, gs_kernel); [] for 16-bit weights (the runtime's own)."""
@@ -284,7 +301,7 @@ def speed1_kernel(r):
     if "gguf" in w:
         return []
     if "awq" in w:
-        return ["kernel=awq-gemv"] if "gemv" in w else ["kernel=awq-gemm"]
+        return ["kernel=awq-gemv"] if "gemv" in w else ["kernel=awq-gemm"] + awq_dequant_at(r)
     if "int4" in w:
         return ["kernel=int4-wo"]  # gpt-fast/torchao tinygemm
     if "int8" in w and "activation" in w:
@@ -425,6 +442,8 @@ def infer_case2(r):
     else:
         st += ["gpus=%d" % n, "tp=%d" % tp] + (["sharding=ddp"] if n > 1 else [])
     topts = (["kernel=" + kern] if kern else []) + (["weight-bpp=%g" % bpp] if bpp else [])
+    if kern == "awq-gemm":
+        topts += awq_dequant_at(r)
     metric, task, md = r["metric"], r["task"], r.get("metric_def") or ""
     if metric == "decode_token_latency_p50_s":
         read = lambda o: o["decode_step_s"]

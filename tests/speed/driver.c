@@ -4,7 +4,7 @@
  * model: "cfg:PATH" (a config.json) or "manual:params,layers,hidden,heads,
  * kv_heads,intermediate,vocab" (gs_arch_manual; 0 = derived); settings:
  * "name=value;..." by gpusizer estimate's flag names; time options:
- * "kernel=NAME;pp=N;vpp=N;concurrency=N;weight-bpp=X" or "-". Writes per line
+ * "kernel=NAME;pp=N;vpp=N;concurrency=N;dequant-at=N;weight-bpp=X" or "-". Writes per line
  *   id \t status \t the gs_time fields as name=value (or the error). */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
@@ -140,6 +140,8 @@ static int topts(gs_time_opts *o, char *list, gs_error *e)
 			o->vpp = atoll(eq);
 		else if (strcmp(tok, "concurrency") == 0)
 			o->concurrency = atoll(eq);
+		else if (strcmp(tok, "dequant-at") == 0)
+			o->dequant_at = atoll(eq);
 		else if (strcmp(tok, "weight-bpp") == 0)
 			o->weight_bpp = atof(eq);
 		else

@@ -190,8 +190,45 @@ for _names, _k in ((["k_eff1.fp8"], "fp8"), (["k_eff1.int8-wo"], "int8-wo"),
                    (["k_eff1.gptq-triton"], "gptq-triton"), (["k_eff1.awq-gemv"], "awq-gemv")):
     GROUPS.append((_names, (lambda q: lambda c: kern(c, q) and decodeish(c))(_k)))
 GROUPS.append((["k_eff1.awq-gemm", "k_effn.awq-gemm"], lambda c: kern(c, "awq-gemm") and decodeish(c)))
-GROUPS.append((["k_gemm.awq-gemm"], lambda c: kern(c, "awq-gemm") and c["task"] in ("prefill", "generate_end_to_end")
-               and c["record"].get("prompt_tokens", 0) and int(c["record"].get("prompt_tokens") or 0) >= 256))
+# The AWQ GEMM kernel at prompt sizes: the records whose prompts ran it,
+# not its dequantize path (timing.c path_of: at and above the record's
+# dequant-at, else the runtime's AWQ_DEQUANT_AT).
+AWQ_DEQUANT_AT = {"autoawq": 1024, "hf": 1024, "vllm": 256}
+
+
+def awq_gemm_prompt(c):
+    """Records whose GEMMs of more than one token ran the AWQ GEMM kernel:
+    prompts below the dequantize threshold, decode steps of a batch."""
+    if kern(c, "awq-gemm") and decodeish(c) and int(c["record"].get("batch") or 1) > 1:
+        return True
+    if not (kern(c, "awq-gemm") and c["task"] in ("prefill", "generate_end_to_end")):
+        return False
+    p = int(c["record"].get("prompt_tokens") or 0)
+    at = int(opt(c, "dequant-at") or AWQ_DEQUANT_AT.get(rt(c), 0))
+    return p >= 256 and (at <= 0 or p * int(c["record"].get("batch") or 1) < at)
+
+
+GROUPS.append((["k_gemm.awq-gemm"], awq_gemm_prompt))
+
+
+def dequant_prompt(c):
+    """Prompts that ran a dequantize path's dense GEMM (GS_K_DEQUANT's
+    figures): the AWQ GEMM kernel at and above its threshold, and the
+    dequant kernel."""
+    if not (infer(c) and c["task"] in ("prefill", "generate_end_to_end")):
+        return False
+    p = int(c["record"].get("prompt_tokens") or 0)
+    if kern(c, "dequant"):
+        return p >= 256
+    if not kern(c, "awq-gemm"):
+        return False
+    at = int(opt(c, "dequant-at") or AWQ_DEQUANT_AT.get(rt(c), 0))
+    return at > 0 and p * int(c["record"].get("batch") or 1) >= at
+
+
+START["k_gemm.dequant"] = 1.0
+BOUNDS["k_gemm.dequant"] = (0.05, 1.0)
+GROUPS.append((["k_gemm.dequant"], dequant_prompt))
 # bitsandbytes: the 4-bit GEMV and its host cost at one token, the
 # dequantize path above it (shared with vLLM's old RTN kernels), LLM.int8's
 # GEMM and each variant's host cost.

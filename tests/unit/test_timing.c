@@ -823,9 +823,58 @@ static void test_acc16(void)
 	      "and vLLM at 165.2; no prompt under its FLOPs over that peak");
 }
 
+/* prefill seconds of b prompts of p tokens under runtime rt, kernel k, the
+ * AWQ GEMM's dequantize threshold at (0: the runtime's) */
+static double awq_prefill(gs_runtime rt, gs_kernel k, int64_t at, int64_t b, int64_t p)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = a100_like();
+	gs_time_opts o;
+	gs_time t;
+	gs_error e = { 0 };
+
+	seven_b(&a);
+	gs_settings_default(&s);
+	s.method = GS_INFER;
+	s.precision = GS_P_AWQ_INT4;
+	s.precision_set = true;
+	s.batch = b;
+	s.seq = p;
+	s.new_tokens = 1;
+	gs_time_opts_default(&o);
+	o.runtime = rt;
+	o.kernel = k;
+	o.dequant_at = at;
+	return gs_time_estimate(&a, &s, &g, &o, &t, &e) == GS_OK ? t.prefill_s : -1;
+}
+
+/* The AWQ GEMM kernel dequantizes at and above its runtime's threshold of
+ * tokens a call (AutoAWQ's gemm.py batch x tokens >= 1024, vLLM's awq.py
+ * >= 256): there it times as the dequant kernel, below it as the kernel
+ * at every size (dequant_at < 0), and the packed kernel's prompts are the
+ * slower (K_AWQ_GEMM_PREFILL under K_DEQUANT_PREFILL). */
+static void test_awq_dequant(void)
+{
+	const gs_kernel A = GS_K_AWQ_GEMM, D = GS_K_DEQUANT, AUTO = GS_K_AUTO;
+
+	CHECK(awq_prefill(GS_RT_AUTOAWQ, AUTO, 0, 1, 1024) == awq_prefill(GS_RT_AUTOAWQ, D, 0, 1, 1024) &&
+	      awq_prefill(GS_RT_AUTOAWQ, AUTO, 0, 4, 256) == awq_prefill(GS_RT_AUTOAWQ, D, 0, 4, 256) &&
+	      awq_prefill(GS_RT_AUTOAWQ, AUTO, 0, 1, 1023) == awq_prefill(GS_RT_AUTOAWQ, A, -1, 1, 1023) &&
+	      awq_prefill(GS_RT_AUTOAWQ, AUTO, 0, 1, 1023) != awq_prefill(GS_RT_AUTOAWQ, D, 0, 1, 1023),
+	      "AutoAWQ: 1 x 1024 and 4 x 256 prompt tokens dequantize, 1 x 1023 run the AWQ GEMM");
+	CHECK(awq_prefill(GS_RT_VLLM, A, 0, 1, 256) == awq_prefill(GS_RT_VLLM, D, 0, 1, 256) &&
+	      awq_prefill(GS_RT_VLLM, A, 0, 1, 255) == awq_prefill(GS_RT_VLLM, A, -1, 1, 255) &&
+	      awq_prefill(GS_RT_VLLM, A, 512, 1, 511) == awq_prefill(GS_RT_VLLM, A, -1, 1, 511),
+	      "vLLM: the AWQ GEMM dequantizes at 256 tokens, or at a threshold given");
+	CHECK(awq_prefill(GS_RT_AUTOAWQ, A, -1, 1, 4096) > awq_prefill(GS_RT_AUTOAWQ, D, 0, 1, 4096),
+	      "4096 prompt tokens: the packed AWQ GEMM slower than dequantize + a dense GEMM");
+}
+
 int main(void)
 {
 	test_acc16();
+	test_awq_dequant();
 	test_serving();
 	test_dense_flops();
 	test_ckpt_and_lora();
