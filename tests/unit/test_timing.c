@@ -326,6 +326,16 @@ static void test_train_layouts(void)
 	}
 }
 
+/* Inference settings: b prompts of p tokens, gen new tokens each. */
+static void infer_settings(gs_settings *s, int64_t b, int64_t p, int64_t gen)
+{
+	gs_settings_default(s);
+	s->method = GS_INFER;
+	s->batch = b;
+	s->seq = p;
+	s->new_tokens = gen;
+}
+
 static void test_inference_and_errors(void)
 {
 	gs_arch a;
@@ -336,11 +346,7 @@ static void test_inference_and_errors(void)
 	int rt;
 
 	toy(&a);
-	gs_settings_default(&s);
-	s.method = GS_INFER;
-	s.batch = 1;
-	s.seq = 10;
-	s.new_tokens = 10;
+	infer_settings(&s, 1, 10, 10);
 	CHECK(gs_time_estimate(&a, &s, &g, NULL, &t, &e) == GS_OK, "inference (%s)", e.msg);
 	/* bf16 weights, the KV cache at the mean context 15 (15 x 2 x 64 x 2
 	 * layers x 2 bytes), and DynamicCache's torch.cat rebuild of it (read
@@ -801,11 +807,7 @@ static void test_acc16(void)
 	CHECK(gs_gpu_fp16_acc16_tflops(&g) == 165.2, "FP16 accumulate: a consumer Turing card at its file's rate");
 	g.uarch = GS_UARCH_ADA;
 	seven_b(&a);
-	gs_settings_default(&s);
-	s.method = GS_INFER;
-	s.batch = 1;
-	s.seq = 512;
-	s.new_tokens = 1;
+	infer_settings(&s, 1, 512, 1);
 	s.precision_set = true;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		gs_time_opts o;
@@ -835,13 +837,9 @@ static double awq_prefill(gs_runtime rt, gs_kernel k, int64_t at, int64_t b, int
 	gs_error e = { 0 };
 
 	seven_b(&a);
-	gs_settings_default(&s);
-	s.method = GS_INFER;
+	infer_settings(&s, b, p, 1);
 	s.precision = GS_P_AWQ_INT4;
 	s.precision_set = true;
-	s.batch = b;
-	s.seq = p;
-	s.new_tokens = 1;
 	gs_time_opts_default(&o);
 	o.runtime = rt;
 	o.kernel = k;
