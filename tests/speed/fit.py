@@ -5,7 +5,8 @@ grade A/B records of speed.jsonl and speed2.jsonl, through the driver
 
   python3 tests/speed/fit.py [--driver build/speed/driver] [--only NAME,...] [--rounds N]
 
---only fits the constants it names, every other at its constants.h value.
+--only fits the groups that hold a constant it names (every figure of such
+a group), every other constant at its constants.h value.
 
 Objective: the mean over sources (source_key) of each source's mean
 |log(predicted / measured)|, so that no source and no single record decides a
@@ -151,7 +152,7 @@ UARCHS = ("ampere", "ada", "hopper")
 DESKTOP = {g for g, seg in SEGMENT.items() if seg in ("consumer", "workstation")}
 # (parameters, which records[, parameters held at a value while fitting])
 GROUPS = [
-    (["eff_max", "h_half", "elem_bytes", "attn_eff"],
+    (["eff_max", "h_half", "attn_eff"],
      lambda c: c["task"] in ("train_full", "train_lora") and not is_fp8(c), {"eff_max." + u: 0 for u in UARCHS}),
 ] + [
     (["eff_max." + u], (lambda q: lambda c: c["task"].startswith("train") and not is_fp8(c)
@@ -327,7 +328,8 @@ def main():
     ev = Evaluator(driver)
     # --only fits the named constants against the model's current figures
     # for every other (the driver's defaults, constants.h), not START's
-    p = dict(START) if only is None else {k: START[k] for k in only if k in START}
+    p = dict(START) if only is None else {}
+    fitted = set()
     for rd in range(rounds):
         for names, flt, *held in GROUPS:
             if only and not (set(names) & only):
@@ -343,6 +345,9 @@ def main():
                         return 1e9
                     q[k] = v
                 return ev.objective(q, flt)[0]
+            for k in names:  # a group's every figure is fitted, from START
+                p.setdefault(k, START[k])
+                fitted.add(k)
             x, v = nelder_mead(f, [math.log(p[k]) for k in names])
             for k, xv in zip(names, x):
                 p[k] = math.exp(xv)
@@ -351,7 +356,7 @@ def main():
                 rd, ",".join(names), v, n, "; ".join("%s %d" % kv for kv in sorted(by.items()))),
                 file=sys.stderr, flush=True)
     for k, v in p.items():
-        if only is None or k in only:
+        if only is None or k in fitted:
             print("%s=%.4g" % (k, v))
     return 0
 
