@@ -37,17 +37,17 @@ typedef struct rt_info {
  * 256); the others run their own int4 kernels. */
 static const rt_info runtimes[GS_RT_MAX] = {
 	[GS_RT_HF] = { "hf", GS_RTC_HF, CACHE_SETTING, 1024 },
-	[GS_RT_COMPILED] = { "compiled", GS_RTC_COMPILED, CACHE_INPLACE },
-	[GS_RT_LLAMACPP] = { "llama.cpp", GS_RTC_LLAMACPP, CACHE_INPLACE },
-	[GS_RT_SERVING] = { "serving", GS_RTC_SERVING, CACHE_INPLACE },
+	[GS_RT_COMPILED] = { "compiled", GS_RTC_COMPILED, CACHE_INPLACE, 0 },
+	[GS_RT_LLAMACPP] = { "llama.cpp", GS_RTC_LLAMACPP, CACHE_INPLACE, 0 },
+	[GS_RT_SERVING] = { "serving", GS_RTC_SERVING, CACHE_INPLACE, 0 },
 	[GS_RT_AUTOAWQ] = { "autoawq", GS_RTC_FUSED, CACHE_INPLACE, 1024 },
 	[GS_RT_VLLM] = { "vllm", GS_RTC_SERVING, CACHE_INPLACE, 256 },
-	[GS_RT_SGLANG] = { "sglang", GS_RTC_SERVING, CACHE_INPLACE },
-	[GS_RT_TRTLLM] = { "tensorrt-llm", GS_RTC_SERVING, CACHE_INPLACE },
-	[GS_RT_LMDEPLOY] = { "lmdeploy", GS_RTC_SERVING, CACHE_INPLACE },
-	[GS_RT_TGI] = { "tgi", GS_RTC_CUSTOM, CACHE_INPLACE },
-	[GS_RT_EXLLAMA] = { "exllama", GS_RTC_EXLLAMA, CACHE_INPLACE },
-	[GS_RT_DEEPSPEED] = { "deepspeed", GS_RTC_CUSTOM, CACHE_INPLACE },
+	[GS_RT_SGLANG] = { "sglang", GS_RTC_SERVING, CACHE_INPLACE, 0 },
+	[GS_RT_TRTLLM] = { "tensorrt-llm", GS_RTC_SERVING, CACHE_INPLACE, 0 },
+	[GS_RT_LMDEPLOY] = { "lmdeploy", GS_RTC_SERVING, CACHE_INPLACE, 0 },
+	[GS_RT_TGI] = { "tgi", GS_RTC_CUSTOM, CACHE_INPLACE, 0 },
+	[GS_RT_EXLLAMA] = { "exllama", GS_RTC_EXLLAMA, CACHE_INPLACE, 0 },
+	[GS_RT_DEEPSPEED] = { "deepspeed", GS_RTC_CUSTOM, CACHE_INPLACE, 0 },
 };
 
 static const char *const rtc_names[GS_RTC_MAX] = { "hf", "compiled", "llama.cpp", "serving", "fused", "exllama", "custom" };
