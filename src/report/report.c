@@ -158,9 +158,20 @@ static size_t answer_at(ev_model *em, gs_method method, int64_t seq)
 	return em->last = em->n - 1;
 }
 
+/* A row's cell on class g, at its count of GPUs, as an offer to the one
+ * rule (gs_best_offer). */
+static gs_offer row_offer(const gs_report_meta *m, size_t g, const gs_cell *c, int64_t count)
+{
+	gs_offer o = { c->v == GS_FITS || c->v == GS_TIGHT, g, m->gpus[g].usable_bytes, count,
+	               c->v == GS_TIGHT, 0 };
+	return o;
+}
+
 /* Row r offered to its answer a on every eligible class where it fits
- * (gs_best_offer); whether it took the answer. */
-static bool answer_offer(const gs_report_meta *m, gs_answer *a, const gs_row *r, const gs_cell *cells)
+ * (gs_best_offer); whether it took the answer, and into *least whether it
+ * became the least row (the first with an estimate, else fewer bytes). */
+static bool answer_offer(const gs_report_meta *m, gs_answer *a, const gs_row *r, const gs_cell *cells,
+                         bool *least)
 {
 	gs_plan_rank rank = gs_plan_opts_rank(m->plan);
 	int64_t count = r->settings.gpus > 0 ? r->settings.gpus : 1;
@@ -168,18 +179,18 @@ static bool answer_offer(const gs_report_meta *m, gs_answer *a, const gs_row *r,
 	                  a->v == GS_TIGHT, 0 };
 	bool taken = false;
 
+	*least = false;
 	a->n_rows++;
 	if (r->err != GS_OK)
 		return false;
-	/* the first configuration is the least so far, whatever its bytes */
 	if (++a->n_configs == 1 || r->est.device < a->min_device) {
 		a->min_device = r->est.device;
 		a->least = r->settings;
+		*least = true;
 	}
 	for (size_t g = 0; g < m->n_gpus; g++) {
 		const gs_cell *c = &cells[g];
-		gs_offer o = { c->v == GS_FITS || c->v == GS_TIGHT, g, m->gpus[g].usable_bytes, count,
-		               c->v == GS_TIGHT, 0 };
+		gs_offer o = row_offer(m, g, c, count);
 
 		if (!gs_plan_opts_eligible(m->plan, &m->gpus[g]) || !gs_best_offer(rank, &best, &o))
 			continue;
@@ -235,8 +246,7 @@ static void config_offer(const gs_report_meta *m, ev_configs *cf, uint64_t h, co
 	for (size_t g = 0; g < m->n_gpus; g++) {
 		gs_class_fit *f = &fit[g];
 		gs_offer best = { f->found, g, m->gpus[g].usable_bytes, f->count, f->v == GS_TIGHT, 0 };
-		gs_offer o = { cells[g].v == GS_FITS || cells[g].v == GS_TIGHT, g, m->gpus[g].usable_bytes,
-		               count, cells[g].v == GS_TIGHT, 0 };
+		gs_offer o = row_offer(m, g, &cells[g], count);
 
 		if (!gs_best_offer(rank, &best, &o))
 			continue;
@@ -280,19 +290,17 @@ void gs_row_eval(gs_eval *ev, gs_row *r)
 		return;
 	r->answer = answer_at(em, r->settings.method, r->settings.seq);
 	{
-		gs_answer *a = &em->answers[r->answer];
 		ev_configs *cf = &em->configs[r->answer];
-		uint64_t least = a->min_device;
-		uint64_t h = r->err == GS_OK ? gs_settings_hash_of(&r->settings, ev->config_hide) : 0;
+		bool least;
 
-		r->answer_taken = answer_offer(m, a, r, ev->cells);
+		r->answer_taken = answer_offer(m, &em->answers[r->answer], r, ev->cells, &least);
 		if (r->err == GS_OK) {
+			uint64_t h = gs_settings_hash_of(&r->settings, ev->config_hide);
 			method_note(&em->pub, r);
 			config_offer(m, cf, h, r, ev->cells);
 			if (r->answer_taken)
 				cf->answer = h;
-			/* the hash of a->least: answer_offer's rule (the first, else less) */
-			if (a->n_configs == 1 || a->min_device < least)
+			if (least)
 				cf->least = h;
 		}
 	}
