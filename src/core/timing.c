@@ -515,14 +515,15 @@ static double stream_bw(const gs_time_params *P, const gs_gpu *g)
 }
 
 /* The peak a kernel's GEMMs run at: fp4 and fp8 tensor cores where the GPU
- * has them (fp4 falls back to fp8, both to bf16). */
-static double kernel_peak(const gs_gpu *g, k_peak k)
+ * has them (fp4 falls back to fp8, both to bf16); 16-bit GEMMs that
+ * accumulate in FP16 (acc16) at that rate (gs_gpu_fp16_acc16_tflops). */
+static double kernel_peak(const gs_gpu *g, k_peak k, bool acc16)
 {
 	if (k == PEAK_4 && g->fp4_tflops > 0)
 		return g->fp4_tflops;
 	if ((k == PEAK_4 || k == PEAK_8) && g->fp8_tflops > 0)
 		return g->fp8_tflops;
-	return g->bf16_tflops;
+	return acc16 && k == PEAK_16 ? gs_gpu_fp16_acc16_tflops(g) : g->bf16_tflops;
 }
 
 /* Seconds of one pass over `tokens` tokens (all GPUs together): the GEMMs
@@ -822,9 +823,7 @@ static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	c.L = (double)a->layers;
 	c.h = (double)a->hidden;
 	c.bw = stream_bw(P, g);
-	c.peak = kernel_peak(g, kernels[c.k].peak);
-	if (rtc_acc16[c.cls] && kernels[c.k].peak == PEAK_16 && prec != GS_P_BF16)
-		c.peak = gs_gpu_fp16_acc16_tflops(g);
+	c.peak = kernel_peak(g, kernels[c.k].peak, rtc_acc16[c.cls] && prec != GS_P_BF16);
 	c.peak16 = g->bf16_tflops;
 	c.kvb = gs_dtype_bytes(s->kv_dtype_set ? s->kv_dtype : GS_DT_BF16);
 	/* a kernel that fixes its weights' bytes, unless the checkpoint is
