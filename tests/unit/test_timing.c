@@ -572,9 +572,15 @@ static gs_gpu a100_like(void)
 	return g;
 }
 
-/* Properties: a decode step rises with the batch and the context; tensor
- * parallel never beats the single GPU's bounds split; no speed beats the
- * bytes over the datasheet bandwidth or the FLOPs over the datasheet peak. */
+/* The runtimes the properties hold over. */
+static const gs_runtime prop_runtimes[] = {
+	GS_RT_HF, GS_RT_COMPILED, GS_RT_LLAMACPP, GS_RT_VLLM, GS_RT_TRTLLM, GS_RT_LMDEPLOY, GS_RT_AUTOAWQ,
+	GS_RT_EXLLAMA, GS_RT_TGI, GS_RT_DEEPSPEED,
+};
+
+/* Properties: a decode step rises with the batch and the context; no
+ * speed beats the bytes over the datasheet bandwidth or the FLOPs over the
+ * datasheet peak. */
 static void test_properties(void)
 {
 	gs_arch a;
@@ -583,19 +589,17 @@ static void test_properties(void)
 	gs_time t, prev;
 	gs_time_opts o;
 	gs_error e = { 0 };
-	static const gs_runtime rts[] = { GS_RT_HF, GS_RT_COMPILED, GS_RT_LLAMACPP, GS_RT_VLLM, GS_RT_TRTLLM,
-		                          GS_RT_LMDEPLOY, GS_RT_AUTOAWQ, GS_RT_EXLLAMA, GS_RT_TGI, GS_RT_DEEPSPEED };
 	static const gs_prec precs[] = { GS_P_BF16, GS_P_FP8, GS_P_INT8, GS_P_NF4, GS_P_GPTQ_INT4, GS_P_AWQ_INT4 };
-	int rises_b = 1, rises_c = 1, bound = 1, tp_ok = 1, n = 0;
+	int rises_b = 1, rises_c = 1, bound = 1, n = 0;
 	double first = 0;
 
 	seven_b(&a);
 	gs_settings_default(&s);
 	s.method = GS_INFER;
-	for (size_t r = 0; r < sizeof rts / sizeof rts[0]; r++)
+	for (size_t r = 0; r < sizeof prop_runtimes / sizeof prop_runtimes[0]; r++)
 		for (size_t q = 0; q < sizeof precs / sizeof precs[0]; q++) {
 			gs_time_opts_default(&o);
-			o.runtime = rts[r];
+			o.runtime = prop_runtimes[r];
 			s.precision = precs[q];
 			s.precision_set = true;
 			s.seq = 512;
@@ -612,14 +616,14 @@ static void test_properties(void)
 				if (b > 1 && !(t.decode_step_s >= prev.decode_step_s && t.decode_bytes > prev.decode_bytes)) {
 					if (rises_b)
 						printf("  not rising with the batch: %s %s b %lld: %g after %g\n",
-						       gs_runtime_name(rts[r]), gs_kernel_name(t.kernel), (long long)b,
+						       gs_runtime_name(prop_runtimes[r]), gs_kernel_name(t.kernel), (long long)b,
 						       t.decode_step_s, prev.decode_step_s);
 					rises_b = 0;
 				}
 				if (b == 1)
 					first = t.decode_step_s;
 				if (b == 256 && !(t.decode_step_s > first)) {
-					printf("  batch 256 not over batch 1: %s %s: %g, %g\n", gs_runtime_name(rts[r]),
+					printf("  batch 256 not over batch 1: %s %s: %g, %g\n", gs_runtime_name(prop_runtimes[r]),
 					       gs_kernel_name(t.kernel), t.decode_step_s, first);
 					rises_b = 0;
 				}
@@ -629,7 +633,7 @@ static void test_properties(void)
 				                      (t.peak_tflops * 1e12) * (1 - 1e-12)) {
 					if (bound)
 						printf("  under a bound: %s %s b %lld: step %g bytes %g flops %g prefill %g\n",
-						       gs_runtime_name(rts[r]), gs_kernel_name(t.kernel), (long long)b,
+						       gs_runtime_name(prop_runtimes[r]), gs_kernel_name(t.kernel), (long long)b,
 						       t.decode_step_s, t.decode_bytes, t.decode_flops, t.prefill_s);
 					bound = 0;
 				}
@@ -647,13 +651,13 @@ static void test_properties(void)
 				                 t.prefill_s > prev.prefill_s)) {
 					if (rises_c)
 						printf("  not rising with the context: %s %s c %lld: %g after %g, prefill %g "
-						       "after %g\n", gs_runtime_name(rts[r]), gs_kernel_name(t.kernel),
+						       "after %g\n", gs_runtime_name(prop_runtimes[r]), gs_kernel_name(t.kernel),
 						       (long long)c, t.decode_step_s, prev.decode_step_s, t.prefill_s,
 						       prev.prefill_s);
 					rises_c = 0;
 				}
 				if (c == 32768 && !(t.decode_step_s > first)) {
-					printf("  context 32768 not over 128: %s %s: %g, %g\n", gs_runtime_name(rts[r]),
+					printf("  context 32768 not over 128: %s %s: %g, %g\n", gs_runtime_name(prop_runtimes[r]),
 					       gs_kernel_name(t.kernel), t.decode_step_s, first);
 					rises_c = 0;
 				}
@@ -667,16 +671,30 @@ static void test_properties(void)
 	      "prefill rise, and 32768 tokens take longer than 128");
 	CHECK(bound, "no decode step beats its bytes over the datasheet bandwidth or its FLOPs over the peak, "
 	      "no prefill its GEMM FLOPs over the peak");
+}
+
+/* Properties of many GPUs: tensor parallel never beats the single GPU's
+ * bounds split; training never beats its FLOPs over the GPUs' peak. */
+static void test_parallel_bounds(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = a100_like();
+	gs_time_opts o;
+	gs_error e = { 0 };
+	int tp_ok = 1;
+
+	seven_b(&a);
 	/* tensor parallel: tp GPUs never beat one GPU's compute and memory
 	 * bounds split tp ways, nor one GPU's whole step split tp ways */
+	infer_settings(&s, 1, 1024, 256);
 	s.precision = GS_P_BF16;
-	s.seq = 1024;
-	s.new_tokens = 256;
-	for (size_t r = 0; r < sizeof rts / sizeof rts[0]; r++)
+	s.precision_set = true;
+	for (size_t r = 0; r < sizeof prop_runtimes / sizeof prop_runtimes[0]; r++)
 		for (int64_t b = 1; b <= 64; b *= 8) {
 			gs_time one, tpn;
 			gs_time_opts_default(&o);
-			o.runtime = rts[r];
+			o.runtime = prop_runtimes[r];
 			s.batch = b;
 			s.tp = s.gpus = 1;
 			gs_time_estimate(&a, &s, &g, &o, &one, &e);
@@ -883,6 +901,7 @@ int main(void)
 	test_decode_bytes();
 	test_allreduce();
 	test_properties();
+	test_parallel_bounds();
 	test_serving_time();
 	CHECK_DONE();
 }
