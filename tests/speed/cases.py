@@ -282,7 +282,6 @@ def awq_dequant_at(r):
     vLLM before PR #2566 ("for all token counts") and AutoAWQ 0.1.x releases
     (the threshold came with AutoAWQ #316, 2024-01-24, in 0.2.0); else the
     runtime's (AutoAWQ's main branch after #316: 1024)."""
-    import re
     k = r.get("kernel") or ""
     fw = r.get("framework") or ""
     m = re.search(r"at/above (\d+) tokens", k)

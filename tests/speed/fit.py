@@ -51,6 +51,7 @@ for _k in KERNEL_EFFS:
 START["k_gemm.awq-gemm"] = 0.5
 START["k_gemm.int4-wo"] = 0.8
 START["k_gemm.awq-gemv"] = 0.2
+START["k_gemm.dequant"] = 1.0
 START["k_host_s.exllama"] = 1e-5
 START["k_host_s.exllamav2"] = 1e-5
 for _k, _v in (("bnb-nf4", 4e-5), ("bnb-int8", 1.2e-4), ("bnb-int8-decomp", 2.6e-4), ("bnb-int8-col32", 2e-4),
@@ -197,6 +198,15 @@ GROUPS.append((["k_eff1.awq-gemm", "k_effn.awq-gemm"], lambda c: kern(c, "awq-ge
 AWQ_DEQUANT_AT = {"autoawq": 1024, "hf": 1024, "vllm": 256}
 
 
+def awq_dequantizes(c):
+    """Whether an AWQ GEMM record's prompt ran the dequantize path: its
+    batch x prompt tokens at or above the record's dequant-at, else its
+    runtime's (a dequant-at below 0: never)."""
+    at = int(opt(c, "dequant-at") or AWQ_DEQUANT_AT.get(rt(c), 0))
+    p = int(c["record"].get("prompt_tokens") or 0)
+    return at > 0 and p * int(c["record"].get("batch") or 1) >= at
+
+
 def awq_gemm_prompt(c):
     """Records whose GEMMs of more than one token ran the AWQ GEMM kernel:
     prompts below the dequantize threshold, decode steps of a batch."""
@@ -204,9 +214,7 @@ def awq_gemm_prompt(c):
         return True
     if not (kern(c, "awq-gemm") and c["task"] in ("prefill", "generate_end_to_end")):
         return False
-    p = int(c["record"].get("prompt_tokens") or 0)
-    at = int(opt(c, "dequant-at") or AWQ_DEQUANT_AT.get(rt(c), 0))
-    return p >= 256 and (at <= 0 or p * int(c["record"].get("batch") or 1) < at)
+    return int(c["record"].get("prompt_tokens") or 0) >= 256 and not awq_dequantizes(c)
 
 
 GROUPS.append((["k_gemm.awq-gemm"], awq_gemm_prompt))
@@ -218,17 +226,11 @@ def dequant_prompt(c):
     dequant kernel."""
     if not (infer(c) and c["task"] in ("prefill", "generate_end_to_end")):
         return False
-    p = int(c["record"].get("prompt_tokens") or 0)
     if kern(c, "dequant"):
-        return p >= 256
-    if not kern(c, "awq-gemm"):
-        return False
-    at = int(opt(c, "dequant-at") or AWQ_DEQUANT_AT.get(rt(c), 0))
-    return at > 0 and p * int(c["record"].get("batch") or 1) >= at
+        return int(c["record"].get("prompt_tokens") or 0) >= 256
+    return kern(c, "awq-gemm") and awq_dequantizes(c)
 
 
-START["k_gemm.dequant"] = 1.0
-BOUNDS["k_gemm.dequant"] = (0.05, 1.0)
 GROUPS.append((["k_gemm.dequant"], dequant_prompt))
 # bitsandbytes: the 4-bit GEMV and its host cost at one token, the
 # dequantize path above it (shared with vLLM's old RTN kernels), LLM.int8's
