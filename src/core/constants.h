@@ -70,16 +70,20 @@
  * records of each are named here and in docs/time.md, and `make
  * speed-accuracy` publishes the error (tests/speed/baseline.json). */
 /* Training and prefill GEMMs: eff = EFF_MAX * x / (x + X_HALF_RIDGE * ridge)
- * * h / (h + H_HALF) (timing.h). Fitted together with ATTN_EFF (ELEM_BYTES
- * held at its figure from the code) on the 60 bf16 train_full/train_lora
- * records (llm-foundry 42, torchtune 6, NeMo-Automodel 4, Answer.AI LoRA 4,
- * TinyLlama 2, Megatron-LM 1, torchao float8 training's bf16 row 1), with
- * tensor-parallel all-reduces and pipeline bubbles in the model (issue 32):
- * 0.51 without. X_HALF_RIDGE is not fitted: 1 makes the curve the sum of a
- * GEMM's compute and its weight read. H_HALF fitted to ~0 (no width effect
- * in the records past ELEM_BYTES'): kept as 0. ATTN_EFF sits at its prior's
- * floor (0.3, tests/speed/fit.py BOUNDS): the long-context records
- * (llm-foundry s8192-s65536) want attention slower still. ELEM_BYTES, the
+ * (timing.h), x the GEMMs' arithmetic intensity (timing.c gemm_intensity:
+ * 1 / (1/M + 1/K + 1/N) FLOPs a byte, FLOP-weighted over the model's
+ * linears, so that narrow models' and narrow experts' GEMMs run further
+ * from the peak). Fitted together with ATTN_EFF (ELEM_BYTES held at its
+ * figure from the code) on the 67 bf16 train_full/train_lora records
+ * (llm-foundry 42, NeMo-Automodel 10, torchtune 6, Answer.AI LoRA 4,
+ * TinyLlama 2, Megatron-LM 1, Megatron-Bridge 1, torchao float8 training's
+ * bf16 row 1), with tensor-parallel all-reduces, expert-parallel
+ * all-to-alls and pipeline bubbles in the model (issue 32). X_HALF_RIDGE is
+ * not fitted: 1 makes the curve the sum of each GEMM's compute and its
+ * operands' traffic. With x the tokens alone (the weight read only) a width
+ * term h / (h + H_HALF) fitted to ~0 and ATTN_EFF sat at its prior's floor
+ * (0.3), MPT-125M 1.55x fast; with the intensity ATTN_EFF comes off the
+ * floor (0.484) and MPT-125M is 1.3x fast. ELEM_BYTES, the
  * non-GEMM kernels' bytes per hidden element, layer and token, one forward
  * (a backward counts two), from llm-foundry's MPTBlock, the records'
  * majority stack: two low-precision LayerNorms (read and write: 4 each),
@@ -89,7 +93,7 @@
  * rose 3-6% and the training records' plain p90 fell from 32.6% to 29.7%.
  * EFF_MAX is the all-records figure: Megatron-Core's, inference's, and a
  * GPU's whose architecture no record covers. */
-#define GS_TIME_TRAIN_EFF_MAX 0.577
+#define GS_TIME_TRAIN_EFF_MAX 0.615
 /* The pytorch training stack per GPU architecture (a GPU file's
  * "architecture"): its kernels (FlashAttention 2, Triton, Ampere-style
  * tensor-core GEMMs) reach a different share of each datasheet peak:
@@ -98,17 +102,16 @@
  * 2407.08608), whose full rate needs wgmma/TMA kernels. Each fitted alone on
  * that architecture's bf16 pytorch training records (train_full, LoRA and
  * QLoRA): AMPERE 37 (llm-foundry A100 20, Answer.AI 3090/A100 9, torchtune
- * A100 6, TinyLlama 2), ADA 6 (Answer.AI 4090 5, torchtune 1), HOPPER 28
- * (llm-foundry 22, NeMo-Automodel 4, torchao float8 training's bf16 row 1,
+ * A100 6, TinyLlama 2), ADA 6 (Answer.AI 4090 5, torchtune 1), HOPPER 34
+ * (llm-foundry 22, NeMo-Automodel 10, torchao float8 training's bf16 row 1,
  * Answer.AI 1). One figure for all three left the A100 and RTX records up
  * to 43% slow and the small-model H100 ones up to 43% fast. */
-#define GS_TIME_TRAIN_EFF_MAX_AMPERE 0.715
-#define GS_TIME_TRAIN_EFF_MAX_ADA 0.748
-#define GS_TIME_TRAIN_EFF_MAX_HOPPER 0.443
+#define GS_TIME_TRAIN_EFF_MAX_AMPERE 0.721
+#define GS_TIME_TRAIN_EFF_MAX_ADA 0.745
+#define GS_TIME_TRAIN_EFF_MAX_HOPPER 0.430
 #define GS_TIME_X_HALF_RIDGE 1.0
-#define GS_TIME_H_HALF 0.0
 #define GS_TIME_ELEM_BYTES 36.0
-#define GS_TIME_ATTN_EFF 0.3
+#define GS_TIME_ATTN_EFF 0.484
 /* fp8 GEMMs (fp8-mixed on a GPU with fp8_tflops, an fp8 base under LoRA)
  * reach this fraction of the bf16 GEMMs' efficiency, against the doubled
  * fp8 peak, per training stack (gs_train_runtime, --train-runtime; the
@@ -124,7 +127,7 @@
  * Fitted jointly (one figure, 0.57) they left every Megatron-Core record
  * 8-44% slow and the PyTorch ones up to 23% fast. */
 #define GS_TIME_FP8_EFF_SCALE 0.631
-#define GS_TIME_FP8_EFF_SCALE_MEGATRON 0.917
+#define GS_TIME_FP8_EFF_SCALE_MEGATRON 0.847
 /* QLoRA: the step time factor of dequantizing the nf4 base, fitted on the
  * 12 train_qlora records (Answer.AI fsdp_qlora 11, torchtune 1) with the
  * prior >= 1: they want < 1 (QLoRA runs as fast as LoRA there, the nf4
@@ -215,10 +218,10 @@
  * PyTorch GEMM efficiency EFF_MAX). */
 #define GS_TIME_PREFILL_EFF_HF 1.0
 #define GS_TIME_PREFILL_EFF_COMPILED 1.0
-#define GS_TIME_PREFILL_EFF_LLAMACPP 0.821
-#define GS_TIME_PREFILL_EFF_SERVING 1.571
+#define GS_TIME_PREFILL_EFF_LLAMACPP 0.807
+#define GS_TIME_PREFILL_EFF_SERVING 1.485
 #define GS_TIME_PREFILL_EFF_FUSED 1.0
-#define GS_TIME_PREFILL_EFF_EXLLAMA 1.109
+#define GS_TIME_PREFILL_EFF_EXLLAMA 1.03
 #define GS_TIME_PREFILL_EFF_CUSTOM 1.0
 /* Kernels (gs_kernel): a kernel's share of its runtime's memory-bound rate
  * (at one token and above where they differ; 1 where the dense GEMM's),
@@ -270,13 +273,13 @@
 #define GS_TIME_K_GPTQ_TRITON 0.296
 #define GS_TIME_K_AWQ_GEMM_B1 1.0
 #define GS_TIME_K_AWQ_GEMM_BN 1.0
-#define GS_TIME_K_AWQ_GEMM_PREFILL 0.217
+#define GS_TIME_K_AWQ_GEMM_PREFILL 0.206
 #define GS_TIME_K_AWQ_GEMV 1.0
-#define GS_TIME_K_AWQ_GEMV_PREFILL 0.144
+#define GS_TIME_K_AWQ_GEMV_PREFILL 0.128
 #define GS_TIME_K_BNB_NF4_B1 0.548
 #define GS_TIME_K_BNB_INT8 0.652
 #define GS_TIME_K_DEQUANT 1.0
-#define GS_TIME_K_DEQUANT_PREFILL 0.526
+#define GS_TIME_K_DEQUANT_PREFILL 0.489
 #define GS_TIME_K_HOST_S_EXLLAMA 1.04e-05
 #define GS_TIME_K_HOST_S_EXLLAMAV2 0.0
 #define GS_TIME_K_HOST_S_BNB_NF4 1.28e-04

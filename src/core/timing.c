@@ -118,7 +118,6 @@ void gs_time_params_default(gs_time_params *p)
 		                   [GS_UARCH_ADA] = GS_TIME_TRAIN_EFF_MAX_ADA,
 		                   [GS_UARCH_HOPPER] = GS_TIME_TRAIN_EFF_MAX_HOPPER },
 		.x_half_ridge = GS_TIME_X_HALF_RIDGE,
-		.h_half = GS_TIME_H_HALF,
 		.elem_bytes = GS_TIME_ELEM_BYTES,
 		.attn_eff = GS_TIME_ATTN_EFF,
 		.eager_attn_bytes = GS_TIME_EAGER_ATTN_BYTES,
@@ -283,9 +282,9 @@ void gs_time_opts_stack(gs_time_opts *o, const char *stack)
 		o->train_runtime = (gs_train_runtime)r;
 }
 
-double gs_time_eff(const gs_time_params *p, double x, double ridge, double h)
+double gs_time_eff(const gs_time_params *p, double x, double ridge)
 {
-	return x <= 0 || h <= 0 ? 0 : p->eff_max * x / (x + p->x_half_ridge * ridge) * h / (h + p->h_half);
+	return x <= 0 ? 0 : p->eff_max * x / (x + p->x_half_ridge * ridge);
 }
 
 /* ---- Per-layer helpers ---------------------------------------------------
@@ -384,6 +383,44 @@ static mm_params matmul_params(const gs_arch *a, double batch)
 		m.lin_calls += lc * (double)lk->n_layers;
 	}
 	return m;
+}
+
+/* The GEMMs' arithmetic intensity at `tokens` tokens a call, FLOP-weighted:
+ * an (M x K)(K x N) GEMM does 2MKN FLOPs over 2(MK + KN + MN) bytes of
+ * 16-bit operands, so MKN / (MK + KN + MN) = 1 / (1/M + 1/K + 1/N) FLOPs a
+ * byte (a backward GEMM has the same three sizes). M is the tokens each
+ * instance sees (a routed expert: tokens x top-k / experts, at least one,
+ * times the ep ranks whose tokens an expert-parallel rank's experts take);
+ * under tensor parallelism a column-parallel linear splits its outputs, a
+ * row-parallel one (attention output, MLP down) its inputs, the head its
+ * vocabulary. The harmonic mean over the GEMMs weighted by their FLOPs puts
+ * the curve's x / (x + ridge) at the sum of each GEMM's compute and its
+ * operands' traffic. The head runs over head_tokens. */
+static double gemm_intensity(const gs_arch *a, double tokens, double head_tokens, double tp, double ep)
+{
+	double f_sum = 0, t_sum = 0, hv;
+
+	for (int k = 0; k < a->n_kinds; k++) {
+		const gs_layer_kind *lk = &a->kind[k];
+		for (int i = 0; i < lk->n_lin; i++) {
+			const gs_linear *l = &lk->lin[i];
+			bool row = l->role == GS_ROLE_O || l->role == GS_ROLE_DOWN;
+			double in = (double)l->in / (row ? tp : 1), out = (double)l->out / (row ? 1 : tp);
+			double m = tokens * (double)l->active * (l->expert ? ep : 1) /
+			           (double)(l->count > 0 ? l->count : 1);
+			double f = tokens * (double)lk->n_layers * (double)l->active * in * out;
+			if (m < 1)
+				m = 1;
+			f_sum += f;
+			t_sum += f * (1 / m + 1 / in + 1 / out);
+		}
+	}
+	hv = head_tokens * (double)a->hidden * (double)a->vocab / tp;
+	if (hv > 0 && head_tokens > 0) {
+		f_sum += hv;
+		t_sum += hv * (1 / head_tokens + 1 / (double)a->hidden + tp / (double)a->vocab);
+	}
+	return t_sum > 0 ? f_sum / t_sum : tokens;
 }
 
 /* Bytes a stored linear weight weighs, on average over the linears a
@@ -566,6 +603,74 @@ static gs_err sane(gs_time *t, double key, gs_error *e)
 
 /* ---- Training ---------------------------------------------------------------- */
 
+/* What expert parallelism (gs_time_opts.ep) changes in a step. */
+typedef struct ep_split {
+	double ep;          /* expert-parallel ranks (1: none, or no routed experts) */
+	double routed;      /* the routed experts' share of params_total */
+	double moe_layers;  /* layers with routed experts */
+	double copies;      /* token copies a dispatch sends, per token, summed over those
+	                       layers (each layer's top-k) */
+} ep_split;
+
+static ep_split ep_of(const gs_arch *a, const gs_time_opts *o)
+{
+	ep_split x = { o->ep > 1 ? (double)o->ep : 1, 0, 0, 0 };
+	double routed = 0;
+
+	for (int k = 0; k < a->n_kinds; k++) {
+		const gs_layer_kind *lk = &a->kind[k];
+		for (int i = 0; i < lk->n_lin; i++)
+			if (lk->lin[i].expert)
+				routed += (double)lk->n_layers * (double)gs_linear_params(&lk->lin[i]);
+		if (lk->n_experts > 0) {
+			x.moe_layers += (double)lk->n_layers;
+			x.copies += (double)lk->n_layers * (double)lk->experts_per_tok;
+		}
+	}
+	x.routed = a->params_total > 0 && routed > 0 ? routed / (double)a->params_total : 0;
+	if (x.routed > 1)
+		x.routed = 1;
+	if (x.routed <= 0 || x.copies <= 0)
+		x.ep = 1;
+	return x;
+}
+
+/* The parameters a GPU keeps when nothing shards them: every one, the
+ * routed experts' 1 / ep of them. */
+static double ep_local(const ep_split *x)
+{
+	return 1 - x->routed + x->routed / x->ep;
+}
+
+/* The share of the parameters a ring collective among dp ranks moves
+ * through a GPU's link: (dp - 1) / dp of each, the routed experts' own
+ * 1 / ep among the dp / ep ranks that hold the same experts. */
+static double ring_share(const ep_split *x, double dp)
+{
+	double dpe = dp / x->ep;
+	return (1 - x->routed) * (dp - 1) / dp + x->routed / x->ep * (dpe - 1) / dpe;
+}
+
+/* Seconds of a step's all-to-alls over a stage's MoE layers: `rounds`
+ * rounds (a dispatch and a combine a layer forward, two backward, two more
+ * under recompute, every micro-batch), each sending each of `tokens`
+ * tokens' top-k copies of the hidden state in 16 bits, (ep - 1) / ep of
+ * them to other ranks (Megatron-Core's MoEAlltoAllTokenDispatcher, DeepEP's
+ * dispatch), over the link ep ranks share, with NCCL's latency a layer. A
+ * tensor-parallel rank sends its sequence-parallel share of the tokens. */
+static double ep_alltoall_s(const gs_time_params *P, const gs_gpu *g, const ep_split *x, int64_t per_node,
+                            double rounds, double tokens, double h, double pp)
+{
+	double gbs;
+	int kind;
+
+	if (x->ep <= 1)
+		return 0;
+	kind = link_of(g, (int64_t)x->ep, per_node, &gbs);
+	return rounds * (x->moe_layers * coll_latency_s(P, kind, (int64_t)x->ep - 1) +
+	                 (x->ep - 1) / x->ep * tokens * x->copies * h * 2 / (gbs * 1e9)) / pp;
+}
+
 static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
                          const gs_time_params *P, double n_act, gs_time *t, gs_error *e)
 {
@@ -578,6 +683,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	double pp = naive ? n : (o->pp > 1 ? (double)o->pp : 1), vpp = o->vpp > 1 ? (double)o->vpp : 1;
 	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
 	double wbytes, shard = 1, optb, ridge, peak, work, eager, exposed, bwd_share, mb_s;
+	ep_split x = ep_of(a, o);
 	/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
 	 * (Transformer Engine's fp8 LoRA, as NeMo's) */
 	bool fp8 = (prec == GS_P_FP8_MIXED || (adapter && prec == GS_P_FP8)) && g->fp8_tflops > 0;
@@ -586,6 +692,9 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 		return gs_fail(e, GS_EUSAGE, "time: %lld GPUs do not split into tensor parallel %lld x pipeline %lld",
 		               (long long)s->gpus, (long long)s->tp, (long long)pp);
 	dp = naive ? 1 : n / (tp * pp);
+	if (x.ep > 1 && (naive || fmod(dp, x.ep) != 0))
+		return gs_fail(e, GS_EUSAGE, "time: %g data-parallel ranks do not split into expert parallel %lld",
+		               dp, (long long)o->ep);
 	attn = prompt_attn_flops(a, seq, causal);
 	fwd = 2 * n_act + attn;
 	bwd = adapter ? 2 * n_act + 2 * attn : 2 * fwd;
@@ -606,7 +715,8 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	peak = fp8 ? g->fp8_tflops : g->bf16_tflops;
 	t->peak_tflops = peak;
 	ridge = peak * 1e12 / (g->bandwidth_gbs * 1e9) * (fp8 ? 1 : 2) / 2;
-	t->eff = gs_time_eff(P, micro, ridge, h) * (fp8 ? P->fp8_scale[o->train_runtime] : 1);
+	t->eff = gs_time_eff(P, gemm_intensity(a, micro, micro, tp, x.ep), ridge) *
+	         (fp8 ? P->fp8_scale[o->train_runtime] : 1);
 	/* PyTorch stacks reach a different share of each architecture's
 	 * datasheet peak (constants.h); Megatron-Core, and a GPU of an
 	 * architecture no record covers, take the all-records figure. */
@@ -641,7 +751,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	mb_s = t->compute_s / accum;
 	exposed = 0;
 	if (dp > 1) {
-		double gbs, ring = (dp - 1) / dp, pw = (double)a->params_total / tp / pp;
+		double gbs, ring = ring_share(&x, dp), pw = (double)a->params_total / tp / pp;
 		int kind = link_of(g, (int64_t)n, per_node, &gbs);
 		if (s->sharding == GS_SH_ZERO3 || s->sharding == GS_SH_FSDP || s->sharding == GS_SH_FSDP2) {
 			/* all-gather weights (forward and backward) and reduce-scatter
@@ -656,7 +766,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 			/* all-reduce (reduce-scatter + all-gather) of the gradients in
 			 * buckets (DDP's 25 MB), overlapped with the last
 			 * micro-batch's backward */
-			double bytes = trainable / tp / pp * 2, buckets = ceil(bytes / 25e6);
+			double bytes = trainable / tp / pp * 2, buckets = ceil(bytes * ep_local(&x) / 25e6);
 			t->comm_s = 2 * ring * bytes / (gbs * 1e9) + buckets * coll_latency_s(P, kind, 2 * ((int64_t)dp - 1));
 			exposed = t->comm_s > bwd_share * mb_s ? t->comm_s - bwd_share * mb_s : 0;
 			if (s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2)
@@ -665,9 +775,11 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	}
 	/* Optimizer step: AdamW-like, read weight, grad, 2 states (fp32) and
 	 * write weight and states: 28 bytes a trainable parameter, a stream. */
-	optb = (s->optimizer == GS_O_SGD ? 12 : 28) * trainable / tp / pp / shard;
+	optb = (s->optimizer == GS_O_SGD ? 12 : 28) * trainable / tp / pp / shard *
+	       (shard > 1 ? 1 : ep_local(&x)); /* unsharded: a rank's experts only */
 	t->optim_s = optb / stream_bw(P, g);
-	t->step_s = t->compute_s + t->tp_comm_s + exposed + t->optim_s;
+	t->ep_comm_s = ep_alltoall_s(P, g, &x, per_node, accum * (4 + (s->grad_ckpt ? 2 : 0)), micro / tp, h, pp);
+	t->step_s = t->compute_s + t->tp_comm_s + exposed + t->ep_comm_s + t->optim_s;
 	t->tok_s_total = t->tokens_step / t->step_s;
 	t->tok_s_gpu = t->tok_s_total / n;
 	t->mfu = t->model_flops_step / t->step_s / (n * peak * 1e12);
@@ -777,10 +889,11 @@ static double prefill(const inf *c, double b, double p, double *eff)
 	double ridge, e, heads, gemm, attn, extra = 0, gpu, host, ar_s = 0;
 
 	ridge = c->peak * 1e12 / (c->g->bandwidth_gbs * 1e9) * (c->bpp < 2 ? c->bpp : 2) / 2;
-	e = gs_time_eff(P, b * p, ridge, c->h) * P->prefill_eff[c->cls] * P->k_gemm[k];
 	/* the head: every prompt position's logits, or the last only
 	 * (generate() since transformers 4.45: logits_to_keep) */
 	heads = s->logits == GS_LOGITS_LAST ? b : b * p;
+	e = gs_time_eff(P, gemm_intensity(c->a, b * p, heads, c->tp, 1), ridge) * P->prefill_eff[c->cls] *
+	    P->k_gemm[k];
 	gemm = 2 * m.lin_act * b * p + 2 * m.head * heads;
 	attn = prompt_attn_flops(c->a, p, c->causal) * b * p;
 	if (gs_attn_eager(s->attn))
@@ -897,8 +1010,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		return gs_fail(e, GS_EUSAGE, "time: unknown training runtime %d", (int)o->train_runtime);
 	if (s->batch < 1 || s->seq < 1 || s->gpus < 1 || s->tp < 1)
 		return gs_fail(e, GS_EUSAGE, "time: batch, seq, gpus and tp must be positive");
-	if (o->pp < 0 || o->vpp < 0 || o->concurrency < 0)
-		return gs_fail(e, GS_EUSAGE, "time: pp, vpp and concurrency must not be negative");
+	if (o->pp < 0 || o->vpp < 0 || o->ep < 0 || o->concurrency < 0)
+		return gs_fail(e, GS_EUSAGE, "time: pp, vpp, ep and concurrency must not be negative");
 
 	m = matmul_params(a, 1);
 	t->n_mm = m.lin_act + m.head;

@@ -29,6 +29,12 @@
  * every micro-batch, overlapped with its compute. A collective takes NCCL's
  * latency (a base plus a hop per ring step, per link kind) plus its bytes
  * over the link (link_gbs, else PCIe, and GS_TIME_NET_GBS between nodes).
+ * Expert parallelism (gs_time_opts.ep: Megatron-Core's and NeMo
+ * Automodel's EP) keeps each routed expert on one of ep data-parallel ranks:
+ * the experts are gathered (FSDP) or reduced (DDP) among dp / ep ranks only,
+ * and every MoE layer sends each token's top-k copies to the experts' ranks
+ * and back (dispatch and combine all-to-alls, forward and backward, again
+ * under recompute), not overlapped.
  * Pipeline stages (gs_time_opts.pp, 1F1B with vpp virtual stages) idle for
  * (pp - 1) / (vpp * micro-batches) of the step (Narayanan et al. 2021); the
  * naive pipeline (--sharding pipeline: one stage works at a time) runs at
@@ -171,7 +177,6 @@ typedef struct gs_time_params {
 	double eff_max_uarch[GS_UARCH_MAX]; /* the same for the pytorch training stack on
 	                                       each GPU architecture; 0: eff_max */
 	double x_half_ridge;   /* x_half in units of the GPU's ridge point */
-	double h_half;         /* GEMM width (hidden) at which the efficiency halves */
 	double elem_bytes;     /* non-GEMM bytes per hidden element, layer and token (training) */
 	double attn_eff;       /* attention kernels' rate relative to the GEMMs' */
 	double eager_attn_bytes; /* bytes moved per attention score element by eager attention */
@@ -210,6 +215,9 @@ typedef struct gs_time_opts {
 	int64_t gpus_per_node;      /* 0: 8 */
 	int64_t pp;                 /* training: 1F1B pipeline stages among the GPUs (0, 1: none) */
 	int64_t vpp;                /* virtual stages a GPU (interleaved schedule; 0, 1: none) */
+	int64_t ep;                 /* training: expert-parallel ranks among the data-parallel
+	                               ones (0, 1: none; no effect on a model without routed
+	                               experts) */
 	int64_t concurrency;        /* serving: sequences in flight (0: the batch) */
 	int64_t dequant_at;         /* the AWQ GEMM kernel: tokens a call at and above which the
 	                               weights are dequantized to fp16 for a dense GEMM (0: the
@@ -238,6 +246,7 @@ typedef struct gs_time {
 	double comm_s;          /* data-parallel and sharding traffic (overlapped) */
 	double tp_comm_s;       /* tensor-parallel all-reduces (training: of the step; inference:
 	                           of a decode step), not overlapped */
+	double ep_comm_s;       /* expert-parallel all-to-alls of the step, not overlapped */
 	double bubble;          /* pipeline idle share of the step (0: none) */
 	double optim_s, step_s;
 	double tok_s_gpu, tok_s_total;
@@ -296,10 +305,10 @@ char *gs_time_fmt_secs(char *buf, size_t n, double sec);
 char *gs_time_fmt_count(char *buf, size_t n, double v);
 char *gs_time_fmt_usd(char *buf, size_t n, double usd);
 
-/* The GEMM efficiency curve, eff_max * x / (x + x_half_ridge * ridge) *
- * h / (h + h_half), x tokens per micro-step per GPU, ridge = the tokens at
- * which a GEMM's compute equals its weight read (peak / bandwidth * weight
- * bytes / 2), h the model's hidden size (narrow GEMMs fill the GPU less). */
-double gs_time_eff(const gs_time_params *p, double x, double ridge, double h);
+/* The GEMM efficiency curve, eff_max * x / (x + x_half_ridge * ridge): x the
+ * GEMMs' arithmetic intensity (FLOPs a byte of 16-bit operands, FLOP-weighted
+ * over a pass's GEMMs: timing.c gemm_intensity), ridge the GPU's (peak /
+ * bandwidth, times a weight's bytes / 2). */
+double gs_time_eff(const gs_time_params *p, double x, double ridge);
 
 #endif

@@ -38,6 +38,9 @@ CONFIGS = [
     ("Llama-3.1-8B", "meta-llama--Llama-3.1-8B"),
     ("Llama-3.1-70B", "meta-llama--Llama-3.1-70B"),
     ("TinyLlama", "TinyLlama--TinyLlama-1.1B-Chat-v1.0"),
+    ("gpt-oss-20b", "openai--gpt-oss-20b"),
+    ("gpt-oss-120b", "openai--gpt-oss-120b"),
+    ("deepseek-ai/DeepSeek-V3", "deepseek-ai--DeepSeek-V3"),
     # the second calibration set's configs (tests/accuracy/models/set2, with provenance)
     ("Qwen/Qwen3-0.6B", "Qwen--Qwen3-0.6B"),
     ("Qwen/Qwen3-1.7B", "Qwen--Qwen3-1.7B"),
@@ -156,6 +159,24 @@ def gguf_bytes(r):
     return float(m.group(1)) * 2 ** 30 if m else 0.0
 
 
+# Expert-parallel degrees a record's table leaves out ("EP -"), from the
+# configs its source ran: NeMo Automodel's examples/benchmark/configs/
+# gptoss_20b_te_deepep.yaml and gptoss_120b_te_deepep.yaml (037e04a6a,
+# distributed.ep_size 8 and 64; the table's "Kernel Optimizations" name
+# DeepEP, which runs only with an EP group).
+EP_OF_CONFIG = [
+    ("automodel-train_full-gpt-oss20b-", 8),
+    ("automodel-train_full-gpt-oss120b-", 64),
+]
+
+
+def expert_parallel(r):
+    ep = re.search(r"\bEP (\d+)", r.get("parallelism") or "")
+    if ep:
+        return int(ep.group(1))
+    return next((d for key, d in EP_OF_CONFIG if r["id"].startswith(key)), 1)
+
+
 def train_case(r):
     n = int(r["n_gpus"] or 1)
     tp, pp, cp = degrees(r.get("parallelism"))
@@ -172,6 +193,9 @@ def train_case(r):
     dp = n // model_par
     vp = re.search(r"(?:virtual pipeline|VP) (\d+)", r.get("parallelism") or "")
     topts = ["pp=%d" % pp] + (["vpp=%s" % vp.group(1)] if vp and pp > 1 else [])
+    ep = expert_parallel(r)
+    if ep > 1:
+        topts.append("ep=%d" % ep)
     gb = r.get("global_batch") or b * dp
     ga = max(1, round(gb / (b * dp)))
     task = r["task"]

@@ -4,7 +4,7 @@
  * model: "cfg:PATH" (a config.json) or "manual:params,layers,hidden,heads,
  * kv_heads,intermediate,vocab" (gs_arch_manual; 0 = derived); settings:
  * "name=value;..." by gpusizer estimate's flag names; time options:
- * "kernel=NAME;pp=N;vpp=N;concurrency=N;dequant-at=N;weight-bpp=X" or "-". Writes per line
+ * "kernel=NAME;pp=N;vpp=N;ep=N;concurrency=N;dequant-at=N;weight-bpp=X" or "-". Writes per line
  *   id \t status \t the gs_time fields as name=value (or the error). */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
@@ -43,7 +43,6 @@ static int params_env(gs_time_params *P)
 	static const struct { const char *name; size_t off; } f[] = {
 		{ "eff_max", offsetof(gs_time_params, eff_max) },
 		{ "x_half_ridge", offsetof(gs_time_params, x_half_ridge) },
-		{ "h_half", offsetof(gs_time_params, h_half) },
 		{ "elem_bytes", offsetof(gs_time_params, elem_bytes) },
 		{ "attn_eff", offsetof(gs_time_params, attn_eff) },
 		{ "eager_attn_bytes", offsetof(gs_time_params, eager_attn_bytes) },
@@ -138,6 +137,8 @@ static int topts(gs_time_opts *o, char *list, gs_error *e)
 			o->pp = atoll(eq);
 		else if (strcmp(tok, "vpp") == 0)
 			o->vpp = atoll(eq);
+		else if (strcmp(tok, "ep") == 0)
+			o->ep = atoll(eq);
 		else if (strcmp(tok, "concurrency") == 0)
 			o->concurrency = atoll(eq);
 		else if (strcmp(tok, "dequant-at") == 0)
@@ -248,13 +249,13 @@ int main(int argc, char **argv)
 			continue;
 		}
 		printf("%s\tok\tn_mm=%.6g\tflops_fwd_tok=%.6g\tpeak=%.6g\teff=%.6g\ttokens_step=%.6g\t"
-		       "flops_step=%.6g\tcompute_s=%.6g\tcomm_s=%.6g\ttp_comm_s=%.6g\toptim_s=%.6g\tstep_s=%.6g\t"
+		       "flops_step=%.6g\tcompute_s=%.6g\tcomm_s=%.6g\ttp_comm_s=%.6g\tep_comm_s=%.6g\toptim_s=%.6g\tstep_s=%.6g\t"
 		       "tok_s_gpu=%.6g\ttok_s_total=%.6g\tmfu=%.6g\tprefill_s=%.6g\tdecode_step_s=%.6g\t"
 		       "decode_tok_s_seq=%.6g\tdecode_tok_s_total=%.6g\tdecode_bytes=%.6g\tkv_read_bytes=%.6g\t"
 		       "cache_copy_bytes=%.6g\tdecode_flops=%.6g\thost_s=%.6g\tgenerate_s=%.6g\tttft_s=%.6g\t"
 		       "tpot_s=%.6g\tserve_tok_s=%.6g\tlayers=%lld\tbw=%.6g\tgpus=%lld\n",
 		       f[0], t.n_mm, t.flops_fwd_tok, t.peak_tflops, t.eff, t.tokens_step, t.flops_step,
-		       t.compute_s, t.comm_s, t.tp_comm_s, t.optim_s, t.step_s, t.tok_s_gpu, t.tok_s_total, t.mfu,
+		       t.compute_s, t.comm_s, t.tp_comm_s, t.ep_comm_s, t.optim_s, t.step_s, t.tok_s_gpu, t.tok_s_total, t.mfu,
 		       t.prefill_s, t.decode_step_s, t.decode_tok_s_seq, t.decode_tok_s_total, t.decode_bytes,
 		       t.kv_read_bytes, t.cache_copy_bytes, t.decode_flops, t.host_s, t.generate_s, t.ttft_s,
 		       t.tpot_s, t.serve_tok_s, (long long)a.layers, gpu->bandwidth_gbs, (long long)s.gpus);

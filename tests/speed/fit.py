@@ -30,7 +30,7 @@ import speed_accuracy as sa  # noqa: E402
 import cases  # noqa: E402
 
 START = {
-    "eff_max": 0.51, "x_half_ridge": 1.0, "h_half": 1e-6, "elem_bytes": 0.24, "attn_eff": 0.31,
+    "eff_max": 0.51, "x_half_ridge": 1.0, "elem_bytes": 0.24, "attn_eff": 0.31,
     "fp8_scale.pytorch": 0.66, "fp8_scale.megatron": 0.86, "dequant_train": 1.0,
     "eff_max.ampere": 0.67, "eff_max.ada": 0.72, "eff_max.hopper": 0.42,
 }
@@ -82,7 +82,6 @@ BOUNDS.update({"prefill_eff." + c: (0.05, 1 / 0.57) for c in CLASSES})  # with e
 BOUNDS["attn_eff"] = (0.3, 1.0)
 BOUNDS["host_desktop"] = (0.05, 1.0)
 BOUNDS["dequant_train"] = (1.0, 10.0)
-BOUNDS["h_half"] = (1e-6, 1e5)
 
 
 def rt(c):
@@ -153,7 +152,7 @@ UARCHS = ("ampere", "ada", "hopper")
 DESKTOP = {g for g, seg in SEGMENT.items() if seg in ("consumer", "workstation")}
 # (parameters, which records[, parameters held at a value while fitting])
 GROUPS = [
-    (["eff_max", "h_half", "attn_eff"],
+    (["eff_max", "attn_eff"],
      lambda c: c["task"] in ("train_full", "train_lora") and not is_fp8(c), {"eff_max." + u: 0 for u in UARCHS}),
 ] + [
     (["eff_max." + u], (lambda q: lambda c: c["task"].startswith("train") and not is_fp8(c)

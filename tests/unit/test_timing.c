@@ -151,19 +151,16 @@ static void test_ckpt_and_lora(void)
 	      "lora: ~2/3 of full's FLOPs (%g / %g)", lora.flops_step, full.flops_step);
 }
 
-static void test_moe_flops(void)
+/* The toy with its MLP made 8 routed experts, 2 active: per layer 8 x
+ * (8192 + 8192 + 8192) routed parameters. */
+static void toy_moe(gs_arch *a)
 {
-	gs_arch a;
-	gs_settings s;
-	gs_gpu g = toy_gpu();
-	gs_time t;
 	gs_error e = { 0 };
 	int made = 0;
 
-	toy(&a);
-	/* Make the MLP 8 routed experts, 2 active. */
-	for (int i = 0; i < a.kind[0].n_lin; i++) {
-		gs_linear *l = &a.kind[0].lin[i];
+	toy(a);
+	for (int i = 0; i < a->kind[0].n_lin; i++) {
+		gs_linear *l = &a->kind[0].lin[i];
 		if (l->role == GS_ROLE_GATE || l->role == GS_ROLE_UP || l->role == GS_ROLE_DOWN) {
 			l->count = 8;
 			l->active = 2;
@@ -171,9 +168,20 @@ static void test_moe_flops(void)
 			made++;
 		}
 	}
-	a.kind[0].n_experts = 8;
-	a.kind[0].experts_per_tok = 2;
-	CHECK(made == 3 && gs_arch_tally(&a, &e) == GS_OK, "moe: toy experts (%d, %s)", made, e.msg);
+	a->kind[0].n_experts = 8;
+	a->kind[0].experts_per_tok = 2;
+	CHECK(made == 3 && gs_arch_tally(a, &e) == GS_OK, "moe: toy experts (%d, %s)", made, e.msg);
+}
+
+static void test_moe_flops(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = toy_gpu();
+	gs_time t;
+	gs_error e = { 0 };
+
+	toy_moe(&a);
 	train(&s, GS_FULL, 1, 32, false);
 	gs_time_estimate(&a, &s, &g, NULL, &t, &e);
 	/* per layer: attention 16384 + 2 active x (8192 + 8192 + 8192) = 65536; x 2 + 6400 */
@@ -256,6 +264,112 @@ static void test_step_parts(void)
 	CHECK(close_to(t8.comm_s, 2 * 7.0 / 8 * 2 * P_ / (0.985 * 2 * 16 * 1e9) +
 	                              (GS_TIME_AR_BASE_US + 14 * GS_TIME_AR_HOP_US_PCIE) * 1e-6),
 	      "no link: PCIe Gen4 x16 and PCIe's latency (%g)", t8.comm_s);
+}
+
+/* The GEMMs' arithmetic intensity by hand: 1 / (1/M + 1/K + 1/N) a linear,
+ * FLOP-weighted (timing.c gemm_intensity). */
+static double intensity(const double *f, const double *m, const double *k, const double *n, int count)
+{
+	double fs = 0, ts = 0;
+
+	for (int i = 0; i < count; i++) {
+		fs += f[i];
+		ts += f[i] * (1 / m[i] + 1 / k[i] + 1 / n[i]);
+	}
+	return fs / ts;
+}
+
+/* The efficiency curve's x is the GEMMs' intensity: the toy at 2 x 32
+ * tokens, dense, then with experts under EP (each expert's M: 64 tokens x
+ * top-2 / 8 experts x ep); the toy GPU's ridge is 100e12 / 1000e9 = 100. */
+static void test_gemm_intensity(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = toy_gpu();
+	gs_time t;
+	gs_time_opts o;
+	gs_error e = { 0 };
+	/* per layer q, k, v, o 64x64; gate, up 64x128; down 128x64; the head 64x100 (x 64 tokens, 2 layers) */
+	double f[] = { 2 * 4 * 4096, 2 * 2 * 8192, 2 * 8192, 6400 }, m[] = { 64, 64, 64, 64 };
+	double k[] = { 64, 64, 128, 64 }, n[] = { 64, 128, 64, 100 };
+	double x;
+
+	toy(&a);
+	train(&s, GS_FULL, 2, 32, false);
+	gs_time_opts_default(&o);
+	CHECK(gs_time_estimate(&a, &s, &g, &o, &t, &e) == GS_OK, "intensity: dense toy (%s)", e.msg);
+	x = intensity(f, m, k, n, 4);
+	CHECK(close_to(t.eff, GS_TIME_TRAIN_EFF_MAX * x / (x + 100)), "intensity: dense toy x = %g: eff %g", x,
+	      t.eff);
+	/* experts: 2 active of 8, 64 x 2 / 8 = 16 tokens each; under EP 4
+	 * each rank's experts take 4 ranks' tokens: 64 */
+	toy_moe(&a);
+	f[1] = 2 * 2 * 2 * 8192;
+	f[2] = 2 * 2 * 8192;
+	s.gpus = 4;
+	s.sharding = GS_SH_FSDP;
+	for (int ep = 1; ep <= 4; ep *= 4) {
+		o.ep = ep;
+		m[1] = m[2] = 16.0 * ep;
+		CHECK(gs_time_estimate(&a, &s, &g, &o, &t, &e) == GS_OK, "intensity: moe toy ep %d (%s)", ep, e.msg);
+		x = intensity(f, m, k, n, 4);
+		CHECK(close_to(t.eff, GS_TIME_TRAIN_EFF_MAX * x / (x + 100)), "intensity: moe toy ep %d: x = %g, eff %g",
+		      ep, x, t.eff);
+	}
+}
+
+/* Expert parallelism by hand on the MoE toy, 4 GPUs, FSDP, 2 x 32 tokens:
+ * the all-to-alls and the experts left out of the gathers. */
+static void test_expert_parallel(void)
+{
+	gs_arch a, d;
+	gs_settings s;
+	gs_gpu g = toy_gpu();
+	gs_time t1, t4, tn, dd;
+	gs_time_opts o;
+	gs_error e = { 0 };
+	double lat_nv = (GS_TIME_AR_BASE_US + 3 * GS_TIME_AR_HOP_US_NVLINK) * 1e-6, round, r, gl;
+
+	toy_moe(&a);
+	train(&s, GS_FULL, 2, 32, false);
+	s.gpus = 4;
+	s.sharding = GS_SH_FSDP;
+	gs_time_opts_default(&o);
+	CHECK(gs_time_estimate(&a, &s, &g, &o, &t1, &e) == GS_OK && t1.ep_comm_s == 0, "ep 1: no all-to-all (%s)",
+	      e.msg);
+	o.ep = 4;
+	CHECK(gs_time_estimate(&a, &s, &g, &o, &t4, &e) == GS_OK, "ep 4 (%s)", e.msg);
+	/* one round: 2 MoE layers' latency + 3/4 of 64 tokens x (2 layers x
+	 * top-2) copies x 64 x 2 bytes over NVLink's 100 GB/s; 4 rounds */
+	round = 2 * lat_nv + 3.0 / 4 * 64 * 4 * 64 * 2 / 100e9;
+	CHECK(close_to(t4.ep_comm_s, 4 * round), "ep 4: 4 all-to-alls of %g s (%g)", round, t4.ep_comm_s);
+	CHECK(close_to(t4.step_s, t4.compute_s + t4.ep_comm_s + t4.optim_s + (t4.comm_s > t4.compute_s ?
+	                                                                            t4.comm_s - t4.compute_s : 0)),
+	      "ep 4: the all-to-alls are in the step, not overlapped");
+	/* FSDP gathers only the shared parameters: the experts live on one rank of 4 */
+	r = 2 * 8 * 24576.0 / (double)a.params_total;
+	gl = 3 * 2 * lat_nv;
+	CHECK(close_to(t4.comm_s - gl, (1 - r) * (t1.comm_s - gl)), "ep 4 = dp: the experts are not gathered (%g, %g)",
+	      t4.comm_s, t1.comm_s);
+	/* recompute: two more all-to-alls; across nodes: the network */
+	s.grad_ckpt = true;
+	gs_time_estimate(&a, &s, &g, &o, &tn, &e);
+	CHECK(close_to(tn.ep_comm_s, 6 * round), "ep 4, recompute: 6 all-to-alls (%g)", tn.ep_comm_s);
+	s.grad_ckpt = false;
+	o.gpus_per_node = 2;
+	gs_time_estimate(&a, &s, &g, &o, &tn, &e);
+	round = 2 * (GS_TIME_AR_BASE_US + 3 * GS_TIME_AR_HOP_US_NET) * 1e-6 + 3.0 / 4 * 64 * 4 * 64 * 2 / 50e9;
+	CHECK(close_to(tn.ep_comm_s, 4 * round), "ep 4 over 2 nodes: the network's 50 GB/s (%g)", tn.ep_comm_s);
+	o.gpus_per_node = 8;
+	/* errors and no-ops */
+	o.ep = 3;
+	CHECK(gs_time_estimate(&a, &s, &g, &o, &tn, &e) == GS_EUSAGE, "ep 3 of 4 data-parallel ranks: refused");
+	o.ep = -1;
+	CHECK(gs_time_estimate(&a, &s, &g, &o, &tn, &e) == GS_EUSAGE, "ep -1: refused");
+	toy(&d);
+	o.ep = 4;
+	CHECK(gs_time_estimate(&d, &s, &g, &o, &dd, &e) == GS_OK && dd.ep_comm_s == 0, "ep on a dense model: nothing");
 }
 
 /* Megatron-style layouts: tensor parallel all-reduces and 1F1B bubbles. */
@@ -897,6 +1011,8 @@ int main(void)
 	test_moe_flops();
 	test_step_parts();
 	test_train_layouts();
+	test_gemm_intensity();
+	test_expert_parallel();
 	test_inference_and_errors();
 	test_decode_bytes();
 	test_allreduce();
