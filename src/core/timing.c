@@ -416,7 +416,7 @@ static double gemm_intensity(const gs_arch *a, double tokens, double head_tokens
 		}
 	}
 	hv = head_tokens * (double)a->hidden * (double)a->vocab / tp;
-	if (hv > 0 && head_tokens > 0) {
+	if (hv > 0) {
 		f_sum += hv;
 		t_sum += hv * (1 / head_tokens + 1 / (double)a->hidden + tp / (double)a->vocab);
 	}
