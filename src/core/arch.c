@@ -194,6 +194,16 @@ uint64_t gs_kind_params(const gs_layer_kind *k)
 	return t;
 }
 
+double gs_kind_q_per_kv(const gs_arch *a, const gs_layer_kind *k)
+{
+	double heads = (double)(k->heads ? k->heads : a->heads);
+	double kvh = (double)(k->kv_heads ? k->kv_heads : a->kv_heads);
+
+	if (k->kv_dim <= 0 || k->mixer == GS_MIX_MLA || kvh <= 0 || heads <= kvh)
+		return 1;
+	return heads / kvh;
+}
+
 double gs_kind_mixer_flops_token(const gs_arch *a, const gs_layer_kind *k, double ctx)
 {
 	double heads = (double)(k->heads ? k->heads : a->heads);

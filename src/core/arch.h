@@ -237,6 +237,11 @@ uint64_t gs_kind_params(const gs_layer_kind *k);
  * state (the recurrent update of docs/engine.md, "Layer kinds"). */
 double gs_kind_mixer_flops_token(const gs_arch *a, const gs_layer_kind *k, double ctx);
 
+/* Query heads that share one cached KV head in a layer of kind k: the
+ * GQA group (heads / kv_heads); 1 for multi-head attention, MLA (its
+ * latent is one cache for every head) and the kinds that cache no keys. */
+double gs_kind_q_per_kv(const gs_arch *a, const gs_layer_kind *k);
+
 /* Cache elements of all layers for one sequence at ctx tokens. */
 double gs_arch_kv_elements(const gs_arch *a, double ctx, bool is_static);
 

@@ -317,6 +317,7 @@ static double kind_prompt_keys(const gs_layer_kind *k, double p, bool causal)
 /* The sums over layers the passes need. */
 typedef struct layer_sums {
 	double kv_read;   /* cache bytes the attention reads, a sequence */
+	double kv_read_q; /* the same read once per query head of each GQA group */
 	double kv_held;   /* cache bytes held, a sequence (what a rebuild copies: the
 	                     default cache keeps a sliding layer's window less one) */
 	double state;     /* recurrent and conv state bytes, a sequence (read and written
@@ -326,12 +327,13 @@ typedef struct layer_sums {
 
 static layer_sums layers_at(const gs_arch *a, double ctx, double elem)
 {
-	layer_sums r = { 0, 0, 0, 0 };
+	layer_sums r = { 0, 0, 0, 0, 0 };
 
 	for (int i = 0; i < a->n_kinds; i++) {
 		const gs_layer_kind *k = &a->kind[i];
 		double n = (double)k->n_layers, tok = (double)k->kv_dim * elem;
 		r.kv_read += n * tok * kind_kv_read(k, ctx);
+		r.kv_read_q += n * tok * kind_kv_read(k, ctx) * gs_kind_q_per_kv(a, k);
 		r.kv_held += n * tok * gs_kind_kv_tokens(k, ctx, false);
 		r.state += n * gs_kind_state_bytes(k, elem);
 		r.attn_flops += n * gs_kind_mixer_flops_token(a, k, ctx);
@@ -802,6 +804,7 @@ typedef struct inf {
 	gs_rt_class cls;
 	gs_kernel k;
 	bool overlap, copies, causal;
+	bool kv_per_q;    /* gs_time_opts.kv_per_qhead */
 	double tp, L, h, bw, peak, peak16, kvb, bpp, gguf, rt_eff, per_node, host_f;
 	double dq_at;     /* tokens a call from which the kernel dequantizes (0: never) */
 } inf;
@@ -846,7 +849,7 @@ static double decode_step(const inf *c, double b, double ctx, gs_time *t)
 	keff = b <= 1 ? P->k_eff1[k] : P->k_effn[k];
 	if (mode == K_DEQUANT || (mode == K_DEQUANT_ABOVE1 && b > 1))
 		deq = m.lin_read * 4 / c->tp; /* a 16-bit copy written and read back */
-	kv = b * (ls.kv_read + 2 * ls.state) / c->tp;
+	kv = b * ((c->kv_per_q ? ls.kv_read_q : ls.kv_read) + 2 * ls.state) / c->tp;
 	copy = c->copies ? 2 * b * ls.kv_held / c->tp : 0;
 	mem_s = head_b / (c->bw * c->rt_eff) + (lin_b + deq) / (c->bw * unit(c->rt_eff * keff)) +
 	        (kv + copy) / (c->bw * c->rt_eff);
@@ -930,6 +933,7 @@ static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	c.copies = runtimes[o->runtime].cache == CACHE_SETTING &&
 	           (s->kv_cache == GS_KVC_DYNAMIC || s->kv_cache == GS_KVC_LEGACY);
 	c.causal = !a->encoder && !gs_attn_eager(s->attn);
+	c.kv_per_q = o->kv_per_qhead;
 	/* A pipeline's stages run in turn: one GPU's speed, the whole model
 	 * read through one GPU's bandwidth. Tensor parallel splits each layer. */
 	c.tp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->tp;

@@ -43,7 +43,9 @@
  * Inference: a pass reads and computes, per GPU (tensor-parallel share):
  *   weights   the linears a step touches at their kernel's bytes (routed
  *             experts: those the batch reaches), the head at 16 bits;
- *   KV cache  every sequence's cache, layer by layer (layer_kv_*);
+ *   KV cache  every sequence's cache, layer by layer (layer_kv_*): once per
+ *             KV head, or once per query head of each GQA group under a
+ *             kernel that loads it per query head (kv_per_qhead);
  *   copies    transformers' DynamicCache and legacy tuple cache rebuild each
  *             layer's cache with torch.cat every step (read and write it);
  *             static and paged caches write one token;
@@ -219,6 +221,10 @@ typedef struct gs_time_opts {
 	                               ones (0, 1: none; no effect on a model without routed
 	                               experts) */
 	int64_t concurrency;        /* serving: sequences in flight (0: the batch) */
+	bool kv_per_qhead;          /* decode: the attention kernel streams each KV head's cache
+	                               once per query head of its group (TensorRT-LLM's masked
+	                               MHA kernel, v0.5-0.6, before XQA); false: once per KV
+	                               head, as every current runtime's kernels do */
 	int64_t dequant_at;         /* the AWQ GEMM kernel: tokens a call at and above which the
 	                               weights are dequantized to fp16 for a dense GEMM (0: the
 	                               runtime's: AutoAWQ >= 0.2 and transformers 1024, vLLM >= 0.3

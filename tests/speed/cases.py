@@ -287,7 +287,7 @@ def infer_case(r):
         read = lambda o: (p + g) / o["generate_s"]
     else:
         return None, "metric %s (%s) not expressible" % (metric, md[:60])
-    return ("inference", st, read, rt, speed1_kernel(r)), None
+    return ("inference", st, read, rt, speed1_kernel(r) + kv_per_qhead(r)), None
 
 
 def kv_dtype(r):
@@ -297,6 +297,19 @@ def kv_dtype(r):
         return ["kv-dtype=fp8"]
     if "int8 kv" in a:
         return ["kv-dtype=int8"]
+    return []
+
+
+def kv_per_qhead(r):
+    """The decode attention kernel's KV reads (gs_time_opts.kv_per_qhead):
+    TensorRT-LLM v0.5 and v0.6 ran the masked MHA kernel, one thread block
+    a query head, each loading its group's KV head
+    (decoderMaskedMultiheadAttentionTemplate.h); XQA, which loads a group's
+    KV once, is in the v0.7a build of the Falcon-180B/H200 blog (its 1xH200
+    Llama-70B 128/2048 figure, 2,941 tok/s/GPU, is XQA-kernel.md's "w/ XQA"
+    one) and every release since."""
+    if re.search(r"TensorRT-LLM v0\.[56]\b", r.get("framework") or ""):
+        return ["kv-per-qhead=1"]
     return []
 
 
@@ -467,6 +480,7 @@ def infer_case2(r):
     topts = (["kernel=" + kern] if kern else []) + (["weight-bpp=%g" % bpp] if bpp else [])
     if kern == "awq-gemm":
         topts += awq_dequant_at(r)
+    topts += kv_per_qhead(r)
     metric, task, md = r["metric"], r["task"], r.get("metric_def") or ""
     if metric == "decode_token_latency_p50_s":
         read = lambda o: o["decode_step_s"]

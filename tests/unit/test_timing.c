@@ -647,6 +647,46 @@ static void test_decode_bytes(void)
 	CHECK(t.peak_tflops == 100, "fp4 without fp4 or fp8: bf16's peak (%g)", t.peak_tflops);
 }
 
+/* Hand-computed: a decode kernel that streams each KV head once per query
+ * head of its group (TensorRT-LLM's masked MHA before XQA) reads a GQA
+ * cache heads / kv_heads times; multi-head attention's once. */
+static void test_kv_per_qhead(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = toy_gpu();
+	gs_time t, t1;
+	gs_time_opts o;
+	gs_error e = { 0 };
+	/* the toy with 1 KV head for its 4 query heads: 2 x 1 x 16 = 32 cached
+	 * elements a token and layer; 3 sequences at the mean context 15 */
+	double kv = 3 * 15 * 32 * 2 * 2.0;
+
+	CHECK(gs_arch_manual(&a, 0, 2, 64, 4, 1, 128, 100, &e) == GS_OK, "GQA toy (%s)", e.msg);
+	gs_settings_default(&s);
+	s.method = GS_INFER;
+	s.batch = 3;
+	s.seq = 10;
+	s.new_tokens = 10;
+	gs_time_opts_default(&o);
+	o.runtime = GS_RT_TRTLLM;
+	gs_time_estimate(&a, &s, &g, &o, &t1, &e);
+	CHECK(close_to(t1.kv_read_bytes, kv), "XQA: each KV head read once: 3 x 15 x 32 x 2 x 2 = %g (%g)", kv,
+	      t1.kv_read_bytes);
+	o.kv_per_qhead = true;
+	gs_time_estimate(&a, &s, &g, &o, &t, &e);
+	CHECK(close_to(t.kv_read_bytes, 4 * kv), "masked MHA: once per query head, 4 x %g (%g)", kv, t.kv_read_bytes);
+	CHECK(t.decode_step_s > t1.decode_step_s && close_to(t.weight_bytes, t1.weight_bytes),
+	      "the step is slower by the reads alone (%g > %g s)", t.decode_step_s, t1.decode_step_s);
+	CHECK(gs_kind_q_per_kv(&a, &a.kind[0]) == 4, "the group: 4 query heads a KV head");
+	a.kind[0].mixer = GS_MIX_MLA;
+	CHECK(gs_kind_q_per_kv(&a, &a.kind[0]) == 1, "MLA: one latent cache for every head");
+	toy(&a);
+	gs_time_estimate(&a, &s, &g, &o, &t, &e);
+	CHECK(close_to(t.kv_read_bytes, 3 * 15 * 128 * 2 * 2.0), "multi-head attention: no group, one read (%g)",
+	      t.kv_read_bytes);
+}
+
 /* Hand-computed all-reduces: NCCL's ring latency and the bytes over the link. */
 static void test_allreduce(void)
 {
@@ -1015,6 +1055,7 @@ int main(void)
 	test_expert_parallel();
 	test_inference_and_errors();
 	test_decode_bytes();
+	test_kv_per_qhead();
 	test_allreduce();
 	test_properties();
 	test_parallel_bounds();
