@@ -290,7 +290,9 @@
 /* Links (not efficiencies; not calibrated). PCIe per lane, one direction,
  * Gen3 8 GT/s with 128b/130b coding = 0.985 GB/s, doubling per generation
  * (PCI-SIG). Between nodes: assumed one 400 Gb/s NIC per GPU (DGX H100:
- * 8 x 400 Gb/s ConnectX-7), 50 GB/s; the speed records do not say theirs. */
+ * 8 x 400 Gb/s ConnectX-7), 50 GB/s; the speed records do not say theirs.
+ * A ring collective's bus bandwidth across nodes is a node's NICs together
+ * (timing.c ring_gbs, after NCCL's tuning.cc); an all-to-all's is one. */
 #define GS_TIME_PCIE_GBS_PER_LANE_GEN3 0.985
 #define GS_TIME_NET_GBS 50.0
 

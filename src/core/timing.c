@@ -519,11 +519,45 @@ static double coll_latency_s(const gs_time_params *P, int kind, int64_t steps)
 	return (P->ar_base_us + (double)steps * P->ar_hop_us[kind]) * 1e-6;
 }
 
+/* A ring collective (all-reduce, all-gather, reduce-scatter) whose ranks
+ * span `span` GPUs of g. NCCL runs a ring per channel, one or two channels
+ * a NIC, so across nodes each channel crosses the network once a node:
+ * the ring's bus bandwidth is the node's NICs together (per_node x
+ * NET_GBS), bounded by the link within the node, and only the nodes - 1
+ * steps a round that cross the network pay its hop latency, the others
+ * the node link's (src/graph/tuning.cc: busBw = nChannels x speedInter;
+ * latency (nsteps - nInterSteps) x intraLat + nInterSteps x interLat).
+ * A point-to-point exchange (an all-to-all, a stage hand-off) goes
+ * through each GPU's own NIC instead: link_of. */
+static double ring_gbs(const gs_gpu *g, int64_t span, int64_t per_node)
+{
+	double gbs, nics = GS_TIME_NET_GBS * (double)per_node;
+
+	if (link_of(g, span, per_node, &gbs) != LINK_NET)
+		return gbs;
+	gbs = g->link_gbs > 0 ? g->link_gbs : pcie_gbs(g);
+	return gbs < nics ? gbs : nics;
+}
+
+/* The latency of such a ring of `ranks` ranks, `rounds` times round it
+ * (2 for an all-reduce, 1 for an all-gather or a reduce-scatter). */
+static double ring_latency_s(const gs_time_params *P, const gs_gpu *g, int64_t ranks, int64_t span, int64_t per_node,
+                             int rounds)
+{
+	double gbs;
+	int intra = g->link_gbs > 0 ? LINK_NVLINK : LINK_PCIE;
+	int64_t nodes = link_of(g, span, per_node, &gbs) == LINK_NET ? (span + per_node - 1) / per_node : 1;
+	int64_t steps = rounds * (ranks - 1), inter = rounds * (nodes - 1);
+
+	if (inter > steps)
+		inter = steps;
+	return (P->ar_base_us + (double)(steps - inter) * P->ar_hop_us[intra] + (double)inter * P->ar_hop_us[LINK_NET]) *
+	       1e-6;
+}
+
 double gs_time_allreduce_s(const gs_time_params *p, const gs_gpu *g, int64_t n, int64_t per_node, double bytes)
 {
 	gs_time_params def;
-	double gbs;
-	int kind;
 
 	if (n <= 1)
 		return 0;
@@ -531,8 +565,10 @@ double gs_time_allreduce_s(const gs_time_params *p, const gs_gpu *g, int64_t n, 
 		gs_time_params_default(&def);
 		p = &def;
 	}
-	kind = link_of(g, n, per_node > 0 ? per_node : 8, &gbs);
-	return coll_latency_s(p, kind, 2 * (n - 1)) + 2.0 * (double)(n - 1) / (double)n * bytes / (gbs * 1e9);
+	if (per_node <= 0)
+		per_node = 8;
+	return ring_latency_s(p, g, n, n, per_node, 2) +
+	       2.0 * (double)(n - 1) / (double)n * bytes / (ring_gbs(g, n, per_node) * 1e9);
 }
 
 /* ---- Shared pieces ---------------------------------------------------------- */
@@ -753,14 +789,14 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	mb_s = t->compute_s / accum;
 	exposed = 0;
 	if (dp > 1) {
-		double gbs, ring = ring_share(&x, dp), pw = (double)a->params_total / tp / pp;
-		int kind = link_of(g, (int64_t)n, per_node, &gbs);
+		double ring = ring_share(&x, dp), pw = (double)a->params_total / tp / pp;
+		double gbs = ring_gbs(g, (int64_t)n, per_node);
 		if (s->sharding == GS_SH_ZERO3 || s->sharding == GS_SH_FSDP || s->sharding == GS_SH_FSDP2) {
 			/* all-gather weights (forward and backward) and reduce-scatter
 			 * gradients every micro-batch, a layer at a time, each
 			 * overlapped with that micro-batch's compute */
 			double mb_comm = ring * (2 * pw * wbytes + trainable / tp / pp * 2) / (gbs * 1e9) +
-			                 3 * L / pp * coll_latency_s(P, kind, (int64_t)dp - 1);
+			                 3 * L / pp * ring_latency_s(P, g, (int64_t)dp, (int64_t)n, per_node, 1);
 			t->comm_s = accum * mb_comm;
 			exposed = accum * (mb_comm > mb_s ? mb_comm - mb_s : 0);
 			shard = dp;
@@ -769,7 +805,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 			 * buckets (DDP's 25 MB), overlapped with the last
 			 * micro-batch's backward */
 			double bytes = trainable / tp / pp * 2, buckets = ceil(bytes * ep_local(&x) / 25e6);
-			t->comm_s = 2 * ring * bytes / (gbs * 1e9) + buckets * coll_latency_s(P, kind, 2 * ((int64_t)dp - 1));
+			t->comm_s = 2 * ring * bytes / (gbs * 1e9) + buckets * ring_latency_s(P, g, (int64_t)dp, (int64_t)n, per_node, 2);
 			exposed = t->comm_s > bwd_share * mb_s ? t->comm_s - bwd_share * mb_s : 0;
 			if (s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2)
 				shard = dp;

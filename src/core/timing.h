@@ -28,7 +28,10 @@
  * ZeRO-3/FSDP all-gather the weights twice and reduce-scatter the gradients
  * every micro-batch, overlapped with its compute. A collective takes NCCL's
  * latency (a base plus a hop per ring step, per link kind) plus its bytes
- * over the link (link_gbs, else PCIe, and GS_TIME_NET_GBS between nodes).
+ * over the link (link_gbs, else PCIe). Across nodes a ring collective's bus
+ * bandwidth is the node's NICs together (GS_TIME_NET_GBS a GPU), bounded
+ * by the node's link, and only the steps that cross the network pay its
+ * hop; an all-to-all goes through each GPU's own NIC.
  * Expert parallelism (gs_time_opts.ep: Megatron-Core's and NeMo
  * Automodel's EP) keeps each routed expert on one of ep data-parallel ranks:
  * the experts are gathered (FSDP) or reduced (DDP) among dp / ep ranks only,

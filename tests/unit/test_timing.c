@@ -694,12 +694,19 @@ static void test_allreduce(void)
 	double mib = 1048576;
 	double nv = (6.6 + 6 * 0.6) * 1e-6 + 2.0 * 3 / 4 * mib / 100e9;
 	double pcie = (6.6 + 6 * 1.0) * 1e-6 + 2.0 * 3 / 4 * mib / (0.985 * 2 * 16 * 1e9);
-	double net = (6.6 + 30 * 2.7) * 1e-6 + 2.0 * 15 / 16 * mib / 50e9;
+	/* two nodes of 8: each ring crosses the network twice a round (2 of
+	 * its 30 steps); its bus bandwidth is the node's 8 NICs (400 GB/s)
+	 * bounded by the node's link (100) */
+	double net = (6.6 + 28 * 0.6 + 2 * 2.7) * 1e-6 + 2.0 * 15 / 16 * mib / 100e9;
+	/* one GPU a node: every step crosses, at one NIC's 50 GB/s */
+	double net1 = (6.6 + 30 * 2.7) * 1e-6 + 2.0 * 15 / 16 * mib / 50e9;
 
 	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 4, 8, mib) - nv) < 1e-12,
 	      "1 MiB over 4 GPUs on NVLink (100 GB/s): 10.2 us + 15.7 us = %.3g us", nv * 1e6);
 	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 16, 8, mib) - net) < 1e-12,
-	      "16 GPUs span two nodes: the network's hops and 50 GB/s (%.3g us)", net * 1e6);
+	      "16 GPUs span two nodes: 2 network hops, the NVLink's 100 GB/s under the NICs' 400 (%.3g us)", net * 1e6);
+	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 16, 1, mib) - net1) < 1e-12,
+	      "16 nodes of one GPU: 30 network hops and one NIC's 50 GB/s (%.3g us)", net1 * 1e6);
 	g.link_gbs = 0;
 	strcpy(g.interconnect, "none");
 	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 4, 8, mib) - pcie) < 1e-12,
