@@ -158,6 +158,29 @@
 #define GS_TIME_AR_HOP_US_NVLINK 0.6
 #define GS_TIME_AR_HOP_US_PCIE 1.0
 #define GS_TIME_AR_HOP_US_NET 2.7
+/* NCCL's other two ring protocols and each protocol's bandwidth (the same
+ * tuning.cc, v2.21.5): LL128 (enabled only within NVLink nodes of Volta,
+ * Ampere or Hopper GPUs) and Simple, their base latency and a step's per
+ * link kind (NVLink, PCIe, network); the share of the bus bandwidth each
+ * moves: LL 0.5, capped (llMaxBws: one node of Volta 39.0, Ampere 87.7,
+ * Hopper 141.0 GB/s; across nodes, Intel hosts, 39.0 on two, 20.4 on more),
+ * LL128 0.92, Simple all. NCCL runs the protocol its model gives the least
+ * time (ncclTopoGetAlgoTime); so does gpusizer. Not fitted. */
+#define GS_TIME_AR_LL128_BASE_US 14.0
+#define GS_TIME_AR_LL128_HOP_US_NVLINK 1.9
+#define GS_TIME_AR_LL128_HOP_US_PCIE 2.5
+#define GS_TIME_AR_LL128_HOP_US_NET 4.0
+#define GS_TIME_AR_SIMPLE_BASE_US 8.4
+#define GS_TIME_AR_SIMPLE_HOP_US_NVLINK 3.4
+#define GS_TIME_AR_SIMPLE_HOP_US_PCIE 5.7
+#define GS_TIME_AR_SIMPLE_HOP_US_NET 14.0
+#define GS_TIME_AR_LL_BW_SHARE 0.5
+#define GS_TIME_AR_LL128_BW_SHARE 0.92
+#define GS_TIME_AR_LL_MAX_GBS_VOLTA 39.0
+#define GS_TIME_AR_LL_MAX_GBS_AMPERE 87.7
+#define GS_TIME_AR_LL_MAX_GBS_HOPPER 141.0
+#define GS_TIME_AR_LL_MAX_GBS_2NODES 39.0
+#define GS_TIME_AR_LL_MAX_GBS_NODES 20.4
 /* Decode per engine class (gs_rt_class): BW_EFF, a memory-bound kernel's
  * share of the read stream (MEM_READ_*); LAYER_S, the host's (or the
  * launches' and small kernels') seconds a layer a pass on a server host:
@@ -188,14 +211,14 @@
 #define GS_TIME_DECODE_BW_EFF_SERVING 0.957
 #define GS_TIME_DECODE_BW_EFF_FUSED 1.0
 #define GS_TIME_DECODE_BW_EFF_EXLLAMA 1.0
-#define GS_TIME_DECODE_BW_EFF_CUSTOM 0.549
+#define GS_TIME_DECODE_BW_EFF_CUSTOM 0.564
 #define GS_TIME_DECODE_LAYER_S_HF 6.13e-04
 #define GS_TIME_DECODE_LAYER_S_COMPILED 4.59e-05
 #define GS_TIME_DECODE_LAYER_S_LLAMACPP 1.39e-04
 #define GS_TIME_DECODE_LAYER_S_SERVING 8.80e-05
 #define GS_TIME_DECODE_LAYER_S_FUSED 2.70e-04
 #define GS_TIME_DECODE_LAYER_S_EXLLAMA 1.15e-04
-#define GS_TIME_DECODE_LAYER_S_CUSTOM 6.03e-04
+#define GS_TIME_DECODE_LAYER_S_CUSTOM 6.23e-04
 /* A desktop's host (a consumer or workstation GPU's segment): its share of
  * a server's host time. Desktop CPUs run single-threaded Python and kernel
  * launches faster than server CPUs; the same software on an RTX 4090 and an

@@ -18,11 +18,17 @@
  * what --kv-cache says); the others write the new token in place. */
 typedef enum rt_cache { CACHE_SETTING = 0, CACHE_INPLACE } rt_cache;
 
+/* How a runtime all-reduces across tensor-parallel GPUs: NCCL (its ring,
+ * the protocol its model gives the least time), or the engine's own
+ * one-kernel all-reduce over the node's peer links. */
+typedef enum rt_ar { AR_NCCL = 0, AR_CUSTOM } rt_ar;
+
 typedef struct rt_info {
 	const char *name;
 	gs_rt_class cls;
 	rt_cache cache;
 	int64_t awq_dequant_at; /* gs_time_opts.dequant_at's default (0: never) */
+	rt_ar ar;
 } rt_info;
 
 /* The runtime table (timing.h, gs_runtime). Caches: transformers
@@ -34,20 +40,23 @@ typedef struct rt_info {
  * dequantize threshold: AutoAWQ's WQLinear_GEMM (gemm.py since 0.2.0,
  * AutoAWQ #316: batch x tokens >= 1024), which transformers' AWQ
  * integration runs, and vLLM's awq.py (since 0.3.0, vLLM #2566: tokens >=
- * 256); the others run their own int4 kernels. */
+ * 256); the others run their own int4 kernels. All-reduces: vLLM
+ * (custom_all_reduce.cuh, default since 0.3 on NVLink), SGLang (its
+ * custom_all_reduce) and TensorRT-LLM (its allReduce plugin) run their
+ * own; the others, and every training stack, NCCL's. */
 static const rt_info runtimes[GS_RT_MAX] = {
-	[GS_RT_HF] = { "hf", GS_RTC_HF, CACHE_SETTING, 1024 },
-	[GS_RT_COMPILED] = { "compiled", GS_RTC_COMPILED, CACHE_INPLACE, 0 },
-	[GS_RT_LLAMACPP] = { "llama.cpp", GS_RTC_LLAMACPP, CACHE_INPLACE, 0 },
-	[GS_RT_SERVING] = { "serving", GS_RTC_SERVING, CACHE_INPLACE, 0 },
-	[GS_RT_AUTOAWQ] = { "autoawq", GS_RTC_FUSED, CACHE_INPLACE, 1024 },
-	[GS_RT_VLLM] = { "vllm", GS_RTC_SERVING, CACHE_INPLACE, 256 },
-	[GS_RT_SGLANG] = { "sglang", GS_RTC_SERVING, CACHE_INPLACE, 0 },
-	[GS_RT_TRTLLM] = { "tensorrt-llm", GS_RTC_SERVING, CACHE_INPLACE, 0 },
-	[GS_RT_LMDEPLOY] = { "lmdeploy", GS_RTC_SERVING, CACHE_INPLACE, 0 },
-	[GS_RT_TGI] = { "tgi", GS_RTC_CUSTOM, CACHE_INPLACE, 0 },
-	[GS_RT_EXLLAMA] = { "exllama", GS_RTC_EXLLAMA, CACHE_INPLACE, 0 },
-	[GS_RT_DEEPSPEED] = { "deepspeed", GS_RTC_CUSTOM, CACHE_INPLACE, 0 },
+	[GS_RT_HF] = { "hf", GS_RTC_HF, CACHE_SETTING, 1024, AR_NCCL },
+	[GS_RT_COMPILED] = { "compiled", GS_RTC_COMPILED, CACHE_INPLACE, 0, AR_NCCL },
+	[GS_RT_LLAMACPP] = { "llama.cpp", GS_RTC_LLAMACPP, CACHE_INPLACE, 0, AR_NCCL },
+	[GS_RT_SERVING] = { "serving", GS_RTC_SERVING, CACHE_INPLACE, 0, AR_CUSTOM },
+	[GS_RT_AUTOAWQ] = { "autoawq", GS_RTC_FUSED, CACHE_INPLACE, 1024, AR_NCCL },
+	[GS_RT_VLLM] = { "vllm", GS_RTC_SERVING, CACHE_INPLACE, 256, AR_CUSTOM },
+	[GS_RT_SGLANG] = { "sglang", GS_RTC_SERVING, CACHE_INPLACE, 0, AR_CUSTOM },
+	[GS_RT_TRTLLM] = { "tensorrt-llm", GS_RTC_SERVING, CACHE_INPLACE, 0, AR_CUSTOM },
+	[GS_RT_LMDEPLOY] = { "lmdeploy", GS_RTC_SERVING, CACHE_INPLACE, 0, AR_NCCL },
+	[GS_RT_TGI] = { "tgi", GS_RTC_CUSTOM, CACHE_INPLACE, 0, AR_NCCL },
+	[GS_RT_EXLLAMA] = { "exllama", GS_RTC_EXLLAMA, CACHE_INPLACE, 0, AR_NCCL },
+	[GS_RT_DEEPSPEED] = { "deepspeed", GS_RTC_CUSTOM, CACHE_INPLACE, 0, AR_NCCL },
 };
 
 static const char *const rtc_names[GS_RTC_MAX] = { "hf", "compiled", "llama.cpp", "serving", "fused", "exllama", "custom" };
@@ -519,16 +528,14 @@ static double coll_latency_s(const gs_time_params *P, int kind, int64_t steps)
 	return (P->ar_base_us + (double)steps * P->ar_hop_us[kind]) * 1e-6;
 }
 
-/* A ring collective (all-reduce, all-gather, reduce-scatter) whose ranks
- * span `span` GPUs of g. NCCL runs a ring per channel, one or two channels
- * a NIC, so across nodes each channel crosses the network once a node:
- * the ring's bus bandwidth is the node's NICs together (per_node x
- * NET_GBS), bounded by the link within the node, and only the nodes - 1
- * steps a round that cross the network pay its hop latency, the others
- * the node link's (src/graph/tuning.cc: busBw = nChannels x speedInter;
- * latency (nsteps - nInterSteps) x intraLat + nInterSteps x interLat).
- * A point-to-point exchange (an all-to-all, a stage hand-off) goes
- * through each GPU's own NIC instead: link_of. */
+/* The bus bandwidth of a ring collective (all-reduce, all-gather,
+ * reduce-scatter) whose ranks span `span` GPUs of g. NCCL runs a ring per
+ * channel, one or two channels a NIC, so across nodes each channel
+ * crosses the network once a node: the ring's bus bandwidth is the node's
+ * NICs together (per_node x NET_GBS), bounded by the link within the node
+ * (src/graph/tuning.cc: busBw = nChannels x bwInter). A point-to-point
+ * exchange (an all-to-all, a stage hand-off) goes through each GPU's own
+ * NIC instead: link_of. */
 static double ring_gbs(const gs_gpu *g, int64_t span, int64_t per_node)
 {
 	double gbs, nics = GS_TIME_NET_GBS * (double)per_node;
@@ -539,20 +546,96 @@ static double ring_gbs(const gs_gpu *g, int64_t span, int64_t per_node)
 	return gbs < nics ? gbs : nics;
 }
 
-/* The latency of such a ring of `ranks` ranks, `rounds` times round it
- * (2 for an all-reduce, 1 for an all-gather or a reduce-scatter). */
-static double ring_latency_s(const gs_time_params *P, const gs_gpu *g, int64_t ranks, int64_t span, int64_t per_node,
-                             int rounds)
+/* NCCL's ring protocols (constants.h, tuning.cc v2.21.5): LL takes its
+ * latencies from the figures (gs_time_params: the all-to-all's too). */
+enum { PROTO_LL = 0, PROTO_LL128, PROTO_SIMPLE, PROTO_MAX };
+
+typedef struct ring_proto {
+	double base_us, hop_us[3]; /* NVLink, PCIe, network */
+	double share;              /* of the ring's bus bandwidth */
+} ring_proto;
+
+static const ring_proto ring_protos[PROTO_MAX] = {
+	[PROTO_LL] = { 0, { 0, 0, 0 }, GS_TIME_AR_LL_BW_SHARE },
+	[PROTO_LL128] = { GS_TIME_AR_LL128_BASE_US,
+	                  { GS_TIME_AR_LL128_HOP_US_NVLINK, GS_TIME_AR_LL128_HOP_US_PCIE, GS_TIME_AR_LL128_HOP_US_NET },
+	                  GS_TIME_AR_LL128_BW_SHARE },
+	[PROTO_SIMPLE] = { GS_TIME_AR_SIMPLE_BASE_US,
+	                   { GS_TIME_AR_SIMPLE_HOP_US_NVLINK, GS_TIME_AR_SIMPLE_HOP_US_PCIE, GS_TIME_AR_SIMPLE_HOP_US_NET },
+	                   1 },
+};
+
+/* LL's bus-bandwidth cap: one node's by its GPUs' architecture (an
+ * unknown one, Volta's, the lowest), across nodes by their count. */
+static double ll_max_gbs(const gs_gpu *g, int64_t nodes)
 {
-	double gbs;
+	if (nodes > 2)
+		return GS_TIME_AR_LL_MAX_GBS_NODES;
+	if (nodes == 2)
+		return GS_TIME_AR_LL_MAX_GBS_2NODES;
+	switch (g->uarch) {
+	case GS_UARCH_AMPERE:
+	case GS_UARCH_ADA:
+		return GS_TIME_AR_LL_MAX_GBS_AMPERE;
+	case GS_UARCH_HOPPER:
+	case GS_UARCH_BLACKWELL:
+		return GS_TIME_AR_LL_MAX_GBS_HOPPER;
+	default:
+		return GS_TIME_AR_LL_MAX_GBS_VOLTA;
+	}
+}
+
+/* Seconds of one such ring collective of `ranks` ranks spanning `span`
+ * GPUs, `rounds` times round the ring (2 for an all-reduce, 1 for an
+ * all-gather or a reduce-scatter), each rank moving `share` of `bytes` a
+ * round ((ranks - 1) / ranks), under the protocol NCCL's model gives the
+ * least time: a protocol's base latency, a step's over the node's link or,
+ * for the steps that cross nodes (2 x nodes for an all-reduce, nodes - 1
+ * else), the network's (tuning.cc: (nsteps - nInterSteps) x intraLat +
+ * nInterSteps x interLat); its share of the bus bandwidth. An engine's own
+ * all-reduce (AR_CUSTOM: one kernel reading its peers' buffers over the
+ * links, no protocol staging) takes LL's latency at the full bandwidth. */
+static double ring_coll_s(const gs_time_params *P, const gs_gpu *g, int64_t ranks, int64_t span, int64_t per_node,
+                          int rounds, double share, double bytes, rt_ar ar)
+{
+	double gbs, bus = ring_gbs(g, span, per_node), best = -1;
 	int intra = g->link_gbs > 0 ? LINK_NVLINK : LINK_PCIE;
 	int64_t nodes = link_of(g, span, per_node, &gbs) == LINK_NET ? (span + per_node - 1) / per_node : 1;
-	int64_t steps = rounds * (ranks - 1), inter = rounds * (nodes - 1);
+	int64_t steps = rounds * (ranks - 1), inter = nodes > 1 ? (rounds == 2 ? 2 * nodes : nodes - 1) : 0;
+	bool ll128 = intra == LINK_NVLINK &&
+	             (g->uarch == GS_UARCH_VOLTA || g->uarch == GS_UARCH_AMPERE || g->uarch == GS_UARCH_HOPPER);
 
+	if (ranks <= 1)
+		return 0;
 	if (inter > steps)
 		inter = steps;
-	return (P->ar_base_us + (double)(steps - inter) * P->ar_hop_us[intra] + (double)inter * P->ar_hop_us[LINK_NET]) *
-	       1e-6;
+	for (int p = 0; p < PROTO_MAX; p++) {
+		const ring_proto *r = &ring_protos[p];
+		double base = p == PROTO_LL ? P->ar_base_us : r->base_us;
+		const double *hop = p == PROTO_LL ? P->ar_hop_us : r->hop_us;
+		double bw = bus * r->share, t;
+
+		if (p == PROTO_LL128 && !ll128)
+			continue;
+		if (ar == AR_CUSTOM)
+			bw = bus;
+		else if (p == PROTO_LL && bw > ll_max_gbs(g, nodes))
+			bw = ll_max_gbs(g, nodes);
+		t = (base + (double)(steps - inter) * hop[intra] + (double)inter * hop[LINK_NET]) * 1e-6 +
+		    rounds * share * bytes / (bw * 1e9);
+		if (best < 0 || t < best)
+			best = t;
+		if (ar == AR_CUSTOM)
+			break;
+	}
+	return best;
+}
+
+static double allreduce_s(const gs_time_params *P, const gs_gpu *g, int64_t n, int64_t per_node, double bytes,
+                          rt_ar ar)
+{
+	return ring_coll_s(P, g, n, n, per_node > 0 ? per_node : 8, 2, n > 1 ? (double)(n - 1) / (double)n : 0, bytes,
+	                   ar);
 }
 
 double gs_time_allreduce_s(const gs_time_params *p, const gs_gpu *g, int64_t n, int64_t per_node, double bytes)
@@ -565,10 +648,7 @@ double gs_time_allreduce_s(const gs_time_params *p, const gs_gpu *g, int64_t n, 
 		gs_time_params_default(&def);
 		p = &def;
 	}
-	if (per_node <= 0)
-		per_node = 8;
-	return ring_latency_s(p, g, n, n, per_node, 2) +
-	       2.0 * (double)(n - 1) / (double)n * bytes / (ring_gbs(g, n, per_node) * 1e9);
+	return allreduce_s(p, g, n, per_node, bytes, AR_NCCL);
 }
 
 /* ---- Shared pieces ---------------------------------------------------------- */
@@ -709,6 +789,48 @@ static double ep_alltoall_s(const gs_time_params *P, const gs_gpu *g, const ep_s
 	                 (x->ep - 1) / x->ep * tokens * x->copies * h * 2 / (gbs * 1e9)) / pp;
 }
 
+/* What data parallelism moves in a step (dp_exposed). */
+typedef struct dp_job {
+	double dp, n, tp, pp, layers;     /* data-parallel ranks, GPUs, splits, layers */
+	double params, wbytes, trainable; /* all parameters, bytes a weight read, trainable ones */
+	double accum, mb_s, bwd_share;    /* micro-batches, one's seconds, the backward's share of it */
+	int64_t per_node;
+} dp_job;
+
+/* A step's data-parallel traffic per GPU, one direction, into t->comm_s;
+ * the optimizer's shard into *shard; returns the part of the traffic that
+ * compute does not hide. ZeRO-3/FSDP all-gather the weights (forward and
+ * backward) and reduce-scatter the gradients every micro-batch, a layer
+ * at a time, each overlapped with that micro-batch's compute; DDP and
+ * ZeRO-1/2 all-reduce (reduce-scatter + all-gather) the gradients in
+ * buckets (DDP's 25 MB), overlapped with the last micro-batch's backward.
+ * Every collective is NCCL's. */
+static double dp_exposed(const gs_time_params *P, const gs_gpu *g, const gs_settings *s, const ep_split *x,
+                         const dp_job *j, gs_time *t, double *shard)
+{
+	double ring = ring_share(x, j->dp), lp = j->layers / j->pp, part = j->tp * j->pp, bytes, buckets;
+	int64_t dp = (int64_t)j->dp, n = (int64_t)j->n;
+
+	if (j->dp <= 1)
+		return 0;
+	if (s->sharding == GS_SH_ZERO3 || s->sharding == GS_SH_FSDP || s->sharding == GS_SH_FSDP2) {
+		double mb_comm = lp * (2 * ring_coll_s(P, g, dp, n, j->per_node, 1, ring, j->params / part * j->wbytes / lp,
+		                                       AR_NCCL) +
+		                       ring_coll_s(P, g, dp, n, j->per_node, 1, ring, j->trainable / part * 2 / lp, AR_NCCL));
+		t->comm_s = j->accum * mb_comm;
+		*shard = j->dp;
+		return j->accum * (mb_comm > j->mb_s ? mb_comm - j->mb_s : 0);
+	}
+	bytes = j->trainable / part * 2;
+	buckets = ceil(bytes * ep_local(x) / 25e6);
+	if (buckets < 1)
+		buckets = 1;
+	t->comm_s = buckets * ring_coll_s(P, g, dp, n, j->per_node, 2, ring, bytes / buckets, AR_NCCL);
+	if (s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2)
+		*shard = j->dp;
+	return t->comm_s > j->bwd_share * j->mb_s ? t->comm_s - j->bwd_share * j->mb_s : 0;
+}
+
 static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g, const gs_time_opts *o,
                          const gs_time_params *P, double n_act, gs_time *t, gs_error *e)
 {
@@ -720,7 +842,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	double n = (double)s->gpus, tp = (double)s->tp, L = (double)a->layers, h = (double)a->hidden;
 	double pp = naive ? n : (o->pp > 1 ? (double)o->pp : 1), vpp = o->vpp > 1 ? (double)o->vpp : 1;
 	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
-	double wbytes, shard = 1, optb, ridge, peak, work, eager, exposed, bwd_share, mb_s;
+	double wbytes, shard = 1, optb, ridge, peak, work, eager, exposed;
 	ep_split x = ep_of(a, o);
 	/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
 	 * (Transformer Engine's fp8 LoRA, as NeMo's) */
@@ -785,31 +907,10 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 		t->tp_comm_s = accum * ars * gs_time_allreduce_s(P, g, s->tp, per_node, micro * h * 2);
 	}
 	/* Data parallel and sharding, per GPU, one direction. */
-	bwd_share = (bwd + (s->grad_ckpt ? fwd : 0)) / (fwd + bwd + (s->grad_ckpt ? fwd : 0));
-	mb_s = t->compute_s / accum;
-	exposed = 0;
-	if (dp > 1) {
-		double ring = ring_share(&x, dp), pw = (double)a->params_total / tp / pp;
-		double gbs = ring_gbs(g, (int64_t)n, per_node);
-		if (s->sharding == GS_SH_ZERO3 || s->sharding == GS_SH_FSDP || s->sharding == GS_SH_FSDP2) {
-			/* all-gather weights (forward and backward) and reduce-scatter
-			 * gradients every micro-batch, a layer at a time, each
-			 * overlapped with that micro-batch's compute */
-			double mb_comm = ring * (2 * pw * wbytes + trainable / tp / pp * 2) / (gbs * 1e9) +
-			                 3 * L / pp * ring_latency_s(P, g, (int64_t)dp, (int64_t)n, per_node, 1);
-			t->comm_s = accum * mb_comm;
-			exposed = accum * (mb_comm > mb_s ? mb_comm - mb_s : 0);
-			shard = dp;
-		} else {
-			/* all-reduce (reduce-scatter + all-gather) of the gradients in
-			 * buckets (DDP's 25 MB), overlapped with the last
-			 * micro-batch's backward */
-			double bytes = trainable / tp / pp * 2, buckets = ceil(bytes * ep_local(&x) / 25e6);
-			t->comm_s = 2 * ring * bytes / (gbs * 1e9) + buckets * ring_latency_s(P, g, (int64_t)dp, (int64_t)n, per_node, 2);
-			exposed = t->comm_s > bwd_share * mb_s ? t->comm_s - bwd_share * mb_s : 0;
-			if (s->sharding == GS_SH_ZERO1 || s->sharding == GS_SH_ZERO2)
-				shard = dp;
-		}
+	{
+		dp_job j = { dp, n, tp, pp, L, (double)a->params_total, wbytes, trainable, accum, t->compute_s / accum,
+		             (bwd + (s->grad_ckpt ? fwd : 0)) / (fwd + bwd + (s->grad_ckpt ? fwd : 0)), per_node };
+		exposed = dp_exposed(P, g, s, &x, &j, t, &shard);
 	}
 	/* Optimizer step: AdamW-like, read weight, grad, 2 states (fp32) and
 	 * write weight and states: 28 bytes a trainable parameter, a stream. */
@@ -841,6 +942,7 @@ typedef struct inf {
 	gs_kernel k;
 	bool overlap, copies, causal;
 	bool kv_per_q;    /* gs_time_opts.kv_per_qhead */
+	rt_ar ar;         /* the runtime's all-reduce, or gs_time_opts.allreduce's */
 	double tp, L, h, bw, peak, peak16, kvb, bpp, gguf, rt_eff, per_node, host_f;
 	double dq_at;     /* tokens a call from which the kernel dequantizes (0: never) */
 } inf;
@@ -896,7 +998,7 @@ static double decode_step(const inf *c, double b, double ctx, gs_time *t)
 	cmp_s = flops_lin / (c->peak * 1e12 * unit(ceff * P->k_gemm[k])) +
 	        flops_attn / (c->peak16 * 1e12 * unit(ceff * P->attn_eff));
 	if (c->tp > 1)
-		ar_s = 2 * c->L * gs_time_allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * c->h * 2);
+		ar_s = 2 * c->L * allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * c->h * 2, c->ar);
 	if (c->s->sharding == GS_SH_PIPELINE && c->s->gpus > 1) {
 		/* a layer split hands the activations on at every stage boundary */
 		double gbs;
@@ -941,7 +1043,7 @@ static double prefill(const inf *c, double b, double p, double *eff)
 		extra += m.lin_read * (c->bpp + 4); /* one 16-bit copy of each weight */
 	gpu = pass_s(P, c->g, c->tp, c->peak, e, gemm, attn, b * p * c->L * c->h, extra);
 	if (c->tp > 1)
-		ar_s = 2 * c->L * gs_time_allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * p * c->h * 2);
+		ar_s = 2 * c->L * allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * p * c->h * 2, c->ar);
 	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + matmul_params(c->a, 1).lin_calls * P->k_host_s[k]);
 	if (eff != NULL)
 		*eff = e;
@@ -970,6 +1072,7 @@ static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	           (s->kv_cache == GS_KVC_DYNAMIC || s->kv_cache == GS_KVC_LEGACY);
 	c.causal = !a->encoder && !gs_attn_eager(s->attn);
 	c.kv_per_q = o->kv_per_qhead;
+	c.ar = o->allreduce == GS_AR_NCCL ? AR_NCCL : o->allreduce == GS_AR_CUSTOM ? AR_CUSTOM : runtimes[o->runtime].ar;
 	/* A pipeline's stages run in turn: one GPU's speed, the whole model
 	 * read through one GPU's bandwidth. Tensor parallel splits each layer. */
 	c.tp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->tp;

@@ -203,6 +203,9 @@ typedef struct gs_time_params {
 /* The model's figures. */
 void gs_time_params_default(gs_time_params *p);
 
+/* The all-reduce an inference runtime runs (gs_time_opts.allreduce). */
+typedef enum gs_allreduce { GS_AR_RUNTIME = 0, GS_AR_NCCL, GS_AR_CUSTOM } gs_allreduce;
+
 typedef struct gs_time_opts {
 	const gs_time_params *params; /* NULL: gs_time_params_default */
 	gs_runtime runtime;               /* inference */
@@ -224,6 +227,8 @@ typedef struct gs_time_opts {
 	                               ones (0, 1: none; no effect on a model without routed
 	                               experts) */
 	int64_t concurrency;        /* serving: sequences in flight (0: the batch) */
+	gs_allreduce allreduce;     /* inference under --tp: GS_AR_RUNTIME (0: the runtime's),
+	                               GS_AR_NCCL or GS_AR_CUSTOM (an engine's own kernel) */
 	bool kv_per_qhead;          /* decode: the attention kernel streams each KV head's cache
 	                               once per query head of its group (TensorRT-LLM's masked
 	                               MHA kernel, v0.5-0.6, before XQA); false: once per KV
@@ -300,10 +305,12 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 gs_err gs_time_row(const gs_arch *a, const gs_settings *s, const gs_estimate *x, const gs_gpu *g,
                    const gs_time_opts *o, gs_time *t, gs_error *e);
 
-/* Seconds of one all-reduce of `bytes` over n GPUs of g (n <= per_node:
- * within a node over its link, else across nodes): NCCL's ring latency
- * (base + 2 (n-1) hops) plus 2 (n-1)/n of the bytes over the link. 0 for
- * n <= 1. p NULL: the defaults. */
+/* Seconds of one NCCL all-reduce of `bytes` over n GPUs of g (n <=
+ * per_node: within a node over its link, else across nodes): its ring
+ * under the protocol (LL, LL128, Simple) NCCL's model gives the least
+ * time, each a base latency plus one a step and 2 (n-1)/n of the bytes at
+ * its share of the bus bandwidth (constants.h). 0 for n <= 1. p NULL: the
+ * defaults. */
 double gs_time_allreduce_s(const gs_time_params *p, const gs_gpu *g, int64_t n, int64_t per_node, double bytes);
 
 /* The time model's figures as readers get them, into buf (n bytes): a

@@ -313,6 +313,19 @@ def kv_per_qhead(r):
     return []
 
 
+def allreduce(r):
+    """The all-reduce a record ran where it is not its runtime's
+    (gs_time_opts.allreduce): NCCL's where the record says so (vLLM PR
+    #2192's "before" rows) and in vLLM before that PR's custom all-reduce
+    (0.3.0); the record's own words where it names a custom one."""
+    notes = r.get("notes") or ""
+    if "custom all-reduce" in notes:
+        return ["allreduce=custom"]
+    if "NCCL all-reduce" in notes or re.search(r"vLLM ~?0\.[12]\.", r.get("framework") or ""):
+        return ["allreduce=nccl"]
+    return []
+
+
 def awq_dequant_at(r):
     """The AWQ GEMM kernel's dequantize threshold a record ran with
     (gs_time_opts.dequant_at): the one its kernel text states; never for
@@ -480,7 +493,7 @@ def infer_case2(r):
     topts = (["kernel=" + kern] if kern else []) + (["weight-bpp=%g" % bpp] if bpp else [])
     if kern == "awq-gemm":
         topts += awq_dequant_at(r)
-    topts += kv_per_qhead(r)
+    topts += kv_per_qhead(r) + allreduce(r)
     metric, task, md = r["metric"], r["task"], r.get("metric_def") or ""
     if metric == "decode_token_latency_p50_s":
         read = lambda o: o["decode_step_s"]

@@ -45,6 +45,26 @@ static void toy(gs_arch *a)
 	CHECK(gs_arch_manual(a, 0, 2, 64, 4, 4, 128, 100, &e) == GS_OK, "toy shape (%s)", e.msg);
 }
 
+/* An NCCL ring by hand (constants.h, NCCL 2.21.5 tuning.cc): `steps` steps
+ * over the node's link (pcie: else NVLink) and `inter` over the network,
+ * `moved` bytes a rank over a bus of `bus` GB/s, under the least-time
+ * protocol: LL (half the bus, at most ll_cap), LL128 where `ll128`, Simple. */
+static double nccl_by_hand(int steps, int inter, bool pcie, double moved, double bus, double ll_cap, bool ll128)
+{
+	double hop_ll = pcie ? GS_TIME_AR_HOP_US_PCIE : GS_TIME_AR_HOP_US_NVLINK;
+	double hop_128 = pcie ? GS_TIME_AR_LL128_HOP_US_PCIE : GS_TIME_AR_LL128_HOP_US_NVLINK;
+	double hop_s = pcie ? GS_TIME_AR_SIMPLE_HOP_US_PCIE : GS_TIME_AR_SIMPLE_HOP_US_NVLINK;
+	double ll = (GS_TIME_AR_BASE_US + (steps - inter) * hop_ll + inter * GS_TIME_AR_HOP_US_NET) * 1e-6 +
+	            moved / (fmin(ll_cap, 0.5 * bus) * 1e9);
+	double simple = (GS_TIME_AR_SIMPLE_BASE_US + (steps - inter) * hop_s + inter * GS_TIME_AR_SIMPLE_HOP_US_NET) *
+	                        1e-6 +
+	                moved / (bus * 1e9);
+	double l128 = (GS_TIME_AR_LL128_BASE_US + (steps - inter) * hop_128 + inter * GS_TIME_AR_LL128_HOP_US_NET) *
+	                      1e-6 +
+	              moved / (0.92 * bus * 1e9);
+	return fmin(fmin(ll, simple), ll128 ? l128 : INFINITY);
+}
+
 static void train(gs_settings *s, gs_method m, int64_t batch, int64_t seq, bool ckpt)
 {
 	gs_settings_default(s);
@@ -240,30 +260,29 @@ static void test_step_parts(void)
 	s.sharding = GS_SH_ZERO3;
 	gs_time_estimate(&a, &s, &g, &o, &t8, &e);
 	CHECK(close_to(t8.gpu_hours, 8 * t8.budget_s / 3600), "8 GPUs: 8 GPU-hours an hour (%g)", t8.gpu_hours);
-	/* ZeRO-3: per micro-batch 7/8 x (2 x P x 2 bytes + P x 2 bytes) over
-	 * 100 GB/s, plus 3 collectives a layer at NCCL's NVLink latency over 7
-	 * ring steps (6.6 + 7 x 0.6 us) */
-	lat_nv = (GS_TIME_AR_BASE_US + 7 * GS_TIME_AR_HOP_US_NVLINK) * 1e-6;
-	CHECK(close_to(t8.comm_s, 7.0 / 8 * 6 * P_ / 100e9 + 3 * 2 * lat_nv), "zero3: comm %g, want %g",
-	      t8.comm_s, 7.0 / 8 * 6 * P_ / 100e9 + 3 * 2 * lat_nv);
+	/* ZeRO-3: per micro-batch and layer, two all-gathers of the layer's
+	 * P / 2 x 2 bytes and a reduce-scatter of its gradients, each an NCCL
+	 * ring of 7 steps moving 7/8 of them over 100 GB/s (the toy GPU's
+	 * architecture is unknown: LL's cap is Volta's, no LL128) */
+	lat_nv = nccl_by_hand(7, 0, false, 7.0 / 8 * P_, 100, GS_TIME_AR_LL_MAX_GBS_VOLTA, false);
+	CHECK(close_to(t8.comm_s, 2 * 3 * lat_nv), "zero3: comm %g, want %g", t8.comm_s, 2 * 3 * lat_nv);
 	CHECK(close_to(t8.step_s, fmax(t8.compute_s, t8.comm_s) + t8.optim_s),
 	      "zero3: each micro-batch's gathers overlap its compute: max(compute, comm) + optimizer");
 	CHECK(close_to(t8.tokens_step, 8 * t.tokens_step), "8 GPUs: 8 x the tokens a step");
 	s.sharding = GS_SH_DDP;
 	gs_time_estimate(&a, &s, &g, &o, &t8, &e);
 	/* DDP: all-reduce 2 (n-1)/n of the 2-byte gradients, one 25 MB bucket,
-	 * 14 ring steps of latency */
-	CHECK(close_to(t8.comm_s, 2 * 7.0 / 8 * 2 * P_ / 100e9 +
-	                              (GS_TIME_AR_BASE_US + 14 * GS_TIME_AR_HOP_US_NVLINK) * 1e-6),
-	      "ddp: all-reduce 2 (n-1)/n plus a bucket's latency (%g)", t8.comm_s);
+	 * 14 ring steps */
+	CHECK(close_to(t8.comm_s, nccl_by_hand(14, 0, false, 2 * 7.0 / 8 * 2 * P_, 100, GS_TIME_AR_LL_MAX_GBS_VOLTA, false)),
+	      "ddp: all-reduce 2 (n-1)/n in one bucket (%g)", t8.comm_s);
 	CHECK(t8.step_s >= t8.compute_s + t8.optim_s && t8.step_s <= t8.compute_s + t8.comm_s + t8.optim_s,
 	      "ddp: the all-reduce hides behind the last backward, at most all of it exposed");
 	g.link_gbs = 0;
 	strcpy(g.interconnect, "none");
 	gs_time_estimate(&a, &s, &g, &o, &t8, &e);
-	CHECK(close_to(t8.comm_s, 2 * 7.0 / 8 * 2 * P_ / (0.985 * 2 * 16 * 1e9) +
-	                              (GS_TIME_AR_BASE_US + 14 * GS_TIME_AR_HOP_US_PCIE) * 1e-6),
-	      "no link: PCIe Gen4 x16 and PCIe's latency (%g)", t8.comm_s);
+	CHECK(close_to(t8.comm_s, nccl_by_hand(14, 0, true, 2 * 7.0 / 8 * 2 * P_, 0.985 * 2 * 16,
+	                                       GS_TIME_AR_LL_MAX_GBS_VOLTA, false)),
+	      "no link: PCIe Gen4 x16 and PCIe's latencies (%g)", t8.comm_s);
 }
 
 /* The GEMMs' arithmetic intensity by hand: 1 / (1/M + 1/K + 1/N) a linear,
@@ -392,7 +411,7 @@ static void test_train_layouts(void)
 	s.tp = 2;
 	CHECK(gs_time_estimate(&a, &s, &g, &o, &tp, &e) == GS_OK, "tp 2 (%s)", e.msg);
 	{
-		double ar = (GS_TIME_AR_BASE_US + 2 * GS_TIME_AR_HOP_US_NVLINK) * 1e-6 + 2.0 * 1 / 2 * 64 * 64 * 2 / 100e9;
+		double ar = nccl_by_hand(2, 0, false, 2.0 * 1 / 2 * 64 * 64 * 2, 100, GS_TIME_AR_LL_MAX_GBS_VOLTA, false);
 		CHECK(close_to(tp.tp_comm_s, 8 * 4 * 2 * ar), "tp 2: 8 micro-batches x 4 x 2 layers x %g s (%g)", ar,
 		      tp.tp_comm_s);
 		CHECK(close_to(gs_time_allreduce_s(NULL, &g, 2, 8, 64 * 64 * 2), ar), "one all-reduce, by hand");
@@ -692,26 +711,80 @@ static void test_allreduce(void)
 {
 	gs_gpu g = toy_gpu();
 	double mib = 1048576;
-	double nv = (6.6 + 6 * 0.6) * 1e-6 + 2.0 * 3 / 4 * mib / 100e9;
-	double pcie = (6.6 + 6 * 1.0) * 1e-6 + 2.0 * 3 / 4 * mib / (0.985 * 2 * 16 * 1e9);
-	/* two nodes of 8: each ring crosses the network twice a round (2 of
-	 * its 30 steps); its bus bandwidth is the node's 8 NICs (400 GB/s)
-	 * bounded by the node's link (100) */
-	double net = (6.6 + 28 * 0.6 + 2 * 2.7) * 1e-6 + 2.0 * 15 / 16 * mib / 100e9;
-	/* one GPU a node: every step crosses, at one NIC's 50 GB/s */
-	double net1 = (6.6 + 30 * 2.7) * 1e-6 + 2.0 * 15 / 16 * mib / 50e9;
+	/* 4 GPUs on the toy's 100 GB/s NVLink, 1 MiB, 6 steps: LL 10.2 us +
+	 * 1.5 MiB at 39 GB/s (Volta's cap: the toy's architecture is unknown)
+	 * = 50.5 us; Simple 8.4 + 6 x 3.4 = 28.8 us + 1.5 MiB at 100 GB/s =
+	 * 44.5 us: Simple */
+	double nv = (8.4 + 6 * 3.4) * 1e-6 + 2.0 * 3 / 4 * mib / 100e9;
+	/* two nodes of 8: 30 steps, 4 of them (2 x nodes) over the network; the
+	 * bus is the node's NVLink (100) under its NICs' 400; LL's cap across
+	 * two nodes 39 GB/s: LL (6.6 + 26 x 0.6 + 4 x 2.7 = 33.0 us + 50.4) wins
+	 * over Simple (152.8 + 19.7) */
+	double net = (6.6 + 26 * 0.6 + 4 * 2.7) * 1e-6 + 2.0 * 15 / 16 * mib / 39e9;
+	/* one GPU a node: every step crosses, one NIC's 50 GB/s, LL's cap on
+	 * more than two nodes 20.4 GB/s */
+	double net1 = (6.6 + 30 * 2.7) * 1e-6 + 2.0 * 15 / 16 * mib / 20.4e9;
+	/* PCIe Gen4 x16 (31.52 GB/s): LL 12.6 + 99.8 us, Simple 42.6 + 49.9 us */
+	double pcie = (8.4 + 6 * 5.7) * 1e-6 + 2.0 * 3 / 4 * mib / (0.985 * 2 * 16 * 1e9);
 
-	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 4, 8, mib) - nv) < 1e-12,
-	      "1 MiB over 4 GPUs on NVLink (100 GB/s): 10.2 us + 15.7 us = %.3g us", nv * 1e6);
-	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 16, 8, mib) - net) < 1e-12,
-	      "16 GPUs span two nodes: 2 network hops, the NVLink's 100 GB/s under the NICs' 400 (%.3g us)", net * 1e6);
-	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 16, 1, mib) - net1) < 1e-12,
-	      "16 nodes of one GPU: 30 network hops and one NIC's 50 GB/s (%.3g us)", net1 * 1e6);
+	CHECK(close_to(gs_time_allreduce_s(NULL, &g, 4, 8, mib), nv), "1 MiB over 4 GPUs on NVLink: Simple, %.3g us",
+	      nv * 1e6);
+	CHECK(close_to(gs_time_allreduce_s(NULL, &g, 16, 8, mib), net),
+	      "16 GPUs span two nodes: LL, 4 network hops, 100 GB/s capped at 39 (%.3g us)", net * 1e6);
+	CHECK(close_to(gs_time_allreduce_s(NULL, &g, 16, 1, mib), net1),
+	      "16 nodes of one GPU: LL, 30 network hops, capped at 20.4 GB/s (%.3g us)", net1 * 1e6);
+	/* an Ampere node (300 GB/s NVLink): each protocol where it is least,
+	 * LL at 64 KiB (capped at 87.7 GB/s), LL128 at 4 MiB (0.92 of the bus,
+	 * 14 + 6 x 1.9 us), Simple at 16 MiB */
+	g.uarch = GS_UARCH_AMPERE;
+	g.link_gbs = 300;
+	CHECK(close_to(gs_time_allreduce_s(NULL, &g, 4, 8, 65536), 10.2e-6 + 1.5 * 65536 / 87.7e9),
+	      "Ampere, 64 KiB: LL (%.3g us)", gs_time_allreduce_s(NULL, &g, 4, 8, 65536) * 1e6);
+	CHECK(close_to(gs_time_allreduce_s(NULL, &g, 4, 8, 4 * mib), 25.4e-6 + 1.5 * 4 * mib / (0.92 * 300e9)),
+	      "Ampere, 4 MiB: LL128 (%.3g us)", gs_time_allreduce_s(NULL, &g, 4, 8, 4 * mib) * 1e6);
+	CHECK(close_to(gs_time_allreduce_s(NULL, &g, 4, 8, 16 * mib), 28.8e-6 + 1.5 * 16 * mib / 300e9),
+	      "Ampere, 16 MiB: Simple (%.3g us)", gs_time_allreduce_s(NULL, &g, 4, 8, 16 * mib) * 1e6);
+	g = toy_gpu();
 	g.link_gbs = 0;
 	strcpy(g.interconnect, "none");
-	CHECK(fabs(gs_time_allreduce_s(NULL, &g, 4, 8, mib) - pcie) < 1e-12,
-	      "1 MiB over 4 GPUs on PCIe Gen4 x16: 12.6 us + 49.9 us = %.3g us", pcie * 1e6);
+	CHECK(close_to(gs_time_allreduce_s(NULL, &g, 4, 8, mib), pcie), "1 MiB over 4 GPUs on PCIe Gen4 x16: Simple, %.3g us",
+	      pcie * 1e6);
 	CHECK(gs_time_allreduce_s(NULL, &g, 1, 8, mib) == 0, "one GPU: no all-reduce");
+}
+
+/* An engine's own all-reduce (vLLM, SGLang, TensorRT-LLM): LL's latency
+ * at the link's full bandwidth; NCCL's under the others, or when named. */
+static void test_allreduce_runtime(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = toy_gpu();
+	gs_time t;
+	gs_time_opts o;
+	gs_error e = { 0 };
+	/* 2 layers x 2 all-reduces of 3 sequences' 64 x 2 bytes over 2 GPUs */
+	double bytes = 3 * 64 * 2, custom = 4 * ((6.6 + 2 * 0.6) * 1e-6 + bytes / 100e9);
+	double nccl = 4 * nccl_by_hand(2, 0, false, bytes, 100, GS_TIME_AR_LL_MAX_GBS_VOLTA, false);
+
+	toy(&a);
+	gs_settings_default(&s);
+	s.method = GS_INFER;
+	s.batch = 3;
+	s.seq = 10;
+	s.new_tokens = 10;
+	s.gpus = 2;
+	s.tp = 2;
+	gs_time_opts_default(&o);
+	o.runtime = GS_RT_VLLM;
+	gs_time_estimate(&a, &s, &g, &o, &t, &e);
+	CHECK(close_to(t.tp_comm_s, custom), "vllm: its custom all-reduce, %g s (%g)", custom, t.tp_comm_s);
+	o.allreduce = GS_AR_NCCL;
+	gs_time_estimate(&a, &s, &g, &o, &t, &e);
+	CHECK(close_to(t.tp_comm_s, nccl), "vllm before 0.3: NCCL's, %g s (%g)", nccl, t.tp_comm_s);
+	o.allreduce = GS_AR_RUNTIME;
+	o.runtime = GS_RT_LMDEPLOY;
+	gs_time_estimate(&a, &s, &g, &o, &t, &e);
+	CHECK(close_to(t.tp_comm_s, nccl) && nccl > custom, "lmdeploy: NCCL's, slower at this size (%g)", t.tp_comm_s);
 }
 
 /* A Llama-2-7B-like shape on an A100-like GPU, for the properties. */
@@ -1063,6 +1136,7 @@ int main(void)
 	test_inference_and_errors();
 	test_decode_bytes();
 	test_kv_per_qhead();
+	test_allreduce_runtime();
 	test_allreduce();
 	test_properties();
 	test_parallel_bounds();
