@@ -728,12 +728,28 @@ typedef struct ep_split {
 	double moe_layers;  /* layers with routed experts */
 	double copies;      /* token copies a dispatch sends, per token, summed over those
 	                       layers (each layer's top-k) */
+	double to_ranks;    /* the other ranks a token's top-k reach, summed the same way */
+	double to_nodes;    /* the other nodes they reach (ep ranks over several nodes) */
+	bool dedup;         /* gs_time_opts.ep_dedup */
 } ep_split;
 
-static ep_split ep_of(const gs_arch *a, const gs_time_opts *o)
+/* The chance that none of a token's k experts, drawn evenly among e, is
+ * one of a given m: C(e - m, k) / C(e, k). The records' routers are
+ * balanced (a "fake balanced gate", tokens "force-balanced"); a trained
+ * router is balanced in aggregate by its auxiliary loss. */
+static double none_of(double e, double m, double k)
 {
-	ep_split x = { o->ep > 1 ? (double)o->ep : 1, 0, 0, 0 };
-	double routed = 0;
+	double p = 1;
+
+	for (int i = 0; i < (int)k; i++)
+		p *= e - m - i > 0 ? (e - m - i) / (e - i) : 0;
+	return p;
+}
+
+static ep_split ep_of(const gs_arch *a, const gs_time_opts *o, int64_t per_node)
+{
+	ep_split x = { o->ep > 1 ? (double)o->ep : 1, 0, 0, 0, 0, 0, o->ep_dedup };
+	double routed = 0, nodes;
 
 	for (int k = 0; k < a->n_kinds; k++) {
 		const gs_layer_kind *lk = &a->kind[k];
@@ -741,8 +757,13 @@ static ep_split ep_of(const gs_arch *a, const gs_time_opts *o)
 			if (lk->lin[i].expert)
 				routed += (double)lk->n_layers * (double)gs_linear_params(&lk->lin[i]);
 		if (lk->n_experts > 0) {
+			double e = (double)lk->n_experts, topk = (double)lk->experts_per_tok;
 			x.moe_layers += (double)lk->n_layers;
-			x.copies += (double)lk->n_layers * (double)lk->experts_per_tok;
+			x.copies += (double)lk->n_layers * topk;
+			x.to_ranks += (double)lk->n_layers * (x.ep - 1) * (1 - none_of(e, e / x.ep, topk));
+			nodes = ceil(x.ep / (double)per_node);
+			if (nodes > 1)
+				x.to_nodes += (double)lk->n_layers * (nodes - 1) * (1 - none_of(e, e / nodes, topk));
 		}
 	}
 	x.routed = a->params_total > 0 && routed > 0 ? routed / (double)a->params_total : 0;
@@ -771,22 +792,38 @@ static double ring_share(const ep_split *x, double dp)
 
 /* Seconds of a step's all-to-alls over a stage's MoE layers: `rounds`
  * rounds (a dispatch and a combine a layer forward, two backward, two more
- * under recompute, every micro-batch), each sending each of `tokens`
- * tokens' top-k copies of the hidden state in 16 bits, (ep - 1) / ep of
- * them to other ranks (Megatron-Core's MoEAlltoAllTokenDispatcher, DeepEP's
- * dispatch), over the link ep ranks share, with NCCL's latency a layer. A
- * tensor-parallel rank sends its sequence-parallel share of the tokens. */
+ * under recompute, every micro-batch), each sending `tokens` tokens'
+ * hidden states in 16 bits over the link ep ranks share, with NCCL's
+ * latency a layer. Megatron-Core's MoEAlltoAllTokenDispatcher sends a copy
+ * per routed expert, (ep - 1) / ep of them to other ranks. DeepEP's normal
+ * kernels (x->dedup) send a token once to each other rank that holds one
+ * of its experts (get_dispatch_layout's is_token_in_rank) and, across
+ * nodes, once over the network to each other node, whose NVLink forwards
+ * it to its ranks (internode.cu, SourceMeta's is_token_in_nvl_rank_bits):
+ * the network's share and the node links' run at once. A tensor-parallel
+ * rank sends its sequence-parallel share of the tokens. */
 static double ep_alltoall_s(const gs_time_params *P, const gs_gpu *g, const ep_split *x, int64_t per_node,
                             double rounds, double tokens, double h, double pp)
 {
-	double gbs;
+	double gbs, bytes, in_node, nvl;
 	int kind;
 
 	if (x->ep <= 1)
 		return 0;
 	kind = link_of(g, (int64_t)x->ep, per_node, &gbs);
-	return rounds * (x->moe_layers * coll_latency_s(P, kind, (int64_t)x->ep - 1) +
-	                 (x->ep - 1) / x->ep * tokens * x->copies * h * 2 / (gbs * 1e9)) / pp;
+	bytes = tokens * h * 2;
+	if (!x->dedup)
+		bytes *= (x->ep - 1) / x->ep * x->copies / (gbs * 1e9);
+	else if (kind != LINK_NET)
+		bytes *= x->to_ranks / (gbs * 1e9);
+	else {
+		in_node = g->link_gbs > 0 ? g->link_gbs : pcie_gbs(g);
+		nvl = bytes * x->to_ranks / (in_node * 1e9);
+		bytes *= x->to_nodes / (gbs * 1e9);
+		if (nvl > bytes)
+			bytes = nvl;
+	}
+	return rounds * (x->moe_layers * coll_latency_s(P, kind, (int64_t)x->ep - 1) + bytes) / pp;
 }
 
 /* What data parallelism moves in a step (dp_exposed). */
@@ -843,7 +880,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	double pp = naive ? n : (o->pp > 1 ? (double)o->pp : 1), vpp = o->vpp > 1 ? (double)o->vpp : 1;
 	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
 	double wbytes, shard = 1, optb, ridge, peak, work, eager, exposed;
-	ep_split x = ep_of(a, o);
+	ep_split x = ep_of(a, o, per_node);
 	/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
 	 * (Transformer Engine's fp8 LoRA, as NeMo's) */
 	bool fp8 = (prec == GS_P_FP8_MIXED || (adapter && prec == GS_P_FP8)) && g->fp8_tflops > 0;

@@ -37,7 +37,8 @@
  * the experts are gathered (FSDP) or reduced (DDP) among dp / ep ranks only,
  * and every MoE layer sends each token's top-k copies to the experts' ranks
  * and back (dispatch and combine all-to-alls, forward and backward, again
- * under recompute), not overlapped.
+ * under recompute), not overlapped; DeepEP (ep_dedup) sends a token once a
+ * rank and, across nodes, once a node.
  * Pipeline stages (gs_time_opts.pp, 1F1B with vpp virtual stages) idle for
  * (pp - 1) / (vpp * micro-batches) of the step (Narayanan et al. 2021); the
  * naive pipeline (--sharding pipeline: one stage works at a time) runs at
@@ -226,6 +227,10 @@ typedef struct gs_time_opts {
 	int64_t ep;                 /* training: expert-parallel ranks among the data-parallel
 	                               ones (0, 1: none; no effect on a model without routed
 	                               experts) */
+	bool ep_dedup;              /* training under ep: the dispatcher sends a token once to
+	                               each rank, and across nodes once to each node, that holds
+	                               one of its experts (DeepEP); false: a copy per routed
+	                               expert (Megatron-Core's alltoall dispatcher) */
 	int64_t concurrency;        /* serving: sequences in flight (0: the batch) */
 	gs_allreduce allreduce;     /* inference under --tp: GS_AR_RUNTIME (0: the runtime's),
 	                               GS_AR_NCCL or GS_AR_CUSTOM (an engine's own kernel) */

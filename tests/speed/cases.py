@@ -196,6 +196,8 @@ def train_case(r):
     ep = expert_parallel(r)
     if ep > 1:
         topts.append("ep=%d" % ep)
+        if "DeepEP" in (r.get("kernel") or "") + (r.get("quote") or ""):
+            topts.append("ep-dispatch=deepep")  # the table's kernels column
     gb = r.get("global_batch") or b * dp
     ga = max(1, round(gb / (b * dp)))
     task = r["task"]

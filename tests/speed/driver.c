@@ -143,6 +143,8 @@ static int topts(gs_time_opts *o, char *list, gs_error *e)
 			o->concurrency = atoll(eq);
 		else if (strcmp(tok, "allreduce") == 0 && (strcmp(eq, "nccl") == 0 || strcmp(eq, "custom") == 0))
 			o->allreduce = strcmp(eq, "nccl") == 0 ? GS_AR_NCCL : GS_AR_CUSTOM;
+		else if (strcmp(tok, "ep-dispatch") == 0 && strcmp(eq, "deepep") == 0)
+			o->ep_dedup = true;
 		else if (strcmp(tok, "kv-per-qhead") == 0)
 			o->kv_per_qhead = atoi(eq) != 0;
 		else if (strcmp(tok, "dequant-at") == 0)

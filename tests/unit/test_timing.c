@@ -380,7 +380,23 @@ static void test_expert_parallel(void)
 	gs_time_estimate(&a, &s, &g, &o, &tn, &e);
 	round = 2 * (GS_TIME_AR_BASE_US + 3 * GS_TIME_AR_HOP_US_NET) * 1e-6 + 3.0 / 4 * 64 * 4 * 64 * 2 / 50e9;
 	CHECK(close_to(tn.ep_comm_s, 4 * round), "ep 4 over 2 nodes: the network's 50 GB/s (%g)", tn.ep_comm_s);
+	/* DeepEP: a token goes once to each other rank holding one of its 2
+	 * experts (2 of the 8 on each of 4 ranks: 3 x (1 - 6/8 x 5/7) = 1.393
+	 * ranks a layer, against Megatron's 3/4 x 2 copies); across 2 nodes,
+	 * once over the network to the other node (1 - 4/8 x 3/7 = 0.786 a
+	 * layer) while NVLink forwards, the slower of the two */
+	o.ep_dedup = true;
+	gs_time_estimate(&a, &s, &g, &o, &tn, &e);
+	round = 2 * (GS_TIME_AR_BASE_US + 3 * GS_TIME_AR_HOP_US_NET) * 1e-6 +
+	        fmax(64 * 2 * (1 - 4.0 / 8 * 3 / 7) * 64 * 2 / 50e9, 64 * 2 * 3 * (1 - 6.0 / 8 * 5 / 7) * 64 * 2 / 100e9);
+	CHECK(close_to(tn.ep_comm_s, 4 * round), "DeepEP over 2 nodes: a token once a node (%g, %g)", tn.ep_comm_s,
+	      4 * round);
 	o.gpus_per_node = 8;
+	gs_time_estimate(&a, &s, &g, &o, &tn, &e);
+	round = 2 * lat_nv + 64 * 2 * 3 * (1 - 6.0 / 8 * 5 / 7) * 64 * 2 / 100e9;
+	CHECK(close_to(tn.ep_comm_s, 4 * round) && tn.ep_comm_s < t4.ep_comm_s,
+	      "DeepEP in a node: a token once a rank, less than a copy an expert (%g < %g)", tn.ep_comm_s, t4.ep_comm_s);
+	o.ep_dedup = false;
 	/* errors and no-ops */
 	o.ep = 3;
 	CHECK(gs_time_estimate(&a, &s, &g, &o, &tn, &e) == GS_EUSAGE, "ep 3 of 4 data-parallel ranks: refused");
