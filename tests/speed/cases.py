@@ -187,6 +187,13 @@ def train_case(r):
         return None, "CPU offload (PCIe transfers) not modelled"
     seq = int(r["seq_len"])
     b = int(r["batch"] or 1)
+    # the micro-batch a forward runs (the GEMMs' rows, a pipeline's unit):
+    # MBS where the record states it apart from the local batch (NeMo
+    # Automodel's table: LBS is a rank's share of the global batch, run as
+    # LBS / MBS micro-batches)
+    mbs = re.search(r"\bMBS (\d+)", r.get("parallelism") or "")
+    if mbs:
+        b = int(mbs.group(1))
     model_par = tp * pp
     if n % model_par:
         return None, "GPU count not a multiple of TP x PP"
