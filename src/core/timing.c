@@ -43,7 +43,9 @@ typedef struct rt_info {
  * 256); the others run their own int4 kernels. All-reduces: vLLM
  * (custom_all_reduce.cuh, default since 0.3 on NVLink), SGLang (its
  * custom_all_reduce) and TensorRT-LLM (its allReduce plugin) run their
- * own; the others, and every training stack, NCCL's. */
+ * own; the others, and every training stack, NCCL's (TurboMind's
+ * TurbomindEngineConfig.communicator is 'nccl'; its 2023 releases read
+ * enable_custom_all_reduce with a default of 0). */
 static const rt_info runtimes[GS_RT_MAX] = {
 	[GS_RT_HF] = { "hf", GS_RTC_HF, CACHE_SETTING, 1024, AR_NCCL },
 	[GS_RT_COMPILED] = { "compiled", GS_RTC_COMPILED, CACHE_INPLACE, 0, AR_NCCL },
