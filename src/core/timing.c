@@ -596,7 +596,9 @@ static double ll_max_gbs(const gs_gpu *g, int64_t nodes)
  * else), the network's (tuning.cc: (nsteps - nInterSteps) x intraLat +
  * nInterSteps x interLat); its share of the bus bandwidth. An engine's own
  * all-reduce (AR_CUSTOM: one kernel reading its peers' buffers over the
- * links, no protocol staging) takes LL's latency at the full bandwidth. */
+ * links, no protocol staging) takes LL's latency at the full bandwidth;
+ * it works within a node only (vLLM's and TensorRT-LLM's fall back to
+ * NCCL across nodes). */
 static double ring_coll_s(const gs_time_params *P, const gs_gpu *g, int64_t ranks, int64_t span, int64_t per_node,
                           int rounds, double share, double bytes, rt_ar ar)
 {
@@ -611,6 +613,8 @@ static double ring_coll_s(const gs_time_params *P, const gs_gpu *g, int64_t rank
 		return 0;
 	if (inter > steps)
 		inter = steps;
+	if (nodes > 1)
+		ar = AR_NCCL;
 	for (int p = 0; p < PROTO_MAX; p++) {
 		const ring_proto *r = &ring_protos[p];
 		double base = p == PROTO_LL ? P->ar_base_us : r->base_us;

@@ -801,6 +801,12 @@ static void test_allreduce_runtime(void)
 	o.runtime = GS_RT_LMDEPLOY;
 	gs_time_estimate(&a, &s, &g, &o, &t, &e);
 	CHECK(close_to(t.tp_comm_s, nccl) && nccl > custom, "lmdeploy: NCCL's, slower at this size (%g)", t.tp_comm_s);
+	/* across nodes an engine's own all-reduce falls back to NCCL's */
+	o.runtime = GS_RT_VLLM;
+	o.gpus_per_node = 1;
+	gs_time_estimate(&a, &s, &g, &o, &t, &e);
+	CHECK(close_to(t.tp_comm_s, 4 * nccl_by_hand(2, 2, false, bytes, 50, GS_TIME_AR_LL_MAX_GBS_2NODES, false)),
+	      "vllm over two nodes: NCCL's ring, both steps over the network (%g)", t.tp_comm_s);
 }
 
 /* A Llama-2-7B-like shape on an A100-like GPU, for the properties. */
