@@ -747,7 +747,7 @@ static double none_of(double e, double m, double k)
 {
 	double p = 1;
 
-	for (int i = 0; i < (int)k; i++)
+	for (int i = 0; i < (int)k && p > 0; i++)
 		p *= e - m - i > 0 ? (e - m - i) / (e - i) : 0;
 	return p;
 }
@@ -766,6 +766,8 @@ static ep_split ep_of(const gs_arch *a, const gs_time_opts *o, int64_t per_node)
 			double e = (double)lk->n_experts, topk = (double)lk->experts_per_tok;
 			x.moe_layers += (double)lk->n_layers;
 			x.copies += (double)lk->n_layers * topk;
+			if (!x.dedup || x.ep <= 1)
+				continue;
 			x.to_ranks += (double)lk->n_layers * (x.ep - 1) * (1 - none_of(e, e / x.ep, topk));
 			nodes = ceil(x.ep / (double)per_node);
 			if (nodes > 1)
