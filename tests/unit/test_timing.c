@@ -598,6 +598,17 @@ static void test_inference_and_errors(void)
 	      "a GPU without bandwidth: GS_EUSAGE naming it (%s)", e.msg);
 }
 
+/* The decode cases' settings: 3 sequences of a 10-token prompt and 10 new
+ * tokens (the mean context 15). */
+static void decode_toy(gs_settings *s)
+{
+	gs_settings_default(s);
+	s->method = GS_INFER;
+	s->batch = 3;
+	s->seq = 10;
+	s->new_tokens = 10;
+}
+
 /* Hand-computed: the KV read, each cache's copy, the kernels' bytes. */
 static void test_decode_bytes(void)
 {
@@ -612,11 +623,7 @@ static void test_decode_bytes(void)
 	double kv = 3 * 15 * 128 * 2 * 2.0;
 
 	toy(&a);
-	gs_settings_default(&s);
-	s.method = GS_INFER;
-	s.batch = 3;
-	s.seq = 10;
-	s.new_tokens = 10;
+	decode_toy(&s);
 	gs_time_opts_default(&o);
 	gs_time_estimate(&a, &s, &g, &o, &t, &e);
 	CHECK(close_to(t.kv_read_bytes, kv), "KV read: 3 x 15 x 128 x 2 layers x 2 bytes = %g (%g)", kv,
@@ -698,11 +705,7 @@ static void test_kv_per_qhead(void)
 	double kv = 3 * 15 * 32 * 2 * 2.0;
 
 	CHECK(gs_arch_manual(&a, 0, 2, 64, 4, 1, 128, 100, &e) == GS_OK, "GQA toy (%s)", e.msg);
-	gs_settings_default(&s);
-	s.method = GS_INFER;
-	s.batch = 3;
-	s.seq = 10;
-	s.new_tokens = 10;
+	decode_toy(&s);
 	gs_time_opts_default(&o);
 	o.runtime = GS_RT_TRTLLM;
 	gs_time_estimate(&a, &s, &g, &o, &t1, &e);
@@ -783,11 +786,7 @@ static void test_allreduce_runtime(void)
 	double nccl = 4 * nccl_by_hand(2, 0, false, bytes, 100, GS_TIME_AR_LL_MAX_GBS_VOLTA, false);
 
 	toy(&a);
-	gs_settings_default(&s);
-	s.method = GS_INFER;
-	s.batch = 3;
-	s.seq = 10;
-	s.new_tokens = 10;
+	decode_toy(&s);
 	s.gpus = 2;
 	s.tp = 2;
 	gs_time_opts_default(&o);
