@@ -342,9 +342,9 @@ static layer_sums layers_at(const gs_arch *a, double ctx, double elem)
 
 	for (int i = 0; i < a->n_kinds; i++) {
 		const gs_layer_kind *k = &a->kind[i];
-		double n = (double)k->n_layers, tok = (double)k->kv_dim * elem;
-		r.kv_read += n * tok * kind_kv_read(k, ctx);
-		r.kv_read_q += n * tok * kind_kv_read(k, ctx) * gs_kind_q_per_kv(a, k);
+		double n = (double)k->n_layers, tok = (double)k->kv_dim * elem, read = n * tok * kind_kv_read(k, ctx);
+		r.kv_read += read;
+		r.kv_read_q += read * gs_kind_q_per_kv(a, k);
 		r.kv_held += n * tok * gs_kind_kv_tokens(k, ctx, false);
 		r.state += n * gs_kind_state_bytes(k, elem);
 		r.attn_flops += n * gs_kind_mixer_flops_token(a, k, ctx);
@@ -511,12 +511,20 @@ static double pcie_gbs(const gs_gpu *g)
 	           : GS_TIME_PCIE_GBS_PER_LANE_GEN3 * 2 * 16;
 }
 
+/* The link GPUs of g talk over within a node, and its GB/s one direction:
+ * the GPU-to-GPU link where the file gives one, else PCIe. */
+static int node_link(const gs_gpu *g, double *gbs)
+{
+	*gbs = g->link_gbs > 0 ? g->link_gbs : pcie_gbs(g);
+	return g->link_gbs > 0 ? LINK_NVLINK : LINK_PCIE;
+}
+
 /* The link kind n GPUs of g talk over, and its GB/s one direction: the
- * GPU-to-GPU link within a node, else PCIe, and the network across nodes. */
+ * node's link (node_link), and the network across nodes. */
 static int link_of(const gs_gpu *g, int64_t n, int64_t per_node, double *gbs)
 {
-	double in_node = g->link_gbs > 0 ? g->link_gbs : pcie_gbs(g);
-	int kind = g->link_gbs > 0 ? LINK_NVLINK : LINK_PCIE;
+	double in_node;
+	int kind = node_link(g, &in_node);
 	if (n > per_node) {
 		*gbs = in_node < GS_TIME_NET_GBS ? in_node : GS_TIME_NET_GBS;
 		return LINK_NET;
@@ -542,10 +550,8 @@ static double ring_gbs(const gs_gpu *g, int64_t span, int64_t per_node)
 {
 	double gbs, nics = GS_TIME_NET_GBS * (double)per_node;
 
-	if (link_of(g, span, per_node, &gbs) != LINK_NET)
-		return gbs;
-	gbs = g->link_gbs > 0 ? g->link_gbs : pcie_gbs(g);
-	return gbs < nics ? gbs : nics;
+	node_link(g, &gbs);
+	return span <= per_node || gbs < nics ? gbs : nics;
 }
 
 /* NCCL's ring protocols (constants.h, tuning.cc v2.21.5): LL takes its
@@ -602,9 +608,9 @@ static double ll_max_gbs(const gs_gpu *g, int64_t nodes)
 static double ring_coll_s(const gs_time_params *P, const gs_gpu *g, int64_t ranks, int64_t span, int64_t per_node,
                           int rounds, double share, double bytes, rt_ar ar)
 {
-	double gbs, bus = ring_gbs(g, span, per_node), best = -1;
-	int intra = g->link_gbs > 0 ? LINK_NVLINK : LINK_PCIE;
-	int64_t nodes = link_of(g, span, per_node, &gbs) == LINK_NET ? (span + per_node - 1) / per_node : 1;
+	double gbs, bus = ring_gbs(g, span, per_node), moved = rounds * share * bytes, best = -1;
+	int intra = node_link(g, &gbs);
+	int64_t nodes = span > per_node ? (span + per_node - 1) / per_node : 1;
 	int64_t steps = rounds * (ranks - 1), inter = nodes > 1 ? (rounds == 2 ? 2 * nodes : nodes - 1) : 0;
 	bool ll128 = intra == LINK_NVLINK &&
 	             (g->uarch == GS_UARCH_VOLTA || g->uarch == GS_UARCH_AMPERE || g->uarch == GS_UARCH_HOPPER);
@@ -613,8 +619,8 @@ static double ring_coll_s(const gs_time_params *P, const gs_gpu *g, int64_t rank
 		return 0;
 	if (inter > steps)
 		inter = steps;
-	if (nodes > 1)
-		ar = AR_NCCL;
+	if (ar == AR_CUSTOM && nodes == 1)
+		return coll_latency_s(P, intra, steps) + moved / (bus * 1e9);
 	for (int p = 0; p < PROTO_MAX; p++) {
 		const ring_proto *r = &ring_protos[p];
 		double base = p == PROTO_LL ? P->ar_base_us : r->base_us;
@@ -623,16 +629,11 @@ static double ring_coll_s(const gs_time_params *P, const gs_gpu *g, int64_t rank
 
 		if (p == PROTO_LL128 && !ll128)
 			continue;
-		if (ar == AR_CUSTOM)
-			bw = bus;
-		else if (p == PROTO_LL && bw > ll_max_gbs(g, nodes))
+		if (p == PROTO_LL && bw > ll_max_gbs(g, nodes))
 			bw = ll_max_gbs(g, nodes);
-		t = (base + (double)(steps - inter) * hop[intra] + (double)inter * hop[LINK_NET]) * 1e-6 +
-		    rounds * share * bytes / (bw * 1e9);
+		t = (base + (double)(steps - inter) * hop[intra] + (double)inter * hop[LINK_NET]) * 1e-6 + moved / (bw * 1e9);
 		if (best < 0 || t < best)
 			best = t;
-		if (ar == AR_CUSTOM)
-			break;
 	}
 	return best;
 }
@@ -825,7 +826,7 @@ static double ep_alltoall_s(const gs_time_params *P, const gs_gpu *g, const ep_s
 	else if (kind != LINK_NET)
 		bytes *= x->to_ranks / (gbs * 1e9);
 	else {
-		in_node = g->link_gbs > 0 ? g->link_gbs : pcie_gbs(g);
+		node_link(g, &in_node);
 		nvl = bytes * x->to_ranks / (in_node * 1e9);
 		bytes *= x->to_nodes / (gbs * 1e9);
 		if (nvl > bytes)
