@@ -296,7 +296,7 @@ def infer_case(r):
         read = lambda o: (p + g) / o["generate_s"]
     else:
         return None, "metric %s (%s) not expressible" % (metric, md[:60])
-    return ("inference", st, read, rt, speed1_kernel(r) + kv_per_qhead(r)), None
+    return ("inference", st, read, rt, speed1_kernel(r) + runtime_release(r)), None
 
 
 def kv_dtype(r):
@@ -333,6 +333,12 @@ def allreduce(r):
     if "NCCL all-reduce" in notes or re.search(r"vLLM ~?0\.[12]\.", r.get("framework") or ""):
         return ["allreduce=nccl"]
     return []
+
+
+def runtime_release(r):
+    """The time options for what a record's release of its runtime did
+    differently from today's (both speed sets)."""
+    return kv_per_qhead(r) + allreduce(r)
 
 
 def awq_dequant_at(r):
@@ -502,7 +508,7 @@ def infer_case2(r):
     topts = (["kernel=" + kern] if kern else []) + (["weight-bpp=%g" % bpp] if bpp else [])
     if kern == "awq-gemm":
         topts += awq_dequant_at(r)
-    topts += kv_per_qhead(r) + allreduce(r)
+    topts += runtime_release(r)
     metric, task, md = r["metric"], r["task"], r.get("metric_def") or ""
     if metric == "decode_token_latency_p50_s":
         read = lambda o: o["decode_step_s"]

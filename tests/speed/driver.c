@@ -4,7 +4,8 @@
  * model: "cfg:PATH" (a config.json) or "manual:params,layers,hidden,heads,
  * kv_heads,intermediate,vocab" (gs_arch_manual; 0 = derived); settings:
  * "name=value;..." by gpusizer estimate's flag names; time options:
- * "kernel=NAME;pp=N;vpp=N;ep=N;concurrency=N;dequant-at=N;weight-bpp=X" or "-". Writes per line
+ * "kernel=NAME;pp=N;vpp=N;ep=N;ep-dispatch=deepep;concurrency=N;dequant-at=N;
+ * weight-bpp=X;allreduce=nccl|custom;kv-per-qhead=1" or "-". Writes per line
  *   id \t status \t the gs_time fields as name=value (or the error). */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
