@@ -131,6 +131,7 @@ void gs_time_params_default(gs_time_params *p)
 		.x_half_ridge = GS_TIME_X_HALF_RIDGE,
 		.elem_bytes = GS_TIME_ELEM_BYTES,
 		.attn_eff = GS_TIME_ATTN_EFF,
+		.attn_fa2 = { [GS_UARCH_HOPPER] = GS_TIME_ATTN_FA2_HOPPER },
 		.eager_attn_bytes = GS_TIME_EAGER_ATTN_BYTES,
 		.fp8_scale = { GS_TIME_FP8_EFF_SCALE, GS_TIME_FP8_EFF_SCALE_MEGATRON },
 		.dequant_train = GS_TIME_DEQUANT_TRAIN,
@@ -689,15 +690,30 @@ static double kernel_peak(const gs_gpu *g, k_peak k, bool acc16)
 }
 
 /* Seconds of one pass over `tokens` tokens (all GPUs together): the GEMMs
- * at the efficiency of their size, attention at attn_eff of it, and the
+ * at the efficiency of their size, attention at attn_eff of it (the
+ * kernel's: train_attn_eff), and the
  * memory-bound non-GEMM kernels (elem_bytes per hidden element, layer and
  * token; passes = 1 forward, 3 forward + backward, ...) plus `extra` bytes. */
-static double pass_s(const gs_time_params *P, const gs_gpu *g, double n, double peak, double eff,
+static double pass_s(const gs_time_params *P, const gs_gpu *g, double n, double peak, double eff, double attn_eff,
                      double gemm_flops, double attn_flops, double elem_units, double extra_bytes)
 {
-	double cmp = (gemm_flops + attn_flops / (P->attn_eff < 1 ? P->attn_eff : 1)) / (n * peak * 1e12 * unit(eff));
+	double cmp = (gemm_flops + attn_flops / (attn_eff < 1 ? attn_eff : 1)) / (n * peak * 1e12 * unit(eff));
 	double mem = (elem_units * P->elem_bytes + extra_bytes) / (n * stream_bw(P, g));
 	return cmp + mem;
+}
+
+/* A training step's attention rate relative to its GEMMs': the
+ * architecture's own kernel's (attn_eff), a FlashAttention-2-class kernel's
+ * share of it where that kernel has no path for the architecture
+ * (attn_fa2). */
+static double train_attn_eff(const gs_time_params *P, const gs_gpu *g, const gs_settings *s,
+                             const gs_time_opts *o)
+{
+	bool fa2 = o->attn_kernel == GS_AK_FA2 ||
+	           (o->attn_kernel == GS_AK_AUTO && o->train_runtime == GS_TRT_PYTORCH && s->attn == GS_ATTN_FLASH);
+	int u = g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX ? (int)g->uarch : GS_UARCH_NONE;
+
+	return P->attn_eff * (fa2 && P->attn_fa2[u] > 0 ? P->attn_fa2[u] : 1);
 }
 
 /* Eager attention's score traffic a layer, one forward, per sequence of s
@@ -933,7 +949,8 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	work = naive ? 1 : n;
 	/* eager attention's score matrices, every pass, every layer and sequence */
 	eager = gs_attn_eager(s->attn) ? passes * eager_attn_bytes(P, a, seq) * L * (double)s->batch * accum * dp : 0;
-	t->compute_s = pass_s(P, g, work, peak, t->eff, 2 * n_act * gemm_passes * t->tokens_step,
+	t->compute_s = pass_s(P, g, work, peak, t->eff, train_attn_eff(P, g, s, o),
+	                      2 * n_act * gemm_passes * t->tokens_step,
 	                      attn * 3 * t->tokens_step * (s->grad_ckpt ? 4.0 / 3 : 1),
 	                      passes * t->tokens_step * L * h, eager);
 	if (s->method == GS_QLORA || (adapter && gs_prec_quantized(prec)))
@@ -1087,7 +1104,7 @@ static double prefill(const inf *c, double b, double p, double *eff)
 		extra += eager_attn_bytes(P, c->a, p) * c->L * b;
 	if (kernels[k].mode == K_DEQUANT || kernels[k].mode == K_DEQUANT_ABOVE1)
 		extra += m.lin_read * (c->bpp + 4); /* one 16-bit copy of each weight */
-	gpu = pass_s(P, c->g, c->tp, c->peak, e, gemm, attn, b * p * c->L * c->h, extra);
+	gpu = pass_s(P, c->g, c->tp, c->peak, e, P->attn_eff, gemm, attn, b * p * c->L * c->h, extra);
 	if (c->tp > 1)
 		ar_s = 2 * c->L * allreduce_s(P, c->g, (int64_t)c->tp, (int64_t)c->per_node, b * p * c->h * 2, c->ar);
 	host = c->host_f * (c->L * P->dec_layer_s[c->cls] + matmul_params(c->a, 1).lin_calls * P->k_host_s[k]);
@@ -1197,6 +1214,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		return gs_fail(e, GS_EUSAGE, "time: unknown kernel %d", (int)o->kernel);
 	if (o->train_runtime < 0 || o->train_runtime >= GS_TRT_MAX)
 		return gs_fail(e, GS_EUSAGE, "time: unknown training runtime %d", (int)o->train_runtime);
+	if (o->attn_kernel < GS_AK_AUTO || o->attn_kernel > GS_AK_NATIVE)
+		return gs_fail(e, GS_EUSAGE, "time: unknown attention kernel %d", (int)o->attn_kernel);
 	if (s->batch < 1 || s->seq < 1 || s->gpus < 1 || s->tp < 1)
 		return gs_fail(e, GS_EUSAGE, "time: batch, seq, gpus and tp must be positive");
 	if (o->pp < 0 || o->vpp < 0 || o->ep < 0 || o->concurrency < 0)

@@ -185,6 +185,9 @@ typedef struct gs_time_params {
 	double x_half_ridge;   /* x_half in units of the GPU's ridge point */
 	double elem_bytes;     /* non-GEMM bytes per hidden element, layer and token (training) */
 	double attn_eff;       /* attention kernels' rate relative to the GEMMs' */
+	double attn_fa2[GS_UARCH_MAX]; /* a FlashAttention-2-class kernel's rate (training)
+	                                  against the architecture's own attention kernel's,
+	                                  per architecture; 0: the same */
 	double eager_attn_bytes; /* bytes moved per attention score element by eager attention */
 	double fp8_scale[GS_TRT_MAX]; /* fp8 GEMMs' efficiency relative to bf16's, per stack */
 	double dequant_train;  /* QLoRA time factor */
@@ -203,6 +206,19 @@ typedef struct gs_time_params {
 
 /* The model's figures. */
 void gs_time_params_default(gs_time_params *p);
+
+/* The attention kernel a training step runs (gs_time_opts.attn_kernel).
+ * FlashAttention-2-class kernels (flash-attn 2, SDPA's flash backend,
+ * Triton's fused attention, FlexAttention) are written for Ampere's mma.sync
+ * and have no path for Hopper's wgmma/TMA; cuDNN's fused attention
+ * (Transformer Engine, SDPA's cuDNN backend) and FlashAttention-3 do. */
+typedef enum gs_attn_kernel {
+	GS_AK_AUTO = 0, /* the stack's: Megatron-Core runs Transformer Engine's (cuDNN); a
+	                   PyTorch loop under --attn sdpa SDPA's choice, cuDNN first on
+	                   sm90/sm100 (torch >= 2.11), under --attn flash flash-attn 2 */
+	GS_AK_FA2,      /* a FlashAttention-2-class kernel */
+	GS_AK_NATIVE    /* the architecture's own: cuDNN fused attention, FlashAttention-3 */
+} gs_attn_kernel;
 
 /* The all-reduce an inference runtime runs (gs_time_opts.allreduce). */
 typedef enum gs_allreduce { GS_AR_RUNTIME = 0, GS_AR_NCCL, GS_AR_CUSTOM } gs_allreduce;
@@ -231,6 +247,7 @@ typedef struct gs_time_opts {
 	                               each rank, and across nodes once to each node, that holds
 	                               one of its experts (DeepEP); false: a copy per routed
 	                               expert (Megatron-Core's alltoall dispatcher) */
+	gs_attn_kernel attn_kernel; /* training: the attention kernel (GS_AK_AUTO: the stack's) */
 	int64_t concurrency;        /* serving: sequences in flight (0: the batch) */
 	gs_allreduce allreduce;     /* inference under --tp: GS_AR_RUNTIME (0: the runtime's),
 	                               GS_AR_NCCL or GS_AR_CUSTOM (an engine's own kernel) */

@@ -205,6 +205,7 @@ def train_case(r):
         topts.append("ep=%d" % ep)
         if "DeepEP" in (r.get("kernel") or "") + (r.get("quote") or ""):
             topts.append("ep-dispatch=deepep")  # the table's kernels column
+    topts.append("attn-kernel=" + attn_kernel(r))
     gb = r.get("global_batch") or b * dp
     ga = max(1, round(gb / (b * dp)))
     task = r["task"]
@@ -248,6 +249,19 @@ def train_case(r):
     else:
         return None, "metric %s (%s) not expressible" % (metric, (r.get("metric_def") or "")[:60])
     return (method, st, read, train_runtime(r), topts), None
+
+
+def attn_kernel(r):
+    """The training attention kernel (gs_time_opts.attn_kernel): "native"
+    where the record runs Transformer Engine's attention (cuDNN's fused
+    attention: Megatron-Core, NeMo-Automodel's "TE" kernels column without
+    FlexAttn), else "fa2": flash-attn 2, MPT's Triton kernel, FlexAttention,
+    and SDPA before torch 2.11 (its cuDNN backend was opt-in from 2.5.1,
+    pytorch/pytorch#138522, so the flash backend ran)."""
+    a = r.get("attn_impl") or ""
+    if ("TE" in a.split() or "TE fused" in a) and "FlexAttn" not in a:
+        return "native"
+    return "native" if train_runtime(r) == "megatron" else "fa2"
 
 
 def train_runtime(r):

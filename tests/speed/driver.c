@@ -5,7 +5,7 @@
  * kv_heads,intermediate,vocab" (gs_arch_manual; 0 = derived); settings:
  * "name=value;..." by gpusizer estimate's flag names; time options:
  * "kernel=NAME;pp=N;vpp=N;ep=N;ep-dispatch=deepep;concurrency=N;dequant-at=N;
- * weight-bpp=X;allreduce=nccl|custom;kv-per-qhead=1" or "-". Writes per line
+ * weight-bpp=X;allreduce=nccl|custom;kv-per-qhead=1;attn-kernel=fa2|native" or "-". Writes per line
  *   id \t status \t the gs_time fields as name=value (or the error). */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
@@ -65,6 +65,7 @@ static int params_env(gs_time_params *P)
 	}, per_arch[] = {
 		{ "eff_max", offsetof(gs_time_params, eff_max_uarch) },
 		{ "mem_frac", offsetof(gs_time_params, mem_frac) },
+		{ "attn_fa2", offsetof(gs_time_params, attn_fa2) },
 	};
 
 	gs_time_params_default(P);
@@ -146,6 +147,8 @@ static int topts(gs_time_opts *o, char *list, gs_error *e)
 			o->allreduce = strcmp(eq, "nccl") == 0 ? GS_AR_NCCL : GS_AR_CUSTOM;
 		else if (strcmp(tok, "ep-dispatch") == 0 && strcmp(eq, "deepep") == 0)
 			o->ep_dedup = true;
+		else if (strcmp(tok, "attn-kernel") == 0 && (strcmp(eq, "fa2") == 0 || strcmp(eq, "native") == 0))
+			o->attn_kernel = strcmp(eq, "fa2") == 0 ? GS_AK_FA2 : GS_AK_NATIVE;
 		else if (strcmp(tok, "kv-per-qhead") == 0)
 			o->kv_per_qhead = atoi(eq) != 0;
 		else if (strcmp(tok, "dequant-at") == 0)

@@ -80,6 +80,8 @@ TIED = {
 BOUNDS = {k: (0.05, 1.0) for k in START if k.startswith(("eff_max", "fp8_scale", "dec_bw_eff", "k_eff", "k_gemm"))}
 BOUNDS.update({"prefill_eff." + c: (0.05, 1 / 0.57) for c in CLASSES})  # with eff_max's fit: <= the peak
 BOUNDS["attn_eff"] = (0.3, 1.0)
+START["attn_fa2.hopper"] = 0.52
+BOUNDS["attn_fa2.hopper"] = (0.05, 1.0)
 BOUNDS["host_desktop"] = (0.05, 1.0)
 BOUNDS["dequant_train"] = (1.0, 10.0)
 

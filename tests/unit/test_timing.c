@@ -144,6 +144,55 @@ static void test_dense_flops(void)
 	CHECK(t.peak_tflops == 100, "dense: fp8-mixed on a GPU without fp8 falls back to bf16");
 }
 
+/* The attention kernel on Hopper: a FlashAttention-2-class kernel runs
+ * attn_fa2 of the architecture's own kernel's rate; the stack picks one
+ * (SDPA: cuDNN first on sm90, flash-attn 2: FA2, Megatron-Core: TE's cuDNN);
+ * elsewhere FA2 is the architecture's own. Toy, 2 x 32 tokens, full, one
+ * GPU: the attention's 8448 x 3 x 64 FLOPs a step at attn_eff x eff. */
+static void test_attn_kernel(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = toy_gpu();
+	gs_time_opts o;
+	gs_time auto_sdpa, auto_flash, fa2, native, mg;
+	gs_error e = { 0 };
+	double attn = 8448.0 * 3 * 64, extra;
+
+	toy(&a);
+	train(&s, GS_FULL, 2, 32, false);
+	g.uarch = GS_UARCH_HOPPER;
+	gs_time_opts_default(&o);
+	gs_time_estimate(&a, &s, &g, &o, &auto_sdpa, &e);
+	o.attn_kernel = GS_AK_NATIVE;
+	gs_time_estimate(&a, &s, &g, &o, &native, &e);
+	o.attn_kernel = GS_AK_FA2;
+	gs_time_estimate(&a, &s, &g, &o, &fa2, &e);
+	CHECK(auto_sdpa.compute_s == native.compute_s, "attn kernel: sdpa on hopper runs cuDNN's (native)");
+	extra = attn / (100e12 * fa2.eff) * (1 / (GS_TIME_ATTN_EFF * GS_TIME_ATTN_FA2_HOPPER) - 1 / GS_TIME_ATTN_EFF);
+	CHECK(fa2.eff == native.eff && close_to(fa2.compute_s - native.compute_s, extra),
+	      "attn kernel: FA2 on hopper: the attention at %g of the native rate (+%g s, want %g)",
+	      GS_TIME_ATTN_FA2_HOPPER, fa2.compute_s - native.compute_s, extra);
+	o.attn_kernel = GS_AK_AUTO;
+	s.attn = GS_ATTN_FLASH;
+	gs_time_estimate(&a, &s, &g, &o, &auto_flash, &e);
+	CHECK(auto_flash.compute_s == fa2.compute_s, "attn kernel: --attn flash (flash-attn 2) on hopper is FA2");
+	o.train_runtime = GS_TRT_MEGATRON;
+	gs_time_estimate(&a, &s, &g, &o, &mg, &e);
+	o.attn_kernel = GS_AK_NATIVE;
+	gs_time_estimate(&a, &s, &g, &o, &native, &e);
+	CHECK(mg.compute_s == native.compute_s, "attn kernel: megatron runs TE's (native) under --attn flash");
+	o.train_runtime = GS_TRT_PYTORCH;
+	g.uarch = GS_UARCH_AMPERE;
+	gs_time_estimate(&a, &s, &g, &o, &native, &e);
+	o.attn_kernel = GS_AK_FA2;
+	gs_time_estimate(&a, &s, &g, &o, &fa2, &e);
+	CHECK(fa2.compute_s == native.compute_s, "attn kernel: on ampere FA2 is the architecture's own");
+	o.attn_kernel = (gs_attn_kernel)7;
+	CHECK(gs_time_estimate(&a, &s, &g, &o, &fa2, &e) == GS_EUSAGE && strstr(e.msg, "attention kernel") != NULL,
+	      "attn kernel: an unknown one is a usage error (%s)", e.msg);
+}
+
 static void test_ckpt_and_lora(void)
 {
 	gs_arch a;
@@ -1148,6 +1197,7 @@ int main(void)
 	test_awq_dequant();
 	test_serving();
 	test_dense_flops();
+	test_attn_kernel();
 	test_ckpt_and_lora();
 	test_moe_flops();
 	test_step_parts();
