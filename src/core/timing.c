@@ -702,6 +702,28 @@ static double pass_s(const gs_time_params *P, const gs_gpu *g, double n, double 
 	return cmp + mem;
 }
 
+/* Bytes the loss moves per logit (one vocabulary entry of one token),
+ * forward and backward, each tensor written once and read once, with the
+ * logits at cb bytes. PyTorch's cross-entropy on 16-bit logits (autocast
+ * runs log_softmax and nll_loss in fp32; torchtune's chunked loss
+ * up-casts each chunk the same way): the up-cast (read cb, write 4),
+ * log_softmax (read and write 4), NLL's backward writing the full gradient
+ * (4), log_softmax's backward (read the gradient and the output, write 4),
+ * the down-cast of the gradient (read 4, write cb): 36 for bf16. A loss in
+ * the compute dtype (--loss-dtype compute) skips both casts. transformers'
+ * legacy loss (before 4.46) also writes and reads a shifted fp32 copy of
+ * the logits and copies its gradient back (4 x 4 more). A fused loss
+ * (Liger's, Unsloth's) or a compiled one reads the 16-bit logits twice
+ * (the reduction, then the gradient) and writes the gradient once. */
+static double loss_elem_bytes(const gs_settings *s, double cb)
+{
+	double lb = s->loss_dtype == GS_LD_COMPUTE ? cb : 4;
+
+	if (s->loss == GS_LOSS_FUSED || s->loss == GS_LOSS_FUSED_CHUNKS || s->compile)
+		return 3 * cb;
+	return (cb < lb ? 2 * (cb + lb) : 0) + 6 * lb + (s->loss == GS_LOSS_LEGACY ? 4 * lb : 0);
+}
+
 /* A training step's attention rate relative to its GEMMs': the
  * architecture's own kernel's (attn_eff), a FlashAttention-2-class kernel's
  * share of it where that kernel has no path for the architecture
@@ -904,7 +926,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	double n = (double)s->gpus, tp = (double)s->tp, L = (double)a->layers, h = (double)a->hidden;
 	double pp = naive ? n : (o->pp > 1 ? (double)o->pp : 1), vpp = o->vpp > 1 ? (double)o->vpp : 1;
 	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
-	double wbytes, shard = 1, optb, ridge, peak, work, eager, exposed;
+	double wbytes, shard = 1, optb, ridge, peak, work, eager, loss, exposed;
 	ep_split x = ep_of(a, o, per_node);
 	/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
 	 * (Transformer Engine's fp8 LoRA, as NeMo's) */
@@ -949,10 +971,13 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	work = naive ? 1 : n;
 	/* eager attention's score matrices, every pass, every layer and sequence */
 	eager = gs_attn_eager(s->attn) ? passes * eager_attn_bytes(P, a, seq) * L * (double)s->batch * accum * dp : 0;
+	/* the loss over every token's logits (vocab-parallel under --tp: the
+	 * same bytes over the GPUs) */
+	loss = a->encoder ? 0 : loss_elem_bytes(s, prec == GS_P_FP32 ? 4 : 2) * (double)a->vocab * t->tokens_step;
 	t->compute_s = pass_s(P, g, work, peak, t->eff, train_attn_eff(P, g, s, o),
 	                      2 * n_act * gemm_passes * t->tokens_step,
 	                      attn * 3 * t->tokens_step * (s->grad_ckpt ? 4.0 / 3 : 1),
-	                      passes * t->tokens_step * L * h, eager);
+	                      passes * t->tokens_step * L * h, eager + loss);
 	if (s->method == GS_QLORA || (adapter && gs_prec_quantized(prec)))
 		t->compute_s *= P->dequant_train;
 	/* 1F1B: (pp - 1) / (vpp x micro-batches) of the ideal time idle

@@ -334,6 +334,39 @@ static void test_step_parts(void)
 	      "no link: PCIe Gen4 x16 and PCIe's latencies (%g)", t8.comm_s);
 }
 
+/* The loss over the logits, one micro-batch of the toy (2 x 32 tokens,
+ * vocab 100), at the read stream: PyTorch's cross-entropy on bf16 logits
+ * 36 bytes a logit (up-cast 2 + 4, log_softmax 4 + 4, NLL's gradient 4,
+ * log_softmax's backward 4 + 4 + 4, down-cast 4 + 2); transformers' legacy
+ * loss 16 more (its shifted fp32 copy and the copy's gradient); the loss in
+ * bf16 (--loss-dtype compute) 6 x 2; a fused loss 3 x 2. */
+static void test_loss_bytes(void)
+{
+	gs_arch a;
+	gs_settings s;
+	gs_gpu g = toy_gpu();
+	gs_time std, legacy, compute, fused;
+	gs_error e = { 0 };
+	double logits = 100.0 * 64;
+
+	toy(&a);
+	train(&s, GS_FULL, 2, 32, false);
+	gs_time_estimate(&a, &s, &g, NULL, &std, &e);
+	s.loss = GS_LOSS_LEGACY;
+	gs_time_estimate(&a, &s, &g, NULL, &legacy, &e);
+	s.loss = GS_LOSS_FUSED;
+	gs_time_estimate(&a, &s, &g, NULL, &fused, &e);
+	s.loss = GS_LOSS_STANDARD;
+	s.loss_dtype = GS_LD_COMPUTE;
+	gs_time_estimate(&a, &s, &g, NULL, &compute, &e);
+	CHECK(close_to(std.compute_s - fused.compute_s, (36.0 - 6) * logits / toy_stream()),
+	      "loss: standard - fused = 30 bytes a logit over the stream (%g s)", std.compute_s - fused.compute_s);
+	CHECK(close_to(legacy.compute_s - std.compute_s, 16.0 * logits / toy_stream()),
+	      "loss: legacy - standard = 16 bytes a logit (%g s)", legacy.compute_s - std.compute_s);
+	CHECK(close_to(std.compute_s - compute.compute_s, (36.0 - 12) * logits / toy_stream()),
+	      "loss: in bf16 12 bytes a logit, no casts (%g s)", std.compute_s - compute.compute_s);
+}
+
 /* The GEMMs' arithmetic intensity by hand: 1 / (1/M + 1/K + 1/N) a linear,
  * FLOP-weighted (timing.c gemm_intensity). */
 static double intensity(const double *f, const double *m, const double *k, const double *n, int count)
@@ -1198,6 +1231,7 @@ int main(void)
 	test_serving();
 	test_dense_flops();
 	test_attn_kernel();
+	test_loss_bytes();
 	test_ckpt_and_lora();
 	test_moe_flops();
 	test_step_parts();
