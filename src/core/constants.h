@@ -268,7 +268,8 @@
  * each fitted on the records that name the kernel:
  * - FP8 (fp8 weights and activations): 16 (TensorRT Model Optimizer H200 6,
  *   TensorRT-LLM H200 blogs 10); also fp8-wo and fp4's;
- * - W8A8: one record (torchao int8dq): not fitted, its prior 1;
+ * - W8A8: no record (torchao int8dq's one runs its prefill on the CPU:
+ *   tests/speed/cases.py host_int_mm): not fitted, its prior 1;
  * - INT8_WO (int8 weight-only inside the GEMM): 13 (gpt-fast 6, gpt-fast
  *   Mixtral 4, torchao 3);
  * - INT4_WO (int4 weight-only: tinygemm, TensorRT-LLM's AWQ kernel,

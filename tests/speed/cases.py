@@ -283,6 +283,9 @@ def infer_case(r):
         return None, "weight format %s not modelled" % r.get("weight_dtype")
     if rt == "hf" and re.search(r"-a\d+b|moe|mixtral", (r.get("config") or "").lower()):
         return None, "transformers' MoE block loops over every expert with a host sync: not modelled"
+    if host_int_mm(r, p):
+        return None, ("torchao's int8 dynamic quantization runs an eager prefill of 16 tokens or fewer as an "
+                      "int32 matmul on the CPU (safe_int_mm's fallback): the host's speed is not modelled")
     tp = n
     par = (r.get("parallelism") or "").lower()
     if "layer split" in par:
@@ -369,6 +372,19 @@ def awq_dequant_at(r):
     if "for all token counts" in k or re.search(r"AutoAWQ 0\.1\.\d", fw):
         return ["dequant-at=-1"]
     return []
+
+
+def host_int_mm(r, prompt):
+    """torchao's int8 dynamic-activation quantization (int8dq) at the records'
+    commit: torchao/kernel/intmm.py safe_int_mm, outside torch.compile,
+    sends a matmul of 16 rows or fewer to `torch.matmul(input.cpu()...,
+    mat2.cpu()...)` in int32; _models/llama/generate.py compiles the decode
+    step but runs the prefill eagerly unless --compile_prefill. A prompt of
+    16 tokens or fewer then copies every weight to the host and multiplies
+    there."""
+    w = (r.get("weight_dtype") or "").lower()
+    fw = (r.get("framework") or "").lower() + " " + (r.get("source_key") or "").lower()
+    return "torchao" in fw and "int8" in w and "activation" in w and 0 < prompt <= 16
 
 
 def speed1_kernel(r):
