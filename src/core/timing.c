@@ -690,10 +690,10 @@ static double kernel_peak(const gs_gpu *g, k_peak k, bool acc16)
 }
 
 /* Seconds of one pass over `tokens` tokens (all GPUs together): the GEMMs
- * at the efficiency of their size, attention at attn_eff of it (the
- * kernel's: train_attn_eff), and the
- * memory-bound non-GEMM kernels (elem_bytes per hidden element, layer and
- * token; passes = 1 forward, 3 forward + backward, ...) plus `extra` bytes. */
+ * at the efficiency of their size, attention at attn_eff of it (its
+ * kernel's: train_attn_eff), and the memory-bound non-GEMM kernels
+ * (elem_bytes per hidden element, layer and token; passes = 1 forward, 3
+ * forward + backward, ...) plus `extra` bytes. */
 static double pass_s(const gs_time_params *P, const gs_gpu *g, double n, double peak, double eff, double attn_eff,
                      double gemm_flops, double attn_flops, double elem_units, double extra_bytes)
 {

@@ -5,7 +5,8 @@
  * kv_heads,intermediate,vocab" (gs_arch_manual; 0 = derived); settings:
  * "name=value;..." by gpusizer estimate's flag names; time options:
  * "kernel=NAME;pp=N;vpp=N;ep=N;ep-dispatch=deepep;concurrency=N;dequant-at=N;
- * weight-bpp=X;allreduce=nccl|custom;kv-per-qhead=1;attn-kernel=fa2|native" or "-". Writes per line
+ * weight-bpp=X;allreduce=nccl|custom;kv-per-qhead=1;attn-kernel=fa2|native"
+ * or "-". Writes per line
  *   id \t status \t the gs_time fields as name=value (or the error). */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>

@@ -15,7 +15,8 @@ Nelder-Mead on log-parameters, one group of constants at a time, each on the
 records it governs (GROUPS), within physical bounds (BOUNDS: an efficiency
 is a share of what the hardware reaches, at most 1). The figures that are
 not fitted (a read stream's share of the bandwidth, NCCL's latencies, the
-eager attention bytes, the link speeds) come from their sources and stay.
+eager attention bytes, a FlashAttention-2 kernel's share on Hopper, the link
+speeds) come from their sources and stay.
 Prints the values to paste into constants.h and, per group, the records it
 was fitted on (for docs/time.md).
 """
@@ -80,8 +81,6 @@ TIED = {
 BOUNDS = {k: (0.05, 1.0) for k in START if k.startswith(("eff_max", "fp8_scale", "dec_bw_eff", "k_eff", "k_gemm"))}
 BOUNDS.update({"prefill_eff." + c: (0.05, 1 / 0.57) for c in CLASSES})  # with eff_max's fit: <= the peak
 BOUNDS["attn_eff"] = (0.3, 1.0)
-START["attn_fa2.hopper"] = 0.52
-BOUNDS["attn_fa2.hopper"] = (0.05, 1.0)
 BOUNDS["host_desktop"] = (0.05, 1.0)
 BOUNDS["dequant_train"] = (1.0, 10.0)
 
