@@ -668,11 +668,19 @@ static double unit(double f)
 	return f < 1 ? f : 1;
 }
 
+/* The index of g's architecture in the per-architecture figures
+ * (gs_time_params' *_uarch, mem_frac, attn_fa2); GS_UARCH_NONE for none or
+ * one out of range. */
+static int uarch_of(const gs_gpu *g)
+{
+	return g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX ? (int)g->uarch : GS_UARCH_NONE;
+}
+
 /* Bytes a second a memory-bound kernel can stream on g: the datasheet
  * bandwidth times a read stream's share of it on its architecture. */
 static double stream_bw(const gs_time_params *P, const gs_gpu *g)
 {
-	int u = g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX ? (int)g->uarch : GS_UARCH_NONE;
+	int u = uarch_of(g);
 	double f = P->mem_frac[u] > 0 ? P->mem_frac[u] : P->mem_frac[GS_UARCH_NONE];
 	return g->bandwidth_gbs * 1e9 * (f > 0 ? unit(f) : 1);
 }
@@ -733,7 +741,7 @@ static double train_attn_eff(const gs_time_params *P, const gs_gpu *g, const gs_
 {
 	bool fa2 = o->attn_kernel == GS_AK_FA2 ||
 	           (o->attn_kernel == GS_AK_AUTO && o->train_runtime == GS_TRT_PYTORCH && s->attn == GS_ATTN_FLASH);
-	int u = g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX ? (int)g->uarch : GS_UARCH_NONE;
+	int u = uarch_of(g);
 
 	return P->attn_eff * (fa2 && P->attn_fa2[u] > 0 ? P->attn_fa2[u] : 1);
 }
@@ -927,6 +935,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	double pp = naive ? n : (o->pp > 1 ? (double)o->pp : 1), vpp = o->vpp > 1 ? (double)o->vpp : 1;
 	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
 	double wbytes, shard = 1, optb, ridge, peak, work, eager, loss, exposed;
+	int u;
 	ep_split x = ep_of(a, o, per_node);
 	/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
 	 * (Transformer Engine's fp8 LoRA, as NeMo's) */
@@ -964,9 +973,9 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	/* PyTorch stacks reach a different share of each architecture's
 	 * datasheet peak (constants.h); Megatron-Core, and a GPU of an
 	 * architecture no record covers, take the all-records figure. */
-	if (o->train_runtime == GS_TRT_PYTORCH && g->uarch > GS_UARCH_NONE && g->uarch < GS_UARCH_MAX &&
-	    P->eff_max_uarch[g->uarch] > 0 && P->eff_max > 0)
-		t->eff *= P->eff_max_uarch[g->uarch] / P->eff_max;
+	u = uarch_of(g);
+	if (o->train_runtime == GS_TRT_PYTORCH && u != GS_UARCH_NONE && P->eff_max_uarch[u] > 0 && P->eff_max > 0)
+		t->eff *= P->eff_max_uarch[u] / P->eff_max;
 	/* The GPUs that work at once: a naive pipeline runs one stage at a time. */
 	work = naive ? 1 : n;
 	/* eager attention's score matrices, every pass, every layer and sequence */
