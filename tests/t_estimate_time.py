@@ -142,9 +142,20 @@ def kernels_and_serving():
     ok(g.get("serving_sequences", 0) > 1 and g.get("serving_tpot_s", 0) >= g["decode_step_s"]
        and g.get("serving_ttft_s", 0) > g["prefill_s"] and g.get("serving_tokens_per_s", 0) > 0,
        "--json: the serving capacity with its TTFT, TPOT and tokens/s at that many sequences", str(g)[:400])
-    r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "vllm")
+    r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "vllm", "--new-tokens", "256")
     ok(r.returncode == 0 and "TTFT" in r.stdout and "TPOT" in r.stdout, "text: the serving block's TTFT and TPOT",
        r.stdout[-400:])
+    # a prompt-only row (--new-tokens 0, the default) has no output token
+    # to time: its TTFT, the heading saying why, no TPOT and null in JSON
+    r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "vllm")
+    ok(r.returncode == 0 and "TTFT" in r.stdout and "TPOT " not in r.stdout
+       and "no time per output token" in r.stdout, "--new-tokens 0: TTFT, no TPOT, and why", r.stdout[-400:])
+    r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "vllm", "--json")
+    d = json.loads(r.stdout) if r.returncode == 0 else {}
+    g = (d.get("time", {}).get("gpus") or [{}])[0]
+    ok(g.get("serving_ttft_s", 0) > 0 and g.get("serving_tpot_s", 0) is None
+       and g.get("serving_tokens_per_s", 0) is None, "--new-tokens 0, --json: TTFT, TPOT and tokens/s null",
+       str(g)[:400])
     r = est("--gpu", "h100-sxm", "--method", "inference", "--runtime", "vllm", "--gpus", "2", "--tp", "2", "--json")
     d = json.loads(r.stdout) if r.returncode == 0 else {}
     g = (d.get("time", {}).get("gpus") or [{}])[0]

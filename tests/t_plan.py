@@ -454,8 +454,13 @@ def ranked(env):
            "at their load", str(sv))
     r = run(["plan", "meta-llama/Llama-3.1-70B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS,
              "--method", "inference", "--users", "100", "--gpu", "h100-sxm"], env)
-    ok(r.returncode == 0 and "serving 100 concurrent users" in r.stdout and "TPOT" in r.stdout,
-       "text: --users answers how many GPUs serve them", r.stdout[-500:])
+    ok(r.returncode == 0 and "serving 100 concurrent users" in r.stdout and "TPOT " not in r.stdout
+       and "no time per output token" in r.stdout,
+       "text: --users answers how many GPUs serve them; --new-tokens 0 has no TPOT and says why", r.stdout[-500:])
+    r = run(["plan", "meta-llama/Llama-3.1-70B", "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS,
+             "--method", "inference", "--users", "100", "--gpu", "h100-sxm", "--new-tokens", "128"], env)
+    ok(r.returncode == 0 and "TPOT " in r.stdout and "no time per output token" not in r.stdout,
+       "text: --users with --new-tokens: TTFT and TPOT", r.stdout[-500:])
     r = run(["plan", m, "--offline", "--models-dir", MODELS, "--gpus-dir", GPUS, "--users", "10"], env)
     ok(r.returncode == 2 and "--users" in r.stderr and r.stdout == "", "--users on a training row: exit 2",
        r.stderr)

@@ -436,3 +436,21 @@ void gs_cli_print_secs(FILE *fp, double sec)
 	char b[32];
 	fputs(gs_time_fmt_secs(b, sizeof b, sec), fp);
 }
+
+void gs_cli_print_serve(FILE *fp, const gs_time *t)
+{
+	fputs("  TTFT ", fp);
+	gs_cli_print_secs(fp, t->ttft_s);
+	if (t->tpot_s <= 0)
+		return;
+	fputs("  TPOT ", fp);
+	gs_cli_print_secs(fp, t->tpot_s);
+	fprintf(fp, "  %.0f tokens/s", t->serve_tok_s);
+}
+
+const char *gs_cli_serve_note(const gs_settings *s)
+{
+	return s->new_tokens > 0 ? ""
+	       : "(--new-tokens 0: the rows generate nothing, so there is no time per output token;\n"
+	         "give --new-tokens N, the tokens of a user's answer, to time it)\n";
+}

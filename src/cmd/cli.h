@@ -111,5 +111,11 @@ gs_err gs_cli_time_price(const gs_cli_time *t, gs_gpu *g, size_t ng, const char 
 void gs_cli_print_count(FILE *fp, double v);
 void gs_cli_print_usd(FILE *fp, double usd);
 void gs_cli_print_secs(FILE *fp, double sec);
+/* A serving figure's times: "  TTFT x  TPOT y  z tokens/s", or, for a row
+ * that generates nothing (--new-tokens 0: tpot_s 0), its TTFT alone (the
+ * caller's heading says why: gs_cli_serve_note). */
+void gs_cli_print_serve(FILE *fp, const gs_time *t);
+/* The heading's line for a row that generates nothing, "" otherwise. */
+const char *gs_cli_serve_note(const gs_settings *s);
 
 #endif

@@ -185,8 +185,8 @@ static void print_serving(FILE *fp, const est *s, int w)
 	fprintf(fp, "\nserving capacity (a KV-cache pool of %.2f of each GPU's memory less the weights and "
 	        "activations,\nin %d-token blocks, as vLLM sizes it): sequences of %" PRId64 " tokens at once,\n"
 	        "and the time model serving that many (time to first token, time per output token,\n"
-	        "output tokens/s in all; runtime %s)\n",
-	        s->mem_frac, GS_SERVE_BLOCK_TOKENS, ctx, gs_runtime_name(s->ct.to.runtime));
+	        "output tokens/s in all; runtime %s)\n%s",
+	        s->mem_frac, GS_SERVE_BLOCK_TOKENS, ctx, gs_runtime_name(s->ct.to.runtime), gs_cli_serve_note(st));
 	for (size_t i = 0; i < s->ng; i++) {
 		double pool;
 		int64_t n = gs_serving_seqs(&s->x, need, &s->g[i], s->mem_frac, ctx, GS_SERVE_BLOCK_TOKENS, &pool);
@@ -198,13 +198,8 @@ static void print_serving(FILE *fp, const est *s, int w)
 		else {
 			gs_time t;
 			fprintf(fp, "pool %7.2f GiB  %" PRId64 " sequence%s", pool / GS_GIB, n, n == 1 ? "" : "s");
-			if (serve_at(s, i, n, &t)) {
-				fputs("  TTFT ", fp);
-				gs_cli_print_secs(fp, t.ttft_s);
-				fputs("  TPOT ", fp);
-				gs_cli_print_secs(fp, t.tpot_s);
-				fprintf(fp, "  %.0f tokens/s", t.serve_tok_s);
-			}
+			if (serve_at(s, i, n, &t))
+				gs_cli_print_serve(fp, &t);
 			fputc('\n', fp);
 		}
 	}
@@ -323,8 +318,8 @@ static void print_time_json(FILE *fp, const est *s)
 			gs_time t;
 			bool served = serve_at(s, i, n, &t);
 			print_num_or_null(fp, "serving_ttft_s", served ? t.ttft_s : 0, served);
-			print_num_or_null(fp, "serving_tpot_s", served ? t.tpot_s : 0, served);
-			print_num_or_null(fp, "serving_tokens_per_s", served ? t.serve_tok_s : 0, served);
+			print_num_or_null(fp, "serving_tpot_s", served ? t.tpot_s : 0, served && t.tpot_s > 0);
+			print_num_or_null(fp, "serving_tokens_per_s", served ? t.serve_tok_s : 0, served && t.tpot_s > 0);
 		}
 		if (gs_plan_untimed(st) != NULL) {
 			fprintf(fp, ", \"error\": \"%s\"}", gs_plan_untimed(st));

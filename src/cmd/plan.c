@@ -343,8 +343,9 @@ static void print_serving(FILE *fp, const gs_settings *s, const cls_plan *c, siz
 	fprintf(fp, "\nserving %" PRId64 " concurrent users of %" PRId64 " tokens (runtime %s; replicas of the "
 	        "answer's count or a doubling\nof it, the fewest GPUs in all, whole servers; each KV pool %.2f of "
 	        "each GPU's memory as vLLM\nsizes it; time to first token, time per output token and output "
-	        "tokens/s a replica at its share):\n",
-	        users, s->seq + s->new_tokens, gs_runtime_name(to->runtime), GS_SERVE_MEM_FRACTION);
+	        "tokens/s a replica at its share):\n%s",
+	        users, s->seq + s->new_tokens, gs_runtime_name(to->runtime), GS_SERVE_MEM_FRACTION,
+	        gs_cli_serve_note(s));
 	for (size_t i = 0; i < n; i++) {
 		const cls_plan *p = &c[i];
 		if (p->n_ans == 0 || p->serve_per < 1) {
@@ -355,13 +356,8 @@ static void print_serving(FILE *fp, const gs_settings *s, const cls_plan *c, siz
 		fprintf(fp, "  %-18s %4" PRId64 " x %" PRId64 " GPU%s = %5" PRId64 " GPUs  (%" PRId64 " sequences a replica)",
 		        p->g->id, p->serve_reps, p->serve_s.gpus, p->serve_s.gpus > 1 ? "s" : " ", p->serve_gpus,
 		        p->serve_per);
-		if (p->served) {
-			fputs("  TTFT ", fp);
-			gs_cli_print_secs(fp, p->serve_t.ttft_s);
-			fputs("  TPOT ", fp);
-			gs_cli_print_secs(fp, p->serve_t.tpot_s);
-			fprintf(fp, "  %.0f tokens/s", p->serve_t.serve_tok_s);
-		}
+		if (p->served)
+			gs_cli_print_serve(fp, &p->serve_t);
 		fputc('\n', fp);
 	}
 }
@@ -606,8 +602,8 @@ static void json_serving(FILE *fp, const cls_plan *c)
 	        c->serve_gpus);
 	jkey_num(fp, "concurrency", c->served ? c->serve_t.concurrency : NAN, 6);
 	jkey_num(fp, "ttft_s", c->served ? c->serve_t.ttft_s : NAN, 6);
-	jkey_num(fp, "tpot_s", c->served ? c->serve_t.tpot_s : NAN, 6);
-	jkey_num(fp, "tokens_per_s", c->served ? c->serve_t.serve_tok_s : NAN, 6);
+	jkey_num(fp, "tpot_s", c->served && c->serve_t.tpot_s > 0 ? c->serve_t.tpot_s : NAN, 6);
+	jkey_num(fp, "tokens_per_s", c->served && c->serve_t.tpot_s > 0 ? c->serve_t.serve_tok_s : NAN, 6);
 	fputc('}', fp);
 }
 

@@ -1208,15 +1208,19 @@ static gs_err infer_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	t->generate_s = t->prefill_s + gen * t->decode_step_s;
 	t->usd_per_mtok = g->price_usd_hour * (double)s->gpus / 3600 / t->decode_tok_s_total * 1e6;
 	/* Serving: conc sequences in flight; each new one's prefill stalls the
-	 * batch once (TGI, vLLM without chunking), shared over its tokens. */
+	 * batch once (TGI, vLLM without chunking), shared over its tokens.
+	 * With no new tokens there is no output token to time: a prompt-only
+	 * row has its time to first token and nothing else. */
 	conc = o->concurrency > 0 ? (double)o->concurrency : b;
 	pre1 = conc == b && b == 1 ? t->prefill_s : prefill(&c, 1, p, NULL);
 	t->concurrency = conc;
 	{
 		double step_c = conc == b ? t->decode_step_s : decode_step(&c, conc, ctx, NULL);
 		t->ttft_s = pre1 + step_c;
-		t->tpot_s = step_c + conc * pre1 / (gen > 1 ? gen : 1);
-		t->serve_tok_s = reps * conc / t->tpot_s;
+		if (gen >= 1) {
+			t->tpot_s = step_c + conc * pre1 / gen;
+			t->serve_tok_s = reps * conc / t->tpot_s;
+		}
 	}
 	return sane(t, t->prefill_s + t->decode_step_s + t->tpot_s, e);
 }

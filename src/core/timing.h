@@ -310,8 +310,9 @@ typedef struct gs_time {
 	/* Serving at concurrency sequences in flight (opts.concurrency or the batch) */
 	double concurrency;
 	double ttft_s;          /* one prompt's prefill and a decode step */
-	double tpot_s;          /* time per output token a sequence */
-	double serve_tok_s;     /* output tokens/s of all sequences */
+	double tpot_s;          /* time per output token a sequence (0: no output tokens,
+	                           --new-tokens 0: there is none to time) */
+	double serve_tok_s;     /* output tokens/s of all sequences (0: the same) */
 } gs_time;
 
 /* Fill *t. The arch must be tallied (gs_arch_tally). GS_EUSAGE when the GPU
