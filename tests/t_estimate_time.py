@@ -163,6 +163,35 @@ def kernels_and_serving():
        str(g)[:300])
 
 
+def pipeline():
+    """--pp: Megatron-Core's 1F1B stages. The estimate says which stage it
+    sized; the step carries the bubble, (pp - 1) / micro-batches of the
+    ideal step; the layouts it does not combine with exit 2."""
+    base = ("--gpu", "h100-sxm", "--stack", "nemo", "--gpus", "8", "--grad-accum", "8", "--json")
+    r1 = est(*base)
+    r4 = est(*base, "--pp", "4")
+    d1 = json.loads(r1.stdout) if r1.returncode == 0 else {}
+    d4 = json.loads(r4.stdout) if r4.returncode == 0 else {}
+    g1 = (d1.get("time", {}).get("gpus") or [{}])[0]
+    g4 = (d4.get("time", {}).get("gpus") or [{}])[0]
+    e1 = (d1.get("rows") or [{}])[0].get("estimate") or {}
+    e4 = (d4.get("rows") or [{}])[0].get("estimate") or {}
+    ok(r4.returncode == 0 and abs(g4.get("pipeline_bubble", 0) - 3 / 8) < 1e-9 and g1.get("pipeline_bubble", 1) == 0
+       and "--pp 4" in (e4.get("note") or "") and 0 < e4.get("device", 0) < e1.get("device", 0)
+       and d4["rows"][0]["settings"]["pp"] == 4,
+       "--pp 4 over 8 micro-batches: bubble 3/8, a stage's memory below the whole model's, the note names it",
+       "%s %s %s" % (g4.get("pipeline_bubble"), e4.get("note"), r4.stderr[-300:]))
+    r = est("--gpu", "h100-sxm", "--stack", "nemo", "--gpus", "8", "--grad-accum", "8", "--pp", "4")
+    ok(r.returncode == 0 and "(pipeline 4 stages, 1F1B over 8 micro-batches" in r.stdout and " pp4 " in r.stdout,
+       "text: the label and the time block name the pipeline", r.stdout[-500:])
+    for bad, what in ((["--gpus", "8", "--pp", "3"], "--pp 3"), (["--gpus", "8", "--pp", "2", "--sharding", "zero3"],
+                                                               "zero3"),
+                      (["--gpus", "2", "--pp", "2", "--method", "inference"], "--sharding pipeline")):
+        r = est(*bad)
+        ok(r.returncode == 2 and what in r.stderr and r.stdout == "", "%s: exit 2 naming %s" % (" ".join(bad), what),
+           r.stderr[-300:])
+
+
 def main():
     r = est("--gpu", "h100-sxm,rtx-4090", "--gpus", "8", "--sharding", "fsdp", "--tokens", "1e9")
     ok(r.returncode == 0 and "time per optimizer step" in r.stdout and "tokens/s/GPU" in r.stdout
@@ -194,6 +223,7 @@ def main():
     ok(r.returncode == 0 and "prefill" in r.stdout and "tokens/s a sequence" in r.stdout,
        "estimate: a time block for inference", r.stdout[-400:])
     kernels_and_serving()
+    pipeline()
     cost()
     serving()
     stacks()

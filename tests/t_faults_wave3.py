@@ -519,13 +519,13 @@ def item9(tmp):
 
 def item10(tmp):
     sp = spec(tmp, "i10")
-    for v in ("8 :pipeline", "1e3", "+8", "8:zero3:2x", " 8", "8:"):
+    for v in ("8 :pipeline", "1e3", "+8", "8:zero3:2x", " 8", "8:", "8:zero1:2:8", "8:zero1:2:", "8:zero1:2:-2"):
         rc, so, se = report(tmp, sp, "--gpu-counts", v, "--check")
         check(rc == 2 and "--gpu-counts" in se, "item10.gpu_counts_strict:%s" % v.replace(" ", "_"), show(rc, so, se))
     for flag, v in (("--batches", " 4"), ("--seqs", "1e3"), ("--lora-r", "+16")):
         rc, so, se = report(tmp, sp, flag, v, "--check")
         check(rc == 2, "item10.count_list_strict:%s=%s" % (flag, v.replace(" ", "_")), show(rc, so, se))
-    rc, so, se = report(tmp, sp, "--gpu-counts", "1,8:pipeline,4:zero3:2")
+    rc, so, se = report(tmp, sp, "--gpu-counts", "1,8:pipeline,4:zero3:2,8:zero1:2:2")
     check(rc == 0, "item10.gpu_counts_well_formed_accepted", show(rc, so, se))
 
 

@@ -407,6 +407,23 @@ def sweep_counts(tmp):
     ok(rc == 0 and lay == {("lora", 1, "ddp"), ("lora", 4, "zero3"), ("inference", 1, "ddp"),
                            ("inference", 4, "pipeline")},
        "gpu_counts \"methods\": each layout sized for its methods only", "%s %s" % (sorted(lay), se[-200:]))
+    # 1F1B stages ("pp"): a training layout; inference rows skip it; the
+    # row and its key name it, the page shows the layout
+    spec["gpu_counts"] = [{"count": 1}, {"count": 8, "sharding": "zero1", "tp": 2, "pp": 2}]
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    out = os.path.join(tmp, "s6", "out")
+    rc, so, se = report(tmp, out, "--format", "json,md", spec=path)
+    js = json.load(open(os.path.join(out, "sizing.json"))) if rc == 0 else {"rows": []}
+    lay = {(r["settings"]["method"], r["settings"]["gpus"], r["settings"]["tp"], r["settings"]["pp"])
+           for r in js["rows"]}
+    ok(rc == 0 and lay == {("lora", 1, 1, 1), ("lora", 8, 2, 2), ("inference", 1, 1, 1)},
+       "gpu_counts \"pp\": sized for training rows, skipped for inference", "%s %s" % (sorted(lay), se[-300:]))
+    spec["gpu_counts"] = [{"count": 4, "sharding": "zero1", "tp": 2, "pp": 4}]
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    rc, so, se = report(tmp, os.path.join(tmp, "s7", "out"), spec=path)
+    ok(rc == 3 and "gpu_counts[0]: pp" in se, "gpu_counts: tp x pp past the count is a spec error (exit 3)", se)
     out = os.path.join(tmp, "s3", "out")
     cfg = os.path.join(TOP, "models", "Qwen--Qwen2.5-0.5B", "config.json")
     rc, so, se = report(tmp, out, "--models", cfg + ",meta-llama/Llama-3.2-1B", "--seqs", "512")

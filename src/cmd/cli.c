@@ -302,13 +302,15 @@ char *gs_cli_row_ddp_note(const gs_cli_row *r, char *buf, size_t n)
 	 * row): the stack over a copy, as gs_cli_row_check reads it */
 	if (gs_stack_apply(&t, NULL, &sub) != GS_OK)
 		t = r->s;
-	if (s->method == GS_INFER || s->gpus <= 1 || s->sharding != GS_SH_DDP ||
-	    (s->given & gs_setting_bit("sharding")))
+	/* the data-parallel replicas: the GPUs over --tp x --pp */
+	int64_t split = (s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1), reps = s->gpus / split;
+	if (s->method == GS_INFER || reps <= 1 || s->sharding != GS_SH_DDP || (s->given & gs_setting_bit("sharding")))
 		return buf;
 	used = (size_t)snprintf(buf, n, "--gpus %lld without --sharding is DDP: %lld full replicas, each GPU "
-	                        "holding a full copy of the model and of its trainable parameters' gradients and "
+	                        "holding a full copy of %s and of its trainable parameters' gradients and "
 	                        "optimizer states; to shard them, "
-	                        "--sharding", (long long)s->gpus, (long long)s->gpus);
+	                        "--sharding", (long long)s->gpus, (long long)reps,
+	                        split > 1 ? "its share of the model (--tp x --pp)" : "the model");
 	/* the layouts that split them, from the enum's names */
 	for (int k = GS_SH_DDP + 1; k < GS_SH_MAX && used < n; k++)
 		used += (size_t)snprintf(buf + used, n - used, "%s%s", k == GS_SH_DDP + 1 ? " " : k + 1 == GS_SH_MAX ? " or " : ", ",

@@ -241,6 +241,12 @@ static void print_time_text(FILE *fp, const est *s)
 	if (st->tp > 1)
 		fprintf(fp, "  (tensor parallel %" PRId64 ": two all-reduces a layer, at NCCL's latency and over each\n"
 		        "  class's link, are in the time)\n", st->tp);
+	if (st->method != GS_INFER && st->pp > 1) {
+		int64_t m = st->grad_accum > 1 ? st->grad_accum : 1;
+		fprintf(fp, "  (pipeline %" PRId64 " stages, 1F1B over %" PRId64 " micro-batch%s: (%" PRId64 " - 1) / %" PRId64
+		        " = %.0f%% of the\n  ideal step idle, in the time)\n", st->pp, m, m == 1 ? "" : "es", st->pp, m,
+		        100.0 * (double)(st->pp - 1) / (double)m);
+	}
 	print_prices(fp, s->g, s->ng, w);
 	if (st->method == GS_INFER)
 		print_serving(fp, s, w);

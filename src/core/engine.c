@@ -921,21 +921,36 @@ static void finish(gs_estimate *out, const tl *t, double context, double host, d
 	out->bpp_W = params_total > 0 ? t->at[C_W] / params_total : 0;
 }
 
-/* Layers of kind k on the most loaded GPU: all of them, or under
- * --sharding pipeline (layers split in order over the GPUs, as HF's
- * device_map and litgpt's generate_sequentially place them) ceil(n / gpus). */
+/* The stages a model's layers are split over, in order: under --sharding
+ * pipeline its GPUs (HF's device_map and litgpt's generate_sequentially
+ * place them so), under --pp (training) its stages; 1: none. */
+static int64_t stages_of(const gs_settings *s)
+{
+	if (s->sharding == GS_SH_PIPELINE)
+		return s->gpus > 1 ? s->gpus : 1;
+	return s->method != GS_INFER && s->pp > 1 ? s->pp : 1;
+}
+
+/* Layers of kind k on the most loaded GPU: all of them, or split over
+ * stages, ceil(n / stages). */
 static double layers_here(const gs_layer_kind *k, const gs_settings *s)
 {
-	int64_t n = k->n_layers, g = s->gpus;
+	int64_t n = k->n_layers, g = stages_of(s);
 
-	return s->sharding == GS_SH_PIPELINE && g > 1 ? (double)((n + g - 1) / g) : (double)n;
+	return g > 1 ? (double)((n + g - 1) / g) : (double)n;
 }
+
+/* Which pipeline stage a plan sizes (--pp): the whole model (no stages, or
+ * the naive pipeline's bound), the first stage (the embedding; under 1F1B
+ * the most micro-batches in flight) or the last (the head and the loss). */
+typedef enum stage_kind { STAGE_ALL = 0, STAGE_FIRST, STAGE_LAST } stage_kind;
 
 /* The detailed model's working state: the recipe, each layer kind's
  * cost, the whole model's sizes, then their shares on one GPU. The
  * stages below fill it in order; the timelines read it. */
 typedef struct plan {
 	ctx c;
+	stage_kind stage;
 	layer_cost lc[GS_MAX_LAYER_KINDS];
 	double n_dp;            /* data-parallel degree */
 	double emb, head;       /* embedding and output-head parameters */
@@ -951,12 +966,14 @@ typedef struct plan {
 	double qmeta;           /* weight bytes ZeRO-3/FSDP cannot shard: bitsandbytes' quantization state
 	                           (module attributes), GPTQ/AWQ tensors (buffers, not parameters) */
 	double emb_w;           /* embeddings, head and final norm (parameters on this GPU) */
+	double emb_w_model;     /* the same, whole model (--pp: both ends) */
 	double head_deq;        /* Lightning Fabric: the quantized head's dequantized copies */
 	double qkv_dup;         /* --awq-fuse: the separate q, k and v linears at their storage,
 	                           which AutoAWQ's fuser holds beside their fused copy */
 	double ctx_held;        /* bitsandbytes inputs on ctx, all layers: freed with the graph
 	                           (none under checkpointing: each recomputed layer's graph goes) */
 	double extra_train;     /* LoRA --train-embeddings: trainable embedding and head copies */
+	double extra_model;     /* the same, whole model (--pp: both ends) */
 	/* Gradients and optimizer states, whole model (before sharding). */
 	double grad_total, O_total, params_trainable;
 	bool paged;             /* paged optimizer states (CUDA unified memory) */
@@ -975,11 +992,12 @@ typedef struct plan {
 } plan;
 
 /* The recipe and the run's shape: method, tokens per GPU, parallel degrees. */
-static void plan_init(plan *P, const gs_arch *a, const gs_settings *s)
+static void plan_init(plan *P, const gs_arch *a, const gs_settings *s, stage_kind stage)
 {
 	ctx *c = &P->c;
 
 	memset(P, 0, sizeof *P);
+	P->stage = stage;
 	c->a = a;
 	c->s = s;
 	c->p = gs_settings_precision(s);
@@ -1015,7 +1033,7 @@ static void plan_init(plan *P, const gs_arch *a, const gs_settings *s)
 	if (c->kcast)
 		c->r.rb = 4;
 	c->eb = c->kcast && bnb_quant(c->p) ? 4 : c->r.cb;
-	P->n_dp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / c->tp;
+	P->n_dp = s->sharding == GS_SH_PIPELINE ? 1 : (double)s->gpus / c->tp / (double)stages_of(s);
 	P->emb = (double)a->p_embed;
 	P->head = (double)a->p_head;
 }
@@ -1078,27 +1096,39 @@ static void plan_embeddings(plan *P)
 	 * model, whole on every GPU, at the compute dtype (trained in a full
 	 * fine-tune, frozen under LoRA) */
 	double vis = (double)a->p_vision;
+	/* --pp: the first stage holds the embedding (and a vision tower), the
+	 * last the head and the final norm; a tied head is a copy of the
+	 * embedding there (Megatron-Core's shared_embedding_or_output_weight,
+	 * its gradient all-reduced with the first stage's) */
+	double first = emb / tp + emb_other + vis, last = (head > 0 ? head : emb) / tp + fin;
+	double ada_one = (double)a->vocab / tp + (double)a->hidden;
 
-	P->emb_w = (emb + head) / tp + emb_other + fin + vis;
+	P->emb_w_model = (emb + head) / tp + emb_other + fin + vis;
+	P->emb_w = P->stage == STAGE_FIRST ? first : P->stage == STAGE_LAST ? last : P->emb_w_model;
 	P->W += (c->kcast ? 4 : c->r.w) * P->emb_w; /* k-bit preparation: fp32 */
 	/* Lightning Fabric's plugin quantizes an untied head like the other
 	 * linears; it dequantizes it (fp16, then cast) at its forward and
 	 * backward, and bitsandbytes saves the head's input. */
-	if (fabric_bnb(c->p) && head > 0) {
+	if (fabric_bnb(c->p) && head > 0 && P->stage != STAGE_FIRST) {
 		P->W -= (c->r.w - gs_prec_weight_bytes(c->p, a->hidden, a->vocab) / ((double)a->hidden * (double)a->vocab)) *
 		        head / tp;
 		P->head_deq = deq_bytes(c->p, c->r.cb, false) * head / tp;
 	}
 	if (c->full) {
 		P->trainable += P->emb_w;
-		P->ada += ((double)a->vocab / tp + (double)a->hidden) * (head > 0 ? 2 : 1) + emb_other + fin + vis;
+		P->ada += P->stage == STAGE_FIRST  ? ada_one + emb_other + vis
+		          : P->stage == STAGE_LAST ? ada_one + fin
+		                                   : ada_one * (head > 0 ? 2 : 1) + emb_other + fin + vis;
 		if (emb > P->max_unit)
 			P->max_unit = emb / tp;
 	}
 	/* LoRA --train-embeddings: PEFT modules_to_save keeps a trainable copy
 	 * of the embedding and the head at the compute dtype. */
 	if (c->lora && c->s->train_embeddings) {
-		P->extra_train = (emb + (head > 0 ? head : emb)) / tp;
+		P->extra_model = (emb + (head > 0 ? head : emb)) / tp;
+		P->extra_train = P->stage == STAGE_FIRST  ? emb / tp
+		                 : P->stage == STAGE_LAST ? (head > 0 ? head : emb) / tp
+		                                          : (emb + (head > 0 ? head : emb)) / tp;
 		P->W += c->r.cb * P->extra_train;
 	}
 }
@@ -1118,10 +1148,11 @@ static void plan_states(plan *P)
 		P->O_total = trainable * st_el + extra_train * optim_states(s->optimizer, c->r.cb, &P->paged);
 	P->O_total += (trainable + extra_train) * c->r.master;
 	P->params_trainable = trainable + extra_train;
-	/* Pipeline: this GPU holds its layers plus, as a bound, the embedding
-	 * and the head (the first and last GPU hold one each). */
+	/* the whole model's, for the report (the naive pipeline's GPU holds
+	 * its layers plus, as a bound, the embedding and the head; --pp sizes
+	 * the first and the last stage apart) */
 	if (c->full)
-		P->trainable_model += P->emb_w;
+		P->trainable_model += P->emb_w_model;
 }
 
 /* The optimizer step's temporaries. */
@@ -1530,8 +1561,11 @@ typedef struct step_info {
 	bool ckpt_off;   /* --ckpt-offload: checkpointed layer inputs on the host */
 	bool head_trains;
 	bool in_bwd;     /* gradients leave the GPU as soon as they are produced */
+	bool head_here;  /* this GPU runs the head and the loss (all but --pp's earlier stages) */
 	double head_in;  /* the head's saved input */
 	double held;     /* left live by the previous micro-batch until this one's logits exist */
+	double inflight[C_N]; /* --pp's first stage: the other micro-batches in flight, what
+	                    each keeps for its backward (activations, autocast's weight casts) */
 } step_info;
 
 /* The start of a step: the weights, and on step 2 the states, the
@@ -1552,7 +1586,8 @@ static void train_load(const plan *P, const step_info *st, tl *t)
 	if (st->n == 2 || st->accum)
 		t->live[C_B] = P->bucket;
 	t->live[C_B] += P->zbuf + (st->n == 2 ? P->ckbuf : 0);
-	t->live[C_A] = st->held;
+	t->live[C_A] = st->held + st->inflight[C_A];
+	t->live[C_W] += st->inflight[C_W];
 	mark(t, NULL, GS_PH_LOAD, st->n);
 }
 
@@ -1778,6 +1813,50 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 		t->live[C_W] -= 2 * (head > 0 ? head : emb) / c->tp;
 }
 
+/* --pp, a stage before the last: no head; its output's gradient comes from
+ * the next stage (Megatron-Core's recv_backward) into a buffer of the
+ * output's shape, which its last layer's backward reads. */
+static void train_recv_grad(const plan *P, const step_info *st, tl *t)
+{
+	double ex[C_N] = {0};
+
+	ex[C_A] = P->c.r.cb * (double)P->c.a->hidden * P->c.T;
+	ex[C_B] = P->ipg;
+	mark(t, ex, GS_PH_BACKWARD, st->n);
+}
+
+/* --pp's first stage under 1F1B (megatron/core/pipeline_parallel/
+ * schedules.py, forward_backward_pipelining_without_interleaving): it runs
+ * min(pp - 1, m) warm-up forwards before its first backward, so
+ * min(pp, m) micro-batches' saved tensors live at its peak, m the
+ * micro-batches of a step (--grad-accum): beside the one the timeline
+ * follows, the others' layer inputs and what their layers keep (with
+ * deallocate_pipeline_outputs, as Megatron-LM's training sets it, a sent
+ * output's data is freed). Later stages hold fewer; the last holds one. */
+static void pp_inflight(const plan *P, step_info *st)
+{
+	const ctx *c = &P->c;
+	const gs_arch *a = c->a;
+	const gs_settings *s = c->s;
+	double m = (double)(s->grad_accum > 1 ? s->grad_accum : 1), pp = (double)stages_of(s);
+	double others = (pp < m ? pp : m) - 1, h = (double)a->hidden;
+
+	memset(st->inflight, 0, sizeof st->inflight);
+	if (P->stage != STAGE_FIRST || others <= 0)
+		return;
+	st->inflight[C_A] = c->r.rb * h * c->T + (a->dropout > 0 ? h * c->T : 0) + P->ctx_held;
+	for (int i = 0; i < a->n_kinds; i++) {
+		const layer_cost *l = &P->lc[i];
+		double nl = layers_here(&a->kind[i], s);
+		if (!st->act_off && !st->ckpt_off)
+			st->inflight[C_A] += nl * (s->grad_ckpt ? l->ckpt : l->saved);
+		if (!s->grad_ckpt)
+			st->inflight[C_W] += nl * l->wcopy;
+	}
+	st->inflight[C_A] *= others;
+	st->inflight[C_W] *= others;
+}
+
 /* Backward through the layers in reverse, then the embeddings' gradients;
  * at its end every gradient exists (or, stepped in backward, is gone). */
 static void train_backward(const plan *P, const step_info *st, tl *t)
@@ -1817,16 +1896,21 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		tr[C_B] = l->deq + P->gather + P->ipg; /* ZeRO-2: its ipg buffer */
 		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, st->n);
 	}
-	t->live[C_A] -= c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+	/* 1F1B's last backward of a step: no micro-batch is left in flight */
+	t->live[C_A] -= c->r.rb * h * T + (a->dropout > 0 ? h * T : 0) + st->inflight[C_A];
+	t->live[C_W] -= st->inflight[C_W];
 	if (st->ckpt_off && st->n == 2)
 		t->live[C_A] -= P->ck_last;
 	/* the graph goes with the loss, unless the loop holds its logits */
 	if (!s->held_logits)
 		t->live[C_A] -= P->ctx_held;
-	if (c->full && !st->accum) /* tied: the head's gradient was the embedding's */
-		t->live[C_G] += ((P->head > 0 ? P->emb / c->tp : 0) + (double)a->p_embed_other) * c->r.g * P->grad_frac;
-	if (c->lora && s->train_embeddings && !st->accum && P->head > 0)
-		t->live[C_G] += P->emb / c->tp * c->r.cb * P->grad_frac;
+	/* the embedding's gradient (tied and on the head's GPU: it was the
+	 * head's; --pp's last stage holds no embedding) */
+	double emb_g = P->stage == STAGE_LAST ? 0 : P->head > 0 || !st->head_here ? P->emb / c->tp : 0;
+	if (c->full && !st->accum)
+		t->live[C_G] += (emb_g + (P->stage == STAGE_LAST ? 0 : (double)a->p_embed_other)) * c->r.g * P->grad_frac;
+	if (c->lora && s->train_embeddings && !st->accum)
+		t->live[C_G] += emb_g * c->r.cb * P->grad_frac;
 	if (t->live[C_A] < 0)
 		t->live[C_A] = 0;
 	if (st->in_bwd) {
@@ -1895,21 +1979,27 @@ static gs_err train_timeline(plan *P, gs_estimate *out, gs_error *e)
 		P->ckbuf = GS_UNSLOTH_GC_BUFFERS * ckmax;
 		P->ck_last = P->lc[a->n_kinds - 1].ckpt;
 	}
-	st.head_trains = c->full || (c->lora && s->train_embeddings);
+	st.head_here = P->stage != STAGE_FIRST;
+	st.head_trains = st.head_here && (c->full || (c->lora && s->train_embeddings));
 	st.in_bwd = s->optimizer_in_bwd || s->offload == GS_OFF_PARAMS;
-	st.head_in = (st.head_trains || P->head_deq > 0) && !fused_loss(s) ? c->r.cb * (double)a->hidden * c->T : 0;
+	st.head_in = st.head_here && (st.head_trains || P->head_deq > 0) && !fused_loss(s)
+	             ? c->r.cb * (double)a->hidden * c->T : 0;
+	pp_inflight(P, &st);
 	for (st.n = 1; st.n <= 2; st.n++) {
 		st.accum = s->grad_accum > 1 && st.n == 2;
 		/* --held-logits: the previous micro-batch's logits and graph */
-		st.held = s->held_logits && st.n == 2 ? logits_bytes(c) + P->ctx_held : 0;
+		st.held = s->held_logits && st.head_here && st.n == 2 ? logits_bytes(c) + P->ctx_held : 0;
 		train_load(P, &st, &t);
 		train_forward(P, &st, &t);
-		train_head(P, &st, &t);
+		if (st.head_here)
+			train_head(P, &st, &t);
+		else
+			train_recv_grad(P, &st, &t);
 		train_backward(P, &st, &t);
 		train_optimizer(P, &st, &t);
 	}
 	finish(out, &t, context, P->host, (double)a->params_total, c->r.text);
-	out->params_trainable = u64(P->trainable_model + P->extra_train);
+	out->params_trainable = u64(P->trainable_model + P->extra_model);
 	if (P->paged)
 		snprintf(out->note, sizeof out->note,
 		         "paged optimizer states (%.2f GiB) live in CUDA unified memory: counted in device, not in torch's allocated",
@@ -1919,19 +2009,61 @@ static gs_err train_timeline(plan *P, gs_estimate *out, gs_error *e)
 	return t.peak > 4.6e18 ? too_big(e, a) : GS_OK;
 }
 
+/* One stage's plan: whole-model sizes and their shares on one GPU. */
+static void plan_all(plan *P, const gs_arch *a, const gs_settings *s, stage_kind stage)
+{
+	plan_init(P, a, s, stage);
+	plan_layers(P);
+	plan_embeddings(P);
+	plan_states(P);
+	plan_opt_tmp(P);
+	plan_sharding(P);
+	plan_offload(P);
+}
+
+/* --pp: the first and the last stage, each its own timeline; the one whose
+ * device figure is larger is the GPU the row needs (the stages between
+ * hold fewer micro-batches than the first and no embedding). */
+static gs_err train_stages(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
+{
+	plan P;
+	gs_estimate last = *out; /* what the caller filled in (the model's counts) */
+	gs_err rc;
+
+	plan_all(&P, a, s, STAGE_FIRST);
+	if ((rc = train_timeline(&P, out, e)) != GS_OK)
+		return rc;
+	plan_all(&P, a, s, STAGE_LAST);
+	if ((rc = train_timeline(&P, &last, e)) != GS_OK)
+		return rc;
+	uint64_t first_dev = out->device, last_dev = last.device;
+	bool first_peaks = first_dev >= last_dev;
+	if (!first_peaks)
+		*out = last;
+	double gib = 1024.0 * 1024 * 1024;
+	if (out->note[0] != '\0')
+		return GS_OK;
+	if (fabs((double)first_dev - (double)last_dev) < 0.005 * gib) /* alike to the printed figure */
+		snprintf(out->note, sizeof out->note, "--pp %lld: the first and the last stage need the same %.2f GiB",
+		         (long long)s->pp, (double)out->device / gib);
+	else
+		snprintf(out->note, sizeof out->note,
+		         "--pp %lld: the %s stage peaks (%s); the %s needs %.2f GiB", (long long)s->pp,
+		         first_peaks ? "first" : "last",
+		         first_peaks ? "the embedding and the micro-batches in flight" : "the head and the loss",
+		         first_peaks ? "last" : "first", (double)(first_peaks ? last_dev : first_dev) / gib);
+	return GS_OK;
+}
+
 /* The detailed model: whole-model sizes, their shares on one GPU, then
  * the timeline of one training step or inference forward. */
 static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
 {
 	plan P;
 
-	plan_init(&P, a, s);
-	plan_layers(&P);
-	plan_embeddings(&P);
-	plan_states(&P);
-	plan_opt_tmp(&P);
-	plan_sharding(&P);
-	plan_offload(&P);
+	if (s->method != GS_INFER && s->sharding != GS_SH_PIPELINE && stages_of(s) > 1)
+		return train_stages(a, s, out, e);
+	plan_all(&P, a, s, STAGE_ALL);
 	if (!P.c.infer)
 		return train_timeline(&P, out, e);
 	gs_err rc = infer_timeline(&P, out, e);

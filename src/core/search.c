@@ -42,7 +42,7 @@ static uint64_t layout_bits(void)
 	static _Thread_local uint64_t bits;
 
 	if (bits == 0)
-		bits = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp");
+		bits = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp") | gs_setting_bit("pp");
 	return bits;
 }
 
@@ -64,7 +64,10 @@ static size_t raw_layouts(const gs_settings *s, int64_t n, gs_settings *out)
 	static const gs_shard train[] = { GS_SH_DDP, GS_SH_ZERO1, GS_SH_ZERO2, GS_SH_FSDP2,
 	                                  GS_SH_ZERO3, GS_SH_FSDP };
 	size_t k = 0;
+	gs_settings b = *s;
 
+	b.pp = 1; /* the layouts searched: data parallel, sharding, tensor parallel, a layer split */
+	s = &b;
 	if (n == 1) {
 		out[k] = *s;
 		out[k].gpus = 1;

@@ -527,13 +527,21 @@ static const gs_setting table[] = {
 	{ "gpus", GS_ST_INT, NULL, 1, MAX_GPUS, "1", "N", "how many GPUs: a count, never a GPU class",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_XLSX_MATRIX | GS_SF_LAYOUT, "GPUs", 6, " %sx",
 	  GS_LW_MULTI, 13, F(gpus), 0, NULL,
-	  AXIS(11, "gpu_counts", "gpu-counts", "C[:S[:TP]],...",
-	       "GPU counts, each with a sharding and\ntensor-parallel degree: 1,2:zero3,8:fsdp", GS_AXF_COUNTS) },
+	  AXIS(11, "gpu_counts", "gpu-counts", "C[:S[:TP[:PP]]],...",
+	       "GPU counts, each with a sharding, tensor-\nand pipeline-parallel degree: 1,2:zero3,8:fsdp,\n"
+	       "16:zero1:2:4 (pp: training rows)", GS_AXF_COUNTS) },
 	{ "sharding", GS_ST_ENUM, shard_names, 0, 0, "ddp", "S", "how the GPUs share the model",
 	  GS_M_ALL, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_LAYOUT, "Sharding", 9, "%s", GS_LW_MULTI, 14,
 	  F(sharding), 0, NULL },
 	{ "tp", GS_ST_INT, NULL, 1, 1024, "1", "N", "tensor-parallel degree", GS_M_ALL,
 	  GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_LAYOUT, "Tensor parallel", 9, " tp%s", GS_LW_CHANGED, 15, F(tp), 0, NULL },
+	{ "pp", GS_ST_INT, NULL, 1, 1024, "1", "N",
+	  "pipeline-parallel stages under Megatron-Core's 1F1B schedule: each stage holds its share "
+	  "of the layers, the first the embedding and the in-flight micro-batches' activations "
+	  "(min(N, --grad-accum)), the last the head and the loss; --gpus / (--tp x N) "
+	  "data-parallel ranks under ddp, zero1 or fsdp2",
+	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_LAYOUT | GS_SF_KEY_CHANGED, "Pipeline parallel", 9,
+	  " pp%s", GS_LW_CHANGED, 15, F(pp), 0, NULL },
 	{ "offload", GS_ST_ENUM, offload_names, 0, 0, "none", "O",
 	  "what moves to host memory (reported beside the GPU figure)", GS_M_ALL,
 	  GS_SF_NO_HARNESS, "Offload", 10, " offload-%s", GS_LW_CHANGED, 17, F(offload), 0, NULL },
@@ -896,6 +904,22 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 	if (s->sharding == GS_SH_PIPELINE && s->tp > 1)
 		return gs_fail(e, GS_EUSAGE, "--sharding pipeline splits the layers over the GPUs; it does not combine with --tp %lld",
 		               (long long)s->tp);
+	if (s->pp > 1) {
+		if (s->method == GS_INFER)
+			return gs_fail(e, GS_EUSAGE, "--pp %lld is a training schedule (1F1B); inference splits the layers "
+			               "with --sharding pipeline", (long long)s->pp);
+		if (s->tp * s->pp > s->gpus || s->gpus % (s->tp * s->pp) != 0)
+			return gs_fail(e, GS_EUSAGE, "--tp %lld x --pp %lld must divide --gpus %lld", (long long)s->tp,
+			               (long long)s->pp, (long long)s->gpus);
+		/* DeepSpeed's PipelineEngine asserts ZeRO stage < 2 ("ZeRO-2 and
+		 * ZeRO-3 are incompatible with pipeline parallelism"); Megatron's
+		 * distributed optimizer is zero1; torchtitan pipelines FSDP2 */
+		if (s->sharding != GS_SH_DDP && s->sharding != GS_SH_ZERO1 && s->sharding != GS_SH_FSDP2)
+			return gs_fail(e, GS_EUSAGE, "--pp %lld runs with --sharding ddp, zero1 or fsdp2, not %s "
+			               "(DeepSpeed's pipeline engine refuses ZeRO-2 and 3; --sharding pipeline is the "
+			               "naive split, one stage at a time)",
+			               (long long)s->pp, gs_shard_name(s->sharding));
+	}
 	if (s->attn == GS_ATTN_MATH && s->method != GS_INFER)
 		return gs_fail(e, GS_EUSAGE, "--attn math (SDPA's math backend) is modelled for --method inference only; "
 		               "training under it is not (eager-upcast is the nearest: fp32 scores and probabilities)");
@@ -998,6 +1022,12 @@ uint64_t gs_settings_layout_bits(void)
 	return bits;
 }
 
+/* Whether a setting is part of s's key and hashes. */
+static bool in_key(const gs_setting *d, const gs_settings *s)
+{
+	return gs_setting_applies(d, s) && (!(d->flags & GS_SF_KEY_CHANGED) || gs_setting_changed(d, s));
+}
+
 size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
 {
 	size_t k = 0;
@@ -1008,7 +1038,7 @@ size_t gs_settings_key(const gs_settings *s, char *buf, size_t n)
 		const gs_setting *d = &table[i];
 		gs_setting_value v;
 
-		if (!gs_setting_applies(d, s))
+		if (!in_key(d, s))
 			continue;
 		gs_setting_get(d, s, &v);
 		if (k)
@@ -1047,7 +1077,7 @@ uint64_t gs_settings_hash_of(const gs_settings *s, uint64_t hide)
 		const gs_setting *d = &table[i];
 		gs_setting_value v;
 
-		if ((hide & (1ull << i)) || !gs_setting_applies(d, s))
+		if ((hide & (1ull << i)) || !in_key(d, s))
 			continue;
 		gs_setting_get(d, s, &v);
 		h = fnv1a(fnv1a(fnv1a(fnv1a(h, d->name), "="), v.text), ";");

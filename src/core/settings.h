@@ -205,6 +205,7 @@ typedef struct gs_settings {
 	int64_t gpus;
 	gs_shard sharding;
 	int64_t tp;
+	int64_t pp;              /* training: 1F1B pipeline stages (Megatron-Core's schedule) */
 	gs_offload offload;
 	bool full_state_dict_load; /* zero3/fsdp: every rank keeps a full weight copy (loaded state dict) beside its shard */
 	int64_t zero_bucket;     /* DeepSpeed reduce_bucket_size, elements; 0: "auto" (hidden_size^2) */
@@ -260,8 +261,11 @@ enum { /* gs_setting.flags */
 	GS_SF_NO_HARNESS = 1u << 3, /* the harness cannot build a changed value: verify refuses */
 	GS_SF_XLSX_MATRIX = 1u << 4, /* XLSX shows it beside the verdicts, not in the details   */
 	GS_SF_OWN_LIST = 1u << 5, /* the help text lists the values itself                    */
-	GS_SF_LAYOUT = 1u << 6,   /* the GPU layout: the count, sharding and tensor parallel, and
-	                             what a stack derives from them (ZeRO's buckets) */
+	GS_SF_LAYOUT = 1u << 6,   /* the GPU layout: the count, sharding, tensor and pipeline
+	                             parallel, and what a stack derives from them (ZeRO's buckets) */
+	GS_SF_KEY_CHANGED = 1u << 7, /* in the key and the hashes only when changed: a setting
+	                             added after row ids were published (pp), so that every row
+	                             at its default keeps its id */
 };
 
 /* A swept setting: an axis of the sweep spec (docs/spec.md). The table's
@@ -278,7 +282,8 @@ typedef struct gs_axis {
 
 enum { /* gs_axis.flags */
 	GS_AXF_PER_METHOD = 1u << 0, /* the spec may give one list per method (precision) */
-	GS_AXF_COUNTS = 1u << 1,     /* the GPU layouts: COUNT[:SHARDING[:TP]] set gpus, sharding, tp */
+	GS_AXF_COUNTS = 1u << 1,     /* the GPU layouts: COUNT[:SHARDING[:TP[:PP]]] set gpus, sharding,
+	                                tp, pp */
 	GS_AXF_SEMICOLON = 1u << 2,  /* its override lists values with ';' (a value holds commas:
 	                                a stack, "hf,trl") */
 };
@@ -450,7 +455,8 @@ uint64_t gs_settings_differ(const gs_settings *a, const gs_settings *b);
 uint64_t gs_settings_layout_bits(void);
 
 /* The canonical row key: "name=value" for every setting that applies to
- * the row's method (gs_setting_applies), in table order, joined by ';'.
+ * the row's method (gs_setting_applies), in table order, joined by ';'
+ * (a GS_SF_KEY_CHANGED setting only where it is not at its default).
  * Rows with equal keys have equal estimates; rows whose applicable
  * settings differ have different keys. Returns the length it needs (the
  * key is complete when that is < n). */

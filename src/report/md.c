@@ -769,7 +769,7 @@ static void config_text(const gs_settings *s, uint64_t show, bool layout, char *
 	int64_t count = s->gpus > 0 ? s->gpus : 1;
 
 	if (layout && count > 1)
-		gs_layout_text(count, s->sharding, s->tp > 0 ? s->tp : 1, lay, sizeof lay);
+		gs_layout_text(count, s->sharding, s->tp > 0 ? s->tp : 1, s->pp, lay, sizeof lay);
 	gs_settings_label_of(s, show & ~config_hide(), rest, sizeof rest);
 	if (rest[0] == '\0')
 		gs_settings_label_of(s, ~config_hide(), rest, sizeof rest);

@@ -95,6 +95,7 @@ void gs_plan_view_row(gs_plan_view *v, const gs_row *r)
 		pm->base = r->settings;
 		pm->base.gpus = 1;
 		pm->base.tp = 1;
+		pm->base.pp = 1;
 		pm->base.sharding = GS_SH_DDP;
 	}
 	for (k = 0; k < pm->nseq && pm->seqs[k] < r->settings.seq; k++)
@@ -174,6 +175,7 @@ static void cell_fill(const gs_plan_view *v, const gs_plan_method *pm, const gs_
 		cell->count = x->count;
 		cell->sharding = x->sharding;
 		cell->tp = x->tp;
+		cell->pp = x->pp;
 		cell->device = x->device;
 		cell->headroom = x->headroom;
 		cell->v = x->v;
@@ -194,6 +196,7 @@ static void cell_fill(const gs_plan_view *v, const gs_plan_method *pm, const gs_
 	cell->count = f.s.gpus > 0 ? f.s.gpus : 1;
 	cell->sharding = f.s.sharding;
 	cell->tp = f.s.tp > 0 ? f.s.tp : 1;
+	cell->pp = 1;
 	cell->device = f.est.device;
 	cell->headroom = f.headroom;
 	cell->v = f.v;
@@ -261,9 +264,15 @@ void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a)
 	}
 }
 
-void gs_layout_text(int64_t count, gs_shard sharding, int64_t tp, char *buf, size_t n)
+void gs_layout_text(int64_t count, gs_shard sharding, int64_t tp, int64_t pp, char *buf, size_t n)
 {
-	if (count > 1 && tp > 1)
+	if (count > 1 && pp > 1) {
+		int64_t dp = count / (pp * (tp > 1 ? tp : 1));
+		char t[32] = "";
+		if (tp > 1)
+			snprintf(t, sizeof t, "tp %" PRId64 " ", tp);
+		snprintf(buf, n, "%spp %" PRId64 "%s%s", t, pp, dp > 1 ? " " : "", dp > 1 ? gs_shard_name(sharding) : "");
+	} else if (count > 1 && tp > 1)
 		snprintf(buf, n, "tp %" PRId64, tp);
 	else
 		snprintf(buf, n, "%s", gs_shard_name(count > 1 ? sharding : GS_SH_DDP));
@@ -271,7 +280,7 @@ void gs_layout_text(int64_t count, gs_shard sharding, int64_t tp, char *buf, siz
 
 void gs_plan_cell_layout(const gs_plan_cell *c, char *buf, size_t n)
 {
-	gs_layout_text(c->count, c->sharding, c->tp, buf, n);
+	gs_layout_text(c->count, c->sharding, c->tp, c->pp, buf, n);
 }
 
 void gs_plan_cell_text(const gs_plan_view *v, const gs_plan_cell *c, char *buf, size_t n)

@@ -76,6 +76,7 @@ typedef struct gs_plan_cell {
 	int64_t count;       /* the rest: when GS_PC_FOUND */
 	gs_shard sharding;
 	int64_t tp;
+	int64_t pp;          /* 1F1B stages of a swept layout (1: none; the planner's search has none) */
 	uint64_t device;     /* per GPU at the answer */
 	double headroom;
 	gs_verdict v;        /* GS_FITS or GS_TIGHT */
@@ -129,8 +130,9 @@ void gs_plan_view_answers(gs_plan_view *v, const gs_answer *answers, size_t n);
  * gives GS_PC_NO_ESTIMATE cells. */
 void gs_plan_view_compute(gs_plan_view *v, const gs_arch *a);
 /* The layout of count GPUs: "tp N" (inference over N GPUs), else the
- * sharding's name ("ddp" on one GPU). */
-void gs_layout_text(int64_t count, gs_shard sharding, int64_t tp, char *buf, size_t n);
+ * sharding's name ("ddp" on one GPU); under pp stages (training's 1F1B)
+ * "[tp N ]pp M", with the sharding where data-parallel ranks remain. */
+void gs_layout_text(int64_t count, gs_shard sharding, int64_t tp, int64_t pp, char *buf, size_t n);
 /* The layout of a found cell (gs_layout_text). */
 void gs_plan_cell_layout(const gs_plan_cell *c, char *buf, size_t n);
 /* Short text of a cell: "1", "4 (zero3)", "2 (tp 2)", "8 (fsdp2, tight)",

@@ -254,6 +254,7 @@ static void config_offer(const gs_report_meta *m, ev_configs *cf, uint64_t h, co
 		f->count = count;
 		f->sharding = r->settings.sharding;
 		f->tp = r->settings.tp > 0 ? r->settings.tp : 1;
+		f->pp = r->settings.pp > 1 ? r->settings.pp : 1;
 		f->v = cells[g].v;
 		f->headroom = cells[g].headroom;
 		f->device = r->est.device;

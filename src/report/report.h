@@ -88,6 +88,7 @@ typedef struct gs_class_fit {
 	int64_t count;
 	gs_shard sharding;
 	int64_t tp;
+	int64_t pp;            /* 1F1B stages (1: none) */
 	gs_verdict v;          /* GS_FITS or GS_TIGHT */
 	double headroom;
 	uint64_t device;       /* per GPU */

@@ -595,9 +595,9 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 		cJSON_ArrayForEach(f, it)
 		{
 			if (strcmp(f->string, "count") != 0 && strcmp(f->string, "sharding") != 0 &&
-			    strcmp(f->string, "tp") != 0 && strcmp(f->string, "methods") != 0)
+			    strcmp(f->string, "tp") != 0 && strcmp(f->string, "pp") != 0 && strcmp(f->string, "methods") != 0)
 				return spec_fail(e, sp, "gpu_counts", i,
-				                 "unknown key \"%s\" (known: count, sharding, tp, methods)", f->string);
+				                 "unknown key \"%s\" (known: count, sharding, tp, pp, methods)", f->string);
 		}
 		f = cJSON_GetObjectItemCaseSensitive(it, "count");
 		if (f == NULL || !scalar_text(f, 'i', buf, sizeof buf) || f->valuedouble > 4096)
@@ -618,6 +618,14 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 				                 "tp: expected an integer from 1 to count");
 			c->tp = (int64_t)f->valuedouble;
 		}
+		f = cJSON_GetObjectItemCaseSensitive(it, "pp");
+		c->pp = 1;
+		if (f != NULL) {
+			if (!scalar_text(f, 'i', buf, sizeof buf) || f->valuedouble * (double)c->tp > (double)c->count)
+				return spec_fail(e, sp, "gpu_counts", i,
+				                 "pp: expected an integer from 1 to count / tp");
+			c->pp = (int64_t)f->valuedouble;
+		}
 		/* A layout for some methods only: training shards (ZeRO, FSDP),
 		 * inference splits the model (tp, pipeline). */
 		if ((rc = read_methods(sp, cJSON_GetObjectItemCaseSensitive(it, "methods"), "gpu_counts", i,
@@ -629,7 +637,7 @@ static gs_err read_counts(gs_spec *sp, const cJSON *v, gs_error *e)
 		    gs_settings_set(&s, "sharding", c->sharding, &sub) != GS_OK)
 			return spec_fail(e, sp, "gpu_counts", i, "%s", sub.msg);
 		for (int k = 0; k < i; k++)
-			if (sp->counts[k].count == c->count && sp->counts[k].tp == c->tp &&
+			if (sp->counts[k].count == c->count && sp->counts[k].tp == c->tp && sp->counts[k].pp == c->pp &&
 			    strcmp(sp->counts[k].sharding, c->sharding) == 0 &&
 			    (sp->counts[k].methods == 0 || c->methods == 0 || (sp->counts[k].methods & c->methods)))
 				return spec_fail(e, sp, "gpu_counts", i, "listed twice");
@@ -986,6 +994,7 @@ static gs_err parse(gs_spec *sp, const cJSON *root, gs_error *e)
 		sp->counts = gs_xcalloc(1, sizeof *sp->counts);
 		sp->counts[0].count = 1;
 		sp->counts[0].tp = 1;
+		sp->counts[0].pp = 1;
 		snprintf(sp->counts[0].sharding, sizeof sp->counts[0].sharding, "ddp");
 		sp->n_counts = 1;
 	}
@@ -1164,13 +1173,13 @@ static gs_err split_list(const char *flag, const char *csv, char sep, gs_spec_li
 	return GS_OK;
 }
 
-/* One --gpu-counts entry, COUNT[:SHARDING[:TP]], strictly: COUNT and TP
+/* One --gpu-counts entry, COUNT[:SHARDING[:TP[:PP]]], strictly: COUNT, TP and PP
  * whole numbers (gs_parse_i64: no blank, no sign, no exponent),
  * SHARDING lower-case letters and digits; nothing else anywhere ("8
  * :pipeline" and "1e3" are errors, never 8 GPUs under zero3 or 1 GPU). */
-static bool parse_count(const char *v, int64_t *cnt, char *shard, size_t n, int64_t *tp)
+static bool parse_count(const char *v, int64_t *cnt, char *shard, size_t n, int64_t *tp, int64_t *pp)
 {
-	const char *c1 = strchr(v, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	const char *c1 = strchr(v, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
 	size_t sl;
 
 	if (!gs_parse_i64(v, c1 ? (size_t)(c1 - v) : SIZE_MAX, cnt) || v[0] == '-')
@@ -1185,7 +1194,11 @@ static bool parse_count(const char *v, int64_t *cnt, char *shard, size_t n, int6
 			return false;
 	memcpy(shard, c1 + 1, sl);
 	shard[sl] = '\0';
-	return c2 == NULL || (gs_parse_i64(c2 + 1, SIZE_MAX, tp) && c2[1] != '-');
+	if (c2 == NULL)
+		return true;
+	if (!gs_parse_i64(c2 + 1, c3 ? (size_t)(c3 - c2 - 1) : SIZE_MAX, tp) || c2[1] == '-')
+		return false;
+	return c3 == NULL || (gs_parse_i64(c3 + 1, SIZE_MAX, pp) && c3[1] != '-');
 }
 
 static gs_err check_flag_values(const char *flag, const char *name, const gs_spec_list *l,
@@ -1201,7 +1214,7 @@ static gs_err check_flag_values(const char *flag, const char *name, const gs_spe
 	return GS_OK;
 }
 
-/* --gpu-counts (the GPU layouts' axis): COUNT[:SHARDING[:TP]],... into
+/* --gpu-counts (the GPU layouts' axis): COUNT[:SHARDING[:TP[:PP]]],... into
  * sp->counts. l is freed. */
 static gs_err override_counts(gs_spec *sp, const char *flag, gs_spec_list *l, gs_error *e)
 {
@@ -1210,13 +1223,13 @@ static gs_err override_counts(gs_spec *sp, const char *flag, gs_spec_list *l, gs
 
 	for (size_t i = 0; i < l->n && rc == GS_OK; i++) {
 		char shard[32] = "";
-		int64_t cnt = 0, tp = 1;
+		int64_t cnt = 0, tp = 1, pp = 1;
 		gs_settings s;
 		gs_error sub = { 0 };
 		char buf[32];
-		if (!parse_count(l->v[i], &cnt, shard, sizeof shard, &tp) || cnt < 1 || cnt > 4096 || tp < 1 ||
-		    tp > cnt || strlen(shard) >= sizeof c[i].sharding) {
-			rc = gs_fail(e, GS_EUSAGE, "--%s: \"%s\": expected COUNT[:SHARDING[:TP]]", flag, l->v[i]);
+		if (!parse_count(l->v[i], &cnt, shard, sizeof shard, &tp, &pp) || cnt < 1 || cnt > 4096 || tp < 1 ||
+		    tp > cnt || pp < 1 || tp * pp > cnt || strlen(shard) >= sizeof c[i].sharding) {
+			rc = gs_fail(e, GS_EUSAGE, "--%s: \"%s\": expected COUNT[:SHARDING[:TP[:PP]]]", flag, l->v[i]);
 			break;
 		}
 		if (shard[0] == '\0')
@@ -1230,6 +1243,7 @@ static gs_err override_counts(gs_spec *sp, const char *flag, gs_spec_list *l, gs
 		}
 		c[i].count = cnt;
 		c[i].tp = tp;
+		c[i].pp = pp;
 		snprintf(c[i].sharding, sizeof c[i].sharding, "%s", shard);
 	}
 	if (rc == GS_OK) {

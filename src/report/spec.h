@@ -25,6 +25,7 @@ typedef struct gs_spec_count {
 	int64_t count;
 	char sharding[16];
 	int64_t tp;
+	int64_t pp;       /* "pp": 1F1B pipeline stages (training rows only; 1: none) */
 	unsigned methods; /* "methods": the layout's methods, bits 1u << gs_method; 0: every method */
 } gs_spec_count;
 
@@ -127,7 +128,7 @@ void gs_spec_free(gs_spec *sp);
  * list): "models", "gpus", "formats", or an axis by its report option
  * (gs_axis.option: "methods", "precisions" (applies to every method;
  * combinations a method rejects are skipped), "batches", ...,
- * "gpu-counts" (COUNT[:SHARDING[:TP]],...)). GS_EUSAGE on a bad value.
+ * "gpu-counts" (COUNT[:SHARDING[:TP[:PP]]],...)). GS_EUSAGE on a bad value.
  */
 gs_err gs_spec_override(gs_spec *sp, const char *what, const char *csv, gs_error *e);
 

@@ -155,16 +155,20 @@ static gs_err counts(sweep_ctx *c, const gs_settings *in)
 	for (size_t i = 0; i < sp->n_counts; i++) {
 		gs_settings s = *in;
 		char buf[32];
-		bool ok1, ok2, ok3;
+		bool ok1, ok2, ok3, ok4;
 		gs_err rc;
 		if (sp->counts[i].methods != 0 && !(sp->counts[i].methods & (1u << in->method)))
 			continue; /* a layout for other methods */
+		if (sp->counts[i].pp > 1 && in->method == GS_INFER)
+			continue; /* a training schedule: inference splits with pipeline */
 		snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].count);
 		set(c, &s, "gpus", buf, &ok1);
 		set(c, &s, "sharding", sp->counts[i].sharding, &ok2);
 		snprintf(buf, sizeof buf, "%lld", (long long)sp->counts[i].tp);
 		set(c, &s, "tp", buf, &ok3);
-		if (!(ok1 && ok2 && ok3)) {
+		snprintf(buf, sizeof buf, "%lld", (long long)(sp->counts[i].pp > 1 ? sp->counts[i].pp : 1));
+		set(c, &s, "pp", buf, &ok4);
+		if (!(ok1 && ok2 && ok3 && ok4)) {
 			c->n_skipped++;
 			continue;
 		}

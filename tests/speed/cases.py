@@ -199,7 +199,7 @@ def train_case(r):
         return None, "GPU count not a multiple of TP x PP"
     dp = n // model_par
     vp = re.search(r"(?:virtual pipeline|VP) (\d+)", r.get("parallelism") or "")
-    topts = ["pp=%d" % pp] + (["vpp=%s" % vp.group(1)] if vp and pp > 1 else [])
+    topts = ["vpp=%s" % vp.group(1)] if vp and pp > 1 else []
     ep = expert_parallel(r)
     if ep > 1:
         topts.append("ep=%d" % ep)
@@ -232,11 +232,11 @@ def train_case(r):
     if n == 1:
         shard = "ddp"
     st = ["method=" + method, "precision=" + prec, "batch=%d" % b, "seq=%d" % seq, "grad-accum=%d" % ga,
-          "grad-ckpt=" + ckpt, "attn=flash", "gpus=%d" % n, "sharding=" + shard, "tp=%d" % tp]
+          "grad-ckpt=" + ckpt, "attn=flash", "gpus=%d" % n, "sharding=" + shard, "tp=%d" % tp, "pp=%d" % pp]
     if method != "full":
         st += ["lora-r=%d" % int(r.get("lora_r") or 16), "lora-targets=" + ("all-linear" if (r.get("lora_targets") or "").lower().startswith("all") or "gate" in (r.get("lora_targets") or "") else "qv")]
     if method == "full" and model_par > 1 and n == model_par:
-        st[-2] = "sharding=ddp"
+        st[st.index("sharding=" + shard)] = "sharding=ddp"
     metric = r["metric"]
     if metric == "tokens_per_s_per_gpu":
         read = lambda o: o["tok_s_gpu"]

@@ -477,6 +477,80 @@ static void pipeline(void)
 	      "settings: pipeline with --tp is a usage error naming it");
 }
 
+/* --pp: Megatron-Core's 1F1B stages, the first and the last sized apart. */
+static void pipeline_1f1b(void)
+{
+	gs_error e = {0};
+	/* Weights at the optimizer step (seq 1): Llama-3.1-70B (80 layers, h
+	 * 8192, V 128256, untied) over 4 stages. The first holds 20 layers
+	 * and the embedding, the last 20 layers, the head and the final norm
+	 * (8192 more): the last is the larger, 2 x (Lw / 4 + Vh + h) bytes. */
+	gs_arch a = load("meta-llama--Llama-3.1-70B.config.json");
+	gs_settings f = base("full", "bf16", "adamw");
+	double V = 128256, h = 8192, Lw = (double)a.params_total - 2 * V * h - h;
+	set(&f, "gpus=4 pp=4");
+	gs_estimate x = run(&a, &f);
+	CHECK(near((double)x.W, 2 * (Lw / 4 + V * h + h), 1e-9) && x.params_trainable == a.params_total,
+	      "engine: --pp 4 holds 20 of 80 layers and the head, and reports the model's parameters (%.6g, got %.6g)",
+	      2 * (Lw / 4 + V * h + h), (double)x.W);
+	CHECK(strstr(x.note, "--pp 4") != NULL, "engine: --pp says which stage it sized (%s)", x.note);
+	/* Tied (Llama-3.2-1B, h 2048): the last stage's head is a copy of the
+	 * embedding, so the two ends hold it twice. */
+	gs_arch t = load("meta-llama--Llama-3.2-1B.config.json");
+	double th = 2048, tLw = (double)t.params_total - V * th - th;
+	gs_settings ft = base("full", "bf16", "adamw");
+	set(&ft, "gpus=2 pp=2");
+	gs_estimate xt = run(&t, &ft);
+	CHECK(near((double)xt.W, 2 * (tLw / 2 + V * th + th), 1e-9),
+	      "engine: --pp 2 of a tied model: the last stage holds a copy of the embedding (%.6g, got %.6g)",
+	      2 * (tLw / 2 + V * th + th), (double)xt.W);
+	/* In flight: Llama-3.1-8B over 8 stages, long sequences, no
+	 * checkpointing, so the first stage peaks in its backward from 3
+	 * micro-batches a step on. It holds min(8, m) of them: one more from m
+	 * 3 to 4, five more from 3 to 8, none from 8 to 16 (the accumulated
+	 * gradients live in all four). */
+	gs_arch b = load("meta-llama--Llama-3.1-8B.config.json");
+	gs_settings m = base("full", "bf16", "adamw");
+	set(&m, "seq=8192 batch=2 grad-ckpt=false gpus=8 pp=8 grad-accum=3");
+	gs_estimate m3 = run(&b, &m);
+	set(&m, "grad-accum=4");
+	gs_estimate m4 = run(&b, &m);
+	set(&m, "grad-accum=8");
+	gs_estimate m8 = run(&b, &m);
+	set(&m, "grad-accum=16");
+	gs_estimate m16 = run(&b, &m);
+	double one = (double)m4.allocated - (double)m3.allocated;
+	CHECK(one > 0 && strstr(m3.note, "first stage peaks") != NULL &&
+	          near((double)m8.allocated - (double)m3.allocated, 5 * one, 1e-9) && m16.allocated == m8.allocated,
+	      "engine: --pp 8's first stage holds min(8, m) micro-batches (one %.4g bytes; 3 to 8: %.4g; 8 to 16: %.4g)",
+	      one, (double)m8.allocated - (double)m3.allocated, (double)m16.allocated - (double)m8.allocated);
+	/* one micro-batch in flight and 128256 logits a token: the last stage
+	 * (the head, the logits and the loss) is the larger */
+	set(&m, "pp=2 grad-accum=1");
+	gs_estimate last = run(&b, &m);
+	CHECK(strstr(last.note, "last stage peaks") != NULL, "engine: --pp 2, one micro-batch: the last stage peaks (%s)",
+	      last.note);
+	/* what does not combine */
+	set(&m, "grad-accum=1 sharding=zero3");
+	CHECK(gs_settings_check(&m, &e) == GS_EUSAGE && strstr(e.msg, "--pp") && strstr(e.msg, "zero3"),
+	      "settings: --pp under zero3 is a usage error naming both (%s)", e.msg);
+	set(&m, "sharding=ddp gpus=6 pp=4");
+	e = (gs_error){0};
+	CHECK(gs_settings_check(&m, &e) == GS_EUSAGE && strstr(e.msg, "--pp 4") && strstr(e.msg, "--gpus 6"),
+	      "settings: --pp that does not divide --gpus is a usage error (%s)", e.msg);
+	gs_settings i = base("inference", "bf16", NULL);
+	set(&i, "gpus=2 pp=2");
+	e = (gs_error){0};
+	CHECK(gs_settings_check(&i, &e) == GS_EUSAGE && strstr(e.msg, "--sharding pipeline"),
+	      "settings: --pp for inference is a usage error pointing to --sharding pipeline (%s)", e.msg);
+	/* the key: pp only where it is not 1, so that every other row keeps its id */
+	char k1[GS_KEY_MAX], k2[GS_KEY_MAX];
+	gs_settings_key(&f, k2, sizeof k2);
+	set(&f, "pp=1");
+	gs_settings_key(&f, k1, sizeof k1);
+	CHECK(strstr(k1, "pp=") == NULL && strstr(k2, ";pp=4;") != NULL, "settings: the key names pp only when not 1");
+}
+
 static void ddp_inference(void)
 {
 	/* Inference has nothing to shard under DDP: two GPUs hold two whole
@@ -1622,6 +1696,7 @@ int main(void)
 	sharded_lora();
 	offload_activations();
 	pipeline();
+	pipeline_1f1b();
 	ddp_inference();
 	prefill_logits();
 	generation();

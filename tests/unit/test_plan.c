@@ -623,8 +623,32 @@ static void test_best_offer(void)
 	      "where least-memory picks past the first class)", differ);
 }
 
+/* The layout a table names: the sharding, "tp N" for inference's split,
+ * and 1F1B stages with the sharding only where data-parallel ranks remain. */
+static void test_layout_text(void)
+{
+	static const struct {
+		int64_t count, tp, pp;
+		gs_shard sh;
+		const char *want;
+	} t[] = {
+		{ 1, 1, 1, GS_SH_ZERO3, "ddp" },           { 4, 1, 1, GS_SH_ZERO3, "zero3" },
+		{ 4, 4, 1, GS_SH_DDP, "tp 4" },            { 4, 1, 4, GS_SH_DDP, "pp 4" },
+		{ 8, 2, 2, GS_SH_ZERO1, "tp 2 pp 2 zero1" }, { 8, 1, 4, GS_SH_FSDP2, "pp 4 fsdp2" },
+		{ 8, 2, 4, GS_SH_ZERO1, "tp 2 pp 4" },
+	};
+	char buf[48];
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		gs_layout_text(t[i].count, t[i].sh, t[i].tp, t[i].pp, buf, sizeof buf);
+		CHECK(strcmp(buf, t[i].want) == 0, "layout of %lld GPUs, tp %lld, pp %lld: %s (got %s)",
+		      (long long)t[i].count, (long long)t[i].tp, (long long)t[i].pp, t[i].want, buf);
+	}
+}
+
 int main(void)
 {
+	test_layout_text();
 	test_best_offer();
 	test_count();
 	test_count_scan();

@@ -520,7 +520,7 @@ static void test_train_layouts(void)
 	 * virtual stages (4 - 1) / 16 */
 	s.gpus = 4;
 	s.tp = 1;
-	o.pp = 4;
+	s.pp = 4;
 	CHECK(gs_time_estimate(&a, &s, &g, &o, &pp, &e) == GS_OK, "pp 4 (%s)", e.msg);
 	CHECK(close_to(pp.bubble, 3.0 / 8) && close_to(pp.compute_s, t1.compute_s / 4 * (1 + 3.0 / 8)),
 	      "pp 4: bubble 3/8, compute a quarter of one GPU's x 11/8 (%g, %g)", pp.bubble, pp.compute_s);
@@ -528,13 +528,13 @@ static void test_train_layouts(void)
 	o.vpp = 2;
 	gs_time_estimate(&a, &s, &g, &o, &pp, &e);
 	CHECK(close_to(pp.bubble, 3.0 / 16), "pp 4, 2 virtual stages: bubble 3/16 (%g)", pp.bubble);
-	o.pp = 3;
+	s.pp = 3;
 	o.vpp = 0;
 	memset(&e, 0, sizeof e);
 	CHECK(gs_time_estimate(&a, &s, &g, &o, &pp, &e) == GS_EUSAGE && strstr(e.msg, "pipeline") != NULL,
 	      "4 GPUs do not split into 3 stages: refused (%s)", e.msg);
 	/* the naive pipeline (HF device_map): one GPU at a time */
-	o.pp = 0;
+	s.pp = 1;
 	s.sharding = GS_SH_PIPELINE;
 	gs_time_estimate(&a, &s, &g, &o, &pp, &e);
 	CHECK(close_to(pp.compute_s, t1.compute_s) && close_to(pp.tokens_step, t1.tokens_step),
