@@ -184,7 +184,23 @@ def pipeline():
     r = est("--gpu", "h100-sxm", "--stack", "nemo", "--gpus", "8", "--grad-accum", "8", "--pp", "4")
     ok(r.returncode == 0 and "(pipeline 4 stages, 1F1B over 8 micro-batches" in r.stdout and " pp4 " in r.stdout,
        "text: the label and the time block name the pipeline", r.stdout[-500:])
-    for bad, what in ((["--gpus", "8", "--pp", "3"], "--pp 3"), (["--gpus", "8", "--pp", "2", "--sharding", "zero3"],
+    # --ep on a mixture of experts: the all-to-alls in the step; a dense
+    # model refuses it
+    moe = GS + ["estimate", "Qwen/Qwen3-30B-A3B", "--offline", "--models-dir", os.path.join(TOP, "models"),
+                "--gpu", "h100-sxm", "--stack", "megatron", "--gpus", "8", "--sharding", "zero1", "--grad-ckpt",
+                "--json"]
+    r1 = subprocess.run(moe, cwd=TOP, capture_output=True, text=True, timeout=120)
+    r8 = subprocess.run(moe + ["--ep", "8"], cwd=TOP, capture_output=True, text=True, timeout=120)
+    d1 = json.loads(r1.stdout) if r1.returncode == 0 else {}
+    d8 = json.loads(r8.stdout) if r8.returncode == 0 else {}
+    g1 = (d1.get("time", {}).get("gpus") or [{}])[0]
+    g8 = (d8.get("time", {}).get("gpus") or [{}])[0]
+    w1 = ((d1.get("rows") or [{}])[0].get("estimate") or {}).get("W", 0)
+    w8 = ((d8.get("rows") or [{}])[0].get("estimate") or {}).get("W", 0)
+    ok(r8.returncode == 0 and g1.get("ep_comm_s") == 0 and g8.get("ep_comm_s", 0) > 0 and 0 < w8 < w1 / 4,
+       "--ep 8 on Qwen3-30B-A3B: all-to-alls in the step, an eighth of the experts' weights a GPU",
+       "%s %s %s %s" % (g8.get("ep_comm_s"), w1, w8, r8.stderr[-300:]))
+    for bad, what in ((["--gpus", "8", "--pp", "3"], "--pp 3"), (["--gpus", "2", "--ep", "2"], "no routed experts"), (["--gpus", "8", "--pp", "2", "--sharding", "zero3"],
                                                                "zero3"),
                       (["--gpus", "2", "--pp", "2", "--method", "inference"], "--sharding pipeline")):
         r = est(*bad)

@@ -310,7 +310,7 @@ char *gs_cli_row_ddp_note(const gs_cli_row *r, char *buf, size_t n)
 	                        "holding a full copy of %s and of its trainable parameters' gradients and "
 	                        "optimizer states; to shard them, "
 	                        "--sharding", (long long)s->gpus, (long long)reps,
-	                        split > 1 ? "its share of the model (--tp x --pp)" : "the model");
+	                        split > 1 || s->ep > 1 ? "its share of the model (--tp, --pp, --ep)" : "the model");
 	/* the layouts that split them, from the enum's names */
 	for (int k = GS_SH_DDP + 1; k < GS_SH_MAX && used < n; k++)
 		used += (size_t)snprintf(buf + used, n - used, "%s%s", k == GS_SH_DDP + 1 ? " " : k + 1 == GS_SH_MAX ? " or " : ", ",

@@ -247,6 +247,9 @@ static void print_time_text(FILE *fp, const est *s)
 		        " = %.0f%% of the\n  ideal step idle, in the time)\n", st->pp, m, m == 1 ? "" : "es", st->pp, m,
 		        100.0 * (double)(st->pp - 1) / (double)m);
 	}
+	if (st->method != GS_INFER && st->ep > 1)
+		fprintf(fp, "  (expert parallel %" PRId64 ": each MoE layer's dispatch and combine all-to-alls, over the\n"
+		        "  link the ranks share, are in the time, not overlapped)\n", st->ep);
 	print_prices(fp, s->g, s->ng, w);
 	if (st->method == GS_INFER)
 		print_serving(fp, s, w);

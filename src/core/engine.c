@@ -963,6 +963,8 @@ typedef struct plan {
 	double ada;             /* adafactor state elements */
 	double max_unit;        /* largest single weight (elements) */
 	double layer_store_max; /* one layer's weights at their storage (FSDP gathers these) */
+	double exp_W, exp_T;    /* --ep: this rank's routed experts, their weights at storage (what
+	                           ZeRO-3/FSDP shard) and trainable parameters */
 	double qmeta;           /* weight bytes ZeRO-3/FSDP cannot shard: bitsandbytes' quantization state
 	                           (module attributes), GPTQ/AWQ tensors (buffers, not parameters) */
 	double emb_w;           /* embeddings, head and final norm (parameters on this GPU) */
@@ -1060,7 +1062,7 @@ static void plan_layers(plan *P)
 		if (lc->max_unit > P->max_unit)
 			P->max_unit = lc->max_unit;
 		/* Weights of the layers at their storage. */
-		double lw = 0, local = 0;
+		double lw = 0, local = 0, exp_t = 0;
 		for (int j = 0; j < k->n_lin; j++) {
 			const gs_linear *l = &k->lin[j];
 			double n_el = (double)gs_linear_params(l) / tp;
@@ -1068,13 +1070,26 @@ static void plan_layers(plan *P)
 			lw += bytes;
 			if (c->s->awq_fuse && (l->role == GS_ROLE_Q || l->role == GS_ROLE_K || l->role == GS_ROLE_V))
 				P->qkv_dup += nl * bytes;
+			double meta = 0;
 			if (c->full || c->r.amp)
-				continue;
-			if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
-				local += bytes - gs_prec_info_of(c->p)->value_bytes * n_el;
+				meta = 0;
+			else if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
+				meta = bytes - gs_prec_info_of(c->p)->value_bytes * n_el;
 			else if (gptq(c->p) || c->p == GS_P_AWQ_INT4)
-				local += bytes; /* qweight, qzeros, scales, g_idx: registered buffers */
+				meta = bytes; /* qweight, qzeros, scales, g_idx: registered buffers */
+			local += meta;
+			if (l->expert) {
+				P->exp_W += nl * (bytes - meta);
+				exp_t += c->full ? n_el
+				         : c->lora && lora_targeted(c->s->lora_targets, l)
+				             ? (double)c->s->lora_r * ((double)l->in + (double)l->out) * (double)l->count
+				             : 0;
+			}
 		}
+		/* --ep: the arch holds a rank's experts; the model's count has
+		 * the other ranks' too */
+		P->exp_T += nl * exp_t;
+		P->trainable_model += (double)k->n_layers * exp_t * (double)(c->s->ep > 1 ? c->s->ep - 1 : 0);
 		lw += (c->kcast ? 4 : c->r.w) * (double)k->other_params + c->r.fp8_copy * lc->lin_params;
 		P->W += nl * lw;
 		P->qmeta += nl * local;
@@ -1155,6 +1170,17 @@ static void plan_states(plan *P)
 		P->trainable_model += P->emb_w_model;
 }
 
+/* --ep under a sharding: an expert's state is shared by the n_dp / ep
+ * ranks that hold that expert (Megatron-Core's expert data-parallel group),
+ * so a rank's shard of its experts' state is ep / n_dp of it, not 1 / n_dp:
+ * (ep - 1) / n_dp more (0 without --ep). */
+static double ep_spread(const plan *P)
+{
+	double ep = P->c.s->ep > 1 ? (double)P->c.s->ep : 1;
+
+	return P->n_dp > 1 ? (ep - 1) / P->n_dp : 0;
+}
+
 /* The optimizer step's temporaries. */
 static void plan_opt_tmp(plan *P)
 {
@@ -1189,7 +1215,12 @@ static void plan_opt_tmp(plan *P)
 	 * rank's gradient partition beside its fp32 conversion */
 	if (c->r.master > 0 && (c->s->sharding == GS_SH_ZERO1 || c->s->sharding == GS_SH_ZERO2))
 		P->opt_tmp += c->r.g * P->params_trainable / part;
+	/* --ep: the experts' share steps over the expert-data-parallel ranks,
+	 * n_dp / ep of them, not n_dp */
+	if (part > 1 && P->params_trainable > 0)
+		P->opt_tmp *= 1 + ep_spread(P) * P->exp_T / P->params_trainable;
 }
+
 
 /* Per-GPU shares of weights, gradients and states under --sharding, with
  * the reduce buckets and gathered units it adds. */
@@ -1275,6 +1306,19 @@ static void plan_sharding(plan *P)
 		break;
 	default:
 		break;
+	}
+	/* --ep: what a sharding split over n_dp ranks is split over n_dp / ep
+	 * for this rank's experts (ep_spread) */
+	if (P->exp_T > 0 || P->exp_W > 0) {
+		double f = ep_spread(P), st = P->params_trainable > 0 ? P->O_total / P->params_trainable : 0;
+		bool w_sh = s->sharding == GS_SH_ZERO3 || s->sharding == GS_SH_FSDP || s->sharding == GS_SH_FSDP2;
+		bool g_sh = w_sh || s->sharding == GS_SH_ZERO2;
+		if (s->sharding != GS_SH_DDP && s->sharding != GS_SH_PIPELINE)
+			P->O_gpu += f * st * P->exp_T;
+		if (g_sh)
+			P->G_gpu += f * c->r.g * P->exp_T;
+		if (w_sh)
+			P->W_gpu += f * P->exp_W;
 	}
 }
 
@@ -2055,12 +2099,30 @@ static gs_err train_stages(const gs_arch *a, const gs_settings *s, gs_estimate *
 	return GS_OK;
 }
 
+/* --ep: the model as one expert-parallel rank holds it, each routed
+ * expert linear with count / ep instances (Megatron-Core's
+ * expert_model_parallel_size: a rank's local experts, the router and the
+ * rest whole); the totals stay the model's. */
+static void local_experts(const gs_arch *a, int64_t ep, gs_arch *out)
+{
+	*out = *a;
+	for (int i = 0; i < out->n_kinds; i++)
+		for (int j = 0; j < out->kind[i].n_lin; j++)
+			if (out->kind[i].lin[j].expert)
+				out->kind[i].lin[j].count /= ep;
+}
+
 /* The detailed model: whole-model sizes, their shares on one GPU, then
  * the timeline of one training step or inference forward. */
 static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out, gs_error *e)
 {
 	plan P;
+	gs_arch local;
 
+	if (s->method != GS_INFER && s->ep > 1) {
+		local_experts(a, s->ep, &local);
+		a = &local;
+	}
 	if (s->method != GS_INFER && s->sharding != GS_SH_PIPELINE && stages_of(s) > 1)
 		return train_stages(a, s, out, e);
 	plan_all(&P, a, s, STAGE_ALL);
@@ -2233,6 +2295,19 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 		if (hits == 0)
 			return gs_fail(e, GS_EUSAGE, "--lora-targets %s matches no module of this %s model (its linear modules: %s)",
 			               s->lora_targets, a->model_type, names);
+	}
+	if (s->ep > 1 && s->method != GS_INFER) {
+		int64_t routed = 0;
+		for (int i = 0; i < a->n_kinds; i++)
+			if (a->kind[i].n_experts > 0) {
+				routed = a->kind[i].n_experts;
+				if (routed % s->ep != 0)
+					return gs_fail(e, GS_EUSAGE, "--ep %lld must divide the %lld routed experts of this %s model",
+					               (long long)s->ep, (long long)routed, a->model_type);
+			}
+		if (routed == 0)
+			return gs_fail(e, GS_EUSAGE, "--ep %lld: this %s model has no routed experts to split", (long long)s->ep,
+			               a->model_type);
 	}
 	out->formula = s->formula;
 	out->gpus = s->gpus;

@@ -42,7 +42,8 @@ static uint64_t layout_bits(void)
 	static _Thread_local uint64_t bits;
 
 	if (bits == 0)
-		bits = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp") | gs_setting_bit("pp");
+		bits = gs_setting_bit("gpus") | gs_setting_bit("sharding") | gs_setting_bit("tp") | gs_setting_bit("pp") |
+		       gs_setting_bit("ep");
 	return bits;
 }
 
@@ -66,7 +67,7 @@ static size_t raw_layouts(const gs_settings *s, int64_t n, gs_settings *out)
 	size_t k = 0;
 	gs_settings b = *s;
 
-	b.pp = 1; /* the layouts searched: data parallel, sharding, tensor parallel, a layer split */
+	b.pp = b.ep = 1; /* the layouts searched: data parallel, sharding, tensor parallel, a layer split */
 	s = &b;
 	if (n == 1) {
 		out[k] = *s;

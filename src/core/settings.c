@@ -542,6 +542,12 @@ static const gs_setting table[] = {
 	  "data-parallel ranks under ddp, zero1 or fsdp2",
 	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_LAYOUT | GS_SF_KEY_CHANGED, "Pipeline parallel", 9,
 	  " pp%s", GS_LW_CHANGED, 15, F(pp), 0, NULL },
+	{ "ep", GS_ST_INT, NULL, 1, 1024, "1", "N",
+	  "expert-parallel ranks (MoE training, Megatron-Core's expert_model_parallel_size): each "
+	  "holds 1/N of every MoE layer's routed experts, their gradients and states; N divides "
+	  "the data-parallel ranks, --gpus / (--tp x --pp), and the model's routed experts",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS | GS_SF_KEY_CHANGED, "Expert parallel", 9, " ep%s", GS_LW_CHANGED, 15, F(ep), 0,
+	  NULL },
 	{ "offload", GS_ST_ENUM, offload_names, 0, 0, "none", "O",
 	  "what moves to host memory (reported beside the GPU figure)", GS_M_ALL,
 	  GS_SF_NO_HARNESS, "Offload", 10, " offload-%s", GS_LW_CHANGED, 17, F(offload), 0, NULL },
@@ -919,6 +925,16 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 			               "(DeepSpeed's pipeline engine refuses ZeRO-2 and 3; --sharding pipeline is the "
 			               "naive split, one stage at a time)",
 			               (long long)s->pp, gs_shard_name(s->sharding));
+	}
+	if (s->ep > 1) {
+		int64_t dp = s->gpus / ((s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1));
+		if (s->method == GS_INFER)
+			return gs_fail(e, GS_EUSAGE, "--ep %lld is for training; inference splits the experts with --tp",
+			               (long long)s->ep);
+		if (s->sharding == GS_SH_PIPELINE || dp % s->ep != 0)
+			return gs_fail(e, GS_EUSAGE, "--ep %lld must divide the data-parallel ranks, --gpus / (--tp x --pp) = %lld%s",
+			               (long long)s->ep, (long long)(s->sharding == GS_SH_PIPELINE ? 1 : dp),
+			               s->sharding == GS_SH_PIPELINE ? " (--sharding pipeline has none)" : "");
 	}
 	if (s->attn == GS_ATTN_MATH && s->method != GS_INFER)
 		return gs_fail(e, GS_EUSAGE, "--attn math (SDPA's math backend) is modelled for --method inference only; "

@@ -206,6 +206,7 @@ typedef struct gs_settings {
 	gs_shard sharding;
 	int64_t tp;
 	int64_t pp;              /* training: 1F1B pipeline stages (Megatron-Core's schedule) */
+	int64_t ep;              /* training: expert-parallel ranks among the data-parallel ones */
 	gs_offload offload;
 	bool full_state_dict_load; /* zero3/fsdp: every rank keeps a full weight copy (loaded state dict) beside its shard */
 	int64_t zero_bucket;     /* DeepSpeed reduce_bucket_size, elements; 0: "auto" (hidden_size^2) */

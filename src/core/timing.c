@@ -774,7 +774,7 @@ static gs_err sane(gs_time *t, double key, gs_error *e)
 
 /* ---- Training ---------------------------------------------------------------- */
 
-/* What expert parallelism (gs_time_opts.ep) changes in a step. */
+/* What expert parallelism (--ep) changes in a step. */
 typedef struct ep_split {
 	double ep;          /* expert-parallel ranks (1: none, or no routed experts) */
 	double routed;      /* the routed experts' share of params_total */
@@ -799,9 +799,9 @@ static double none_of(double e, double m, double k)
 	return p;
 }
 
-static ep_split ep_of(const gs_arch *a, const gs_time_opts *o, int64_t per_node)
+static ep_split ep_of(const gs_arch *a, const gs_settings *s, const gs_time_opts *o, int64_t per_node)
 {
-	ep_split x = { o->ep > 1 ? (double)o->ep : 1, 0, 0, 0, 0, 0, o->ep_dedup };
+	ep_split x = { s->ep > 1 ? (double)s->ep : 1, 0, 0, 0, 0, 0, o->ep_dedup };
 	double routed = 0, nodes;
 
 	for (int k = 0; k < a->n_kinds; k++) {
@@ -936,7 +936,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
 	double wbytes, shard = 1, optb, ridge, peak, work, eager, loss, exposed;
 	int u;
-	ep_split x = ep_of(a, o, per_node);
+	ep_split x = ep_of(a, s, o, per_node);
 	/* fp8 GEMMs: fp8-mixed full training, or an fp8 base under LoRA
 	 * (Transformer Engine's fp8 LoRA, as NeMo's) */
 	bool fp8 = (prec == GS_P_FP8_MIXED || (adapter && prec == GS_P_FP8)) && g->fp8_tflops > 0;
@@ -947,7 +947,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	dp = naive ? 1 : n / (tp * pp);
 	if (x.ep > 1 && (naive || fmod(dp, x.ep) != 0))
 		return gs_fail(e, GS_EUSAGE, "time: %g data-parallel ranks do not split into expert parallel %lld",
-		               dp, (long long)o->ep);
+		               dp, (long long)s->ep);
 	attn = prompt_attn_flops(a, seq, causal);
 	fwd = 2 * n_act + attn;
 	bwd = adapter ? 2 * n_act + 2 * attn : 2 * fwd;
@@ -1256,8 +1256,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		return gs_fail(e, GS_EUSAGE, "time: unknown attention kernel %d", (int)o->attn_kernel);
 	if (s->batch < 1 || s->seq < 1 || s->gpus < 1 || s->tp < 1)
 		return gs_fail(e, GS_EUSAGE, "time: batch, seq, gpus and tp must be positive");
-	if (o->vpp < 0 || o->ep < 0 || o->concurrency < 0)
-		return gs_fail(e, GS_EUSAGE, "time: vpp, ep and concurrency must not be negative");
+	if (o->vpp < 0 || o->concurrency < 0)
+		return gs_fail(e, GS_EUSAGE, "time: vpp and concurrency must not be negative");
 
 	m = matmul_params(a, 1);
 	t->n_mm = m.lin_act + m.head;

@@ -32,7 +32,7 @@
  * bandwidth is the node's NICs together (GS_TIME_NET_GBS a GPU), bounded
  * by the node's link, and only the steps that cross the network pay its
  * hop; an all-to-all goes through each GPU's own NIC.
- * Expert parallelism (gs_time_opts.ep: Megatron-Core's and NeMo
+ * Expert parallelism (--ep: Megatron-Core's and NeMo
  * Automodel's EP) keeps each routed expert on one of ep data-parallel ranks:
  * the experts are gathered (FSDP) or reduced (DDP) among dp / ep ranks only,
  * and every MoE layer sends each token's top-k copies to the experts' ranks
@@ -240,10 +240,7 @@ typedef struct gs_time_opts {
 	int64_t gpus_per_node;      /* 0: 8 */
 	int64_t vpp;                /* virtual stages a GPU under --pp (interleaved schedule; 0, 1:
 	                               none) */
-	int64_t ep;                 /* training: expert-parallel ranks among the data-parallel
-	                               ones (0, 1: none; no effect on a model without routed
-	                               experts) */
-	bool ep_dedup;              /* training under ep: the dispatcher sends a token once to
+	bool ep_dedup;              /* training under --ep: the dispatcher sends a token once to
 	                               each rank, and across nodes once to each node, that holds
 	                               one of its experts (DeepEP); false: a copy per routed
 	                               expert (Megatron-Core's alltoall dispatcher) */

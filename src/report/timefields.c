@@ -61,6 +61,7 @@ static const gs_time_field fields[] = {
 	  TEXT(", %.3g GPU-h", ", %.3g GPU-h"), GS_TW_BUDGET },
 	{ "pipeline_bubble", T(bubble), "%.4g", GS_M_TRAIN, E, GS_TK_NUM, GS_TN_NEVER, NULL, false,
 	  TEXT(NULL, NULL), 0 },
+	{ "ep_comm_s", T(ep_comm_s), "%.6g", GS_M_TRAIN, E, GS_TK_NUM, GS_TN_NEVER, NULL, false, TEXT(NULL, NULL), 0 },
 	{ "cost_usd", T(cost_usd), "%.6g", GS_M_TRAIN, E | P, GS_TK_NUM, GS_TN_UNPRICED_OR_NO_BUDGET, NULL, false,
 	  TEXT(" = %U", " = %U"), GS_TW_BUDGET | GS_TW_POSITIVE },
 	/* a report row: its step where it runs (gs_cell: training an optimizer

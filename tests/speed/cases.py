@@ -202,7 +202,6 @@ def train_case(r):
     topts = ["vpp=%s" % vp.group(1)] if vp and pp > 1 else []
     ep = expert_parallel(r)
     if ep > 1:
-        topts.append("ep=%d" % ep)
         if "DeepEP" in (r.get("kernel") or "") + (r.get("quote") or ""):
             topts.append("ep-dispatch=deepep")  # the table's kernels column
     topts.append("attn-kernel=" + attn_kernel(r))
@@ -232,7 +231,8 @@ def train_case(r):
     if n == 1:
         shard = "ddp"
     st = ["method=" + method, "precision=" + prec, "batch=%d" % b, "seq=%d" % seq, "grad-accum=%d" % ga,
-          "grad-ckpt=" + ckpt, "attn=flash", "gpus=%d" % n, "sharding=" + shard, "tp=%d" % tp, "pp=%d" % pp]
+          "grad-ckpt=" + ckpt, "attn=flash", "gpus=%d" % n, "sharding=" + shard, "tp=%d" % tp, "pp=%d" % pp,
+          "ep=%d" % ep]
     if method != "full":
         st += ["lora-r=%d" % int(r.get("lora_r") or 16), "lora-targets=" + ("all-linear" if (r.get("lora_targets") or "").lower().startswith("all") or "gate" in (r.get("lora_targets") or "") else "qv")]
     if method == "full" and model_par > 1 and n == model_par:

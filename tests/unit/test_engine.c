@@ -551,6 +551,57 @@ static void pipeline_1f1b(void)
 	CHECK(strstr(k1, "pp=") == NULL && strstr(k2, ";pp=4;") != NULL, "settings: the key names pp only when not 1");
 }
 
+/* --ep: a rank holds 1/ep of the routed experts; what a sharding splits
+ * stays its share. */
+static void expert_parallel(void)
+{
+	gs_error e = {0};
+	/* Qwen3-30B-A3B: 48 layers of 128 experts, gate, up and down of 2048 x
+	 * 768 each: 48 x 128 x 3 x 2048 x 768 routed parameters. Full bf16
+	 * training at seq 1 over 8 GPUs. */
+	gs_arch a = load("Qwen--Qwen3-30B-A3B.config.json");
+	double routed = 48.0 * 128 * 3 * 2048 * 768;
+	gs_settings s = base("full", "bf16", "adamw");
+	set(&s, "gpus=8");
+	gs_estimate d1 = run(&a, &s);
+	set(&s, "ep=8");
+	gs_estimate d8 = run(&a, &s);
+	/* under ddp every copy is a rank's own: weights, gradients and the two
+	 * bf16 AdamW states lose 7/8 of the experts, 2 bytes each */
+	CHECK(near((double)d1.W - (double)d8.W, 2 * routed * 7 / 8, 1e-9) &&
+	          near((double)d1.O - (double)d8.O, 4 * routed * 7 / 8, 1e-9) && d8.params_trainable == d1.params_trainable,
+	      "engine: --ep 8 under ddp holds 1/8 of the experts' weights and states, and reports the model's "
+	      "parameters (%.6g, got %.6g)", 2 * routed * 7 / 8, (double)d1.W - (double)d8.W);
+	/* zero3: the experts' shards are over 8 / 8 = 1 rank of the same
+	 * experts, not 8: a rank's share is unchanged */
+	set(&s, "sharding=zero3 ep=1");
+	gs_estimate z1 = run(&a, &s);
+	set(&s, "ep=8");
+	gs_estimate z8 = run(&a, &s);
+	CHECK(z1.W == z8.W && z1.G == z8.G && z1.O == z8.O,
+	      "engine: --ep 8 under zero3: weights, gradients and states per GPU as without it");
+	set(&s, "sharding=zero1 ep=1");
+	gs_estimate o1 = run(&a, &s);
+	set(&s, "ep=4");
+	gs_estimate o4 = run(&a, &s);
+	CHECK(o1.O == o4.O && near((double)o1.W - (double)o4.W, 2 * routed * 3 / 4, 1e-9),
+	      "engine: --ep 4 under zero1: the states' shard as before, 3/4 of the experts' weights gone");
+	/* what does not divide */
+	set(&s, "gpus=6 ep=3 sharding=ddp");
+	gs_estimate x;
+	CHECK(gs_estimate_run(&a, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "128 routed experts"),
+	      "engine: --ep 3 of 128 experts is a usage error naming them (%s)", e.msg);
+	gs_arch d = load("meta-llama--Llama-3.1-8B.config.json");
+	set(&s, "gpus=2 ep=2");
+	e = (gs_error){0};
+	CHECK(gs_estimate_run(&d, &s, &x, &e) == GS_EUSAGE && strstr(e.msg, "no routed experts"),
+	      "engine: --ep on a dense model is a usage error (%s)", e.msg);
+	set(&s, "gpus=8 tp=2 pp=2 ep=4");
+	e = (gs_error){0};
+	CHECK(gs_settings_check(&s, &e) == GS_EUSAGE && strstr(e.msg, "--ep 4") && strstr(e.msg, "= 2"),
+	      "settings: --ep beyond the data-parallel ranks is a usage error (%s)", e.msg);
+}
+
 static void ddp_inference(void)
 {
 	/* Inference has nothing to shard under DDP: two GPUs hold two whole
@@ -1697,6 +1748,7 @@ int main(void)
 	offload_activations();
 	pipeline();
 	pipeline_1f1b();
+	expert_parallel();
 	ddp_inference();
 	prefill_logits();
 	generation();

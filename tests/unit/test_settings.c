@@ -224,7 +224,7 @@ static void test_key_engine(void)
 		CHECK(0, "manual arch: %s", e.msg);
 		return;
 	}
-	for (int it = 0; it < 8000; it++) {
+	for (int it = 0; it < 16000; it++) {
 		gs_settings a, b;
 		gs_estimate xa, xb;
 		gs_error ea = { 0 }, eb = { 0 };
