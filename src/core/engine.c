@@ -2296,6 +2296,9 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			return gs_fail(e, GS_EUSAGE, "--lora-targets %s matches no module of this %s model (its linear modules: %s)",
 			               s->lora_targets, a->model_type, names);
 	}
+	if (s->pp > 1 && s->method != GS_INFER && s->pp > a->layers)
+		return gs_fail(e, GS_EUSAGE, "--pp %lld: this %s model has %lld layers, fewer than the stages", (long long)s->pp,
+		               a->model_type, (long long)a->layers);
 	if (s->ep > 1 && s->method != GS_INFER) {
 		int64_t routed = 0;
 		for (int i = 0; i < a->n_kinds; i++)

@@ -530,6 +530,14 @@ static void pipeline_1f1b(void)
 	gs_estimate last = run(&b, &m);
 	CHECK(strstr(last.note, "last stage peaks") != NULL, "engine: --pp 2, one micro-batch: the last stage peaks (%s)",
 	      last.note);
+	/* more stages than layers */
+	gs_arch g2 = load("openai-community--gpt2.config.json");
+	gs_settings sg = base("full", "bf16", "adamw");
+	gs_estimate xg;
+	set(&sg, "gpus=16 pp=16");
+	CHECK(gs_estimate_run(&g2, &sg, &xg, &e) == GS_EUSAGE && strstr(e.msg, "12 layers"),
+	      "engine: --pp 16 of GPT-2's 12 layers is a usage error (%s)", e.msg);
+	e = (gs_error){0};
 	/* what does not combine */
 	set(&m, "grad-accum=1 sharding=zero3");
 	CHECK(gs_settings_check(&m, &e) == GS_EUSAGE && strstr(e.msg, "--pp") && strstr(e.msg, "zero3"),
