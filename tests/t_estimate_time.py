@@ -181,6 +181,14 @@ def pipeline():
        and d4["rows"][0]["settings"]["pp"] == 4,
        "--pp 4 over 8 micro-batches: bubble 3/8, a stage's memory below the whole model's, the note names it",
        "%s %s %s" % (g4.get("pipeline_bubble"), e4.get("note"), r4.stderr[-300:]))
+    rv = est(*base, "--pp", "4", "--vpp", "2")
+    dv = json.loads(rv.stdout) if rv.returncode == 0 else {}
+    gv = (dv.get("time", {}).get("gpus") or [{}])[0]
+    ev = (dv.get("rows") or [{}])[0].get("estimate") or {}
+    ok(rv.returncode == 0 and abs(gv.get("pipeline_bubble", 0) - 3 / 16) < 1e-9
+       and ev.get("device", 0) >= e4.get("device", 0),
+       "--pp 4 --vpp 2: half the bubble (3/16), no less memory (more chunks in flight)",
+       "%s %s %s" % (gv.get("pipeline_bubble"), ev.get("device"), rv.stderr[-300:]))
     r = est("--gpu", "h100-sxm", "--stack", "nemo", "--gpus", "8", "--grad-accum", "8", "--pp", "4")
     ok(r.returncode == 0 and "(pipeline 4 stages, 1F1B over 8 micro-batches" in r.stdout and " pp4 " in r.stdout,
        "text: the label and the time block name the pipeline", r.stdout[-500:])

@@ -242,10 +242,15 @@ static void print_time_text(FILE *fp, const est *s)
 		fprintf(fp, "  (tensor parallel %" PRId64 ": two all-reduces a layer, at NCCL's latency and over each\n"
 		        "  class's link, are in the time)\n", st->tp);
 	if (st->method != GS_INFER && st->pp > 1) {
-		int64_t m = st->grad_accum > 1 ? st->grad_accum : 1;
-		fprintf(fp, "  (pipeline %" PRId64 " stages, 1F1B over %" PRId64 " micro-batch%s: (%" PRId64 " - 1) / %" PRId64
-		        " = %.0f%% of the\n  ideal step idle, in the time)\n", st->pp, m, m == 1 ? "" : "es", st->pp, m,
-		        100.0 * (double)(st->pp - 1) / (double)m);
+		int64_t m = st->grad_accum > 1 ? st->grad_accum : 1, v = st->vpp > 1 ? st->vpp : 1;
+		char vm[48];
+		if (v > 1)
+			snprintf(vm, sizeof vm, "(%" PRId64 " x %" PRId64 ")", v, m);
+		else
+			snprintf(vm, sizeof vm, "%" PRId64, m);
+		fprintf(fp, "  (pipeline %" PRId64 " stages%s, 1F1B over %" PRId64 " micro-batch%s: (%" PRId64 " - 1) / %s"
+		        " = %.0f%% of the\n  ideal step idle, in the time)\n", st->pp, v > 1 ? " interleaved" : "", m,
+		        m == 1 ? "" : "es", st->pp, vm, 100.0 * (double)(st->pp - 1) / (double)(m * v));
 	}
 	if (st->method != GS_INFER && st->ep > 1)
 		fprintf(fp, "  (expert parallel %" PRId64 ": each MoE layer's dispatch and combine all-to-alls, over the\n"

@@ -1869,36 +1869,52 @@ static void train_recv_grad(const plan *P, const step_info *st, tl *t)
 	mark(t, ex, GS_PH_BACKWARD, st->n);
 }
 
-/* --pp's first stage under 1F1B (megatron/core/pipeline_parallel/
- * schedules.py, forward_backward_pipelining_without_interleaving): it runs
- * min(pp - 1, m) warm-up forwards before its first backward, so
- * min(pp, m) micro-batches' saved tensors live at its peak, m the
- * micro-batches of a step (--grad-accum): beside the one the timeline
- * follows, the others' layer inputs and what their layers keep (with
- * deallocate_pipeline_outputs, as Megatron-LM's training sets it, a sent
- * output's data is freed). Later stages hold fewer; the last holds one. */
+/* The forward chunks a --pp stage has run and not yet run backward at
+ * its peak, in model chunks of layers / (pp x vpp) layers and one
+ * micro-batch (megatron/core/pipeline_parallel/schedules.py,
+ * get_pp_rank_microbatches: num_warmup_microbatches before the first
+ * backward, then one more forward). 1F1B: pp - rank - 1 warm-up
+ * micro-batches of the whole stage (vpp 1); interleaved: 2 (pp - rank -
+ * 1) + (vpp - 1) pp chunk forwards (microbatch_group_size_per_vp_stage
+ * defaults to pp); both capped by the step's m x vpp chunk forwards, m =
+ * --grad-accum. The first stage (rank 0) holds the most; the last holds
+ * one micro-batch under 1F1B, (vpp - 1) pp + 1 chunks interleaved. */
+static double pp_chunks(const plan *P)
+{
+	const gs_settings *s = P->c.s;
+	double m = (double)(s->grad_accum > 1 ? s->grad_accum : 1), pp = (double)stages_of(s);
+	double vpp = s->vpp > 1 ? (double)s->vpp : 1, later = P->stage == STAGE_FIRST ? pp - 1 : 0;
+	double warm = vpp > 1 ? 2 * later + (vpp - 1) * pp : later;
+
+	return fmin(warm + 1, m * vpp);
+}
+
+/* --pp: the saved tensors of the chunks in flight beside the micro-batch
+ * the timeline follows (its vpp chunks, the stage's layers): each chunk's
+ * input and what its layers keep (with deallocate_pipeline_outputs, as
+ * Megatron-LM's training sets it, a sent output's data is freed). */
 static void pp_inflight(const plan *P, step_info *st)
 {
 	const ctx *c = &P->c;
 	const gs_arch *a = c->a;
 	const gs_settings *s = c->s;
-	double m = (double)(s->grad_accum > 1 ? s->grad_accum : 1), pp = (double)stages_of(s);
-	double others = (pp < m ? pp : m) - 1, h = (double)a->hidden;
+	double vpp = s->vpp > 1 ? (double)s->vpp : 1, chunks = P->stage == STAGE_ALL ? vpp : pp_chunks(P);
+	double h = (double)a->hidden, layers_a = P->ctx_held, layers_w = 0;
 
 	memset(st->inflight, 0, sizeof st->inflight);
-	if (P->stage != STAGE_FIRST || others <= 0)
+	if (chunks <= vpp)
 		return;
-	st->inflight[C_A] = c->r.rb * h * c->T + (a->dropout > 0 ? h * c->T : 0) + P->ctx_held;
 	for (int i = 0; i < a->n_kinds; i++) {
 		const layer_cost *l = &P->lc[i];
 		double nl = layers_here(&a->kind[i], s);
 		if (!st->act_off && !st->ckpt_off)
-			st->inflight[C_A] += nl * (s->grad_ckpt ? l->ckpt : l->saved);
+			layers_a += nl * (s->grad_ckpt ? l->ckpt : l->saved);
 		if (!s->grad_ckpt)
-			st->inflight[C_W] += nl * l->wcopy;
+			layers_w += nl * l->wcopy;
 	}
-	st->inflight[C_A] *= others;
-	st->inflight[C_W] *= others;
+	st->inflight[C_A] = (chunks - vpp) / vpp * layers_a +
+	                    (chunks - 1) * (c->r.rb * h * c->T + (a->dropout > 0 ? h * c->T : 0));
+	st->inflight[C_W] = (chunks - vpp) / vpp * layers_w;
 }
 
 /* Backward through the layers in reverse, then the embeddings' gradients;
@@ -2296,9 +2312,9 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			return gs_fail(e, GS_EUSAGE, "--lora-targets %s matches no module of this %s model (its linear modules: %s)",
 			               s->lora_targets, a->model_type, names);
 	}
-	if (s->pp > 1 && s->method != GS_INFER && s->pp > a->layers)
-		return gs_fail(e, GS_EUSAGE, "--pp %lld: this %s model has %lld layers, fewer than the stages", (long long)s->pp,
-		               a->model_type, (long long)a->layers);
+	if (s->pp > 1 && s->method != GS_INFER && s->pp * (s->vpp > 1 ? s->vpp : 1) > a->layers)
+		return gs_fail(e, GS_EUSAGE, "--pp %lld x --vpp %lld: this %s model has %lld layers, fewer than the chunks",
+		               (long long)s->pp, (long long)(s->vpp > 1 ? s->vpp : 1), a->model_type, (long long)a->layers);
 	if (s->ep > 1 && s->method != GS_INFER) {
 		int64_t routed = 0;
 		for (int i = 0; i < a->n_kinds; i++)

@@ -542,6 +542,11 @@ static const gs_setting table[] = {
 	  "data-parallel ranks under ddp, zero1 or fsdp2",
 	  GS_M_TRAIN, GS_SF_SWEPT | GS_SF_NO_HARNESS | GS_SF_LAYOUT | GS_SF_KEY_CHANGED, "Pipeline parallel", 9,
 	  " pp%s", GS_LW_CHANGED, 15, F(pp), 0, NULL },
+	{ "vpp", GS_ST_INT, NULL, 1, 64, "1", "N",
+	  "virtual pipeline stages: model chunks a --pp stage holds under Megatron-Core's interleaved "
+	  "schedule, which shrinks the bubble N times and keeps more micro-batches in flight",
+	  GS_M_TRAIN, GS_SF_NO_HARNESS | GS_SF_KEY_CHANGED, "Virtual pipeline", 9, " vpp%s", GS_LW_CHANGED, 15, F(vpp), 0,
+	  NULL },
 	{ "ep", GS_ST_INT, NULL, 1, 1024, "1", "N",
 	  "expert-parallel ranks (MoE training, Megatron-Core's expert_model_parallel_size): each "
 	  "holds 1/N of every MoE layer's routed experts, their gradients and states; N divides "
@@ -926,6 +931,9 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 			               "naive split, one stage at a time)",
 			               (long long)s->pp, gs_shard_name(s->sharding));
 	}
+	if (s->vpp > 1 && (s->pp <= 1 || s->method == GS_INFER))
+		return gs_fail(e, GS_EUSAGE, "--vpp %lld interleaves the chunks of a --pp pipeline: it needs --pp 2 or more "
+		               "(training)", (long long)s->vpp);
 	if (s->ep > 1) {
 		int64_t dp = s->gpus / ((s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1));
 		if (s->method == GS_INFER)

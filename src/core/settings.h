@@ -206,6 +206,7 @@ typedef struct gs_settings {
 	gs_shard sharding;
 	int64_t tp;
 	int64_t pp;              /* training: 1F1B pipeline stages (Megatron-Core's schedule) */
+	int64_t vpp;             /* training: model chunks a stage (the interleaved schedule; 1: none) */
 	int64_t ep;              /* training: expert-parallel ranks among the data-parallel ones */
 	gs_offload offload;
 	bool full_state_dict_load; /* zero3/fsdp: every rank keeps a full weight copy (loaded state dict) beside its shard */

@@ -932,7 +932,7 @@ static gs_err train_time(const gs_arch *a, const gs_settings *s, const gs_gpu *g
 	bool causal = !a->encoder && !gs_attn_eager(s->attn);
 	int64_t per_node = o->gpus_per_node > 0 ? o->gpus_per_node : 8;
 	double n = (double)s->gpus, tp = (double)s->tp, L = (double)a->layers, h = (double)a->hidden;
-	double pp = naive ? n : (s->pp > 1 ? (double)s->pp : 1), vpp = o->vpp > 1 ? (double)o->vpp : 1;
+	double pp = naive ? n : (s->pp > 1 ? (double)s->pp : 1), vpp = s->vpp > 1 ? (double)s->vpp : 1;
 	double dp, seq = (double)s->seq, attn, fwd, bwd, passes, gemm_passes, micro, accum, trainable;
 	double wbytes, shard = 1, optb, ridge, peak, work, eager, loss, exposed;
 	int u;
@@ -1256,8 +1256,8 @@ gs_err gs_time_estimate(const gs_arch *a, const gs_settings *s, const gs_gpu *g,
 		return gs_fail(e, GS_EUSAGE, "time: unknown attention kernel %d", (int)o->attn_kernel);
 	if (s->batch < 1 || s->seq < 1 || s->gpus < 1 || s->tp < 1)
 		return gs_fail(e, GS_EUSAGE, "time: batch, seq, gpus and tp must be positive");
-	if (o->vpp < 0 || o->concurrency < 0)
-		return gs_fail(e, GS_EUSAGE, "time: vpp and concurrency must not be negative");
+	if (o->concurrency < 0)
+		return gs_fail(e, GS_EUSAGE, "time: concurrency must not be negative");
 
 	m = matmul_params(a, 1);
 	t->n_mm = m.lin_act + m.head;

@@ -39,7 +39,7 @@
  * and back (dispatch and combine all-to-alls, forward and backward, again
  * under recompute), not overlapped; DeepEP (ep_dedup) sends a token once a
  * rank and, across nodes, once a node.
- * Pipeline stages (--pp, 1F1B with gs_time_opts.vpp virtual stages) idle for
+ * Pipeline stages (--pp, 1F1B, interleaved over --vpp model chunks) idle for
  * (pp - 1) / (vpp * micro-batches) of the step (Narayanan et al. 2021); the
  * naive pipeline (--sharding pipeline: one stage works at a time) runs at
  * one GPU's speed.
@@ -238,8 +238,6 @@ typedef struct gs_time_opts {
 	uint64_t params_trainable;  /* from the engine (gs_estimate); 0: params_total for full,
 	                               0.5% of it for LoRA/QLoRA */
 	int64_t gpus_per_node;      /* 0: 8 */
-	int64_t vpp;                /* virtual stages a GPU under --pp (interleaved schedule; 0, 1:
-	                               none) */
 	bool ep_dedup;              /* training under --ep: the dispatcher sends a token once to
 	                               each rank, and across nodes once to each node, that holds
 	                               one of its experts (DeepEP); false: a copy per routed

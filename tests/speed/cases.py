@@ -199,7 +199,7 @@ def train_case(r):
         return None, "GPU count not a multiple of TP x PP"
     dp = n // model_par
     vp = re.search(r"(?:virtual pipeline|VP) (\d+)", r.get("parallelism") or "")
-    topts = ["vpp=%s" % vp.group(1)] if vp and pp > 1 else []
+    topts = []
     ep = expert_parallel(r)
     if ep > 1:
         if "DeepEP" in (r.get("kernel") or "") + (r.get("quote") or ""):
@@ -232,7 +232,7 @@ def train_case(r):
         shard = "ddp"
     st = ["method=" + method, "precision=" + prec, "batch=%d" % b, "seq=%d" % seq, "grad-accum=%d" % ga,
           "grad-ckpt=" + ckpt, "attn=flash", "gpus=%d" % n, "sharding=" + shard, "tp=%d" % tp, "pp=%d" % pp,
-          "ep=%d" % ep]
+          "ep=%d" % ep] + (["vpp=%s" % vp.group(1)] if vp and pp > 1 else [])
     if method != "full":
         st += ["lora-r=%d" % int(r.get("lora_r") or 16), "lora-targets=" + ("all-linear" if (r.get("lora_targets") or "").lower().startswith("all") or "gate" in (r.get("lora_targets") or "") else "qv")]
     if method == "full" and model_par > 1 and n == model_par:

@@ -4,7 +4,7 @@
  * model: "cfg:PATH" (a config.json) or "manual:params,layers,hidden,heads,
  * kv_heads,intermediate,vocab" (gs_arch_manual; 0 = derived); settings:
  * "name=value;..." by gpusizer estimate's flag names; time options:
- * "kernel=NAME;vpp=N;ep-dispatch=deepep;concurrency=N;dequant-at=N;
+ * "kernel=NAME;ep-dispatch=deepep;concurrency=N;dequant-at=N;
  * weight-bpp=X;allreduce=nccl|custom;kv-per-qhead=1;attn-kernel=fa2|native"
  * or "-". Writes per line
  *   id \t status \t the gs_time fields as name=value (or the error). */
@@ -136,8 +136,6 @@ static int topts(gs_time_opts *o, char *list, gs_error *e)
 		*eq++ = '\0';
 		if (strcmp(tok, "kernel") == 0 && (k = gs_kernel_parse(eq)) >= 0)
 			o->kernel = (gs_kernel)k;
-		else if (strcmp(tok, "vpp") == 0)
-			o->vpp = atoll(eq);
 		else if (strcmp(tok, "concurrency") == 0)
 			o->concurrency = atoll(eq);
 		else if (strcmp(tok, "allreduce") == 0 && (strcmp(eq, "nccl") == 0 || strcmp(eq, "custom") == 0))

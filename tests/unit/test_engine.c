@@ -524,6 +524,26 @@ static void pipeline_1f1b(void)
 	          near((double)m8.allocated - (double)m3.allocated, 5 * one, 1e-9) && m16.allocated == m8.allocated,
 	      "engine: --pp 8's first stage holds min(8, m) micro-batches (one %.4g bytes; 3 to 8: %.4g; 8 to 16: %.4g)",
 	      one, (double)m8.allocated - (double)m3.allocated, (double)m16.allocated - (double)m8.allocated);
+	/* Interleaved (--vpp 2) over 4 stages, 8 micro-batches: the first
+	 * stage runs 2 x 3 + 1 x 4 warm-up chunk forwards, so 11 chunks of 4
+	 * layers are in flight against 1F1B's 4 micro-batches of 8 layers:
+	 * 1.5 more micro-batches of the stage's layers (Megatron's 1 + (pp -
+	 * 1) / (pp x vpp) = 1.375 of them) and 7 more chunk inputs (2 x 4096 x
+	 * 16384 bytes each). A micro-batch of the stage's layers with its
+	 * input is what one more in flight adds (m 2 to 3). */
+	set(&m, "gpus=4 pp=4 grad-accum=2");
+	gs_estimate v2 = run(&b, &m);
+	set(&m, "grad-accum=3");
+	gs_estimate v3 = run(&b, &m);
+	set(&m, "grad-accum=8");
+	gs_estimate v8 = run(&b, &m);
+	set(&m, "vpp=2");
+	gs_estimate vi = run(&b, &m);
+	double in = 2.0 * 4096 * 16384, mb = (double)v3.allocated - (double)v2.allocated;
+	CHECK(near((double)vi.allocated - (double)v8.allocated, 1.5 * (mb - in) + 7 * in, 1e-9),
+	      "engine: --vpp 2 over 4 stages holds 11 chunks in flight, 1.5 stage micro-batches and 7 inputs more "
+	      "(%.6g, got %.6g)", 1.5 * (mb - in) + 7 * in, (double)vi.allocated - (double)v8.allocated);
+	set(&m, "vpp=1");
 	/* one micro-batch in flight and 128256 logits a token: the last stage
 	 * (the head, the logits and the loss) is the larger */
 	set(&m, "pp=2 grad-accum=1");
@@ -539,6 +559,11 @@ static void pipeline_1f1b(void)
 	      "engine: --pp 16 of GPT-2's 12 layers is a usage error (%s)", e.msg);
 	e = (gs_error){0};
 	/* what does not combine */
+	set(&m, "pp=1 vpp=2");
+	CHECK(gs_settings_check(&m, &e) == GS_EUSAGE && strstr(e.msg, "--vpp 2") && strstr(e.msg, "--pp"),
+	      "settings: --vpp without --pp is a usage error (%s)", e.msg);
+	e = (gs_error){0};
+	set(&m, "vpp=1 pp=2 gpus=8");
 	set(&m, "grad-accum=1 sharding=zero3");
 	CHECK(gs_settings_check(&m, &e) == GS_EUSAGE && strstr(e.msg, "--pp") && strstr(e.msg, "zero3"),
 	      "settings: --pp under zero3 is a usage error naming both (%s)", e.msg);

@@ -224,7 +224,7 @@ static void test_key_engine(void)
 		CHECK(0, "manual arch: %s", e.msg);
 		return;
 	}
-	for (int it = 0; it < 16000; it++) {
+	for (int it = 0; it < 8000; it++) {
 		gs_settings a, b;
 		gs_estimate xa, xb;
 		gs_error ea = { 0 }, eb = { 0 };
@@ -232,6 +232,10 @@ static void test_key_engine(void)
 		char ka[GS_KEY_MAX], kb[GS_KEY_MAX];
 
 		draw_settings(&a);
+		/* the parallel layouts (pp, vpp, ep) refuse most random GPU
+		 * counts: kept in a quarter of the draws, so that enough pass */
+		if (draw(4) != 0)
+			a.pp = a.vpp = a.ep = 1;
 		/* The key names the engine's estimate; the seeds' formulas
 		 * (cookbook, rule-of-thumb) are other people's rules, which read
 		 * settings a method does not use. */

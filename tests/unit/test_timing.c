@@ -523,11 +523,11 @@ static void test_train_layouts(void)
 	CHECK(close_to(pp.bubble, 3.0 / 8) && close_to(pp.compute_s, t1.compute_s / 4 * (1 + 3.0 / 8)),
 	      "pp 4: bubble 3/8, compute a quarter of one GPU's x 11/8 (%g, %g)", pp.bubble, pp.compute_s);
 	CHECK(close_to(pp.tokens_step, t1.tokens_step), "pp 4 on 4 GPUs: one data-parallel rank's tokens");
-	o.vpp = 2;
+	s.vpp = 2;
 	gs_time_estimate(&a, &s, &g, &o, &pp, &e);
 	CHECK(close_to(pp.bubble, 3.0 / 16), "pp 4, 2 virtual stages: bubble 3/16 (%g)", pp.bubble);
 	s.pp = 3;
-	o.vpp = 0;
+	s.vpp = 1;
 	memset(&e, 0, sizeof e);
 	CHECK(gs_time_estimate(&a, &s, &g, &o, &pp, &e) == GS_EUSAGE && strstr(e.msg, "pipeline") != NULL,
 	      "4 GPUs do not split into 3 stages: refused (%s)", e.msg);
