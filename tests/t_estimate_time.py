@@ -181,6 +181,12 @@ def pipeline():
        and d4["rows"][0]["settings"]["pp"] == 4,
        "--pp 4 over 8 micro-batches: bubble 3/8, a stage's memory below the whole model's, the note names it",
        "%s %s %s" % (g4.get("pipeline_bubble"), e4.get("note"), r4.stderr[-300:]))
+    # the DDP note counts data-parallel ranks, gpus / (tp x pp), and none at one
+    r = est("--gpus", "8", "--pp", "4", "--grad-accum", "8")
+    r1 = est("--gpus", "4", "--pp", "4", "--grad-accum", "8")
+    ok(r.returncode == 0 and "is DDP: 2 data-parallel ranks" in r.stderr and r1.returncode == 0
+       and "is DDP" not in r1.stderr, "--pp: the DDP note counts gpus / pp ranks, and is silent with none",
+       r.stderr[-300:] + r1.stderr[-300:])
     rv = est(*base, "--pp", "4", "--vpp", "2")
     dv = json.loads(rv.stdout) if rv.returncode == 0 else {}
     gv = (dv.get("time", {}).get("gpus") or [{}])[0]

@@ -306,11 +306,13 @@ char *gs_cli_row_ddp_note(const gs_cli_row *r, char *buf, size_t n)
 	int64_t split = (s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1), reps = s->gpus / split;
 	if (s->method == GS_INFER || reps <= 1 || s->sharding != GS_SH_DDP || (s->given & gs_setting_bit("sharding")))
 		return buf;
-	used = (size_t)snprintf(buf, n, "--gpus %lld without --sharding is DDP: %lld full replicas, each GPU "
+	bool part = split > 1 || s->ep > 1;
+	used = (size_t)snprintf(buf, n, "--gpus %lld without --sharding is DDP: %lld %s, each GPU "
 	                        "holding a full copy of %s and of its trainable parameters' gradients and "
 	                        "optimizer states; to shard them, "
 	                        "--sharding", (long long)s->gpus, (long long)reps,
-	                        split > 1 || s->ep > 1 ? "its share of the model (--tp, --pp, --ep)" : "the model");
+	                        part ? "data-parallel ranks" : "full replicas",
+	                        part ? "its share of the model (--tp, --pp, --ep)" : "the model");
 	/* the layouts that split them, from the enum's names */
 	for (int k = GS_SH_DDP + 1; k < GS_SH_MAX && used < n; k++)
 		used += (size_t)snprintf(buf + used, n - used, "%s%s", k == GS_SH_DDP + 1 ? " " : k + 1 == GS_SH_MAX ? " or " : ", ",
