@@ -302,11 +302,10 @@ char *gs_cli_row_ddp_note(const gs_cli_row *r, char *buf, size_t n)
 	 * row): the stack over a copy, as gs_cli_row_check reads it */
 	if (gs_stack_apply(&t, NULL, &sub) != GS_OK)
 		t = r->s;
-	/* the data-parallel replicas: the GPUs over --tp x --pp */
-	int64_t split = (s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1), reps = s->gpus / split;
+	int64_t reps = gs_settings_dp_ranks(s);
 	if (s->method == GS_INFER || reps <= 1 || s->sharding != GS_SH_DDP || (s->given & gs_setting_bit("sharding")))
 		return buf;
-	bool part = split > 1 || s->ep > 1;
+	bool part = reps < s->gpus || s->ep > 1; /* --tp or --pp split the model, --ep its experts */
 	used = (size_t)snprintf(buf, n, "--gpus %lld without --sharding is DDP: %lld %s, each GPU "
 	                        "holding a full copy of %s and of its trainable parameters' gradients and "
 	                        "optimizer states; to shard them, "

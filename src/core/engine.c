@@ -294,6 +294,7 @@ typedef struct layer_cost {
 	                      freed with the graph, not by the layer's backward */
 	double ada;        /* adafactor state elements for this layer */
 	double trainable;  /* trainable params of this layer */
+	double exp_trainable; /* of trainable: the routed experts' (--ep splits them) */
 	double fwd_act;    /* inference: live activations while computing it */
 } layer_cost;
 
@@ -528,10 +529,12 @@ static void cost_params(const ctx *c, const gs_layer_kind *k, layer_cost *o, dou
 			o->max_unit = inst;
 		if (c->full) {
 			o->trainable += p;
+			o->exp_trainable += l->expert ? p : 0;
 			o->ada += ((double)l->in + (double)l->out / tp) * (double)l->count;
 		} else if (c->lora && lora_targeted(s->lora_targets, l)) {
 			double ad = (double)s->lora_r * ((double)l->in + (double)l->out) * (double)l->count;
 			o->trainable += ad;
+			o->exp_trainable += l->expert ? ad : 0;
 			o->ada += ad; /* small vectors: unfactored */
 			if (s->fused_qkv && l->role <= GS_ROLE_QKV) {
 				double w;
@@ -1062,7 +1065,7 @@ static void plan_layers(plan *P)
 		if (lc->max_unit > P->max_unit)
 			P->max_unit = lc->max_unit;
 		/* Weights of the layers at their storage. */
-		double lw = 0, local = 0, exp_t = 0;
+		double lw = 0, local = 0;
 		for (int j = 0; j < k->n_lin; j++) {
 			const gs_linear *l = &k->lin[j];
 			double n_el = (double)gs_linear_params(l) / tp;
@@ -1070,32 +1073,34 @@ static void plan_layers(plan *P)
 			lw += bytes;
 			if (c->s->awq_fuse && (l->role == GS_ROLE_Q || l->role == GS_ROLE_K || l->role == GS_ROLE_V))
 				P->qkv_dup += nl * bytes;
+			/* what ZeRO-3/FSDP cannot shard of a quantized base */
 			double meta = 0;
-			if (c->full || c->r.amp)
-				meta = 0;
-			else if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
-				meta = bytes - gs_prec_info_of(c->p)->value_bytes * n_el;
-			else if (gptq(c->p) || c->p == GS_P_AWQ_INT4)
-				meta = bytes; /* qweight, qzeros, scales, g_idx: registered buffers */
-			local += meta;
-			if (l->expert) {
-				P->exp_W += nl * (bytes - meta);
-				exp_t += c->full ? n_el
-				         : c->lora && lora_targeted(c->s->lora_targets, l)
-				             ? (double)c->s->lora_r * ((double)l->in + (double)l->out) * (double)l->count
-				             : 0;
+			if (!c->full && !c->r.amp) {
+				if (bnb_quant(c->p)) /* beyond the packed 4- or 8-bit codes */
+					meta = bytes - gs_prec_info_of(c->p)->value_bytes * n_el;
+				else if (gptq(c->p) || c->p == GS_P_AWQ_INT4)
+					meta = bytes; /* qweight, qzeros, scales, g_idx: registered buffers */
 			}
+			local += meta;
+			if (l->expert)
+				P->exp_W += nl * (bytes - meta);
 		}
 		/* --ep: the arch holds a rank's experts; the model's count has
 		 * the other ranks' too */
-		P->exp_T += nl * exp_t;
-		P->trainable_model += (double)k->n_layers * exp_t * (double)(c->s->ep > 1 ? c->s->ep - 1 : 0);
+		P->exp_T += nl * lc->exp_trainable;
+		P->trainable_model += (double)k->n_layers * lc->exp_trainable * (double)(c->s->ep > 1 ? c->s->ep - 1 : 0);
 		lw += (c->kcast ? 4 : c->r.w) * (double)k->other_params + c->r.fp8_copy * lc->lin_params;
 		P->W += nl * lw;
 		P->qmeta += nl * local;
 		if (lw - local > P->layer_store_max) /* what a gather moves */
 			P->layer_store_max = lw - local;
 	}
+}
+
+/* A quantity at P's stage: the first's, the last's, or the whole model's. */
+static double by_stage(const plan *P, double first, double last, double whole)
+{
+	return P->stage == STAGE_FIRST ? first : P->stage == STAGE_LAST ? last : whole;
 }
 
 /* Embeddings (vocab-parallel under TP), head and final norm: their
@@ -1119,7 +1124,7 @@ static void plan_embeddings(plan *P)
 	double ada_one = (double)a->vocab / tp + (double)a->hidden;
 
 	P->emb_w_model = (emb + head) / tp + emb_other + fin + vis;
-	P->emb_w = P->stage == STAGE_FIRST ? first : P->stage == STAGE_LAST ? last : P->emb_w_model;
+	P->emb_w = by_stage(P, first, last, P->emb_w_model);
 	P->W += (c->kcast ? 4 : c->r.w) * P->emb_w; /* k-bit preparation: fp32 */
 	/* Lightning Fabric's plugin quantizes an untied head like the other
 	 * linears; it dequantizes it (fp16, then cast) at its forward and
@@ -1131,9 +1136,8 @@ static void plan_embeddings(plan *P)
 	}
 	if (c->full) {
 		P->trainable += P->emb_w;
-		P->ada += P->stage == STAGE_FIRST  ? ada_one + emb_other + vis
-		          : P->stage == STAGE_LAST ? ada_one + fin
-		                                   : ada_one * (head > 0 ? 2 : 1) + emb_other + fin + vis;
+		P->ada += by_stage(P, ada_one + emb_other + vis, ada_one + fin,
+		                   ada_one * (head > 0 ? 2 : 1) + emb_other + fin + vis);
 		if (emb > P->max_unit)
 			P->max_unit = emb / tp;
 	}
@@ -1141,9 +1145,7 @@ static void plan_embeddings(plan *P)
 	 * of the embedding and the head at the compute dtype. */
 	if (c->lora && c->s->train_embeddings) {
 		P->extra_model = (emb + (head > 0 ? head : emb)) / tp;
-		P->extra_train = P->stage == STAGE_FIRST  ? emb / tp
-		                 : P->stage == STAGE_LAST ? (head > 0 ? head : emb) / tp
-		                                          : (emb + (head > 0 ? head : emb)) / tp;
+		P->extra_train = by_stage(P, emb / tp, (head > 0 ? head : emb) / tp, P->extra_model);
 		P->W += c->r.cb * P->extra_train;
 	}
 }
@@ -1220,7 +1222,6 @@ static void plan_opt_tmp(plan *P)
 	if (part > 1 && P->params_trainable > 0)
 		P->opt_tmp *= 1 + ep_spread(P) * P->exp_T / P->params_trainable;
 }
-
 
 /* Per-GPU shares of weights, gradients and states under --sharding, with
  * the reduce buckets and gathered units it adds. */
@@ -1635,23 +1636,40 @@ static void train_load(const plan *P, const step_info *st, tl *t)
 	mark(t, NULL, GS_PH_LOAD, st->n);
 }
 
+/* The layers' input for one micro-batch: the embeddings' output (the
+ * residual stream) and, with dropout, its mask. */
+static double layers_input(const ctx *c)
+{
+	double h = (double)c->a->hidden;
+
+	return c->r.rb * h * c->T + (c->a->dropout > 0 ? h * c->T : 0);
+}
+
+/* What one layer of kind l keeps on the GPU for its backward: its saved
+ * tensors (under checkpointing its input; none where they go to the host)
+ * in d[C_A], autocast's 16-bit weight casts (none under checkpointing) in
+ * d[C_W]. */
+static void layer_keeps(const layer_cost *l, const step_info *st, bool ckpt, double d[C_N])
+{
+	d[C_A] = st->act_off || st->ckpt_off ? 0 : ckpt ? l->ckpt : l->saved;
+	d[C_W] = ckpt ? 0 : l->wcopy;
+}
+
 /* Forward: the embeddings' output, then layer after layer. */
 static void train_forward(const plan *P, const step_info *st, tl *t)
 {
 	const ctx *c = &P->c;
 	const gs_arch *a = c->a;
 	const gs_settings *s = c->s;
-	double T = c->T, h = (double)a->hidden;
 
-	t->live[C_A] += c->r.rb * h * T + (a->dropout > 0 ? h * T : 0);
+	t->live[C_A] += layers_input(c);
 	if (st->ckpt_off && st->n == 1)
 		t->live[C_B] += P->ckbuf; /* made at the first checkpoint, kept for the run */
 	for (int i = 0; i < a->n_kinds; i++) {
 		const layer_cost *l = &P->lc[i];
 		double d[C_N] = {0}, tr[C_N] = {0};
 		double kept = s->grad_ckpt ? l->ckpt : l->saved;
-		d[C_A] = st->act_off || st->ckpt_off ? 0 : kept;
-		d[C_W] = s->grad_ckpt ? 0 : l->wcopy;
+		layer_keeps(l, st, s->grad_ckpt, d);
 		tr[C_A] = l->fwd_tmp + l->saved; /* the layer being computed: its tensors and temporaries */
 		if (st->act_off)
 			tr[C_A] += kept; /* the previous layer's, still copying out */
@@ -1681,11 +1699,6 @@ static void train_forward(const plan *P, const step_info *st, tl *t)
 		t->live[C_A] += P->ck_last;
 }
 
-static bool fused_loss(const gs_settings *s)
-{
-	return s->loss == GS_LOSS_FUSED || s->loss == GS_LOSS_FUSED_CHUNKS;
-}
-
 /* The logits of one micro-batch. Legacy heads return logits.float():
  * the fp32 logits live (the 16-bit ones are dropped). A fused loss keeps
  * none. */
@@ -1694,7 +1707,7 @@ static double logits_bytes(const ctx *c)
 	const gs_arch *a = c->a;
 	double el = c->s->loss == GS_LOSS_LEGACY ? fmax(4, c->r.cb) : c->r.cb;
 
-	return a->encoder || fused_loss(c->s) ? 0 : el * (double)a->vocab / c->tp * c->T;
+	return a->encoder || gs_loss_fused(c->s->loss) ? 0 : el * (double)a->vocab / c->tp * c->T;
 }
 
 /* The tokens of one chunk of a fused loss.
@@ -1782,7 +1795,7 @@ static void train_head(const plan *P, const step_info *st, tl *t)
 	double head = P->head, emb = P->emb;
 	double ex[C_N];
 
-	if (fused_loss(s) && !a->encoder) {
+	if (gs_loss_fused(s->loss) && !a->encoder) {
 		train_head_fused(P, st, t);
 		return;
 	}
@@ -1899,22 +1912,20 @@ static void pp_inflight(const plan *P, step_info *st)
 	const gs_arch *a = c->a;
 	const gs_settings *s = c->s;
 	double vpp = s->vpp > 1 ? (double)s->vpp : 1, chunks = P->stage == STAGE_ALL ? vpp : pp_chunks(P);
-	double h = (double)a->hidden, layers_a = P->ctx_held, layers_w = 0;
+	double layers[C_N] = {0};
 
 	memset(st->inflight, 0, sizeof st->inflight);
 	if (chunks <= vpp)
 		return;
+	layers[C_A] = P->ctx_held;
 	for (int i = 0; i < a->n_kinds; i++) {
-		const layer_cost *l = &P->lc[i];
-		double nl = layers_here(&a->kind[i], s);
-		if (!st->act_off && !st->ckpt_off)
-			layers_a += nl * (s->grad_ckpt ? l->ckpt : l->saved);
-		if (!s->grad_ckpt)
-			layers_w += nl * l->wcopy;
+		double d[C_N], nl = layers_here(&a->kind[i], s);
+		layer_keeps(&P->lc[i], st, s->grad_ckpt, d);
+		layers[C_A] += nl * d[C_A];
+		layers[C_W] += nl * d[C_W];
 	}
-	st->inflight[C_A] = (chunks - vpp) / vpp * layers_a +
-	                    (chunks - 1) * (c->r.rb * h * c->T + (a->dropout > 0 ? h * c->T : 0));
-	st->inflight[C_W] = (chunks - vpp) / vpp * layers_w;
+	st->inflight[C_A] = (chunks - vpp) / vpp * layers[C_A] + (chunks - 1) * layers_input(c);
+	st->inflight[C_W] = (chunks - vpp) / vpp * layers[C_W];
 }
 
 /* Backward through the layers in reverse, then the embeddings' gradients;
@@ -1924,7 +1935,6 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 	const ctx *c = &P->c;
 	const gs_arch *a = c->a;
 	const gs_settings *s = c->s;
-	double T = c->T, h = (double)a->hidden;
 
 	/* Interleaved kinds (train_forward): each kind's first layer in
 	 * backward comes before most others are freed: its transients over
@@ -1957,7 +1967,7 @@ static void train_backward(const plan *P, const step_info *st, tl *t)
 		run_layers(t, (int64_t)layers_here(&a->kind[i], s), d, tr, GS_PH_BACKWARD, st->n);
 	}
 	/* 1F1B's last backward of a step: no micro-batch is left in flight */
-	t->live[C_A] -= c->r.rb * h * T + (a->dropout > 0 ? h * T : 0) + st->inflight[C_A];
+	t->live[C_A] -= layers_input(c) + st->inflight[C_A];
 	t->live[C_W] -= st->inflight[C_W];
 	if (st->ckpt_off && st->n == 2)
 		t->live[C_A] -= P->ck_last;
@@ -2042,7 +2052,7 @@ static gs_err train_timeline(plan *P, gs_estimate *out, gs_error *e)
 	st.head_here = P->stage != STAGE_FIRST;
 	st.head_trains = st.head_here && (c->full || (c->lora && s->train_embeddings));
 	st.in_bwd = s->optimizer_in_bwd || s->offload == GS_OFF_PARAMS;
-	st.head_in = st.head_here && (st.head_trains || P->head_deq > 0) && !fused_loss(s)
+	st.head_in = st.head_here && (st.head_trains || P->head_deq > 0) && !gs_loss_fused(s->loss)
 	             ? c->r.cb * (double)a->hidden * c->T : 0;
 	pp_inflight(P, &st);
 	for (st.n = 1; st.n <= 2; st.n++) {
@@ -2135,11 +2145,13 @@ static gs_err detailed(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 	plan P;
 	gs_arch local;
 
-	if (s->method != GS_INFER && s->ep > 1) {
+	/* pp, ep: training only, and pp not under --sharding pipeline
+	 * (gs_settings_check) */
+	if (s->ep > 1) {
 		local_experts(a, s->ep, &local);
 		a = &local;
 	}
-	if (s->method != GS_INFER && s->sharding != GS_SH_PIPELINE && stages_of(s) > 1)
+	if (s->pp > 1)
 		return train_stages(a, s, out, e);
 	plan_all(&P, a, s, STAGE_ALL);
 	if (!P.c.infer)
@@ -2312,10 +2324,10 @@ gs_err gs_estimate_run(const gs_arch *a, const gs_settings *s, gs_estimate *out,
 			return gs_fail(e, GS_EUSAGE, "--lora-targets %s matches no module of this %s model (its linear modules: %s)",
 			               s->lora_targets, a->model_type, names);
 	}
-	if (s->pp > 1 && s->method != GS_INFER && s->pp * (s->vpp > 1 ? s->vpp : 1) > a->layers)
+	if (s->pp > 1 && s->pp * (s->vpp > 1 ? s->vpp : 1) > a->layers)
 		return gs_fail(e, GS_EUSAGE, "--pp %lld x --vpp %lld: this %s model has %lld layers, fewer than the chunks",
 		               (long long)s->pp, (long long)(s->vpp > 1 ? s->vpp : 1), a->model_type, (long long)a->layers);
-	if (s->ep > 1 && s->method != GS_INFER) {
+	if (s->ep > 1) {
 		int64_t routed = 0;
 		for (int i = 0; i < a->n_kinds; i++)
 			if (a->kind[i].n_experts > 0) {

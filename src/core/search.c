@@ -297,7 +297,7 @@ static bool rung_settings(gs_plan_rung r, const gs_settings *s, const gs_gpu *g,
 		*cost = "numerical: fp16's narrower range (dynamic loss scaling)";
 		return true;
 	case GS_RUNG_FUSED_LOSS:
-		if (!training(s) || s->loss == GS_LOSS_FUSED || s->loss == GS_LOSS_FUSED_CHUNKS)
+		if (!training(s) || gs_loss_fused(s->loss))
 			return false;
 		t->loss = GS_LOSS_FUSED;
 		*bits = gs_setting_bit("loss");

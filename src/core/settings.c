@@ -233,6 +233,18 @@ bool gs_attn_eager(gs_attn a)
 	return a == GS_ATTN_EAGER || a == GS_ATTN_EAGER_UPCAST || a == GS_ATTN_MATH || a == GS_ATTN_MATH_LEGACY;
 }
 
+bool gs_loss_fused(gs_loss l)
+{
+	return l == GS_LOSS_FUSED || l == GS_LOSS_FUSED_CHUNKS;
+}
+
+int64_t gs_settings_dp_ranks(const gs_settings *s)
+{
+	int64_t split = (s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1);
+
+	return s->sharding == GS_SH_PIPELINE ? 1 : s->gpus / split;
+}
+
 double gs_dtype_bytes(gs_dtype d)
 {
 	switch (d) {
@@ -935,13 +947,13 @@ gs_err gs_settings_check(const gs_settings *s, gs_error *e)
 		return gs_fail(e, GS_EUSAGE, "--vpp %lld interleaves the chunks of a --pp pipeline: it needs --pp 2 or more "
 		               "(training)", (long long)s->vpp);
 	if (s->ep > 1) {
-		int64_t dp = s->gpus / ((s->tp > 1 ? s->tp : 1) * (s->pp > 1 ? s->pp : 1));
+		int64_t dp = gs_settings_dp_ranks(s);
 		if (s->method == GS_INFER)
 			return gs_fail(e, GS_EUSAGE, "--ep %lld is for training; inference splits the experts with --tp",
 			               (long long)s->ep);
-		if (s->sharding == GS_SH_PIPELINE || dp % s->ep != 0)
+		if (dp % s->ep != 0)
 			return gs_fail(e, GS_EUSAGE, "--ep %lld must divide the data-parallel ranks, --gpus / (--tp x --pp) = %lld%s",
-			               (long long)s->ep, (long long)(s->sharding == GS_SH_PIPELINE ? 1 : dp),
+			               (long long)s->ep, (long long)dp,
 			               s->sharding == GS_SH_PIPELINE ? " (--sharding pipeline has none)" : "");
 	}
 	if (s->attn == GS_ATTN_MATH && s->method != GS_INFER)

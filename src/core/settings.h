@@ -416,6 +416,14 @@ bool gs_prec_quantized(gs_prec p);
  * score matrix is computed and held, over the whole causal square. */
 bool gs_attn_eager(gs_attn a);
 
+/* A fused loss (fused, fused-chunks): the head and the loss run over
+ * chunks of the hidden states; no step holds every token's logits. */
+bool gs_loss_fused(gs_loss l);
+
+/* The data-parallel ranks of s's layout: --gpus / (--tp x --pp); 1 under
+ * --sharding pipeline (one model split over every GPU). */
+int64_t gs_settings_dp_ranks(const gs_settings *s);
+
 /* Bytes per element of a storage dtype (int8: its values; the KV cache's
  * scales are the engine's to add). */
 double gs_dtype_bytes(gs_dtype d);

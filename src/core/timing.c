@@ -727,7 +727,7 @@ static double loss_elem_bytes(const gs_settings *s, double cb)
 {
 	double lb = s->loss_dtype == GS_LD_COMPUTE ? cb : 4;
 
-	if (s->loss == GS_LOSS_FUSED || s->loss == GS_LOSS_FUSED_CHUNKS || s->compile)
+	if (gs_loss_fused(s->loss) || s->compile)
 		return 3 * cb;
 	return (cb < lb ? 2 * (cb + lb) : 0) + 6 * lb + (s->loss == GS_LOSS_LEGACY ? 4 * lb : 0);
 }
